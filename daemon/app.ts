@@ -1,0 +1,140 @@
+import type { ServerResponse } from 'node:http';
+import polka, { type Request } from 'polka';
+import type { DaemonConfig } from '../lib/config.js';
+import { MeridianError } from '../lib/errors.js';
+import type { Logger } from '../lib/log.js';
+import type { Clock } from '../lib/time.js';
+import { readJsonBody } from './body.js';
+import { createGuard, fromLoopback } from './guard.js';
+import type { TelemetryStore } from './storage/store.js';
+import { parseEventBody, parseRunStartBody } from './validate.js';
+
+// The HTTP surface: routes, the guard, and the one error path. Building it never listens.
+
+/** What the app is built from. */
+export interface AppDeps {
+  config: DaemonConfig;
+  store: TelemetryStore;
+  logger: Logger;
+  clock: Clock;
+  version: string;
+  /** Called once /shutdown has been answered. */
+  onShutdown: () => void;
+  /** Distinguishes ETags of this process from those of an earlier one. */
+  bootId: string;
+}
+
+const ROUTES: Record<string, string[]> = {
+  '/health': ['GET'], '/ready': ['GET'], '/run': ['GET'], '/run/start': ['POST'], '/run/stop': ['POST'],
+  '/event': ['POST'], '/current': ['GET'], '/shutdown': ['POST'],
+};
+
+/** Build the polka app of the daemon. */
+export function buildApp(deps: AppDeps) {
+  const { config, store, logger, clock } = deps;
+  const guard = createGuard(config.host, config.token);
+
+  const app = polka({
+    onError: (err, req, res) => sendError(res, err, logger, req),
+    onNoMatch: (req, res) => {
+      const allowed = ROUTES[req.path] ?? (req.path.startsWith('/current/') ? ['GET'] : undefined);
+      if (allowed) {
+        res.setHeader('Allow', allowed.join(', '));
+        throw new MeridianError('METHOD_NOT_ALLOWED', `${req.path} does not accept ${req.method}; use ${allowed.join(' or ')}.`);
+      }
+      throw new MeridianError('NOT_FOUND', `There is no ${req.path} here; see docs/http-api.md for the endpoints.`);
+    },
+  });
+
+  app.use((req, res, next) => {
+    if (config.accessLogs) {
+      const started = clock.now();
+      res.on('finish', () => logger.info(`${req.socket.remoteAddress ?? '-'} ${req.method} ${req.url} ${res.statusCode} ${clock.now() - started}ms`));
+    }
+    guard.check(req, req.path);
+    next();
+  });
+
+  app.get('/health', (_req, res) => sendJson(res, 200, '{"ok":true}'));
+
+  app.get('/ready', (_req, res) => sendJson(res, 200,
+    JSON.stringify({ ready: true, run_active: store.activeRun() !== undefined, version: deps.version })));
+
+  app.get('/run', (_req, res) => {
+    const run = store.activeRun();
+    if (!run) throw new MeridianError('NO_ACTIVE_RUN', 'No run is active.');
+    sendJson(res, 200, JSON.stringify(run));
+  });
+
+  app.post('/run/start', async (req, res) => {
+    const request = parseRunStartBody(await readJsonBody(req, config.maxBody));
+    sendJson(res, 200, JSON.stringify(store.startRun(request)));
+  });
+
+  app.post('/run/stop', (_req, res) => sendJson(res, 200, JSON.stringify(store.stopRun())));
+
+  app.post('/event', async (req, res) => {
+    const event = parseEventBody(await readJsonBody(req, config.maxBody));
+    const recorded = await store.append(event);
+    if (config.verbose) {
+      const { envelope } = recorded;
+      logger.debug(`event type=${JSON.stringify(envelope.type)} target=${recorded.target} file=${recorded.file} ` +
+        `seq=${envelope.seq} run=${envelope.meta.run_id ?? '-'}${event.makeCurrent ? '' : ' make_current=false'}`);
+    }
+    sendJson(res, 200, recorded.json);
+  });
+
+  app.get('/current', (req, res) => {
+    const etag = `"${deps.bootId}-${store.view.version}"`;
+    res.setHeader('ETag', etag);
+    if (req.headers['if-none-match'] === etag) {
+      res.statusCode = 304;
+      res.end();
+      return;
+    }
+    sendJson(res, 200, store.view.body());
+  });
+
+  app.get('/current/:type', (req, res) => {
+    const type = req.params.type!;
+    const reading = store.view.get(type);
+    if (!reading) throw new MeridianError('NO_READING', `There is no current reading of type ${JSON.stringify(type)}.`);
+    sendJson(res, 200, reading.json);
+  });
+
+  app.post('/shutdown', (req, res) => {
+    if (!fromLoopback(req) && !guard.hasToken(req)) {
+      throw new MeridianError('FORBIDDEN', '/shutdown is accepted from loopback clients or with the token.');
+    }
+    res.setHeader('Connection', 'close');
+    sendJson(res, 200, '{"shutting_down":true}');
+    res.on('finish', () => deps.onShutdown());
+  });
+
+  return app;
+}
+
+function sendJson(res: ServerResponse, status: number, body: string): void {
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+function sendError(res: ServerResponse, err: unknown, logger: Logger, req: Request): void {
+  let error: MeridianError;
+  if (err instanceof MeridianError) {
+    error = err;
+  } else {
+    logger.error(`unexpected error on ${req.method} ${req.url}`, err);
+    error = new MeridianError('INTERNAL', 'An unexpected error occurred; it has been logged.');
+  }
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  if (error.code === 'BODY_TOO_LARGE') {
+    // the rest of the body is not read: close the connection once this answer is out
+    res.setHeader('Connection', 'close');
+    res.on('finish', () => req.socket.destroy());
+  }
+  sendJson(res, error.status, JSON.stringify({ detail: error.message, code: error.code }));
+}

@@ -1,0 +1,64 @@
+import type { Envelope } from '../../lib/wire.js';
+
+// The latest envelope of every type: the site view overlaid by the active run's view.
+
+/** One reading in a view: the envelope and its serialized JSON (the line as stored). */
+export interface Reading {
+  readonly envelope: Envelope;
+  readonly json: string;
+}
+
+/** The site and run views and the merged `/current` body, serialized once per change. */
+export class CurrentView {
+  private readonly site = new Map<string, Reading>();
+  private run: Map<string, Reading> | undefined;
+  private generation = 0;
+  private cached: { generation: number; body: string } | undefined;
+
+  /** A counter that changes whenever the merged view may have changed (for ETags). */
+  get version(): number {
+    return this.generation;
+  }
+
+  /** Record a reading in the site view, or in the run view while a run is active. */
+  set(target: 'site' | 'run', reading: Reading): void {
+    const view = target === 'run' ? this.run : this.site;
+    if (!view) throw new Error('no run view is open');
+    view.set(reading.envelope.type, reading);
+    this.generation++;
+  }
+
+  /** Start an empty run view (run start). */
+  openRun(): void {
+    this.run = new Map();
+    this.generation++;
+  }
+
+  /** Discard the run view (run stop); `/current` shows site readings only again. */
+  closeRun(): void {
+    this.run = undefined;
+    this.generation++;
+  }
+
+  /** The reading of one type, run view first. */
+  get(type: string): Reading | undefined {
+    return this.run?.get(type) ?? this.site.get(type);
+  }
+
+  /** The site view's and the run view's readings (for snapshots). */
+  entries(target: 'site' | 'run'): Reading[] {
+    return [...((target === 'run' ? this.run : this.site)?.values() ?? [])];
+  }
+
+  /** The `/current` answer body, `{"current": {...}}`, types sorted; rebuilt only after a change. */
+  body(): string {
+    if (this.cached?.generation === this.generation) return this.cached.body;
+    const merged = new Map(this.site);
+    if (this.run) for (const [type, reading] of this.run) merged.set(type, reading);
+    const types = [...merged.keys()].sort();
+    const parts = types.map((type) => `${JSON.stringify(type)}:${merged.get(type)!.json}`);
+    const body = `{"current":{${parts.join(',')}}}`;
+    this.cached = { generation: this.generation, body };
+    return body;
+  }
+}

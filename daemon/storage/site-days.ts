@@ -1,0 +1,50 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { DateTime } from 'luxon';
+import { nextDayBoundary, siteDayKey } from '../../lib/day-key.js';
+
+// Which site day file an instant belongs to, with the noon boundaries cached.
+
+const SITE_FILE = /^site_(\d{8})\.ndjson$/;
+
+/** The name of the site file of a day key. */
+export function siteFileName(dayKey: string): string {
+  return `site_${dayKey}.ndjson`;
+}
+
+/** The site day files of a directory, oldest first. */
+export function listSiteFiles(siteDir: string): string[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync(siteDir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  return names.filter((n) => SITE_FILE.test(n)).sort().map((n) => path.join(siteDir, n));
+}
+
+/** Maps instants to site day files; recomputes the key only when an instant leaves the cached day. */
+export class SiteDays {
+  private readonly siteDir: string;
+  private readonly zone: string;
+  private startMs = 0;
+  private endMs = -1;
+  private file = '';
+
+  constructor(siteDir: string, zone: string) {
+    this.siteDir = siteDir;
+    this.zone = zone;
+  }
+
+  /** The absolute path of the site file that an event at `epochMs` belongs in. */
+  fileAt(epochMs: number): string {
+    if (epochMs < this.startMs || epochMs >= this.endMs) {
+      const dt = DateTime.fromMillis(epochMs, { zone: this.zone });
+      this.endMs = nextDayBoundary(dt);
+      this.startMs = DateTime.fromMillis(this.endMs, { zone: this.zone }).minus({ days: 1 }).toMillis();
+      this.file = path.join(this.siteDir, siteFileName(siteDayKey(dt)));
+    }
+    return this.file;
+  }
+}

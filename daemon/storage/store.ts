@@ -1,0 +1,270 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { FsyncMode } from '../../lib/config.js';
+import { MeridianError } from '../../lib/errors.js';
+import type { Logger } from '../../lib/log.js';
+import { formatTs, type Clock } from '../../lib/time.js';
+import type { Envelope, JsonObject, JsonValue, RunRecord, StoppedRunRecord } from '../../lib/wire.js';
+import { CurrentView } from './current-view.js';
+import { Durability } from './durability.js';
+import { prepareRunFile, replayTarget } from './recover.js';
+import { assertSafeRunId, nextRunId, resolveRunDir } from './run-resolve.js';
+import { listSiteFiles, SiteDays } from './site-days.js';
+import {
+  newSnapshot, readActiveRun, readHeld, readSnapshot, removeIfExists, statePaths, writeJsonAtomic,
+  type ActiveRunState, type Snapshot, type TargetMark,
+} from './state-files.js';
+import { Target } from './target.js';
+
+// The storage module: the only code that touches the files. Handlers call these methods.
+
+export const RUN_FILE = 'telemetry.ndjson';
+const SNAPSHOT_INTERVAL_MS = 5000;
+
+/** What the store needs from the outside world. */
+export interface StoreOptions {
+  siteDir: string;
+  zone: string;
+  fsync: FsyncMode;
+  clock: Clock;
+  logger: Logger;
+  /** How often a changed state is snapshotted (ms); 0 disables the timer. */
+  snapshotIntervalMs?: number;
+}
+
+/** An event that passed validation. */
+export interface ValidEvent {
+  type: string;
+  data: JsonValue;
+  makeCurrent: boolean;
+  meta: JsonObject;
+}
+
+/** A run start request that passed validation (ids and dirs are checked by the store). */
+export interface ValidRunStart {
+  runDir?: string;
+  runId?: string;
+  meta: JsonObject;
+}
+
+/** A recorded event: the envelope, its line (without newline) and where it went. */
+export interface Recorded {
+  envelope: Envelope;
+  json: string;
+  target: 'site' | 'run';
+  file: string;
+}
+
+interface ActiveRun {
+  record: RunRecord;
+  target: Target;
+  startOffset: number;
+}
+
+/** Appends envelopes to site and run files, keeps the current view, survives restarts. */
+export class TelemetryStore {
+  readonly view = new CurrentView();
+  private readonly opts: StoreOptions;
+  private readonly paths: ReturnType<typeof statePaths>;
+  private readonly days: SiteDays;
+  private readonly durability: Durability;
+  private readonly site: Target;
+  private run: ActiveRun | undefined;
+  private snapshotAt = '';
+  private timer: NodeJS.Timeout | undefined;
+  private closed = false;
+
+  private constructor(opts: StoreOptions, siteSeq: number, siteFile: string) {
+    this.opts = opts;
+    this.paths = statePaths(opts.siteDir);
+    this.days = new SiteDays(opts.siteDir, opts.zone);
+    this.durability = new Durability(opts.fsync, opts.logger);
+    this.site = new Target('site', siteFile, siteSeq, this.paths.heldSite);
+  }
+
+  /** Open the site directory, recover seqs, current view and active run, and start. */
+  static open(opts: StoreOptions): TelemetryStore {
+    const paths = statePaths(opts.siteDir);
+    fs.mkdirSync(paths.dir, { recursive: true });
+    fs.accessSync(opts.siteDir, fs.constants.W_OK);
+    const { logger } = opts;
+    let snap = readSnapshot(paths.snapshot);
+    if (snap instanceof Error) {
+      logger.warn(`${snap.message}; replaying the files instead`);
+      snap = undefined;
+    }
+    const siteFiles = listSiteFiles(opts.siteDir);
+    if (!snap && siteFiles.length > 0) logger.warn(`no usable snapshot; replaying ${siteFiles.length} site file(s)`);
+    const site = replayTarget(siteFiles, snap?.site, readHeld(paths.heldSite), logger, 'site');
+    const store = new TelemetryStore(opts, site.seq, siteFiles.at(-1) ?? '');
+    for (const reading of site.readings.values()) store.view.set('site', reading);
+    const active = readActiveRun(paths.activeRun, (m) => logger.warn(m));
+    if (active) store.resumeRun(active, snap?.run ?? null);
+    if (site.replayed > 0 || active) store.snapshot();
+    logger.info(`recovered: site seq ${site.seq} (${site.replayed} line(s) replayed), ` +
+      `${store.view.entries('site').length} type(s) current, run ${store.run ? store.run.record.run_id : 'none'}`);
+    const interval = opts.snapshotIntervalMs ?? SNAPSHOT_INTERVAL_MS;
+    if (interval > 0) {
+      store.timer = setInterval(() => store.snapshotIfChanged(), interval);
+      store.timer.unref();
+    }
+    return store;
+  }
+
+  /** The active run's record, or undefined. */
+  activeRun(): RunRecord | undefined {
+    return this.run?.record;
+  }
+
+  /**
+   * Record one event: stamp seq and ts, write its line to the active target, update the
+   * current view. Resolves once the line is written (and synced in `always` mode).
+   */
+  async append(event: ValidEvent): Promise<Recorded> {
+    if (this.closed) throw new MeridianError('STORAGE_UNAVAILABLE', 'the daemon is shutting down; the event was not recorded');
+    const now = this.opts.clock.now();
+    const run = this.run;
+    const target = run ? run.target : this.site;
+    if (!run) target.switchTo(this.days.fileAt(now), this.opts.fsync !== 'off');
+    const seq = target.seq + 1;
+    const meta = run ? { ...event.meta, run_id: run.record.run_id } : event.meta;
+    const envelope: Envelope = { seq, ts: formatTs(now), type: event.type, data: event.data, meta };
+    const json = JSON.stringify(envelope);
+    let file;
+    try {
+      file = target.write(`${json}\n`, seq, !event.makeCurrent);
+    } catch (error) {
+      const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+      this.opts.logger.error(`write to ${target.path} failed (${reason}); answered 503`);
+      throw new MeridianError('STORAGE_UNAVAILABLE',
+        `Could not write to ${target.path} (${reason}); the event was not recorded.`, { cause: error });
+    }
+    target.seq = seq;
+    if (event.makeCurrent) this.view.set(target.kind, { envelope, json });
+    const synced = this.durability.written(file);
+    if (synced) {
+      try {
+        await synced;
+      } catch (error) {
+        throw new MeridianError('STORAGE_UNAVAILABLE',
+          `The event was written as seq ${seq} but could not be synced to disk (${(error as Error).message}).`, { cause: error });
+      }
+    }
+    return { envelope, json, target: target.kind, file: target.path };
+  }
+
+  /** Start a run: resolve id and directory, continue the run file's seq, open an empty run view. */
+  startRun(req: ValidRunStart): RunRecord {
+    if (this.run) {
+      throw new MeridianError('RUN_ACTIVE', `Run ${this.run.record.run_id} is already active; stop it first.`);
+    }
+    const metaId = req.meta.run_id;
+    if (req.runId === undefined && metaId !== undefined && typeof metaId !== 'string') {
+      throw new MeridianError('INVALID_RUN', 'meta.run_id must be a string when it names the run');
+    }
+    const runId = req.runId ?? (metaId as string | undefined) ?? nextRunId(this.opts.siteDir);
+    assertSafeRunId(runId, req.runId !== undefined ? 'run_id' : metaId !== undefined ? 'meta.run_id' : 'run id');
+    const runDir = resolveRunDir(this.opts.siteDir, runId, req.runDir);
+    const file = path.join(runDir, RUN_FILE);
+    let seq: number;
+    try {
+      seq = prepareRunFile(file, this.opts.logger);
+    } catch (error) {
+      throw new MeridianError('INVALID_RUN',
+        `Cannot use run_dir ${runDir} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).`, { cause: error });
+    }
+    const record: RunRecord = {
+      run_dir: runDir, run_id: runId, meta: { ...req.meta, run_id: runId }, started_at: formatTs(this.opts.clock.now()),
+    };
+    const target = new Target('run', file, seq, this.paths.heldRun);
+    target.dropHeld();
+    const startOffset = target.size;
+    const state: ActiveRunState = { record, start_offset: startOffset };
+    try {
+      writeJsonAtomic(this.paths.activeRun, state);
+    } catch (error) {
+      target.close(false);
+      throw new MeridianError('STORAGE_UNAVAILABLE', `Could not record the run start (${(error as Error).message}).`, { cause: error });
+    }
+    this.run = { record, target, startOffset };
+    this.view.openRun();
+    this.opts.logger.info(`run ${runId} started in ${runDir} (seq continues after ${seq})`);
+    return record;
+  }
+
+  /** Stop the active run: close its file, discard its view, forget it across restarts. */
+  stopRun(): StoppedRunRecord {
+    const run = this.run;
+    if (!run) throw new MeridianError('NO_ACTIVE_RUN', 'No run is active.');
+    run.target.close(this.opts.fsync !== 'off');
+    run.target.dropHeld();
+    removeIfExists(this.paths.activeRun);
+    this.run = undefined;
+    this.view.closeRun();
+    this.snapshot();
+    this.opts.logger.info(`run ${run.record.run_id} stopped at seq ${run.target.seq}`);
+    return { ...run.record, stopped_at: formatTs(this.opts.clock.now()) };
+  }
+
+  /** Write the snapshot now: sync the files, then the marks and views atomically. */
+  snapshot(): void {
+    const site = this.site.path ? this.mark(this.site, 'site') : null;
+    const run = this.run
+      ? { ...this.mark(this.run.target, 'run'), run_id: this.run.record.run_id, started_at: this.run.record.started_at }
+      : null;
+    const snap: Snapshot = newSnapshot(formatTs(this.opts.clock.now()), site, run);
+    writeJsonAtomic(this.paths.snapshot, snap);
+    // every held seq is now covered by the snapshot's views
+    this.site.dropHeld();
+    this.run?.target.dropHeld();
+    this.snapshotAt = this.changeMark();
+  }
+
+  /** Stop timers, sync and close the files, write a final snapshot. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.durability.close().catch((error) => this.opts.logger.error('final fsync failed', error));
+    try {
+      this.snapshot();
+    } catch (error) {
+      this.opts.logger.error('could not write the snapshot at shutdown; the next start replays the files', error);
+    }
+    this.site.close(this.opts.fsync !== 'off');
+    this.run?.target.close(this.opts.fsync !== 'off');
+  }
+
+  private snapshotIfChanged(): void {
+    if (this.changeMark() === this.snapshotAt) return;
+    try {
+      this.snapshot();
+    } catch (error) {
+      this.opts.logger.error('periodic snapshot failed', error);
+    }
+  }
+
+  private changeMark(): string {
+    return `${this.view.version}:${this.site.seq}:${this.run?.target.seq ?? 0}`;
+  }
+
+  private mark(target: Target, kind: 'site' | 'run'): TargetMark {
+    const file = target.open();
+    file.syncNow();
+    return { file: target.path, offset: file.size, seq: target.seq, current: this.view.entries(kind).map((r) => r.envelope) };
+  }
+
+  private resumeRun(state: ActiveRunState, mark: Snapshot['run']): void {
+    const { record } = state;
+    const file = path.join(record.run_dir, RUN_FILE);
+    const seq = prepareRunFile(file, this.opts.logger);
+    const usable = mark && mark.run_id === record.run_id && mark.started_at === record.started_at && mark.file === file;
+    const startMark: TargetMark = usable ? mark : { file, offset: state.start_offset, seq: 0, current: [] };
+    const replay = replayTarget([file], startMark, readHeld(this.paths.heldRun), this.opts.logger, `run ${record.run_id}`);
+    const target = new Target('run', file, Math.max(seq, replay.seq), this.paths.heldRun);
+    this.run = { record, target, startOffset: state.start_offset };
+    this.view.openRun();
+    for (const reading of replay.readings.values()) this.view.set('run', reading);
+    this.opts.logger.info(`run ${record.run_id} is active again (seq ${target.seq})`);
+  }
+}

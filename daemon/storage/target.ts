@@ -1,0 +1,90 @@
+import { LineFile } from './line-file.js';
+
+// A storage target's writer: the open file, its seq, and the held-seq side file.
+
+/** One place events are written: the site day file in use or the active run's file. */
+export class Target {
+  readonly kind: 'site' | 'run';
+  /** The last seq written to this target. */
+  seq: number;
+  private filePath: string;
+  private file: LineFile | undefined;
+  private readonly heldPath: string;
+  private held: LineFile | undefined;
+
+  constructor(kind: 'site' | 'run', filePath: string, seq: number, heldPath: string) {
+    this.kind = kind;
+    this.filePath = filePath;
+    this.seq = seq;
+    this.heldPath = heldPath;
+  }
+
+  /** The path of the file events currently go to. */
+  get path(): string {
+    return this.filePath;
+  }
+
+  /** Byte length of the current file (opening it if needed). */
+  get size(): number {
+    return this.open().size;
+  }
+
+  /** Point the target at another file (site day change); the old one is synced and closed. */
+  switchTo(filePath: string, sync: boolean): void {
+    if (filePath === this.filePath) return;
+    this.close(sync);
+    this.filePath = filePath;
+  }
+
+  /** The open writer, opening the file on first use or after a failure closed it. */
+  open(): LineFile {
+    this.file ??= LineFile.open(this.filePath);
+    return this.file;
+  }
+
+  /**
+   * Write one envelope line (and, for a held reading, its seq to the side file first).
+   * On failure nothing stays written and the files are reopened on next use.
+   */
+  write(line: string, seq: number, held: boolean): LineFile {
+    let heldFile: LineFile | undefined;
+    let heldSize = 0;
+    try {
+      if (held) {
+        heldFile = this.held ??= LineFile.open(this.heldPath);
+        heldSize = heldFile.size;
+        heldFile.append(`${seq}\n`);
+      }
+      const file = this.open();
+      file.append(line);
+      return file;
+    } catch (error) {
+      try {
+        heldFile?.cutTo(heldSize);
+      } catch {
+        this.held?.close();
+        this.held = undefined;
+      }
+      this.close(false);
+      throw error;
+    }
+  }
+
+  /** Forget every held seq (after a snapshot covered them, or at run start/stop). */
+  dropHeld(): void {
+    this.held?.close();
+    this.held = undefined;
+    LineFile.truncate(this.heldPath);
+  }
+
+  /** Sync (unless told not to) and close the files. */
+  close(sync: boolean): void {
+    if (this.file && sync) {
+      try { this.file.syncNow(); } catch { /* the data was written; the OS keeps it */ }
+    }
+    this.file?.close();
+    this.file = undefined;
+    this.held?.close();
+    this.held = undefined;
+  }
+}

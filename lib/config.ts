@@ -1,0 +1,133 @@
+import path from 'node:path';
+import { ConfigError } from './errors.js';
+
+// One resolver for every setting: command-line flag, then environment variable, then default.
+
+export const DEFAULT_HOST = 'localhost';
+export const DEFAULT_PORT = 6562;
+export const DEFAULT_MAX_BODY = 1024 * 1024;
+
+/** How hard the daemon pushes each line to the disk before answering. */
+export type FsyncMode = 'always' | 'batch' | 'off';
+export const FSYNC_MODES: readonly FsyncMode[] = ['always', 'batch', 'off'];
+
+/** Everything the daemon needs to know, resolved and frozen. */
+export interface DaemonConfig {
+  readonly host: string;
+  readonly port: number;
+  readonly siteDir: string;
+  readonly token: string | undefined;
+  readonly fsync: FsyncMode;
+  readonly maxBody: number;
+  readonly verbose: boolean;
+  readonly accessLogs: boolean;
+  /** The luxon zone of the site day ("system" unless TZ is invalid, then "utc"). */
+  readonly zone: string;
+  /** Set when TZ named an unknown zone: the warning to log at start-up. */
+  readonly zoneWarning: string | undefined;
+}
+
+/** Raw daemon options as flags give them (strings or numbers, all optional). */
+export interface DaemonFlags {
+  host?: string;
+  port?: string | number;
+  siteDir?: string;
+  token?: string;
+  fsync?: string;
+  maxBody?: string | number;
+  verbose?: boolean;
+  accessLogs?: boolean;
+}
+
+/** Where a client finds the daemon. */
+export interface ClientAddress {
+  readonly host: string;
+  readonly port: number;
+  readonly token: string | undefined;
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** Resolve the daemon's configuration from flags, environment and defaults. */
+export function resolveDaemonConfig(flags: DaemonFlags, env: Env, homeDir: string): DaemonConfig {
+  const { zone, zoneWarning } = resolveZone(env.TZ);
+  return Object.freeze({
+    host: pick(flags.host, env.MERIDIAN_TELEMETRY_HOST, DEFAULT_HOST, '--host'),
+    port: parsePort(flags.port ?? nonEmpty(env.MERIDIAN_TELEMETRY_PORT) ?? DEFAULT_PORT,
+      flags.port !== undefined ? '--port' : 'MERIDIAN_TELEMETRY_PORT'),
+    siteDir: path.resolve(flags.siteDir ?? nonEmpty(env.MERIDIAN_TELEMETRY_SITE_DIR) ?? defaultSiteDir(env, homeDir)),
+    token: flags.token ?? nonEmpty(env.MERIDIAN_TELEMETRY_TOKEN),
+    fsync: parseFsync(flags.fsync ?? 'batch'),
+    maxBody: parseMaxBody(flags.maxBody ?? DEFAULT_MAX_BODY),
+    verbose: flags.verbose === true,
+    accessLogs: flags.accessLogs === true,
+    zone,
+    zoneWarning,
+  });
+}
+
+/** Resolve where a client (library or CLI) finds the daemon. */
+export function resolveClientAddress(flags: { host?: string; port?: string | number; token?: string }, env: Env): ClientAddress {
+  return Object.freeze({
+    host: pick(flags.host, env.MERIDIAN_TELEMETRY_HOST, DEFAULT_HOST, '--host'),
+    port: parsePort(flags.port ?? nonEmpty(env.MERIDIAN_TELEMETRY_PORT) ?? DEFAULT_PORT,
+      flags.port !== undefined ? 'port' : 'MERIDIAN_TELEMETRY_PORT'),
+    token: flags.token ?? nonEmpty(env.MERIDIAN_TELEMETRY_TOKEN),
+  });
+}
+
+/** `$XDG_DATA_HOME/meridian/telemetry`, else `~/.local/share/meridian/telemetry`. */
+export function defaultSiteDir(env: Env, homeDir: string): string {
+  const xdg = nonEmpty(env.XDG_DATA_HOME);
+  const base = xdg && path.isAbsolute(xdg) ? xdg : path.join(homeDir, '.local', 'share');
+  return path.join(base, 'meridian', 'telemetry');
+}
+
+/** A TCP port: a whole number 1-65535, given as a number or a string of digits. */
+export function parsePort(value: string | number, option = 'port'): number {
+  const n = typeof value === 'number' ? value : /^\s*\d+\s*$/.test(value) ? Number(value) : NaN;
+  if (!Number.isInteger(n) || n < 1 || n > 65535) {
+    throw new ConfigError(option, 'a whole number from 1 to 65535', value);
+  }
+  return n;
+}
+
+/** An address the daemon may be reached at without a token: loopback names and ranges. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return h === 'localhost' || h.endsWith('.localhost') || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h)
+    || h === '::ffff:127.0.0.1' || /^::ffff:127\./.test(h);
+}
+
+function parseFsync(value: string): FsyncMode {
+  if (!(FSYNC_MODES as readonly string[]).includes(value)) {
+    throw new ConfigError('--fsync', `one of ${FSYNC_MODES.join(', ')}`, value);
+  }
+  return value as FsyncMode;
+}
+
+function parseMaxBody(value: string | number): number {
+  const n = typeof value === 'number' ? value : /^\s*\d+\s*$/.test(value) ? Number(value) : NaN;
+  if (!Number.isSafeInteger(n) || n < 1) {
+    throw new ConfigError('--max-body', 'a whole number of bytes, at least 1', value);
+  }
+  return n;
+}
+
+function pick(flag: string | undefined, env: string | undefined, fallback: string, option: string): string {
+  const value = flag ?? nonEmpty(env) ?? fallback;
+  if (value.trim() === '') throw new ConfigError(option, 'a host name or address', value);
+  return value;
+}
+
+function resolveZone(tz: string | undefined): { zone: string; zoneWarning: string | undefined } {
+  // Node answers an unknown TZ with no resolved zone (and behaves as UTC).
+  if (tz === undefined || tz === '' || Intl.DateTimeFormat().resolvedOptions().timeZone) {
+    return { zone: 'system', zoneWarning: undefined };
+  }
+  return { zone: 'utc', zoneWarning: `TZ=${JSON.stringify(tz)} is not a known time zone; site days follow UTC` };
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
+}

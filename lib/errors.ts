@@ -1,0 +1,53 @@
+// The error catalogue: every error the daemon can answer, with its stable code and
+// HTTP status. docs/errors.md lists the same table; a test fails when they drift.
+
+/** Catalogue entry: the status a code is answered with and what it means. */
+export interface ErrorSpec {
+  readonly status: number;
+  readonly meaning: string;
+}
+
+/** Every stable error code, its HTTP status and a one-line meaning. */
+export const ERROR_CATALOGUE = {
+  MALFORMED_JSON: { status: 400, meaning: 'The request body is not valid JSON.' },
+  UNAUTHORIZED: { status: 401, meaning: 'A token is configured and the request carries no `Authorization: Bearer` header.' },
+  FORBIDDEN: { status: 403, meaning: 'Wrong token, a browser request (`Origin` header or foreign `Host`), or `/shutdown` from a non-loopback client without the token.' },
+  NOT_FOUND: { status: 404, meaning: 'No such path.' },
+  NO_ACTIVE_RUN: { status: 404, meaning: 'The request needs an active run and none is active.' },
+  NO_READING: { status: 404, meaning: 'The current view holds no reading of that type.' },
+  METHOD_NOT_ALLOWED: { status: 405, meaning: 'The path exists but not with this method.' },
+  RUN_ACTIVE: { status: 409, meaning: 'A run is already active; it was left untouched.' },
+  BODY_TOO_LARGE: { status: 413, meaning: 'The request body exceeds the configured limit (`--max-body`).' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, meaning: 'The request has a body whose `Content-Type` is not `application/json`.' },
+  INVALID_BODY: { status: 422, meaning: 'The body is JSON but not of the expected shape (a field is missing or ill-typed).' },
+  INVALID_RUN: { status: 422, meaning: 'The run id or run directory is unsafe or unusable.' },
+  INTERNAL: { status: 500, meaning: 'An unexpected error; it is logged with its stack, nothing internal is answered.' },
+  STORAGE_UNAVAILABLE: { status: 503, meaning: 'Writing to disk failed; nothing was recorded and no seq was consumed.' },
+} as const satisfies Record<string, ErrorSpec>;
+
+/** A stable error code from the catalogue. */
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+
+/** A domain error: carries a stable code and the HTTP status it is answered with. */
+export class MeridianError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+
+  constructor(code: ErrorCode, detail: string, options?: { cause?: unknown }) {
+    super(detail, options);
+    this.name = 'MeridianError';
+    this.code = code;
+    this.status = ERROR_CATALOGUE[code].status;
+  }
+}
+
+/** A configuration value that is out of range or of the wrong form (CLI exit 2). */
+export class ConfigError extends Error {
+  readonly option: string;
+
+  constructor(option: string, expected: string, given: unknown) {
+    super(`${option} must be ${expected}; got ${JSON.stringify(given)}`);
+    this.name = 'ConfigError';
+    this.option = option;
+  }
+}

@@ -1,0 +1,73 @@
+// The wire types: what travels over HTTP and lies in the files. Shared by daemon,
+// client and console. Keys stay snake_case as on the wire.
+
+/** Any JSON value. */
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+
+/** A JSON object. */
+export type JsonObject = { [key: string]: JsonValue };
+
+/** One recorded event, as answered by POST /event and stored as one NDJSON line. */
+export interface Envelope {
+  seq: number;
+  ts: string;
+  type: string;
+  data: JsonValue;
+  meta: JsonObject;
+}
+
+/** The body of POST /event. */
+export interface EventRequest {
+  type: string;
+  data: JsonValue;
+  make_current?: boolean;
+  meta?: JsonObject;
+}
+
+/** The body of POST /run/start (every field optional). */
+export interface RunStartRequest {
+  run_dir?: string;
+  run_id?: string;
+  meta?: JsonObject;
+}
+
+/** The record of a run, as answered by GET /run and POST /run/start. */
+export interface RunRecord {
+  run_dir: string;
+  run_id: string;
+  meta: JsonObject;
+  started_at: string;
+}
+
+/** The answer to POST /run/stop: the record of the run that was active. */
+export interface StoppedRunRecord extends RunRecord {
+  stopped_at: string;
+}
+
+/** GET /health. */
+export interface HealthAnswer {
+  ok: true;
+}
+
+/** GET /ready. */
+export interface ReadyAnswer {
+  ready: true;
+  run_active: boolean;
+  version: string;
+}
+
+/** GET /current. */
+export interface CurrentAnswer {
+  current: Record<string, Envelope>;
+}
+
+/** POST /shutdown. */
+export interface ShutdownAnswer {
+  shutting_down: true;
+}
+
+/** Every error answer. */
+export interface ErrorAnswer {
+  detail: string;
+  code: string;
+}
