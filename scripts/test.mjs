@@ -3,10 +3,11 @@
 // Total/Passed/Skipped), keeping uvu's exit code. Extra arguments narrow the files:
 // `npm test -- daemon` runs test files whose name matches /daemon/.
 import { spawn } from 'node:child_process';
+import path from 'node:path';
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
-const uvu = require.resolve('uvu/bin');
+const uvu = path.join(path.dirname(require.resolve('uvu')), '..', 'bin.js');
 const filter = process.argv[2] ? `${process.argv[2]}.*\\.test\\.ts$` : '\\.test\\.ts$';
 const child = spawn(process.execPath, [uvu, '-r', 'tsx', 'test', filter], { stdio: ['ignore', 'pipe', 'inherit'] });
 

@@ -1,0 +1,36 @@
+// The errors the client rejects with: one for error answers, a subclass for no answer at all.
+
+/** The daemon answered with an error status (`statusCode`), or its answer was unusable. */
+export class TelemetryClientError extends Error {
+  readonly statusCode: number;
+  readonly detail: string;
+  /** The daemon's stable error code (NO_READING, RUN_ACTIVE, ...) when it sent one. */
+  readonly code: string | undefined;
+  readonly method: string;
+  readonly url: string;
+
+  constructor(message: string, fields: { statusCode: number; detail: string; code?: string; method: string; url: string; cause?: unknown }) {
+    super(message, { cause: fields.cause });
+    this.name = 'TelemetryClientError';
+    this.statusCode = fields.statusCode;
+    this.detail = fields.detail;
+    this.code = fields.code;
+    this.method = fields.method;
+    this.url = fields.url;
+  }
+}
+
+/** No daemon answered: connection refused, name not resolved, or timed out (`statusCode` 0). */
+export class TelemetryConnectionError extends TelemetryClientError {
+  /** The low-level reason: ECONNREFUSED, ENOTFOUND, ETIMEDOUT, ... */
+  readonly reason: string;
+  /** Whether the request timed out (as opposed to never connecting). */
+  readonly timedOut: boolean;
+
+  constructor(message: string, fields: { reason: string; timedOut: boolean; method: string; url: string; cause?: unknown }) {
+    super(message, { statusCode: 0, detail: message, method: fields.method, url: fields.url, cause: fields.cause });
+    this.name = 'TelemetryConnectionError';
+    this.reason = fields.reason;
+    this.timedOut = fields.timedOut;
+  }
+}

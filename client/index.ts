@@ -1,0 +1,3 @@
+// The client library's public surface.
+export { TelemetryClient, type TelemetryClientOptions, type CurrentPoll } from './client.js';
+export { TelemetryClientError, TelemetryConnectionError } from './errors.js';

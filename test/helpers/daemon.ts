@@ -1,0 +1,106 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { resolveDaemonConfig, type DaemonFlags } from '../../lib/config.js';
+import { createLogger } from '../../lib/log.js';
+import { systemClock, type Clock } from '../../lib/time.js';
+import { startDaemon, type RunningDaemon } from '../../daemon/server.js';
+import { tempDir } from './tmp.js';
+
+/** The repository root (tests run the built CLI from dist/). */
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+/** The built `meridian` executable. */
+export const MERIDIAN_BIN = path.join(ROOT, 'dist', 'cli', 'meridian.js');
+/** The built `telemetry` executable. */
+export const TELEMETRY_BIN = path.join(ROOT, 'dist', 'cli', 'telemetry.js');
+
+/** A daemon running inside the test process on an ephemeral loopback port. */
+export interface TestDaemon {
+  daemon: RunningDaemon;
+  url: string;
+  port: number;
+  siteDir: string;
+  /** Log lines written so far. */
+  logs: string[];
+  close(): Promise<void>;
+}
+
+/** Start the real daemon in-process on 127.0.0.1 and an ephemeral port. */
+export async function startTestDaemon(opts: { flags?: DaemonFlags; clock?: Clock; siteDir?: string; env?: Record<string, string> } = {}): Promise<TestDaemon> {
+  const siteDir = opts.siteDir ?? tempDir();
+  const config = { ...resolveDaemonConfig({ host: '127.0.0.1', siteDir, ...opts.flags }, opts.env ?? {}, siteDir), port: 0 };
+  const logs: string[] = [];
+  const clock = opts.clock ?? systemClock;
+  const logger = createLogger((line) => logs.push(line.trimEnd()), 'debug', () => clock.now());
+  const daemon = await startDaemon(config, { clock, logger, snapshotIntervalMs: 0 });
+  return { daemon, url: `http://127.0.0.1:${daemon.port}`, port: daemon.port, siteDir, logs, close: () => daemon.close() };
+}
+
+/** A port that was free a moment ago (bind port 0, read it, release it). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** A daemon running as a child process through the real CLI. */
+export interface ChildDaemon {
+  child: ChildProcess;
+  url: string;
+  port: number;
+  siteDir: string;
+  /** Everything the daemon wrote to stderr so far. */
+  stderr(): string;
+  /** Resolves with the exit code (or signal name) once the process has exited. */
+  exited: Promise<number | string>;
+}
+
+/**
+ * Start `meridian telemetry run` as a child on 127.0.0.1 and a free port; resolves once it
+ * logs that it is listening (no sleeps), rejects with its stderr if it exits first.
+ */
+export async function spawnDaemon(opts: { siteDir?: string; args?: string[]; env?: Record<string, string>; port?: number } = {}): Promise<ChildDaemon> {
+  const siteDir = opts.siteDir ?? tempDir();
+  for (let attempt = 0; ; attempt++) {
+    const port = opts.port ?? await freePort();
+    try {
+      return await spawnOnce(siteDir, port, opts.args ?? [], opts.env ?? {});
+    } catch (error) {
+      // another process took the free port in between: try another one
+      if (opts.port === undefined && attempt < 3 && /already in use/.test(String(error))) continue;
+      throw error;
+    }
+  }
+}
+
+function spawnOnce(siteDir: string, port: number, args: string[], env: Record<string, string>): Promise<ChildDaemon> {
+  const child = spawn(process.execPath, [MERIDIAN_BIN, 'telemetry', 'run', '--host', '127.0.0.1', '--port', String(port), '--site-dir', siteDir, ...args], {
+    env: { ...cleanEnv(), ...env }, stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let err = '';
+  const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  return new Promise((resolve, reject) => {
+    child.stderr!.on('data', (chunk: Buffer) => {
+      err += chunk.toString();
+      if (/listening on/.test(err)) {
+        resolve({ child, url: `http://127.0.0.1:${port}`, port, siteDir, stderr: () => err, exited });
+      }
+    });
+    void exited.then((code) => reject(new Error(`daemon exited (${code}) before listening:\n${err}`)));
+  });
+}
+
+/** The environment without any MERIDIAN_* variables of the developer's shell. */
+export function cleanEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (v !== undefined && !k.startsWith('MERIDIAN_') && k !== 'NO_COLOR') env[k] = v;
+  }
+  return env;
+}
