@@ -133,8 +133,9 @@ function sendError(res: ServerResponse, err: unknown, logger: Logger, req: Reque
   }
   if (error.code === 'BODY_TOO_LARGE') {
     // the rest of the body is not read: close the connection once this answer is out
+    const socket = req.socket;
     res.setHeader('Connection', 'close');
-    res.on('finish', () => req.socket.destroy());
+    res.on('finish', () => socket?.destroy());
   }
   sendJson(res, error.status, JSON.stringify({ detail: error.message, code: error.code }));
 }

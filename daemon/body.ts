@@ -23,13 +23,7 @@ export async function readJsonBody(req: IncomingMessage, limit: number): Promise
       `The body must be JSON sent with Content-Type: application/json; got ${type ? JSON.stringify(type) : 'no Content-Type'}.`);
   }
   if (declared !== undefined && Number(declared) > limit) throw tooLarge(limit);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) throw tooLarge(limit);
-    chunks.push(chunk);
-  }
+  const { chunks, size } = await collect(req, limit);
   if (size === 0) return NO_BODY;
   const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
   try {
@@ -37,6 +31,37 @@ export async function readJsonBody(req: IncomingMessage, limit: number): Promise
   } catch (error) {
     throw new MeridianError('MALFORMED_JSON', `The body is not valid JSON: ${(error as Error).message}.`);
   }
+}
+
+/** Collect the body; past `limit` stop reading (the stream is paused, never drained) and reject. */
+function collect(req: IncomingMessage, limit: number): Promise<{ chunks: Buffer[]; size: number }> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        done();
+        req.pause();
+        reject(tooLarge(limit));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => { done(); resolve({ chunks, size }); };
+    const onError = (error: Error) => {
+      done();
+      reject(new MeridianError('MALFORMED_JSON', `The request body was cut off (${error.message}).`));
+    };
+    const done = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+  });
 }
 
 function isJsonType(type: string | undefined): boolean {

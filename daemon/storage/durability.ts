@@ -14,6 +14,7 @@ export class Durability {
   private inFlight: Promise<void> | undefined;
   private next: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
+  private syncRounds = 0;
 
   constructor(mode: FsyncMode, logger: Logger) {
     this.mode = mode;
@@ -48,6 +49,11 @@ export class Durability {
     return this.next;
   }
 
+  /** How many sync rounds ran (each round is one fsync per dirty file), for tests and benchmarks. */
+  get rounds(): number {
+    return this.syncRounds;
+  }
+
   /** Stop the periodic timer and sync what is left (shutdown). */
   async close(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
@@ -58,6 +64,7 @@ export class Durability {
   private start(): Promise<void> {
     const files = [...this.dirty];
     this.dirty.clear();
+    this.syncRounds++;
     const run = Promise.all(files.map((f) => f.sync())).then(() => undefined);
     // inFlight only tracks completion; the caller of flush() sees the failure
     const settled: Promise<void> = run.then(() => undefined, () => undefined).then(() => {

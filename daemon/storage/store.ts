@@ -111,6 +111,11 @@ export class TelemetryStore {
     return store;
   }
 
+  /** How many fsync rounds have run: in `always` mode, concurrent writers share one (group commit). */
+  get syncRounds(): number {
+    return this.durability.rounds;
+  }
+
   /** The active run's record, or undefined. */
   activeRun(): RunRecord | undefined {
     return this.run?.record;
