@@ -1,0 +1,74 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawnDaemon, startTestDaemon } from './helpers/daemon.js';
+import { postEvent } from './helpers/http.js';
+import { readLines, removeDir } from './helpers/tmp.js';
+
+// --fsync modes and the graceful stop.
+
+type Env = { seq: number; type: string; data: unknown };
+
+function siteLines(dir: string): Env[] {
+  return fs.readdirSync(dir).filter((n) => n.startsWith('site_')).sort().flatMap((n) => readLines(path.join(dir, n)) as Env[]);
+}
+
+test('--fsync always: 64 concurrent posts are all synced, sharing fsyncs (group commit)', async () => {
+  const d = await startTestDaemon({ flags: { fsync: 'always' } });
+  try {
+    const answers = await Promise.all(Array.from({ length: 64 }, (_, i) => postEvent(d.url, { type: `t${i % 4}`, data: i })));
+    assert.equal(answers.map((a) => a.status), answers.map(() => 200));
+    assert.equal(answers.map((a) => a.json.seq).sort((a, b) => a - b), answers.map((_, i) => i + 1));
+    const rounds = d.daemon.store.syncRounds;
+    assert.ok(rounds >= 1 && rounds < 64, `64 requests shared ${rounds} fsync round(s)`);
+    assert.equal(siteLines(d.siteDir).map((l) => l.seq), answers.map((_, i) => i + 1));
+  } finally {
+    await d.close();
+    removeDir(d.siteDir);
+  }
+});
+
+test('--fsync off and batch never sync on the request path', async () => {
+  for (const fsync of ['off', 'batch']) {
+    const d = await startTestDaemon({ flags: { fsync } });
+    try {
+      for (let i = 0; i < 10; i++) assert.is((await postEvent(d.url, { type: 'w', data: i })).json.seq, i + 1);
+      assert.is(d.daemon.store.syncRounds, 0, fsync);
+    } finally {
+      await d.close();
+      removeDir(d.siteDir);
+    }
+  }
+});
+
+test('SIGTERM finishes the requests in flight, syncs, snapshots and exits 0', async () => {
+  const d = await spawnDaemon({ args: ['--fsync', 'always'] });
+  try {
+    let stopping = false;
+    const results = await Promise.all(Array.from({ length: 48 }, (_, i) => postEvent(d.url, { type: 'burst', data: i })
+      .then((a) => {
+        if (!stopping) {
+          stopping = true;
+          d.child.kill('SIGTERM');
+        }
+        return a;
+      }, () => undefined)));
+    assert.is(await d.exited, 0);
+    const acked = results.filter((a) => a !== undefined);
+    assert.equal(acked.map((a) => a!.status), acked.map(() => 200), 'every answered request was a success');
+    const lines = siteLines(d.siteDir);
+    assert.equal(lines.map((l) => l.seq), lines.map((_, i) => i + 1));
+    const onDisk = new Set(lines.map((l) => JSON.stringify(l)));
+    for (const a of acked) assert.ok(onDisk.has(a!.text), `acknowledged ${a!.text} is on disk`);
+    const snapshot = JSON.parse(fs.readFileSync(path.join(d.siteDir, '.meridian', 'snapshot.json'), 'utf8'));
+    assert.is(snapshot.site.seq, lines.length);
+    assert.match(d.stderr(), 'SIGTERM received; stopping');
+    assert.match(d.stderr(), /INFO stopped\n$/);
+  } finally {
+    if (d.child.exitCode === null) d.child.kill('SIGKILL');
+    removeDir(d.siteDir);
+  }
+});
+
+test.run();
