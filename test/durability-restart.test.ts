@@ -166,6 +166,29 @@ test('snapshot plus tail: lines after the last snapshot are replayed, held readi
   }
 });
 
+test('a held seq whose line never got written does not hide the event that later takes that seq', async () => {
+  const dir = tempDir();
+  try {
+    let d = await spawnDaemon({ siteDir: dir });
+    await postEvent(d.url, { type: 'weather', data: 1 });
+    await stopCleanly(d); // the snapshot is up to date: the next start replays nothing
+    // what a crash between the held-list write and the line write leaves behind
+    fs.writeFileSync(path.join(dir, '.meridian', 'held-site.ndjson'), '2\n');
+    d = await spawnDaemon({ siteDir: dir, port: d.port });
+    const second = await postEvent(d.url, { type: 'weather', data: 2 });
+    assert.is(second.json.seq, 2);
+    await kill9(d);
+    d = await spawnDaemon({ siteDir: dir, port: d.port });
+    try {
+      assert.equal((await request(d.url, '/current/weather')).json, second.json);
+    } finally {
+      await stopCleanly(d);
+    }
+  } finally {
+    removeDir(dir);
+  }
+});
+
 test('a torn final line is cut at start-up and logged with file and byte offset', async () => {
   const dir = tempDir();
   try {

@@ -100,7 +100,8 @@ export class TelemetryStore {
     for (const reading of site.readings.values()) store.view.set('site', reading);
     const active = readActiveRun(paths.activeRun, (m) => logger.warn(m));
     if (active) store.resumeRun(active, snap?.run ?? null);
-    if (site.replayed > 0 || active) store.snapshot();
+    // a fresh snapshot also drops held seqs that a crash left without their line
+    store.snapshot();
     logger.info(`recovered: site seq ${site.seq} (${site.replayed} line(s) replayed), ` +
       `${store.view.entries('site').length} type(s) current, run ${store.run ? store.run.record.run_id : 'none'}`);
     const interval = opts.snapshotIntervalMs ?? SNAPSHOT_INTERVAL_MS;
