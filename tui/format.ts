@@ -1,0 +1,81 @@
+import blessed from 'blessed';
+import type { JsonValue } from '../lib/wire.js';
+
+// Text for the console: ages, summaries, clock times and cutting text to terminal columns.
+// Pure: every time is passed in; widths follow blessed's own unicode table.
+
+/** The part of blessed's (untyped) unicode module the console uses. */
+interface UnicodeWidths {
+  charWidth(text: string, index?: number): number;
+}
+const unicode = (blessed as unknown as { unicode: UnicodeWidths }).unicode;
+
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+
+/** Replace control characters (never sent to the terminal) with U+FFFD; keeps tabs and newlines. */
+export function printable(text: string): string {
+  return text.replace(CONTROL, '\uFFFD');
+}
+
+/** Columns `text` takes on the screen (wide East Asian characters count 2, combining marks 0). */
+export function displayWidth(text: string): number {
+  let width = 0;
+  for (const ch of text) width += unicode.charWidth(ch, 0);
+  return width;
+}
+
+/** `text` cut (with an ellipsis) or padded with spaces to exactly `width` columns. */
+export function fitText(text: string, width: number): string {
+  if (width <= 0) return '';
+  const clean = printable(text).replace(/[\t\n]/g, ' ');
+  if (displayWidth(clean) <= width) return clean + ' '.repeat(width - displayWidth(clean));
+  let out = '';
+  let used = 0;
+  for (const ch of clean) {
+    const w = unicode.charWidth(ch, 0);
+    if (used + w > width - 1) break;
+    out += ch;
+    used += w;
+  }
+  return out + '…' + ' '.repeat(width - 1 - used);
+}
+
+/** `text` right-aligned in `width` columns (cut like fitText when too long). */
+export function fitRight(text: string, width: number): string {
+  const w = displayWidth(text);
+  return w >= width ? fitText(text, width) : ' '.repeat(width - w) + text;
+}
+
+/** An age as the table shows it: "4s", "2m05s", "3h", "2d"; negative ages count as 0. */
+export function formatAge(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
+  if (s < 86400) return `${Math.floor(s / 3600)}h`;
+  return `${Math.floor(s / 86400)}d`;
+}
+
+/** A poll interval for the header: "1s", "2.5s", "500ms". */
+export function formatInterval(ms: number): string {
+  return ms < 1000 ? `${ms}ms` : `${Number((ms / 1000).toFixed(3))}s`;
+}
+
+/** A wall-clock time of day in UTC, like the envelopes' `ts`: "00:05:48Z". */
+export function formatClock(epochMs: number): string {
+  return `${new Date(epochMs).toISOString().slice(11, 19)}Z`;
+}
+
+const BARE = /^[\p{L}\p{N}_.:+\-/@#%]+$/u;
+
+function scalar(value: JsonValue): string {
+  if (typeof value === 'string') return BARE.test(value) ? value : JSON.stringify(value);
+  return JSON.stringify(value);
+}
+
+/** One line for `data`: objects as `key=value` pairs, strings bare when unambiguous, the rest compact JSON. */
+export function summarizeData(data: JsonValue): string {
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) return scalar(data);
+  const keys = Object.keys(data);
+  if (keys.length === 0) return '{}';
+  return keys.map((k) => `${BARE.test(k) ? k : JSON.stringify(k)}=${scalar(data[k]!)}`).join(' ');
+}
