@@ -1,6 +1,9 @@
 import type { TelemetryClient } from '../client/client.js';
+import { systemClock } from '../lib/time.js';
+import { runConsole } from './console.js';
 
-// The live console's entry (contract section 7). Being built in issue 6.
+// The live console's entry (contract section 7): the CLI calls openConsole when
+// `current [TYPE] --follow` runs on a terminal. See docs/console.md.
 
 /** What the CLI hands the console when `current [TYPE] --follow` runs on a terminal. */
 export interface ConsoleOptions {
@@ -17,8 +20,15 @@ export interface ConsoleOptions {
   noColor: boolean;
 }
 
+/** How long a row whose reading changed stays highlighted. */
+export const FLASH_MS = 2000;
+
 /** Open the full-screen console; resolves with the exit code once the operator quits. */
-export async function openConsole(_options: ConsoleOptions): Promise<number> {
-  process.stderr.write('the live console is not built yet; pipe the output for JSON lines\n');
-  return 2;
+export async function openConsole(options: ConsoleOptions): Promise<number> {
+  return runConsole({
+    client: options.client, clock: systemClock, address: options.address, type: options.type,
+    intervalMs: options.intervalMs > 0 ? options.intervalMs : 1000,
+    staleMs: options.staleMs > 0 ? options.staleMs : 120_000,
+    noColor: options.noColor, flashMs: FLASH_MS,
+  });
 }

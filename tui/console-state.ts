@@ -1,0 +1,74 @@
+import { TelemetryConnectionError, TelemetryClientError } from '../client/errors.js';
+import type { RunRecord } from '../lib/wire.js';
+import { offsetOf, refineOffset, type OffsetBounds } from './daemon-clock.js';
+import type { PollOutcome } from './poller.js';
+import { trackChanges, type Snapshot, type SortKey } from './rows.js';
+
+// Everything the console shows, and how a poll outcome changes it. Pure: the local time
+// of each outcome comes with it.
+
+/** Where the console stands with the daemon. */
+export type Connection = 'connecting' | 'live' | 'disconnected' | 'error';
+
+/** The console's state; the screen is drawn from it. */
+export interface ConsoleState {
+  /** The last view the daemon sent (kept while disconnected). */
+  snapshot: Snapshot | undefined;
+  etag: string | undefined;
+  clock: OffsetBounds | undefined;
+  connection: Connection;
+  /** Daemon time of the last good poll. */
+  lastGoodPoll: number | undefined;
+  /** Why the last poll failed. */
+  problem: string | undefined;
+  runActive: boolean | undefined;
+  run: RunRecord | undefined;
+  changedAt: Map<string, number>;
+  selected: string | undefined;
+  sort: SortKey;
+  filter: string;
+  detail: boolean;
+  paused: boolean;
+  help: boolean;
+  /** The filter prompt is open. */
+  prompting: boolean;
+}
+
+/** The state before the first poll. */
+export function initialState(): ConsoleState {
+  return {
+    snapshot: undefined, etag: undefined, clock: undefined, connection: 'connecting', lastGoodPoll: undefined,
+    problem: undefined, runActive: undefined, run: undefined, changedAt: new Map(), selected: undefined,
+    sort: 'type', filter: '', detail: true, paused: false, help: false, prompting: false,
+  };
+}
+
+/** The daemon's clock at local time `localNow`. */
+export function daemonNow(state: ConsoleState, localNow: number): number {
+  return localNow + offsetOf(state.clock);
+}
+
+/** Keep only `type` (the single-type console). */
+export function onlyType(snapshot: Snapshot, type: string | undefined): Snapshot {
+  if (type === undefined) return snapshot;
+  return snapshot[type] ? { [type]: snapshot[type] } : {};
+}
+
+/** The state after one poll cycle. */
+export function applyOutcome(state: ConsoleState, outcome: PollOutcome, type?: string): ConsoleState {
+  if (!outcome.ok) {
+    const down = outcome.error instanceof TelemetryConnectionError;
+    const problem = outcome.error instanceof TelemetryClientError ? outcome.error.detail : String(outcome.error);
+    return { ...state, connection: down ? 'disconnected' : 'error', problem, etag: undefined };
+  }
+  const { poll } = outcome;
+  const clock = poll.serverTime === undefined ? state.clock
+    : refineOffset(state.clock, poll.serverTime, outcome.sentAt, outcome.receivedAt);
+  const next = { ...state, clock, connection: 'live' as const, problem: undefined,
+    runActive: outcome.ready.run_active, run: outcome.run };
+  const now = daemonNow(next, outcome.receivedAt);
+  next.lastGoodPoll = now;
+  if (!poll.changed || !poll.current) return next;
+  const snapshot = onlyType(poll.current, type);
+  return { ...next, snapshot, etag: poll.etag, changedAt: trackChanges(state.snapshot, snapshot, now, state.changedAt) };
+}

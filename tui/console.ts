@@ -1,0 +1,112 @@
+import type { TelemetryClient } from '../client/client.js';
+import type { Clock } from '../lib/time.js';
+import { applyOutcome, daemonNow, initialState, type ConsoleState } from './console-state.js';
+import { renderDetail } from './detail.js';
+import { tableRenderer } from './event-table.js';
+import { renderHeader } from './header.js';
+import { renderHelp } from './help.js';
+import { bindKeys } from './keys.js';
+import { createWidgets, placeWidgets, tableInnerWidth, tablePageSize, type ConsoleWidgets } from './layout.js';
+import { startPoller } from './poller.js';
+import { buildRows, moveSelection, nextSort, selectedIndex, type Row } from './rows.js';
+
+// The live console: state, poll loop, one-second tick, keys and drawing, wired together.
+
+/** Everything the console runs on (resolved by the entry). */
+export interface ConsoleConfig {
+  client: TelemetryClient;
+  clock: Clock;
+  address: string;
+  type: string | undefined;
+  intervalMs: number;
+  staleMs: number;
+  noColor: boolean;
+  /** How long a changed row stays highlighted (ms). */
+  flashMs: number;
+}
+
+/** Run the console until the operator quits; resolves with exit code 0. */
+export function runConsole(config: ConsoleConfig): Promise<number> {
+  return new Promise((resolve) => {
+    const w = createWidgets(config.noColor, `meridian ${config.address}`);
+    const drawTable = tableRenderer(w, config.noColor);
+    let state: ConsoleState = initialState();
+    let rows: Row[] = [];
+    let tick: NodeJS.Timeout | undefined;
+    let done = false;
+
+    const draw = (): void => {
+      if (done) return;
+      const now = daemonNow(state, config.clock.now());
+      rows = buildRows(state.snapshot ?? {}, { ...config, now, changedAt: state.changedAt, filter: state.filter, sort: state.sort });
+      const index = selectedIndex(rows, state.selected);
+      state.selected = rows[index]?.type;
+      drawTable(rows, index, tableInnerWidth(w));
+      renderHeader(w, state, { ...config, shown: rows.length }, config.noColor);
+      if (state.detail) renderDetail(w, rows[index], config.type);
+      renderHelp(w, state.help, state.prompting);
+      w.screen.render();
+    };
+    const relayout = (): void => {
+      placeWidgets(w, state.detail, config.type !== undefined);
+      draw();
+    };
+    const everySecond = (): void => {
+      draw();
+      tick = setTimeout(everySecond, 1000);
+    };
+    const poller = startPoller({
+      client: config.client, clock: config.clock, intervalMs: config.intervalMs, etag: () => state.etag,
+      onOutcome: (outcome) => {
+        state = applyOutcome(state, outcome, config.type);
+        draw();
+      },
+    });
+    const quit = (): void => {
+      if (done) return;
+      done = true;
+      poller.stop();
+      clearTimeout(tick);
+      w.screen.destroy();
+      resolve(0);
+    };
+    bindKeys(w.screen, actions(w, config, () => state, (next) => { state = next; }, () => rows, { draw, relayout, quit, poller }));
+    w.screen.on('resize', relayout);
+    relayout();
+    tick = setTimeout(everySecond, 1000);
+  });
+}
+
+type Hooks = { draw(): void; relayout(): void; quit(): void; poller: { pause(): void; resume(): void } };
+
+function actions(w: ConsoleWidgets, config: ConsoleConfig, get: () => ConsoleState, set: (s: ConsoleState) => void,
+  rows: () => Row[], hooks: Hooks) {
+  const update = (change: Partial<ConsoleState>, relayout = false): void => {
+    set({ ...get(), ...change });
+    if (relayout) hooks.relayout(); else hooks.draw();
+  };
+  return {
+    move: (by: number | 'home' | 'end') => update({ selected: moveSelection(rows(), get().selected, by) }),
+    page: (direction: 1 | -1) => update({ selected: moveSelection(rows(), get().selected, direction * tablePageSize(w)) }),
+    toggleDetail: () => update({ detail: !get().detail }, true),
+    cycleSort: () => update({ sort: nextSort(get().sort) }),
+    toggleHelp: () => update({ help: !get().help }),
+    escape: () => update({ help: false }),
+    togglePause: () => {
+      const paused = !get().paused;
+      if (paused) hooks.poller.pause(); else hooks.poller.resume();
+      update({ paused });
+    },
+    filter: () => {
+      if (config.type !== undefined) return;
+      w.prompt.setValue(get().filter);
+      w.prompt.show();
+      update({ prompting: true, help: false });
+      w.prompt.readInput((_error, value) => {
+        w.prompt.hide();
+        update(typeof value === 'string' ? { filter: value.trim(), prompting: false } : { prompting: false });
+      });
+    },
+    quit: hooks.quit,
+  };
+}

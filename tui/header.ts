@@ -1,0 +1,57 @@
+import type { ConsoleState } from './console-state.js';
+import { formatClock, formatInterval } from './format.js';
+import { runLabel } from './rows.js';
+import type { ConsoleWidgets } from './layout.js';
+
+// The header: daemon address, connection state with the time of the last good poll, the
+// active run (or "site"), the number of types, the poll interval, sort and filter.
+
+/** What the header needs besides the state. */
+export interface HeaderInfo {
+  address: string;
+  intervalMs: number;
+  type: string | undefined;
+  /** Rows shown after the filter. */
+  shown: number;
+}
+
+function connectionText(state: ConsoleState, intervalMs: number): string {
+  const last = state.lastGoodPoll === undefined ? 'never' : formatClock(state.lastGoodPoll);
+  if (state.paused) return `PAUSED  last poll ${last}`;
+  switch (state.connection) {
+    case 'connecting': return 'CONNECTING';
+    case 'live': return `LIVE  last poll ${last}`;
+    case 'disconnected': return `DISCONNECTED  retrying every ${formatInterval(intervalMs)}  last good poll ${last}`;
+    case 'error': return `ERROR ${state.problem ?? ''}  last good poll ${last}`;
+  }
+}
+
+/** The two header lines (plain text). */
+export function headerLines(state: ConsoleState, info: HeaderInfo): [string, string] {
+  const total = Object.keys(state.snapshot ?? {}).length;
+  const types = state.filter ? `${info.shown}/${total} types` : `${total} ${total === 1 ? 'type' : 'types'}`;
+  const parts = [`run ${runLabel(state.runActive, state.run, state.snapshot)}`,
+    info.type === undefined ? types : `type ${info.type}`, `poll ${formatInterval(info.intervalMs)}`];
+  if (info.type === undefined) parts.push(`sort ${state.sort}`);
+  if (state.filter) parts.push(`filter "${state.filter}"`);
+  return [`meridian ${info.address}  ${connectionText(state, info.intervalMs)}`, parts.join('  ')];
+}
+
+/** Colour of the connection word (ANSI SGR), none in monochrome. */
+function stateColour(state: ConsoleState, noColor: boolean): string {
+  if (noColor) return state.connection === 'live' && !state.paused ? '' : '\x1b[1m';
+  if (state.paused) return '\x1b[1;33m';
+  return state.connection === 'live' ? '\x1b[1;32m' : state.connection === 'connecting' ? '\x1b[1m' : '\x1b[1;37;41m';
+}
+
+/** Draw the header. */
+export function renderHeader(w: ConsoleWidgets, state: ConsoleState, info: HeaderInfo, noColor: boolean): void {
+  const [first, second] = headerLines(state, info);
+  const prefix = `meridian ${info.address}  `;
+  const rest = first.slice(prefix.length);
+  const word = rest.split('  ')[0]!;
+  const colour = stateColour(state, noColor);
+  const line = colour ? `${prefix}${colour}${word}\x1b[0m${rest.slice(word.length)}` : first;
+  const content = `${line}\n${second}`;
+  if (w.header.getContent() !== content) w.header.setContent(content);
+}
