@@ -1,0 +1,101 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { TelemetryClientError, TelemetryConnectionError } from '../client/errors.js';
+import type { CurrentPoll } from '../client/client.js';
+import type { Envelope } from '../lib/wire.js';
+import { applyOutcome, daemonNow, initialState, onlyType } from '../tui/console-state.js';
+import { offsetOf, refineOffset } from '../tui/daemon-clock.js';
+import { headerLines } from '../tui/header.js';
+import { detailText } from '../tui/detail.js';
+import { toRow } from '../tui/rows.js';
+
+// The console's state changes, daemon clock and header text, without a terminal.
+
+const T = Date.parse('2026-03-18T00:00:10.000Z');
+const weather: Envelope = { seq: 4, ts: '2026-03-18T00:00:09.000Z', type: 'weather', data: { t: 1 }, meta: {} };
+const dome: Envelope = { seq: 2, ts: '2026-03-18T00:00:01.000Z', type: 'dome', data: 'open', meta: { run_id: '007' } };
+const ready = { ready: true as const, run_active: false, version: '0.1.0' };
+
+function poll(current: Record<string, Envelope> | undefined, serverTime = T): CurrentPoll {
+  return { changed: current !== undefined, current, etag: current ? '"e1"' : undefined, serverTime };
+}
+
+const offsets: [string, [number, number, number][], { lo: number; hi: number }, number][] = [
+  ['one answer: the header second, widened by the round trip', [[T, T - 50, T - 40]], { lo: 40, hi: 1050 }, 545],
+  ['two answers narrow the bounds', [[T, T - 50, T - 40], [T + 1000, T + 300, T + 310]], { lo: 690, hi: 1050 }, 870],
+  ['a stepped clock starts over', [[T, T, T], [T + 60_000, T + 1000, T + 1000]], { lo: 59_000, hi: 60_000 }, 59_500],
+];
+for (const [name, answers, bounds, offset] of offsets) {
+  test(`refineOffset: ${name}`, () => {
+    const got = answers.reduce<ReturnType<typeof refineOffset> | undefined>((b, [date, sent, received]) => refineOffset(b, date, sent, received), undefined);
+    assert.equal(got, bounds);
+    assert.is(offsetOf(got), offset);
+  });
+}
+
+test('offsetOf: nothing known is 0', () => assert.is(offsetOf(undefined), 0));
+
+test('applyOutcome: first answer is live, keeps the etag, flags nothing', () => {
+  const s = applyOutcome(initialState(), { ok: true, ready, run: undefined, poll: poll({ weather, dome }), sentAt: T - 500, receivedAt: T - 500 });
+  assert.is(s.connection, 'live');
+  assert.is(s.etag, '"e1"');
+  assert.equal(Object.keys(s.snapshot!), ['weather', 'dome']);
+  assert.equal([...s.changedAt], []);
+  // the Date header says T (T..T+999 ms): the middle of that second is taken
+  assert.is(daemonNow(s, T - 500), T + 500);
+  assert.is(s.lastGoodPoll, T + 500);
+});
+
+test('applyOutcome: a 304 keeps the snapshot; a change is flagged at daemon time', () => {
+  const first = applyOutcome(initialState(), { ok: true, ready, run: undefined, poll: poll({ weather }), sentAt: T - 500, receivedAt: T - 500 });
+  const same = applyOutcome(first, { ok: true, ready, run: undefined, poll: poll(undefined, T + 1000), sentAt: T + 500, receivedAt: T + 500 });
+  assert.is(same.snapshot, first.snapshot);
+  const newer = { ...weather, seq: 5, ts: '2026-03-18T00:00:11.000Z' };
+  const changed = applyOutcome(same, { ok: true, ready, run: undefined, poll: poll({ weather: newer }, T + 2000), sentAt: T + 1500, receivedAt: T + 1500 });
+  assert.equal([...changed.changedAt], [['weather', T + 2500]]);
+});
+
+test('applyOutcome: no daemon -> disconnected, readings kept, etag dropped; an error answer -> error', () => {
+  const live = applyOutcome(initialState(), { ok: true, ready, run: undefined, poll: poll({ weather }), sentAt: T, receivedAt: T });
+  const error = new TelemetryConnectionError('no telemetry daemon at x (connection refused)', { reason: 'ECONNREFUSED', timedOut: false, method: 'GET', url: 'x' });
+  const down = applyOutcome(live, { ok: false, error, receivedAt: T + 1000 });
+  assert.equal([down.connection, down.etag, down.snapshot], ['disconnected', undefined, live.snapshot]);
+  const refused = new TelemetryClientError('403', { statusCode: 403, detail: 'Wrong token.', method: 'GET', url: 'x' });
+  const bad = applyOutcome(live, { ok: false, error: refused, receivedAt: T + 1000 });
+  assert.equal([bad.connection, bad.problem], ['error', 'Wrong token.']);
+});
+
+test('onlyType keeps one type or none', () => {
+  assert.equal(onlyType({ weather, dome }, 'dome'), { dome });
+  assert.equal(onlyType({ weather }, 'dome'), {});
+  assert.equal(onlyType({ weather }, undefined), { weather });
+});
+
+const headers: [string, Partial<ReturnType<typeof initialState>>, { type?: string; shown: number }, [string, string]][] = [
+  ['connecting', {}, { shown: 0 }, ['meridian localhost:6562  CONNECTING', 'run site  0 types  poll 1s  sort type']],
+  ['live in a run, filtered', { connection: 'live', lastGoodPoll: T, snapshot: { weather, dome }, filter: 'we', sort: 'age', runActive: true },
+    { shown: 1 }, ['meridian localhost:6562  LIVE  last poll 00:00:10Z', 'run 007  1/2 types  poll 1s  sort age  filter "we"']],
+  ['disconnected', { connection: 'disconnected', lastGoodPoll: T, snapshot: { weather } }, { shown: 1 },
+    ['meridian localhost:6562  DISCONNECTED  retrying every 1s  last good poll 00:00:10Z', 'run site  1 type  poll 1s  sort type']],
+  ['paused, single type', { connection: 'live', paused: true, lastGoodPoll: T, runActive: false }, { type: 'weather', shown: 1 },
+    ['meridian localhost:6562  PAUSED  last poll 00:00:10Z', 'run site  type weather  poll 1s']],
+  ['error', { connection: 'error', problem: 'Wrong token.' }, { shown: 0 },
+    ['meridian localhost:6562  ERROR Wrong token.  last good poll never', 'run site  0 types  poll 1s  sort type']],
+];
+for (const [name, change, info, expected] of headers) {
+  test(`headerLines: ${name}`, () => {
+    assert.equal(headerLines({ ...initialState(), ...change }, { address: 'localhost:6562', intervalMs: 1000, ...info, type: info.type }), expected);
+  });
+}
+
+test('detailText: the envelope as formatted JSON, or why there is none', () => {
+  const row = toRow(dome, { now: T, staleMs: 120_000, flashMs: 2000, changedAt: new Map() });
+  assert.equal(detailText(row, undefined), {
+    label: ' dome  9s  seq 2 ',
+    text: '{\n  "seq": 2,\n  "ts": "2026-03-18T00:00:01.000Z",\n  "type": "dome",\n  "data": "open",\n  "meta": {\n    "run_id": "007"\n  }\n}',
+  });
+  assert.equal(detailText(undefined, undefined), { label: ' detail ', text: 'no readings yet' });
+  assert.equal(detailText(undefined, 'dome'), { label: ' detail ', text: 'no reading of "dome" yet' });
+});
+
+test.run();
