@@ -76,11 +76,11 @@ const headers: [string, Partial<ReturnType<typeof initialState>>, { type?: strin
   ['live in a run, filtered', { connection: 'live', lastGoodPoll: T, snapshot: { weather, dome }, filter: 'we', sort: 'age', runActive: true },
     { shown: 1 }, ['meridian localhost:6562  LIVE  last poll 00:00:10Z', 'run 007  1/2 types  poll 1s  sort age  filter "we"']],
   ['disconnected', { connection: 'disconnected', lastGoodPoll: T, snapshot: { weather } }, { shown: 1 },
-    ['meridian localhost:6562  DISCONNECTED  retrying every 1s  last good poll 00:00:10Z', 'run site  1 type  poll 1s  sort type']],
+    ['meridian localhost:6562  DISCONNECTED  retrying every 1s  last poll 00:00:10Z', 'run site  1 type  poll 1s  sort type']],
   ['paused, single type', { connection: 'live', paused: true, lastGoodPoll: T, runActive: false }, { type: 'weather', shown: 1 },
     ['meridian localhost:6562  PAUSED  last poll 00:00:10Z', 'run site  type weather  poll 1s']],
   ['error', { connection: 'error', problem: 'Wrong token.' }, { shown: 0 },
-    ['meridian localhost:6562  ERROR Wrong token.  last good poll never', 'run site  0 types  poll 1s  sort type']],
+    ['meridian localhost:6562  ERROR  last poll never  Wrong token.', 'run site  0 types  poll 1s  sort type']],
 ];
 for (const [name, change, info, expected] of headers) {
   test(`headerLines: ${name}`, () => {

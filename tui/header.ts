@@ -1,10 +1,11 @@
 import type { ConsoleState } from './console-state.js';
-import { formatClock, formatInterval } from './format.js';
+import { fitText, formatClock, formatInterval } from './format.js';
 import { runLabel } from './rows.js';
 import type { ConsoleWidgets } from './layout.js';
 
 // The header: daemon address, connection state with the time of the last good poll, the
 // active run (or "site"), the number of types, the poll interval, sort and filter.
+// "last poll" is always the last good poll, on the daemon's clock.
 
 /** What the header needs besides the state. */
 export interface HeaderInfo {
@@ -21,8 +22,8 @@ function connectionText(state: ConsoleState, intervalMs: number): string {
   switch (state.connection) {
     case 'connecting': return 'CONNECTING';
     case 'live': return `LIVE  last poll ${last}`;
-    case 'disconnected': return `DISCONNECTED  retrying every ${formatInterval(intervalMs)}  last good poll ${last}`;
-    case 'error': return `ERROR ${state.problem ?? ''}  last good poll ${last}`;
+    case 'disconnected': return `DISCONNECTED  retrying every ${formatInterval(intervalMs)}  last poll ${last}`;
+    case 'error': return `ERROR  last poll ${last}  ${state.problem ?? ''}`;
   }
 }
 
@@ -44,14 +45,15 @@ function stateColour(state: ConsoleState, noColor: boolean): string {
   return state.connection === 'live' ? '\x1b[1;32m' : state.connection === 'connecting' ? '\x1b[1m' : '\x1b[1;37;41m';
 }
 
-/** Draw the header. */
+/** Draw the header, each line cut to the screen's width. */
 export function renderHeader(w: ConsoleWidgets, state: ConsoleState, info: HeaderInfo, noColor: boolean): void {
-  const [first, second] = headerLines(state, info);
+  const width = w.screen.width as number;
+  const [first, second] = headerLines(state, info).map((l) => fitText(l, width).trimEnd()) as [string, string];
   const prefix = `meridian ${info.address}  `;
-  const rest = first.slice(prefix.length);
-  const word = rest.split('  ')[0]!;
+  const word = first.slice(prefix.length).split('  ')[0]!;
   const colour = stateColour(state, noColor);
-  const line = colour ? `${prefix}${colour}${word}\x1b[0m${rest.slice(word.length)}` : first;
+  const line = colour && first.startsWith(prefix + word)
+    ? `${prefix}${colour}${word}\x1b[0m${first.slice(prefix.length + word.length)}` : first;
   const content = `${line}\n${second}`;
   if (w.header.getContent() !== content) w.header.setContent(content);
 }

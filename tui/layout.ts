@@ -34,7 +34,7 @@ export function createWidgets(noColor: boolean, title: string): ConsoleWidgets {
   // Ctrl-C quits even while the filter prompt has the keys
   (screen as unknown as { ignoreLocked: string[] }).ignoreLocked = ['C-c'];
   const border = noColor ? {} : { fg: 'cyan' };
-  const plain = { tags: false, style: {} };
+  const plain = { tags: false, wrap: false, style: {} };
   const header = blessed.box({ ...plain, parent: screen, top: 0, left: 0, width: '100%', height: HEADER });
   const table = contrib.table({
     parent: screen, keys: false, interactive: 'true', label: ' readings ', columnSpacing: 1, columnWidth: [80],
