@@ -90,7 +90,8 @@ test('rows appear and update in place; run id, filter and detail keys work', asy
 
     await post(d, 'weather', { temp_c: 5, sky: 'clear' });
     s = await t.waitFor('weather updated', (x) => row(x, 'weather')?.[3] === '3');
-    assert.equal(row(s, 'weather'), ['*', 'weather', '0s', '3', '-', 'temp_c=5 sky=clear']);
+    assert.equal(row(s, 'weather')!.filter((_, i) => i !== 2), ['*', 'weather', '3', '-', 'temp_c=5 sky=clear']);
+    assert.ok(['0s', '1s'].includes(row(s, 'weather')![2]!), 'just posted (a busy machine may take a second)');
     assert.is(s.split('\n').filter((l) => l.includes(' weather ')).length, 1, 'one weather row, updated in place');
     await t.waitFor('highlight gone', (x) => row(x, 'weather')?.[0] === ' ');
 

@@ -29,23 +29,14 @@ export interface ConsoleConfig {
 export function runConsole(config: ConsoleConfig): Promise<number> {
   return new Promise((resolve) => {
     const w = createWidgets(config.noColor, `meridian ${config.address}`);
-    const drawTable = tableRenderer(w, config.noColor);
+    const paint = painter(w, config);
     let state: ConsoleState = initialState();
     let rows: Row[] = [];
     let tick: NodeJS.Timeout | undefined;
     let done = false;
 
     const draw = (): void => {
-      if (done) return;
-      const now = daemonNow(state, config.clock.now());
-      rows = buildRows(state.snapshot ?? {}, { ...config, now, changedAt: state.changedAt, filter: state.filter, sort: state.sort });
-      const index = selectedIndex(rows, state.selected);
-      state.selected = rows[index]?.type;
-      drawTable(rows, index, tableInnerWidth(w));
-      renderHeader(w, state, { ...config, shown: rows.length }, config.noColor);
-      if (state.detail) renderDetail(w, rows[index], config.type);
-      renderHelp(w, state.help, state.prompting);
-      w.screen.render();
+      if (!done) rows = paint(state);
     };
     const relayout = (): void => {
       placeWidgets(w, state.detail, config.type !== undefined);
@@ -58,6 +49,7 @@ export function runConsole(config: ConsoleConfig): Promise<number> {
     const poller = startPoller({
       client: config.client, clock: config.clock, intervalMs: config.intervalMs, etag: () => state.etag,
       onOutcome: (outcome) => {
+        if (state.paused) return; // answered after `p`: the view stays frozen
         state = applyOutcome(state, outcome, config.type);
         draw();
       },
@@ -75,6 +67,23 @@ export function runConsole(config: ConsoleConfig): Promise<number> {
     relayout();
     tick = setTimeout(everySecond, 1000);
   });
+}
+
+/** Draws the whole screen from a state; returns the rows shown (the keys move through them). */
+function painter(w: ConsoleWidgets, config: ConsoleConfig): (state: ConsoleState) => Row[] {
+  const drawTable = tableRenderer(w, config.noColor);
+  return (state) => {
+    const now = daemonNow(state, config.clock.now());
+    const rows = buildRows(state.snapshot ?? {}, { ...config, now, changedAt: state.changedAt, filter: state.filter, sort: state.sort });
+    const index = selectedIndex(rows, state.selected);
+    state.selected = rows[index]?.type;
+    drawTable(rows, index, tableInnerWidth(w));
+    renderHeader(w, state, { ...config, shown: rows.length }, config.noColor);
+    if (state.detail) renderDetail(w, rows[index], config.type);
+    renderHelp(w, state.help, state.prompting);
+    w.screen.render();
+    return rows;
+  };
 }
 
 type Hooks = { draw(): void; relayout(): void; quit(): void; poller: { pause(): void; resume(): void } };
