@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { IANAZone } from 'luxon';
 import { ConfigError } from './errors.js';
 
 // One resolver for every setting: command-line flag, then environment variable, then default.
@@ -21,7 +22,7 @@ export interface DaemonConfig {
   readonly maxBody: number;
   readonly verbose: boolean;
   readonly accessLogs: boolean;
-  /** The luxon zone of the site day ("system" unless TZ is invalid, then "utc"). */
+  /** The luxon zone of the site day: the zone TZ names, "system" when TZ is unset, "utc" when TZ is invalid. */
   readonly zone: string;
   /** Set when TZ named an unknown zone: the warning to log at start-up. */
   readonly zoneWarning: string | undefined;
@@ -52,11 +53,12 @@ type Env = Readonly<Record<string, string | undefined>>;
 export function resolveDaemonConfig(flags: DaemonFlags, env: Env, homeDir: string): DaemonConfig {
   const { zone, zoneWarning } = resolveZone(env.TZ);
   return Object.freeze({
-    host: pick(flags.host, env.MERIDIAN_TELEMETRY_HOST, DEFAULT_HOST, '--host'),
+    host: pickHost(flags.host, env),
     port: parsePort(flags.port ?? nonEmpty(env.MERIDIAN_TELEMETRY_PORT) ?? DEFAULT_PORT,
       flags.port !== undefined ? '--port' : 'MERIDIAN_TELEMETRY_PORT'),
-    siteDir: path.resolve(flags.siteDir ?? nonEmpty(env.MERIDIAN_TELEMETRY_SITE_DIR) ?? defaultSiteDir(env, homeDir)),
-    token: flags.token ?? nonEmpty(env.MERIDIAN_TELEMETRY_TOKEN),
+    siteDir: path.resolve(nonEmptyFlag(flags.siteDir, '--site-dir', 'a directory path')
+      ?? nonEmpty(env.MERIDIAN_TELEMETRY_SITE_DIR) ?? defaultSiteDir(env, homeDir)),
+    token: nonEmptyFlag(flags.token, '--token', 'a non-empty token') ?? nonEmpty(env.MERIDIAN_TELEMETRY_TOKEN),
     fsync: parseFsync(flags.fsync ?? 'batch'),
     maxBody: parseMaxBody(flags.maxBody ?? DEFAULT_MAX_BODY),
     verbose: flags.verbose === true,
@@ -69,7 +71,7 @@ export function resolveDaemonConfig(flags: DaemonFlags, env: Env, homeDir: strin
 /** Resolve where a client (library or CLI) finds the daemon. */
 export function resolveClientAddress(flags: { host?: string; port?: string | number; token?: string }, env: Env): ClientAddress {
   return Object.freeze({
-    host: pick(flags.host, env.MERIDIAN_TELEMETRY_HOST, DEFAULT_HOST, '--host'),
+    host: pickHost(flags.host, env),
     port: parsePort(flags.port ?? nonEmpty(env.MERIDIAN_TELEMETRY_PORT) ?? DEFAULT_PORT,
       flags.port !== undefined ? 'port' : 'MERIDIAN_TELEMETRY_PORT'),
     token: flags.token ?? nonEmpty(env.MERIDIAN_TELEMETRY_TOKEN),
@@ -114,17 +116,26 @@ function parseMaxBody(value: string | number): number {
   return n;
 }
 
-function pick(flag: string | undefined, env: string | undefined, fallback: string, option: string): string {
-  const value = flag ?? nonEmpty(env) ?? fallback;
-  if (value.trim() === '') throw new ConfigError(option, 'a host name or address', value);
+function pickHost(flag: string | undefined, env: Env): string {
+  const fromEnv = nonEmpty(env.MERIDIAN_TELEMETRY_HOST);
+  const value = flag ?? fromEnv ?? DEFAULT_HOST;
+  if (value.trim() === '') {
+    throw new ConfigError(flag !== undefined ? '--host' : 'MERIDIAN_TELEMETRY_HOST', 'a host name or address', value);
+  }
+  return value;
+}
+
+// An empty flag is a mistake (`--site-dir ""` would mean the working directory), not "unset".
+function nonEmptyFlag(value: string | undefined, option: string, expected: string): string | undefined {
+  if (value !== undefined && value.trim() === '') throw new ConfigError(option, expected, value);
   return value;
 }
 
 function resolveZone(tz: string | undefined): { zone: string; zoneWarning: string | undefined } {
-  // Node answers an unknown TZ with no resolved zone (and behaves as UTC).
-  if (tz === undefined || tz === '' || Intl.DateTimeFormat().resolvedOptions().timeZone) {
-    return { zone: 'system', zoneWarning: undefined };
-  }
+  // Judge the TZ given (not the process's own zone), so the resolver depends on its inputs only.
+  if (tz === undefined || tz === '') return { zone: 'system', zoneWarning: undefined };
+  const name = tz.startsWith(':') ? tz.slice(1) : tz;
+  if (IANAZone.isValidZone(name)) return { zone: name, zoneWarning: undefined };
   return { zone: 'utc', zoneWarning: `TZ=${JSON.stringify(tz)} is not a known time zone; site days follow UTC` };
 }
 

@@ -1,0 +1,106 @@
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { resolveClientAddress, resolveDaemonConfig, type DaemonConfig, type DaemonFlags } from '../lib/config.js';
+import { ConfigError } from '../lib/errors.js';
+import { startTestDaemon } from './helpers/daemon.js';
+import { removeDir } from './helpers/tmp.js';
+
+// The one resolver: flag > environment > default, frozen, errors naming the option.
+
+const HOME = '/home/operator';
+const DEFAULTS: DaemonConfig = {
+  host: 'localhost', port: 6562, siteDir: '/home/operator/.local/share/meridian/telemetry', token: undefined,
+  fsync: 'batch', maxBody: 1048576, verbose: false, accessLogs: false, zone: 'system', zoneWarning: undefined,
+};
+const ENV = {
+  MERIDIAN_TELEMETRY_HOST: '127.0.0.2', MERIDIAN_TELEMETRY_PORT: '7000',
+  MERIDIAN_TELEMETRY_SITE_DIR: '/srv/telemetry', MERIDIAN_TELEMETRY_TOKEN: 'from-env',
+};
+
+const RESOLVED: [string, DaemonFlags, Record<string, string>, Partial<DaemonConfig>][] = [
+  // [name, flags, env, what differs from DEFAULTS]
+  ['defaults', {}, {}, {}],
+  ['environment over defaults', {}, ENV, { host: '127.0.0.2', port: 7000, siteDir: '/srv/telemetry', token: 'from-env' }],
+  ['flags over environment', { host: '::1', port: '7100', siteDir: '/var/lib/tel', token: 'from-flag' }, ENV,
+    { host: '::1', port: 7100, siteDir: '/var/lib/tel', token: 'from-flag' }],
+  ['a port flag given as a number', { port: 8080 }, ENV, { host: '127.0.0.2', port: 8080, siteDir: '/srv/telemetry', token: 'from-env' }],
+  ['empty environment values count as unset', {}, {
+    MERIDIAN_TELEMETRY_HOST: '', MERIDIAN_TELEMETRY_PORT: '', MERIDIAN_TELEMETRY_SITE_DIR: '', MERIDIAN_TELEMETRY_TOKEN: '',
+  }, {}],
+  ['XDG_DATA_HOME gives the default site directory', {}, { XDG_DATA_HOME: '/data' }, { siteDir: '/data/meridian/telemetry' }],
+  ['a relative XDG_DATA_HOME is ignored (XDG spec)', {}, { XDG_DATA_HOME: 'data' }, {}],
+  ['an empty XDG_DATA_HOME falls back to ~/.local/share', {}, { XDG_DATA_HOME: '' }, {}],
+  ['the site directory environment wins over XDG_DATA_HOME', {}, { XDG_DATA_HOME: '/data', MERIDIAN_TELEMETRY_SITE_DIR: '/srv/t' }, { siteDir: '/srv/t' }],
+  ['a relative --site-dir is made absolute', { siteDir: 'tel' }, {}, { siteDir: path.resolve('tel') }],
+  ['a port of 1', { port: '1' }, {}, { port: 1 }],
+  ['a port of 65535', { port: '65535' }, {}, { port: 65535 }],
+  ['a port with surrounding spaces', { port: ' 80' }, {}, { port: 80 }],
+  ['a port from the environment with a trailing newline', {}, { MERIDIAN_TELEMETRY_PORT: '6000\n' }, { port: 6000 }],
+  ['--fsync always', { fsync: 'always' }, {}, { fsync: 'always' }],
+  ['--fsync batch', { fsync: 'batch' }, {}, { fsync: 'batch' }],
+  ['--fsync off', { fsync: 'off' }, {}, { fsync: 'off' }],
+  ['--max-body as a string', { maxBody: '100' }, {}, { maxBody: 100 }],
+  ['--verbose and --access-logs', { verbose: true, accessLogs: true }, {}, { verbose: true, accessLogs: true }],
+  ['TZ names the site day zone', {}, { TZ: 'Europe/Berlin' }, { zone: 'Europe/Berlin' }],
+  ['TZ with the POSIX leading colon', {}, { TZ: ':America/New_York' }, { zone: 'America/New_York' }],
+  ['an empty TZ means the system zone', {}, { TZ: '' }, {}],
+  ['an unknown TZ gives UTC and a warning', {}, { TZ: 'Mars/Olympus_Mons' },
+    { zone: 'utc', zoneWarning: 'TZ="Mars/Olympus_Mons" is not a known time zone; site days follow UTC' }],
+];
+
+for (const [name, flags, env, expected] of RESOLVED) {
+  test(`resolveDaemonConfig: ${name}`, () => {
+    const config = resolveDaemonConfig(flags, env, HOME);
+    assert.equal({ ...config }, { ...DEFAULTS, ...expected });
+    assert.ok(Object.isFrozen(config));
+  });
+}
+
+const REFUSED: [string, DaemonFlags, Record<string, string>, string][] = [
+  // [name, flags, env, exact message]
+  ['port 0', { port: '0' }, {}, '--port must be a whole number from 1 to 65535; got "0"'],
+  ['port 65536', { port: '65536' }, {}, '--port must be a whole number from 1 to 65535; got "65536"'],
+  ['port abc', { port: 'abc' }, {}, '--port must be a whole number from 1 to 65535; got "abc"'],
+  ['port 12.5', { port: '12.5' }, {}, '--port must be a whole number from 1 to 65535; got "12.5"'],
+  ['port -1', { port: '-1' }, {}, '--port must be a whole number from 1 to 65535; got "-1"'],
+  ['port 1e3', { port: '1e3' }, {}, '--port must be a whole number from 1 to 65535; got "1e3"'],
+  ['port number 12.5', { port: 12.5 }, {}, '--port must be a whole number from 1 to 65535; got 12.5'],
+  ['port from the environment', {}, { MERIDIAN_TELEMETRY_PORT: 'abc' }, 'MERIDIAN_TELEMETRY_PORT must be a whole number from 1 to 65535; got "abc"'],
+  ['port 0 from the environment', {}, { MERIDIAN_TELEMETRY_PORT: '0' }, 'MERIDIAN_TELEMETRY_PORT must be a whole number from 1 to 65535; got "0"'],
+  ['an unknown fsync mode', { fsync: 'sometimes' }, {}, '--fsync must be one of always, batch, off; got "sometimes"'],
+  ['an empty fsync mode', { fsync: '' }, {}, '--fsync must be one of always, batch, off; got ""'],
+  ['a body limit of 0', { maxBody: '0' }, {}, '--max-body must be a whole number of bytes, at least 1; got "0"'],
+  ['a body limit of 1MB', { maxBody: '1MB' }, {}, '--max-body must be a whole number of bytes, at least 1; got "1MB"'],
+  ['a blank --host', { host: ' ' }, {}, '--host must be a host name or address; got " "'],
+  ['a blank host in the environment', {}, { MERIDIAN_TELEMETRY_HOST: ' ' }, 'MERIDIAN_TELEMETRY_HOST must be a host name or address; got " "'],
+  ['an empty --site-dir', { siteDir: '' }, {}, '--site-dir must be a directory path; got ""'],
+];
+
+for (const [name, flags, env, message] of REFUSED) {
+  test(`resolveDaemonConfig refuses ${name}`, () => {
+    assert.throws(() => resolveDaemonConfig(flags, env, HOME),
+      (error: unknown) => error instanceof ConfigError && error.message === message);
+  });
+}
+
+test('resolveClientAddress: flag > environment > default', () => {
+  assert.equal({ ...resolveClientAddress({}, {}) }, { host: 'localhost', port: 6562, token: undefined });
+  assert.equal({ ...resolveClientAddress({}, ENV) }, { host: '127.0.0.2', port: 7000, token: 'from-env' });
+  assert.equal({ ...resolveClientAddress({ host: 'obs1', port: '7001', token: 't' }, ENV) }, { host: 'obs1', port: 7001, token: 't' });
+  assert.throws(() => resolveClientAddress({}, { MERIDIAN_TELEMETRY_PORT: '65536' }),
+    (error: unknown) => error instanceof ConfigError && error.message === 'MERIDIAN_TELEMETRY_PORT must be a whole number from 1 to 65535; got "65536"');
+});
+
+test('the daemon logs the unknown-TZ warning at start-up', async () => {
+  const d = await startTestDaemon({ env: { TZ: 'Mars/Olympus_Mons' } });
+  try {
+    const warnings = d.logs.filter((l) => / WARN /.test(l)).map((l) => l.replace(/^\S+ /, ''));
+    assert.equal(warnings, ['WARN TZ="Mars/Olympus_Mons" is not a known time zone; site days follow UTC']);
+  } finally {
+    await d.close();
+    removeDir(d.siteDir);
+  }
+});
+
+test.run();
