@@ -16,7 +16,9 @@ export function parseEventBody(body: unknown): ValidEvent {
   if (type === undefined) invalid('type is required.');
   if (typeof type !== 'string') invalid(`type must be a string; got ${describe(type)}.`);
   if (type.length === 0) invalid('type must not be empty.');
-  if (type.length > MAX_TYPE_LENGTH) invalid(`type must be at most ${MAX_TYPE_LENGTH} characters; got ${type.length}.`);
+  // characters are code points: an emoji counts once, not as its two UTF-16 units
+  const length = type.length > MAX_TYPE_LENGTH ? [...type].length : type.length;
+  if (length > MAX_TYPE_LENGTH) invalid(`type must be at most ${MAX_TYPE_LENGTH} characters; got ${length}.`);
   if (CONTROL.test(type)) invalid('type must not contain control characters.');
   if (!('data' in obj)) invalid('data is required (null counts as given).');
   const makeCurrent = obj.make_current;
