@@ -50,8 +50,10 @@ export interface ClientAddress {
 type Env = Readonly<Record<string, string | undefined>>;
 
 /** Resolve the daemon's configuration from flags, environment and defaults. */
-export function resolveDaemonConfig(flags: DaemonFlags, env: Env, homeDir: string): DaemonConfig {
+export function resolveDaemonConfig(rawFlags: DaemonFlags, env: Env, homeDir: string): DaemonConfig {
   const { zone, zoneWarning } = resolveZone(env.TZ);
+  // argv parsers turn `--token 123` or `--site-dir 2026` into numbers: take them as the text given
+  const flags = { ...rawFlags, host: text(rawFlags.host), siteDir: text(rawFlags.siteDir), token: text(rawFlags.token) };
   return Object.freeze({
     host: pickHost(flags.host, env),
     port: parsePort(flags.port ?? nonEmpty(env.MERIDIAN_TELEMETRY_PORT) ?? DEFAULT_PORT,
@@ -137,6 +139,10 @@ function resolveZone(tz: string | undefined): { zone: string; zoneWarning: strin
   const name = tz.startsWith(':') ? tz.slice(1) : tz;
   if (IANAZone.isValidZone(name)) return { zone: name, zoneWarning: undefined };
   return { zone: 'utc', zoneWarning: `TZ=${JSON.stringify(tz)} is not a known time zone; site days follow UTC` };
+}
+
+function text(value: unknown): string | undefined {
+  return value === undefined ? undefined : String(value);
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -42,6 +42,8 @@ const RESOLVED: [string, DaemonFlags, Record<string, string>, Partial<DaemonConf
   ['--fsync off', { fsync: 'off' }, {}, { fsync: 'off' }],
   ['--max-body as a string', { maxBody: '100' }, {}, { maxBody: 100 }],
   ['--verbose and --access-logs', { verbose: true, accessLogs: true }, {}, { verbose: true, accessLogs: true }],
+  ['numeric flags from an argv parser are taken as text', { host: 0 as unknown as string, siteDir: 2026 as unknown as string, token: 123 as unknown as string }, {},
+    { host: '0', siteDir: path.resolve('2026'), token: '123' }],
   ['TZ names the site day zone', {}, { TZ: 'Europe/Berlin' }, { zone: 'Europe/Berlin' }],
   ['TZ with the POSIX leading colon', {}, { TZ: ':America/New_York' }, { zone: 'America/New_York' }],
   ['an empty TZ means the system zone', {}, { TZ: '' }, {}],
