@@ -1,0 +1,227 @@
+#!/usr/bin/env node
+// npm run bench: the real daemon against a bare Node baseline server, same load, rounds
+// interleaved; prints req/s, p50, p99 and the ratio to the baseline, checks that the files
+// hold every acknowledged event, and writes the figures as JSON to bench-results/.
+// It never fails a test run: it is not part of npm test, and missed targets are printed,
+// not thrown. Options: --quick, --rounds N, --seconds S, --events N, --history N,
+// --loader autocannon|wrk, --only post,get,rss,startup, --out DIR. See docs/performance.md.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { hasWrk, pinTo, runLoad } from './bench/load.mjs';
+import { eventBodies, weatherEvent } from './bench/payload.mjs';
+import { postMany, request, startBaseline, startDaemon } from './bench/servers.mjs';
+import { timeStartups, writeHistory } from './bench/startup.mjs';
+import { HEADER, median, row, spreadPct, summarise } from './bench/stats.mjs';
+import { checkRound, SiteFiles } from './bench/verify.mjs';
+
+const { values: opt } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false }, rounds: { type: 'string' }, seconds: { type: 'string' },
+    events: { type: 'string' }, history: { type: 'string' }, loader: { type: 'string' },
+    only: { type: 'string' }, out: { type: 'string', default: 'bench-results' },
+  },
+});
+const quick = opt.quick;
+const rounds = Number(opt.rounds ?? (quick ? 1 : 3));
+const seconds = Number(opt.seconds ?? (quick ? 2 : 3));
+const targetEvents = Number(opt.events ?? (quick ? 100_000 : 1_000_000));
+const historyLines = Number(opt.history ?? 1_000_000);
+const loader = opt.loader ?? 'autocannon';
+if (loader === 'wrk' && !hasWrk()) throw new Error('--loader wrk: wrk is not installed');
+const phases = new Set((opt.only ?? 'post,get,rss,startup').split(','));
+const cpus = os.availableParallelism?.() ?? os.cpus().length;
+const serverPin = pinTo(0, cpus);
+const loadPin = pinTo(1, cpus);
+const CONNECTIONS = [1, 16, 64];
+const MODES = ['batch', 'always', 'off'];
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'meridian-bench-'));
+const log = (line) => process.stderr.write(`${line}\n`);
+const results = { started: new Date().toISOString(), commit: gitCommit(), machine: machine(), options: { rounds, seconds, targetEvents, historyLines, loader, pinned: serverPin.length > 0 }, figures: {}, problems: [] };
+const load = (url, job) => runLoad({ url, seconds, ...job }, { pin: loadPin, loader });
+
+log(`bench: ${rounds} round(s) of ${seconds} s per run, loader ${loader}, ${cpus} CPU(s)` +
+  `${serverPin.length ? ', servers on CPU 0, load on CPU 1' : ', not pinned (no taskset or one CPU)'}; temp ${tmp}`);
+const stops = [];
+try {
+  const baseline = await startBaseline({ pin: serverPin });
+  stops.push(baseline);
+  const daemons = {};
+  for (const fsync of MODES) {
+    const siteDir = path.join(tmp, `site-${fsync}`);
+    daemons[fsync] = { d: await startDaemon({ siteDir, fsync, pin: serverPin }), files: new SiteFiles(siteDir), posted: 0 };
+    stops.push(daemons[fsync].d);
+  }
+  if (phases.has('post')) await postRounds(baseline, daemons);
+  if (phases.has('get')) await getRounds(baseline);
+  if (phases.has('rss')) await memoryRun(daemons.batch);
+  for (const s of stops.splice(0)) await s.stop();
+  if (phases.has('startup')) await startupRun();
+} finally {
+  for (const s of stops) await s.stop();
+  fs.rmSync(tmp, { recursive: true, force: true });
+}
+printReport();
+
+async function postRounds(baseline, daemons) {
+  const bodies = eventBodies();
+  const runs = {};
+  for (let r = 0; r < rounds; r++) {
+    for (const c of CONNECTIONS) {
+      // interleave: the baseline and each mode in turn, the order rotating between rounds
+      const order = ['baseline', ...MODES];
+      for (let k = 0; k < r % order.length; k++) order.push(order.shift());
+      for (const who of order) {
+        const url = who === 'baseline' ? baseline.url : daemons[who].d.url;
+        const res = await load(url, { path: '/event', connections: c, bodies });
+        (runs[`${who} c${c}`] ??= []).push(res);
+        if (who !== 'baseline') {
+          const daemon = daemons[who];
+          const check = await checkRound(daemon.files, res.ok, c + res.errors + res.timeouts,
+            async (type) => (await request(`${daemon.d.url}/current/${encodeURIComponent(type)}`)).body);
+          for (const p of check.problems) results.problems.push(`POST ${who} c${c} round ${r + 1}: ${p}`);
+          if (res.non2xx) results.problems.push(`POST ${who} c${c} round ${r + 1}: ${res.non2xx} non-2xx answers`);
+        }
+        log(`  POST /event ${who.padEnd(8)} c${String(c).padEnd(3)} round ${r + 1}: ${res.rps.toFixed(0)} req/s p50 ${res.p50.toFixed(2)} ms p99 ${res.p99.toFixed(2)} ms`);
+      }
+    }
+  }
+  for (const c of CONNECTIONS) {
+    const base = runs[`baseline c${c}`];
+    results.figures[`POST /event baseline c${c}`] = summarise(base);
+    for (const mode of MODES) results.figures[`POST /event --fsync ${mode} c${c}`] = compare(runs[`${mode} c${c}`], base);
+  }
+}
+
+async function getRounds(baseline) {
+  const siteDir = path.join(tmp, 'site-current');
+  const d = await startDaemon({ siteDir, pin: serverPin });
+  stops.push(d);
+  const types = 1000;
+  const ok = await postMany(d.url, types, (i) => JSON.stringify({ ...weatherEvent(i, types), type: `sensor-${String(i).padStart(4, '0')}` }));
+  const first = await request(`${d.url}/current`);
+  const count = Object.keys(JSON.parse(first.body).current).length;
+  if (ok !== types || count !== types) results.problems.push(`GET /current: ${count} types current after ${ok} posts of ${types}`);
+  const etag = first.headers.etag;
+  const again = await request(`${d.url}/current`, { headers: { 'if-none-match': etag } });
+  if (again.status !== 304) results.problems.push(`GET /current with If-None-Match answered ${again.status}, not 304`);
+  results.figures['GET /current body bytes'] = Buffer.byteLength(first.body);
+  const runs = {};
+  const cases = [
+    ['baseline /current', baseline.url, '/current'], ['daemon /current', d.url, '/current'],
+    ['daemon /current 304', d.url, '/current', { 'if-none-match': etag }],
+    ['baseline /current/{type}', baseline.url, '/current/sensor-0042'], ['daemon /current/{type}', d.url, '/current/sensor-0042'],
+  ];
+  for (let r = 0; r < rounds; r++) {
+    const order = r % 2 ? [...cases].reverse() : cases;
+    for (const [name, url, p, headers] of order) {
+      const res = await load(url, { path: p, connections: 16, headers });
+      (runs[name] ??= []).push(res);
+      if (res.non2xx || res.errors) results.problems.push(`GET ${name} round ${r + 1}: ${res.non2xx} non-2xx, ${res.errors} errors`);
+      log(`  GET ${name.padEnd(26)} c16 round ${r + 1}: ${res.rps.toFixed(0)} req/s p50 ${res.p50.toFixed(2)} ms p99 ${res.p99.toFixed(2)} ms`);
+    }
+  }
+  results.figures['GET /current baseline c16 (1,000 types)'] = summarise(runs['baseline /current']);
+  results.figures['GET /current c16 (1,000 types)'] = compare(runs['daemon /current'], runs['baseline /current']);
+  results.figures['GET /current If-None-Match 304 c16'] = compare(runs['daemon /current 304'], runs['baseline /current']);
+  results.figures['GET /current/{type} baseline c16'] = summarise(runs['baseline /current/{type}']);
+  results.figures['GET /current/{type} c16'] = compare(runs['daemon /current/{type}'], runs['baseline /current/{type}']);
+  await d.stop();
+}
+
+async function memoryRun(daemon) {
+  // top the batch daemon up to `targetEvents` posted events in one long run at 64 connections
+  const remaining = Math.max(0, targetEvents - daemon.files.lines);
+  const samples = [];
+  const started = Date.now();
+  const sampler = setInterval(() => samples.push({ s: (Date.now() - started) / 1000, ...daemon.d.memory() }), 500);
+  let res = { ok: 0, rps: NaN, errors: 0, timeouts: 0 };
+  if (remaining > 0) res = await load(daemon.d.url, { path: '/event', connections: 64, bodies: eventBodies(), amount: remaining, seconds: 600 });
+  clearInterval(sampler);
+  const check = await checkRound(daemon.files, res.ok, 64 + res.errors + res.timeouts,
+    async (type) => (await request(`${daemon.d.url}/current/${encodeURIComponent(type)}`)).body);
+  for (const p of check.problems) results.problems.push(`memory run: ${p}`);
+  const mem = daemon.d.memory();
+  const half = samples.filter((x) => x.s >= samples.at(-1)?.s / 2);
+  results.figures.memory = {
+    events: daemon.files.lines, seconds: (Date.now() - started) / 1000, rps: res.rps,
+    peakMiB: mem?.peakMiB, rssMiB: mem?.rssMiB,
+    secondHalfRssMiB: half.length ? { min: Math.min(...half.map((x) => x.rssMiB)), max: Math.max(...half.map((x) => x.rssMiB)) } : undefined,
+    samples: samples.filter((_, i) => i % 4 === 0).map((x) => [x.s, Math.round(x.rssMiB)]),
+  };
+  log(`  memory: ${daemon.files.lines} events, peak ${mem?.peakMiB.toFixed(1)} MiB, now ${mem?.rssMiB.toFixed(1)} MiB`);
+}
+
+async function startupRun() {
+  const siteDir = path.join(tmp, 'site-history');
+  const t0 = Date.now();
+  const bytes = writeHistory(siteDir, historyLines);
+  log(`  history: ${historyLines} lines, ${(bytes / 2 ** 20).toFixed(0)} MiB written in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  const t = await timeStartups(siteDir, { reps: quick ? 1 : 3, pin: serverPin });
+  results.figures.startup = {
+    lines: historyLines, bytes, withSnapshotMs: median(t.withSnapshot), withSnapshotSpreadPct: spreadPct(t.withSnapshot),
+    fullReplayMs: median(t.fullReplay), fullReplaySpreadPct: spreadPct(t.fullReplay), replayPeakMiB: t.replayPeakMiB, runs: t,
+  };
+  log(`  start-up: snapshot ${t.withSnapshot.map((x) => x.toFixed(0)).join('/')} ms, full replay ${t.fullReplay.map((x) => x.toFixed(0)).join('/')} ms`);
+}
+
+function compare(runs, baseRuns) {
+  const s = summarise(runs);
+  s.ratio = median(runs.map((r, i) => r.rps / baseRuns[i].rps));
+  s.p99Ratio = median(runs.map((r, i) => r.p99 / baseRuns[i].p99));
+  s.ratioSpreadPct = spreadPct(runs.map((r, i) => r.rps / baseRuns[i].rps));
+  return s;
+}
+
+function printReport() {
+  const f = results.figures;
+  const met = (ok) => (ok ? 'met' : 'NOT met');
+  const out = ['', `Meridian benchmark (${results.commit}, ${results.machine}, medians of ${rounds} round(s); noise = half the min-max spread)`, HEADER];
+  const line = (name, key, target = '') => { if (f[key]) out.push(row(name, f[key], f[key].ratio !== undefined, target)); };
+  for (const c of CONNECTIONS) {
+    line(`POST /event baseline c${c}`, `POST /event baseline c${c}`);
+    for (const mode of MODES) {
+      const s = f[`POST /event --fsync ${mode} c${c}`];
+      let target = '';
+      if (s && mode === 'batch' && c === 16) target = `>= 0.85x, p99 <= 2x: ${met(s.ratio >= 0.85 && s.p99Ratio <= 2)}`;
+      if (s && mode === 'always' && c === 64) target = `>= 0.6x: ${met(s.ratio >= 0.6)}`;
+      line(`POST /event --fsync ${mode} c${c}`, `POST /event --fsync ${mode} c${c}`, target);
+    }
+  }
+  line('GET /current baseline c16', 'GET /current baseline c16 (1,000 types)');
+  const cur = f['GET /current c16 (1,000 types)'];
+  line('GET /current c16 (1,000 types)', 'GET /current c16 (1,000 types)', cur ? `>= 1.0x: ${met(cur.ratio >= 1)}` : '');
+  line('GET /current If-None-Match (304)', 'GET /current If-None-Match 304 c16');
+  line('GET /current/{type} baseline c16', 'GET /current/{type} baseline c16');
+  line('GET /current/{type} c16', 'GET /current/{type} c16');
+  if (f.memory) {
+    const m = f.memory;
+    out.push('', `peak RSS after ${m.events} events: ${m.peakMiB?.toFixed(1)} MiB (target <= 100 MiB${m.events >= 1e6 ? '' : ' after 1,000,000'}: ${met(m.peakMiB <= 100)}); ` +
+      (m.secondHalfRssMiB ? `RSS over the second half of the long run ${m.secondHalfRssMiB.min.toFixed(1)}-${m.secondHalfRssMiB.max.toFixed(1)} MiB` : 'no long run needed'));
+  }
+  if (f.startup) {
+    const s = f.startup;
+    out.push(`start-up with ${s.lines} lines (${(s.bytes / 2 ** 20).toFixed(0)} MiB): snapshot present ${s.withSnapshotMs.toFixed(0)} ms ` +
+      `(target < 1000 ms: ${met(s.withSnapshotMs < 1000)}), snapshot deleted (full replay) ${s.fullReplayMs.toFixed(0)} ms, replay peak RSS ${s.replayPeakMiB.toFixed(0)} MiB`);
+  }
+  out.push(results.problems.length ? `\nCORRECTNESS PROBLEMS:\n${results.problems.map((p) => `  - ${p}`).join('\n')}` : '\ncorrectness: every acknowledged event is on disk, seq contiguous, answers match the files');
+  fs.mkdirSync(opt.out, { recursive: true });
+  const file = path.join(opt.out, `${results.started.replace(/[:.]/g, '-')}-${results.commit}.json`);
+  fs.writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+  out.push(`results written to ${file}`);
+  process.stdout.write(`${out.join('\n')}\n`);
+}
+
+function gitCommit() {
+  try {
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+  } catch {
+    return 'unknown';
+  }
+}
+
+function machine() {
+  return `${cpus} CPU ${os.cpus()[0]?.model.trim() ?? ''}, Node ${process.version}, load avg ${os.loadavg()[0].toFixed(2)}`;
+}

@@ -1,0 +1,48 @@
+#!/usr/bin/env node
+// The ceiling: a bare Node HTTP server on the same machine. POST /event parses the JSON
+// body and answers a small envelope (no disk); GET /current answers a precomputed body of
+// 1,000 types; GET /current/<type> one precomputed envelope. Usage: baseline-server.mjs PORT
+import http from 'node:http';
+import { weatherEvent } from './payload.mjs';
+
+const port = Number(process.argv[2]);
+const now = Date.now();
+const current = {};
+for (let i = 0; i < 1000; i++) {
+  const e = weatherEvent(i, 1000);
+  current[`sensor-${String(i).padStart(4, '0')}`] = { seq: i + 1, ts: new Date(now).toISOString(), type: `sensor-${String(i).padStart(4, '0')}`, data: e.data, meta: e.meta };
+}
+const currentBody = JSON.stringify({ current });
+const oneBody = JSON.stringify(current['sensor-0042']);
+let seq = 0;
+
+function send(res, status, body) {
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+const server = http.createServer({ keepAliveTimeout: 5000 }, (req, res) => {
+  if (req.method === 'POST') {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      let body;
+      try {
+        body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      } catch {
+        send(res, 400, '{"detail":"bad json","code":"MALFORMED_JSON"}');
+        return;
+      }
+      seq += 1;
+      send(res, 200, JSON.stringify({ seq, ts: new Date().toISOString(), type: body.type, data: body.data, meta: body.meta ?? {} }));
+    });
+  } else if (req.url === '/current') {
+    send(res, 200, currentBody);
+  } else if (req.url?.startsWith('/current/')) {
+    send(res, 200, oneBody);
+  } else {
+    send(res, 200, '{"ready":true}');
+  }
+});
+server.listen(port, '127.0.0.1', () => process.stderr.write(`baseline listening on ${port}\n`));
+process.on('SIGTERM', () => server.close(() => process.exit(0)));
