@@ -15,11 +15,14 @@ import {
   type ActiveRunState, type Snapshot, type TargetMark,
 } from './state-files.js';
 import { Target } from './target.js';
+import { WriteBatch } from './write-batch.js';
 
 // The storage module: the only code that touches the files. Handlers call these methods.
 
 export const RUN_FILE = 'telemetry.ndjson';
 const SNAPSHOT_INTERVAL_MS = 5000;
+// at most this many lines wait for the write of one turn
+const MAX_BATCH = 1024;
 
 /** What the store needs from the outside world. */
 export interface StoreOptions {
@@ -73,6 +76,9 @@ export class TelemetryStore {
   private snapshotAt = '';
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
+  private batch: WriteBatch | undefined;
+  private lastTsMs = NaN;
+  private lastTs = '';
 
   private constructor(opts: StoreOptions, siteSeq: number, siteFile: string) {
     this.opts = opts;
@@ -123,30 +129,38 @@ export class TelemetryStore {
   }
 
   /**
-   * Record one event: stamp seq and ts, write its line to the active target, update the
-   * current view. Resolves once the line is written (and synced in `always` mode).
+   * Record one event: stamp seq and ts, queue its line for the write of this event-loop
+   * turn, update the current view. Resolves once the line is written (and synced in
+   * `always` mode). The events of one turn share one write, in seq order.
    */
   async append(event: ValidEvent): Promise<Recorded> {
     if (this.closed) throw new MeridianError('STORAGE_UNAVAILABLE', 'the daemon is shutting down; the event was not recorded');
     const now = this.opts.clock.now();
     const run = this.run;
     const target = run ? run.target : this.site;
-    if (!run) target.switchTo(this.days.fileAt(now), this.opts.fsync !== 'off');
-    const seq = target.seq + 1;
+    if (!run) {
+      const dayFile = this.days.fileAt(now);
+      if (dayFile !== target.path) {
+        this.writeQueued();
+        target.switchTo(dayFile, this.opts.fsync !== 'off');
+      }
+    }
+    if (this.batch && this.batch.target !== target) this.writeQueued();
+    const batch = this.batch ??= this.openBatch(target);
+    const seq = batch.nextSeq;
     const meta = run ? { ...event.meta, run_id: run.record.run_id } : event.meta;
-    const envelope: Envelope = { seq, ts: formatTs(now), type: event.type, data: event.data, meta };
+    const envelope: Envelope = { seq, ts: this.tsAt(now), type: event.type, data: event.data, meta };
     const json = JSON.stringify(envelope);
+    batch.entries.push({ reading: { envelope, json }, makeCurrent: event.makeCurrent });
+    if (batch.entries.length >= MAX_BATCH) this.writeQueued();
     let file;
     try {
-      file = target.write(`${json}\n`, seq, !event.makeCurrent);
+      file = await batch.done;
     } catch (error) {
       const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-      this.opts.logger.error(`write to ${target.path} failed (${reason}); answered 503`);
       throw new MeridianError('STORAGE_UNAVAILABLE',
-        `Could not write to ${target.path} (${reason}); the event was not recorded.`, { cause: error });
+        `Could not write to ${batch.target.path} (${reason}); the event was not recorded.`, { cause: error });
     }
-    target.seq = seq;
-    if (event.makeCurrent) this.view.set(target.kind, { envelope, json });
     const synced = this.durability.written(file);
     if (synced) {
       try {
@@ -156,11 +170,12 @@ export class TelemetryStore {
           `The event was written as seq ${seq} but could not be synced to disk (${(error as Error).message}).`, { cause: error });
       }
     }
-    return { envelope, json, target: target.kind, file: target.path };
+    return { envelope, json, target: target.kind, file: batch.target.path };
   }
 
   /** Start a run: resolve id and directory, continue the run file's seq, open an empty run view. */
   startRun(req: ValidRunStart): RunRecord {
+    this.writeQueued();
     if (this.run) {
       throw new MeridianError('RUN_ACTIVE', `Run ${this.run.record.run_id} is already active; stop it first.`);
     }
@@ -200,6 +215,7 @@ export class TelemetryStore {
 
   /** Stop the active run: close its file, discard its view, forget it across restarts. */
   stopRun(): StoppedRunRecord {
+    this.writeQueued();
     const run = this.run;
     if (!run) throw new MeridianError('NO_ACTIVE_RUN', 'No run is active.');
     run.target.close(this.opts.fsync !== 'off');
@@ -214,6 +230,7 @@ export class TelemetryStore {
 
   /** Write the snapshot now: sync the files, then the marks and views atomically. */
   snapshot(): void {
+    this.writeQueued();
     const site = this.site.path ? this.mark(this.site, 'site') : null;
     const run = this.run
       ? { ...this.mark(this.run.target, 'run'), run_id: this.run.record.run_id, started_at: this.run.record.started_at }
@@ -230,6 +247,7 @@ export class TelemetryStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.writeQueued();
     if (this.timer) clearInterval(this.timer);
     await this.durability.close().catch((error) => this.opts.logger.error('final fsync failed', error));
     try {
@@ -239,6 +257,43 @@ export class TelemetryStore {
     }
     this.site.close(this.opts.fsync !== 'off');
     this.run?.target.close(this.opts.fsync !== 'off');
+  }
+
+  /** Start the batch of this turn; it is written once the turn's I/O callbacks have run. */
+  private openBatch(target: Target): WriteBatch {
+    const batch = new WriteBatch(target);
+    setImmediate(() => {
+      if (this.batch === batch) this.writeQueued();
+    });
+    return batch;
+  }
+
+  /**
+   * Write the queued lines now and put them in the view. Called at the end of the turn and
+   * before anything that reads seqs, files or views (snapshot, run start/stop, day change).
+   * A failed write consumes no seq; its appends answer 503.
+   */
+  private writeQueued(): void {
+    const batch = this.batch;
+    if (!batch) return;
+    this.batch = undefined;
+    try {
+      batch.write();
+    } catch (error) {
+      const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+      this.opts.logger.error(`write of ${batch.entries.length} line(s) to ${batch.target.path} failed (${reason}); answered 503`);
+      return;
+    }
+    for (const e of batch.entries) if (e.makeCurrent) this.view.set(batch.target.kind, e.reading);
+  }
+
+  /** The envelope ts of an instant; events of the same millisecond share one formatting. */
+  private tsAt(epochMs: number): string {
+    if (epochMs !== this.lastTsMs) {
+      this.lastTsMs = epochMs;
+      this.lastTs = formatTs(epochMs);
+    }
+    return this.lastTs;
   }
 
   private snapshotIfChanged(): void {

@@ -43,20 +43,21 @@ export class Target {
   }
 
   /**
-   * Write one envelope line (and, for a held reading, its seq to the side file first).
-   * On failure nothing stays written and the files are reopened on next use.
+   * Write whole envelope lines (and, for held readings, their seqs to the side file first,
+   * `held` being one seq per line or empty). On failure nothing stays written and the files
+   * are reopened on next use.
    */
-  write(line: string, seq: number, held: boolean): LineFile {
+  write(lines: string, held: string): LineFile {
     let heldFile: LineFile | undefined;
     let heldSize = 0;
     try {
       if (held) {
         heldFile = this.held ??= LineFile.open(this.heldPath);
         heldSize = heldFile.size;
-        heldFile.append(`${seq}\n`);
+        heldFile.append(held);
       }
       const file = this.open();
-      file.append(line);
+      file.append(lines);
       return file;
     } catch (error) {
       try {
