@@ -46,15 +46,6 @@ export function buildApp(deps: AppDeps) {
     },
   });
 
-  app.use((req, res, next) => {
-    if (config.accessLogs) {
-      const started = clock.now();
-      res.on('finish', () => logger.info(`${req.socket.remoteAddress ?? '-'} ${req.method} ${req.url} ${res.statusCode} ${clock.now() - started}ms`));
-    }
-    guard.check(req, req.path);
-    next();
-  });
-
   app.get('/health', (_req, res) => sendJson(res, 200, '{"ok":true}'));
 
   app.get('/ready', (_req, res) => sendJson(res, 200,
@@ -73,7 +64,7 @@ export function buildApp(deps: AppDeps) {
 
   app.post('/run/stop', (_req, res) => sendJson(res, 200, JSON.stringify(store.stopRun())));
 
-  app.post('/event', async (req, res) => {
+  const postEvent = async (req: Request, res: ServerResponse) => {
     const event = parseEventBody(await readJsonBody(req, config.maxBody));
     const recorded = await store.append(event);
     if (config.verbose) {
@@ -82,7 +73,8 @@ export function buildApp(deps: AppDeps) {
         `seq=${envelope.seq} run=${envelope.meta.run_id ?? '-'}${event.makeCurrent ? '' : ' make_current=false'}`);
     }
     sendJson(res, 200, recorded.json);
-  });
+  };
+  app.post('/event', postEvent);
 
   app.get('/current', (req, res) => {
     const etag = `"${deps.bootId}-${store.view.version}"`;
@@ -95,12 +87,12 @@ export function buildApp(deps: AppDeps) {
     sendJson(res, 200, store.view.body());
   });
 
-  app.get('/current/:type', (req, res) => {
-    const type = req.params.type!;
+  const getReading = (type: string, res: ServerResponse) => {
     const reading = store.view.get(type);
     if (!reading) throw new MeridianError('NO_READING', `There is no current reading of type ${JSON.stringify(type)}.`);
     sendJson(res, 200, reading.json);
-  });
+  };
+  app.get('/current/:type', (req, res) => getReading(req.params.type!, res));
 
   app.post('/shutdown', (req, res) => {
     if (!fromLoopback(req) && !guard.hasToken(req)) {
@@ -111,7 +103,37 @@ export function buildApp(deps: AppDeps) {
     res.on('finish', () => deps.onShutdown());
   });
 
-  return app;
+  // The request listener: the guard (and access log) on every request, then the route.
+  // Profiles of POST /event showed polka's URL parse, route search and async handler loop
+  // as ~1 us of ~25 us per request, so the two hot routes go straight to their handlers
+  // (same handlers, same error path); everything else goes through polka.
+  const handler = (req: Request, res: ServerResponse): void => {
+    const url = req.url ?? '/';
+    const query = url.indexOf('?');
+    const path = query === -1 ? url : url.slice(0, query);
+    try {
+      if (config.accessLogs) {
+        const started = clock.now();
+        res.on('finish', () => logger.info(`${req.socket.remoteAddress ?? '-'} ${req.method} ${req.url} ${res.statusCode} ${clock.now() - started}ms`));
+      }
+      guard.check(req, path);
+      if (req.method === 'POST' && path === '/event') {
+        postEvent(req, res).catch((err: unknown) => sendError(res, err, logger, req));
+        return;
+      }
+      // a plain type (no %-escape, no further segment) needs no decoding: what polka would give
+      if (req.method === 'GET' && path.startsWith('/current/') && path.length > 9 && !/[/%]/.test(path.slice(9))) {
+        getReading(path.slice(9), res);
+        return;
+      }
+    } catch (err) {
+      sendError(res, err, logger, req);
+      return;
+    }
+    // polka's own top-level call: no outer next (its errors go to onError)
+    app.handler(req, res, undefined as never);
+  };
+  return { app, handler };
 }
 
 function sendJson(res: ServerResponse, status: number, body: string): void {

@@ -66,6 +66,7 @@ function collect(req: IncomingMessage, limit: number): Promise<{ chunks: Buffer[
 
 function isJsonType(type: string | undefined): boolean {
   if (!type) return false;
+  if (type === 'application/json') return true;
   const media = type.split(';')[0]!.trim().toLowerCase();
   return media === 'application/json' || (media.startsWith('application/') && media.endsWith('+json'));
 }

@@ -25,6 +25,9 @@ export function createGuard(host: string, token: string | undefined): Guard {
     const buf = Buffer.from(given);
     return buf.length === expected.length && timingSafeEqual(buf, expected);
   };
+  // the Host header is the same on nearly every request: judge each value once
+  let lastHost: string | undefined;
+  let lastHostOk = false;
   return {
     hasToken,
     check(req, path) {
@@ -33,8 +36,12 @@ export function createGuard(host: string, token: string | undefined): Guard {
       }
       const hostHeader = req.headers.host;
       if (hostHeader !== undefined) {
-        const name = stripPort(hostHeader.toLowerCase());
-        if (name !== ownHost && !isLoopbackHost(name)) {
+        if (hostHeader !== lastHost) {
+          const name = stripPort(hostHeader.toLowerCase());
+          lastHost = hostHeader;
+          lastHostOk = name === ownHost || isLoopbackHost(name);
+        }
+        if (!lastHostOk) {
           throw new MeridianError('FORBIDDEN', `Host ${JSON.stringify(hostHeader)} is not this daemon's address.`);
         }
       }
