@@ -136,8 +136,8 @@ export function buildApp(deps: AppDeps) {
   return { app, handler };
 }
 
-function sendJson(res: ServerResponse, status: number, body: string): void {
-  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
+function sendJson(res: ServerResponse, status: number, body: string | Buffer): void {
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': typeof body === 'string' ? Buffer.byteLength(body) : body.length });
   res.end(body);
 }
 
