@@ -38,9 +38,13 @@ export function buildApp(deps: AppDeps) {
     onError: (err, req, res) => sendError(res, err, logger, req),
     onNoMatch: (req, res) => {
       const allowed = ROUTES[req.path] ?? (req.path.startsWith('/current/') ? ['GET'] : undefined);
-      if (allowed) {
+      if (allowed && !allowed.includes(req.method)) {
         res.setHeader('Allow', allowed.join(', '));
         throw new MeridianError('METHOD_NOT_ALLOWED', `${req.path} does not accept ${req.method}; use ${allowed.join(' or ')}.`);
+      }
+      if (allowed) {
+        // GET /current/a/b: a type with a slash must be sent encoded (/current/a%2Fb)
+        throw new MeridianError('NOT_FOUND', `There is no ${req.path} here; a type containing "/" must be URL-encoded (%2F).`);
       }
       throw new MeridianError('NOT_FOUND', `There is no ${req.path} here; see docs/http-api.md for the endpoints.`);
     },

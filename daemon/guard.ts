@@ -27,6 +27,7 @@ export function createGuard(host: string, token: string | undefined): Guard {
   };
   // the Host header is the same on nearly every request: judge each value once
   let lastHost: string | undefined;
+  let lastName = '';
   let lastHostOk = false;
   return {
     hasToken,
@@ -37,11 +38,12 @@ export function createGuard(host: string, token: string | undefined): Guard {
       const hostHeader = req.headers.host;
       if (hostHeader !== undefined) {
         if (hostHeader !== lastHost) {
-          const name = stripPort(hostHeader.toLowerCase());
           lastHost = hostHeader;
-          lastHostOk = name === ownHost || isLoopbackHost(name);
+          lastName = stripPort(hostHeader.toLowerCase());
+          lastHostOk = lastName === ownHost || isLoopbackHost(lastName);
         }
-        if (!lastHostOk) {
+        // the address the client connected to is also ours (a wildcard bind such as 0.0.0.0)
+        if (!lastHostOk && lastName !== localAddress(req)) {
           throw new MeridianError('FORBIDDEN', `Host ${JSON.stringify(hostHeader)} is not this daemon's address.`);
         }
       }
@@ -59,6 +61,12 @@ export function createGuard(host: string, token: string | undefined): Guard {
 export function fromLoopback(req: IncomingMessage): boolean {
   const addr = req.socket.remoteAddress ?? '';
   return addr === '::1' || addr.startsWith('127.') || addr.startsWith('::ffff:127.');
+}
+
+/** The address of this end of the connection, without an IPv4-mapped prefix. */
+function localAddress(req: IncomingMessage): string | undefined {
+  const addr = req.socket.localAddress;
+  return addr?.startsWith('::ffff:') ? addr.slice(7) : addr;
 }
 
 function stripPort(host: string): string {

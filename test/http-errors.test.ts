@@ -152,6 +152,7 @@ const ROUTING: [string, string, string, number, string, string, string | undefin
   ['POST /current', 'POST', '/current', 405, 'METHOD_NOT_ALLOWED', '/current does not accept POST; use GET.', 'GET'],
   ['DELETE /current/weather', 'DELETE', '/current/weather', 405, 'METHOD_NOT_ALLOWED', '/current/weather does not accept DELETE; use GET.', 'GET'],
   ['GET /shutdown', 'GET', '/shutdown', 405, 'METHOD_NOT_ALLOWED', '/shutdown does not accept GET; use POST.', 'POST'],
+  ['GET /current/{type} with a raw slash', 'GET', '/current/mount/axis', 404, 'NOT_FOUND', 'There is no /current/mount/axis here; a type containing "/" must be URL-encoded (%2F).', undefined],
   ['GET /run without a run', 'GET', '/run', 404, 'NO_ACTIVE_RUN', 'No run is active.', undefined],
   ['POST /run/stop without a run', 'POST', '/run/stop', 404, 'NO_ACTIVE_RUN', 'No run is active.', undefined],
   ['GET /current/{type} never posted', 'GET', '/current/rain', 404, 'NO_READING', 'There is no current reading of type "rain".', undefined],

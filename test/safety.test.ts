@@ -1,4 +1,5 @@
 import net from 'node:net';
+import os from 'node:os';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { TelemetryClient, TelemetryClientError } from '../client/index.js';
@@ -104,6 +105,44 @@ test('binding a non-loopback address without a token is refused, with the reason
     assert.match(child.stderr, / ERROR refusing to bind 0\.0\.0\.0 without a token: set --token or MERIDIAN_TELEMETRY_TOKEN, or bind localhost\n$/);
   } finally {
     removeDir(dir);
+  }
+});
+
+/** A non-loopback IPv4 address of this machine (the tests are loopback-only otherwise). */
+function externalAddress(): string | undefined {
+  return Object.values(os.networkInterfaces()).flat().find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
+}
+
+test('bound to 0.0.0.0 with a token: a non-loopback client reaches it at its IP; /shutdown needs the token', async () => {
+  const ip = externalAddress();
+  if (!ip) {
+    console.log('  (no non-loopback IPv4 address on this machine: the remote-client rules were not checked)');
+    return;
+  }
+  const d = await startTestDaemon({ flags: { host: '0.0.0.0', token: TOKEN } });
+  const url = `http://${ip}:${d.port}`;
+  const auth = { authorization: `Bearer ${TOKEN}` };
+  try {
+    const cases: Array<[string, string, string, Record<string, string>, number, string | undefined]> = [
+      ['open path from outside', 'GET', '/ready', {}, 200, undefined],
+      ['no token from outside', 'GET', '/current', {}, 401, 'UNAUTHORIZED'],
+      ['token from outside', 'GET', '/current', auth, 200, undefined],
+      ['a host name that is not ours', 'GET', '/current', { ...auth, host: `evil.example:${d.port}` }, 403, 'FORBIDDEN'],
+      ['shutdown from outside without the token', 'POST', '/shutdown', {}, 401, 'UNAUTHORIZED'],
+      ['shutdown from outside with a wrong token', 'POST', '/shutdown', { authorization: 'Bearer nope' }, 403, 'FORBIDDEN'],
+    ];
+    for (const [name, method, path, headers, status, code] of cases) {
+      const answer = await request(url, path, { method, headers });
+      assert.is(answer.status, status, name);
+      assert.is(answer.json?.code, code, name);
+    }
+    const stopped = await request(url, '/shutdown', { method: 'POST', headers: auth });
+    assert.is(stopped.status, 200);
+    assert.equal(stopped.json, { shutting_down: true });
+    await d.daemon.closed;
+  } finally {
+    await d.close();
+    removeDir(d.siteDir);
   }
 });
 
