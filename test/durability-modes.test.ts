@@ -42,6 +42,22 @@ test('--fsync off and batch never sync on the request path', async () => {
   }
 });
 
+test('--fsync batch syncs what was written within a second, off request', async () => {
+  const d = await startTestDaemon({ flags: { fsync: 'batch' } });
+  try {
+    const posted = Date.now();
+    assert.is((await postEvent(d.url, { type: 'w', data: 1 })).json.seq, 1);
+    assert.is(d.daemon.store.syncRounds, 0, 'not synced on the request path');
+    const until = posted + 3000;
+    while (d.daemon.store.syncRounds === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    assert.is(d.daemon.store.syncRounds, 1, 'one periodic sync round');
+    assert.ok(Date.now() - posted <= 1500, `synced ${Date.now() - posted} ms after the post`);
+  } finally {
+    await d.close();
+    removeDir(d.siteDir);
+  }
+});
+
 test('SIGTERM finishes the requests in flight, syncs, snapshots and exits 0', async () => {
   const d = await spawnDaemon({ args: ['--fsync', 'always'] });
   try {
