@@ -79,7 +79,7 @@ for (const [name, options, baseUrl] of addresses) {
 }
 
 test('the options reach got: timeout in ms (default 5 s), no retries, even when the session asks for them', () => withDaemon(async (d) => {
-  const seen: Array<[number | undefined, number]> = [];
+  const seen: Array<[number | undefined, number | undefined]> = [];
   const session = got.extend({
     retry: { limit: 3 },
     hooks: { beforeRequest: [(options) => { seen.push([options.timeout.request, options.retry.limit]); }] },
