@@ -1,29 +1,32 @@
 import http from 'node:http';
-import got, { HTTPError, RequestError, TimeoutError, type Got, type OptionsInit } from 'got';
-import { parsePort, resolveClientAddress } from '../lib/config.js';
+import got, { type Got, type OptionsInit } from 'got';
 import type {
   CurrentAnswer, Envelope, HealthAnswer, JsonObject, JsonValue, ReadyAnswer, RunRecord, ShutdownAnswer, StoppedRunRecord,
 } from '../lib/wire.js';
-import { TelemetryClientError, TelemetryConnectionError } from './errors.js';
+import { TelemetryClientError } from './errors.js';
+import { toClientError } from './failure.js';
+import { resolveClientSettings, type TelemetryClientOptions } from './options.js';
 
 // TelemetryClient: the whole HTTP API as typed methods (camelCase outside, snake_case on the wire).
 
-/** Options of `new TelemetryClient()`; every one optional. */
-export interface TelemetryClientOptions {
-  /** Daemon host; default MERIDIAN_TELEMETRY_HOST, else localhost. */
-  host?: string;
-  /** Daemon port (number or numeric string); default MERIDIAN_TELEMETRY_PORT, else 6562. */
-  port?: number | string;
-  /** Seconds before a request gives up (default 5). */
-  timeout?: number;
-  /** A got instance to build on (its agent, hooks and headers are kept). */
-  session?: Got;
-  /** Full base URL such as `http://127.0.0.1:7000`; wins over host and port. */
-  baseUrl?: string;
-  /** Bearer token; default MERIDIAN_TELEMETRY_TOKEN. */
-  token?: string;
-  /** Environment to read defaults from (default `process.env`). */
-  env?: Readonly<Record<string, string | undefined>>;
+export type { TelemetryClientOptions } from './options.js';
+
+/** What `startRun()` takes; every field optional (the daemon derives the run id and directory). */
+export interface StartRunOptions {
+  /** The run's directory: absolute, or relative to the daemon's site directory. */
+  runDir?: string;
+  /** The run's id (a safe path segment); default `meta.run_id`, else the next number. */
+  runId?: string;
+  /** Run metadata, kept in the run record. */
+  meta?: JsonObject;
+}
+
+/** What `postEvent()` takes besides the type and data. */
+export interface PostEventOptions {
+  /** False: record the event but leave the current view as it was (default true). */
+  makeCurrent?: boolean;
+  /** Caller metadata stored with the event (during a run the daemon sets `meta.run_id`). */
+  meta?: JsonObject;
 }
 
 /** The answer to a conditional `/current` poll. */
@@ -37,31 +40,34 @@ export interface CurrentPoll {
   serverTime: number | undefined;
 }
 
-/** A client for the Meridian telemetry daemon. */
+// Types that cannot travel as a path segment: URLs drop `.` and `..` segments (also as %2e), and `` is no segment.
+const UNADDRESSABLE_TYPES = new Set(['', '.', '..']);
+
+/** A client for the Meridian telemetry daemon: one instance per daemon, reused for every call. */
 export class TelemetryClient {
   /** The base URL requests go to, e.g. `http://localhost:6562`. */
   readonly baseUrl: string;
+  private readonly timeoutSeconds: number;
   private readonly http: Got;
 
   constructor(options: TelemetryClientOptions = {}) {
-    const env = options.env ?? process.env;
-    const timeout = options.timeout ?? 5.0;
-    if (typeof timeout !== 'number' || !(timeout > 0)) {
-      throw new TypeError(`timeout must be a positive number of seconds; got ${JSON.stringify(timeout)}`);
-    }
-    if (options.port !== undefined) parsePort(options.port, 'port');
-    const address = resolveClientAddress({ host: options.host, port: options.port, token: options.token }, env);
-    this.baseUrl = (options.baseUrl ?? `http://${address.host.includes(':') ? `[${address.host}]` : address.host}:${address.port}`)
-      .replace(/\/+$/, '');
+    const settings = resolveClientSettings(options, options.env ?? process.env);
+    this.baseUrl = settings.baseUrl;
+    this.timeoutSeconds = settings.timeoutSeconds;
+    const session = options.session ?? got;
+    // The client's own rules win over the session's: one attempt, a deadline, JSON, errors thrown.
     const init: OptionsInit = {
       prefixUrl: this.baseUrl,
-      timeout: { request: Math.round(timeout * 1000) },
+      timeout: { request: Math.round(settings.timeoutSeconds * 1000) },
       retry: { limit: 0 },
       responseType: 'json',
-      headers: address.token ? { authorization: `Bearer ${address.token}` } : {},
+      resolveBodyOnly: false,
+      throwHttpErrors: true,
+      headers: settings.token ? { authorization: `Bearer ${settings.token}` } : {},
     };
-    if (!options.session) init.agent = { http: new http.Agent({ keepAlive: true }) };
-    this.http = (options.session ?? got).extend(init);
+    // keep-alive by default; a session's own agent is kept as it is
+    if (!session.defaults.options.agent.http) init.agent = { http: new http.Agent({ keepAlive: true }) };
+    this.http = session.extend(init);
   }
 
   /** GET /health: `{ok: true}` when the daemon is up. */
@@ -80,7 +86,7 @@ export class TelemetryClient {
   }
 
   /** POST /run/start: start a run (409 RUN_ACTIVE when one is active). */
-  startRun(options: { runDir?: string; runId?: string; meta?: JsonObject } = {}): Promise<RunRecord> {
+  startRun(options: StartRunOptions = {}): Promise<RunRecord> {
     const body: Record<string, unknown> = {};
     if (options.runDir !== undefined) body.run_dir = options.runDir;
     if (options.runId !== undefined) body.run_id = options.runId;
@@ -94,7 +100,7 @@ export class TelemetryClient {
   }
 
   /** POST /event: record one event; resolves to its envelope (seq, ts, ...). */
-  postEvent(type: string, data: JsonValue, options: { makeCurrent?: boolean; meta?: JsonObject } = {}): Promise<Envelope> {
+  postEvent(type: string, data: JsonValue, options: PostEventOptions = {}): Promise<Envelope> {
     const body: Record<string, unknown> = { type, data, make_current: options.makeCurrent ?? true };
     if (options.meta !== undefined) body.meta = options.meta;
     return this.call('POST', 'event', body);
@@ -106,8 +112,15 @@ export class TelemetryClient {
   }
 
   /** GET /current/{type}: the latest envelope of one type (404 NO_READING when none). */
-  currentEvent(type: string): Promise<Envelope> {
-    return this.call('GET', `current/${encodeURIComponent(type)}`);
+  async currentEvent(type: string): Promise<Envelope> {
+    if (!UNADDRESSABLE_TYPES.has(type)) return this.call('GET', `current/${encodeURIComponent(type)}`);
+    // read it from the whole view, and answer a missing one as the daemon would
+    const { current } = await this.current();
+    if (Object.hasOwn(current, type)) return current[type]!;
+    const detail = `There is no current reading of type ${JSON.stringify(type)}.`;
+    const url = `${this.baseUrl}/current`;
+    throw new TelemetryClientError(`GET ${url} answered 404 NO_READING: ${detail}`,
+      { statusCode: 404, detail, code: 'NO_READING', method: 'GET', url });
   }
 
   /** GET /current with `If-None-Match`: cheap polling that also reports the daemon's clock. */
@@ -133,37 +146,13 @@ export class TelemetryClient {
   }
 
   private async send(method: 'GET' | 'POST', path: string, body?: unknown, headers: Record<string, string> = {}) {
-    const url = `${this.baseUrl}/${path}`;
+    // serialised here, so a value JSON cannot hold (a BigInt, a cycle) throws its own TypeError
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    if (payload !== undefined) headers = { ...headers, 'content-type': 'application/json' };
     try {
-      return await this.http(path, { method, json: body, headers });
+      return await this.http(path, { method, body: payload, headers });
     } catch (error) {
-      throw toClientError(error, method, url);
+      throw toClientError(error, { method, baseUrl: this.baseUrl, path, timeoutSeconds: this.timeoutSeconds });
     }
   }
-}
-
-function toClientError(error: unknown, method: string, url: string): Error {
-  if (error instanceof HTTPError) {
-    const answer = error.response.body as { detail?: unknown; code?: unknown } | undefined;
-    const detail = typeof answer?.detail === 'string' ? answer.detail : error.response.statusMessage ?? error.message;
-    const code = typeof answer?.code === 'string' ? answer.code : undefined;
-    const statusCode = error.response.statusCode;
-    return new TelemetryClientError(`${method} ${url} answered ${statusCode}${code ? ` ${code}` : ''}: ${detail}`,
-      { statusCode, detail, code, method, url, cause: error });
-  }
-  if (error instanceof TimeoutError) {
-    return new TelemetryConnectionError(`no answer from the telemetry daemon at ${url} within the timeout`,
-      { reason: 'ETIMEDOUT', timedOut: true, method, url, cause: error });
-  }
-  if (error instanceof RequestError && !error.response) {
-    const reason = error.code ?? 'ERR';
-    const why = reason === 'ECONNREFUSED' ? 'connection refused' : reason === 'ENOTFOUND' ? 'host not found' : reason;
-    return new TelemetryConnectionError(`no telemetry daemon at ${url} (${why})`, { reason, timedOut: false, method, url, cause: error });
-  }
-  if (error instanceof RequestError && error.response) {
-    const statusCode = error.response.statusCode;
-    return new TelemetryClientError(`${method} ${url} gave an unusable answer (${error.message})`,
-      { statusCode, detail: error.message, method, url, cause: error });
-  }
-  return error as Error;
 }

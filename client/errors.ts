@@ -20,9 +20,9 @@ export class TelemetryClientError extends Error {
   }
 }
 
-/** No daemon answered: connection refused, name not resolved, or timed out (`statusCode` 0). */
+/** No daemon answered: refused, name not resolved, reset, not HTTP, or timed out (`statusCode` 0). */
 export class TelemetryConnectionError extends TelemetryClientError {
-  /** The low-level reason: ECONNREFUSED, ENOTFOUND, ETIMEDOUT, ... */
+  /** The low-level reason: ECONNREFUSED, ENOTFOUND, EAI_AGAIN, ECONNRESET, ETIMEDOUT, HPE_... */
   readonly reason: string;
   /** Whether the request timed out (as opposed to never connecting). */
   readonly timedOut: boolean;

@@ -1,3 +1,3 @@
 // The client library's public surface.
-export { TelemetryClient, type TelemetryClientOptions, type CurrentPoll } from './client.js';
+export { TelemetryClient, type TelemetryClientOptions, type CurrentPoll, type StartRunOptions, type PostEventOptions } from './client.js';
 export { TelemetryClientError, TelemetryConnectionError } from './errors.js';

@@ -46,7 +46,8 @@ export class ConfigError extends Error {
   readonly option: string;
 
   constructor(option: string, expected: string, given: unknown) {
-    super(`${option} must be ${expected}; got ${JSON.stringify(given)}`);
+    // JSON.stringify would show NaN and Infinity as null
+    super(`${option} must be ${expected}; got ${typeof given === 'number' ? String(given) : JSON.stringify(given)}`);
     this.name = 'ConfigError';
     this.option = option;
   }
