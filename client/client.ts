@@ -2,7 +2,8 @@ import http from 'node:http';
 import got, { HTTPError, RequestError, TimeoutError, type Got, type OptionsInit } from 'got';
 import { parsePort, resolveClientAddress } from '../lib/config.js';
 import type {
-  CurrentAnswer, Envelope, HealthAnswer, JsonObject, JsonValue, ReadyAnswer, RunRecord, ShutdownAnswer, StoppedRunRecord,
+  CurrentAnswer, Envelope, HealthAnswer, JsonObject, JsonValue, ReadyAnswer, RunRecord, ShutdownAnswer, StatusAnswer,
+  StoppedRunRecord,
 } from '../lib/wire.js';
 import { TelemetryClientError, TelemetryConnectionError } from './errors.js';
 
@@ -72,6 +73,11 @@ export class TelemetryClient {
   /** GET /ready: readiness, whether a run is active, and the daemon's version. */
   ready(): Promise<ReadyAnswer> {
     return this.call('GET', 'ready');
+  }
+
+  /** GET /status: the daemon's pid, start time, address, active run id and number of current types. */
+  status(): Promise<StatusAnswer> {
+    return this.call('GET', 'status');
   }
 
   /** GET /run: the active run's record (404 NO_ACTIVE_RUN when none). */
