@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
 import { cleanEnv, TELEMETRY_BIN } from './daemon.js';
 
 // A real terminal for the CLI: a tmux server on a private socket, one session running one
@@ -55,7 +56,12 @@ export class Terminal {
     return { lines: lines.slice(0, at), exit: Number(lines[at]!.slice(5)) };
   }
 
+  /** Stop the tmux server and remove its socket file (kill-server leaves it behind). */
   kill(): void {
-    try { this.tmux('kill-server'); } catch { /* already gone */ }
+    try {
+      const socketPath = this.tmux('display-message', '-p', '#{socket_path}').trim();
+      this.tmux('kill-server');
+      fs.rmSync(socketPath, { force: true });
+    } catch { /* already gone */ }
   }
 }
