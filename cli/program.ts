@@ -1,16 +1,27 @@
 import sade from 'sade';
 import { VERSION } from '../lib/version.js';
-import { runDaemonForeground } from '../daemon/main.js';
+import type { CliIo } from './io.js';
+import type { ParsedOptions } from './options.js';
 
-// The command line as one sentence per command. `prefix` is "telemetry " for the
-// `meridian` executable and "" for `telemetry`.
+// The command line as one sentence per command. `io.prefix` is "telemetry " for the
+// `meridian` executable and "" for `telemetry`. Every action resolves to an exit code.
+// docs/cli.md holds each command's --help verbatim (a test compares them). Each action loads
+// its module when it runs, so --help and usage mistakes answer without loading got or execa.
 
-/** Build the sade program for an executable name and command prefix. */
-export function buildProgram(name: string, prefix: string, setExit: (code: number) => void) {
-  const prog = sade(name).version(VERSION);
+/** The bare command names, in the order of the help. */
+export const COMMANDS = ['run', 'stop', 'current', 'status'] as const;
 
-  prog.command(`${prefix}run`)
-    .describe('Run the telemetry daemon in the foreground (logs to stderr; Ctrl-C or SIGTERM stops it).')
+const HOST = 'Daemon host (env MERIDIAN_TELEMETRY_HOST; default localhost)';
+const PORT = 'Daemon port (env MERIDIAN_TELEMETRY_PORT; default 6562)';
+const TOKEN = 'Bearer token to send (env MERIDIAN_TELEMETRY_TOKEN)';
+
+/** Build the sade program of an executable. */
+export function buildProgram(io: CliIo) {
+  const p = io.prefix;
+  const prog = sade(io.name).version(VERSION);
+
+  prog.command(`${p}run`)
+    .describe('Run the telemetry daemon in the foreground (logs to stderr; Ctrl-C or SIGTERM stops it). With --detach, start it in the background, wait until it answers /ready, print its pid, address and log file, and exit.')
     .option('--host', 'Address to bind (env MERIDIAN_TELEMETRY_HOST; default localhost)')
     .option('--port', 'Port to listen on (env MERIDIAN_TELEMETRY_PORT; default 6562)')
     .option('--site-dir', 'Where telemetry files live (env MERIDIAN_TELEMETRY_SITE_DIR; default $XDG_DATA_HOME/meridian/telemetry)')
@@ -19,16 +30,49 @@ export function buildProgram(name: string, prefix: string, setExit: (code: numbe
     .option('--max-body', 'Largest request body in bytes (default 1048576)')
     .option('--verbose', 'Debug logging: one line per incoming event')
     .option('--access-logs', 'Log one line per request')
-    .example(`${prefix}run`)
-    .example(`${prefix}run --port 7000 --site-dir /srv/telemetry --fsync always`)
-    .action(async (opts: Record<string, unknown>) => {
-      setExit(await runDaemonForeground({
-        host: opts.host as string | undefined, port: opts.port as string | undefined,
-        siteDir: opts['site-dir'] as string | undefined, token: opts.token as string | undefined,
-        fsync: opts.fsync as string | undefined, maxBody: opts['max-body'] as string | undefined,
-        verbose: opts.verbose === true, accessLogs: opts['access-logs'] === true,
-      }));
-    });
+    .option('--detach', 'Start in the background and exit once it answers /ready')
+    .option('--log-file', 'With --detach: append the log here (default <site-dir>/.meridian/daemon.log)')
+    .option('--timeout', 'With --detach: seconds to wait for /ready (default 10)')
+    .example(`${p}run`)
+    .example(`${p}run --port 7000 --site-dir /srv/telemetry --fsync always`)
+    .example(`${p}run --detach`)
+    .example(`${p}run --detach --log-file /var/log/meridian-telemetry.log`)
+    .action(async (opts: ParsedOptions) => (await import('./run.js')).runRun(opts, io));
+
+  prog.command(`${p}stop`)
+    .describe('Ask the daemon to shut down and wait until it has exited. Exit 0 also when none was running.')
+    .option('--host', HOST)
+    .option('--port', PORT)
+    .option('--token', TOKEN)
+    .option('--timeout', 'Seconds to wait for the daemon to exit (default 10)')
+    .example(`${p}stop`)
+    .example(`${p}stop --port 7000 --timeout 30`)
+    .action(async (opts: ParsedOptions) => (await import('./stop.js')).runStop(opts, io));
+
+  prog.command(`${p}current [TYPE]`)
+    .describe('Print the current reading of every type, or of TYPE. On a terminal a table (or a panel for TYPE); piped or with --json the JSON the API answers. With --follow: the live console on a terminal, one JSON line per new reading when piped.')
+    .option('--host', HOST)
+    .option('--port', PORT)
+    .option('--token', TOKEN)
+    .option('--json', 'Print JSON even on a terminal')
+    .option('--follow', 'Keep watching: the live console, or JSON lines when piped or with --json')
+    .option('--interval', 'With --follow: seconds between polls (default 1)')
+    .option('--stale', 'Seconds after which a reading is marked stale (default 120)')
+    .example(`${p}current`)
+    .example(`${p}current weather --json | jq .data`)
+    .example(`${p}current --follow`)
+    .example(`${p}current weather --follow --interval 5 >> weather.ndjson`)
+    .action(async (type: unknown, opts: ParsedOptions) => (await import('./current.js')).runCurrent(type, opts, io));
+
+  prog.command(`${p}status`)
+    .describe('Print one line about the daemon: address, pid, version, uptime, active run or site, number of types. Exit 3 when no daemon answers.')
+    .option('--host', HOST)
+    .option('--port', PORT)
+    .option('--token', TOKEN)
+    .option('--json', 'Print the JSON of GET /status instead')
+    .example(`${p}status`)
+    .example(`${p}status --json`)
+    .action(async (opts: ParsedOptions) => (await import('./status.js')).runStatus(opts, io));
 
   return prog;
 }

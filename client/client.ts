@@ -1,7 +1,8 @@
 import http from 'node:http';
 import got, { type Got, type OptionsInit } from 'got';
 import type {
-  CurrentAnswer, Envelope, HealthAnswer, JsonObject, JsonValue, ReadyAnswer, RunRecord, ShutdownAnswer, StoppedRunRecord,
+  CurrentAnswer, Envelope, HealthAnswer, JsonObject, JsonValue, ReadyAnswer, RunRecord, ShutdownAnswer, StatusAnswer,
+  StoppedRunRecord,
 } from '../lib/wire.js';
 import { TelemetryClientError } from './errors.js';
 import { toClientError } from './failure.js';
@@ -78,6 +79,11 @@ export class TelemetryClient {
   /** GET /ready: readiness, whether a run is active, and the daemon's version. */
   ready(): Promise<ReadyAnswer> {
     return this.call('GET', 'ready');
+  }
+
+  /** GET /status: the daemon's pid, start time, address, active run id and number of current types. */
+  status(): Promise<StatusAnswer> {
+    return this.call('GET', 'status');
   }
 
   /** GET /run: the active run's record (404 NO_ACTIVE_RUN when none). */

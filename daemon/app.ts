@@ -22,11 +22,13 @@ export interface AppDeps {
   onShutdown: () => void;
   /** Distinguishes ETags of this process from those of an earlier one. */
   bootId: string;
+  /** What GET /status reports about the process: its id, start time (ts) and bound address. */
+  process: { pid: number; startedAt: string; address: () => string };
 }
 
 const ROUTES: Record<string, string[]> = {
   '/health': ['GET'], '/ready': ['GET'], '/run': ['GET'], '/run/start': ['POST'], '/run/stop': ['POST'],
-  '/event': ['POST'], '/current': ['GET'], '/shutdown': ['POST'],
+  '/event': ['POST'], '/current': ['GET'], '/shutdown': ['POST'], '/status': ['GET'],
 };
 
 /** Build the polka app of the daemon. */
@@ -54,6 +56,11 @@ export function buildApp(deps: AppDeps) {
 
   app.get('/ready', (_req, res) => sendJson(res, 200,
     JSON.stringify({ ready: true, run_active: store.activeRun() !== undefined, version: deps.version })));
+
+  app.get('/status', (_req, res) => sendJson(res, 200, JSON.stringify({
+    version: deps.version, pid: deps.process.pid, started_at: deps.process.startedAt, address: deps.process.address(),
+    run_id: store.activeRun()?.run_id ?? null, types: store.view.size,
+  })));
 
   app.get('/run', (_req, res) => {
     const run = store.activeRun();

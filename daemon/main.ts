@@ -1,24 +1,17 @@
 import os from 'node:os';
 import { resolveDaemonConfig, type DaemonFlags } from '../lib/config.js';
-import { ConfigError } from '../lib/errors.js';
 import { createLogger } from '../lib/log.js';
 import { systemClock } from '../lib/time.js';
 import { startDaemon, StartupError } from './server.js';
 
 // The daemon's entry: reads the environment, logs to stderr, stops cleanly on signals.
 
-/** Run the daemon in the foreground until SIGINT, SIGTERM or /shutdown; resolves the exit code. */
+/**
+ * Run the daemon in the foreground until SIGINT, SIGTERM or /shutdown; resolves the exit code
+ * (1 when it cannot start). A bad setting throws ConfigError (the CLI's exit 2).
+ */
 export async function runDaemonForeground(flags: DaemonFlags): Promise<number> {
-  let config;
-  try {
-    config = resolveDaemonConfig(flags, process.env, os.homedir());
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`meridian: ${error.message}\n`);
-      return 2;
-    }
-    throw error;
-  }
+  const config = resolveDaemonConfig(flags, process.env, os.homedir());
   const logger = createLogger((line) => process.stderr.write(line), config.verbose ? 'debug' : 'info');
   let daemon;
   try {

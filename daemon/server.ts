@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { isLoopbackHost, type DaemonConfig } from '../lib/config.js';
+import { hostPort, isLoopbackHost, type DaemonConfig } from '../lib/config.js';
 import type { Logger } from '../lib/log.js';
-import type { Clock } from '../lib/time.js';
+import { formatTs, type Clock } from '../lib/time.js';
 import { VERSION } from '../lib/version.js';
 import { buildApp } from './app.js';
 import { TelemetryStore } from './storage/store.js';
@@ -62,9 +62,11 @@ export async function startDaemon(config: DaemonConfig, deps: { clock: Clock; lo
     })();
     return closing;
   };
+  let address = hostPort(config.host, config.port);
   const app = buildApp({
     config, store, logger, clock: deps.clock, version: VERSION,
     bootId: randomBytes(4).toString('hex'),
+    process: { pid: process.pid, startedAt: formatTs(deps.clock.now()), address: () => address },
     onShutdown: () => { logger.info('shutdown requested over HTTP'); void close(); },
   });
   server.on('request', app.handler as unknown as http.RequestListener);
@@ -83,7 +85,7 @@ export async function startDaemon(config: DaemonConfig, deps: { clock: Clock; lo
     throw new StartupError(`cannot listen on ${config.host}:${config.port}: ${reason}`, { cause: error });
   }
   const port = (server.address() as AddressInfo).port;
-  const address = `${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  address = hostPort(config.host, port);
   logger.info(`listening on http://${address} (site ${config.siteDir}, fsync ${config.fsync}, version ${VERSION})`);
   return { server, store, address, port, closed, close };
 }

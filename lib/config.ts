@@ -80,6 +80,11 @@ export function resolveClientAddress(flags: { host?: string; port?: string | num
   });
 }
 
+/** `host:port` as written in URLs and messages (an IPv6 host in brackets). */
+export function hostPort(host: string, port: number): string {
+  return `${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${port}`;
+}
+
 /** `$XDG_DATA_HOME/meridian/telemetry`, else `~/.local/share/meridian/telemetry`. */
 export function defaultSiteDir(env: Env, homeDir: string): string {
   const xdg = nonEmpty(env.XDG_DATA_HOME);

@@ -56,6 +56,21 @@ export interface ReadyAnswer {
   version: string;
 }
 
+/** GET /status: who is answering, since when, and what it holds. */
+export interface StatusAnswer {
+  version: string;
+  /** The daemon's process id. */
+  pid: number;
+  /** When the daemon started listening (ts format). */
+  started_at: string;
+  /** The address it is bound to, `host:port`. */
+  address: string;
+  /** The active run's id, or null outside a run. */
+  run_id: string | null;
+  /** How many event types the current view holds. */
+  types: number;
+}
+
 /** GET /current. */
 export interface CurrentAnswer {
   current: Record<string, Envelope>;

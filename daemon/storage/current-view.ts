@@ -45,6 +45,13 @@ export class CurrentView {
     return this.run?.get(type) ?? this.site.get(type);
   }
 
+  /** How many types the merged view holds. */
+  get size(): number {
+    let n = this.site.size;
+    if (this.run) for (const type of this.run.keys()) if (!this.site.has(type)) n++;
+    return n;
+  }
+
   /** The site view's and the run view's readings (for snapshots). */
   entries(target: 'site' | 'run'): Reading[] {
     return [...((target === 'run' ? this.run : this.site)?.values() ?? [])];

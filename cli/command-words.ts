@@ -1,0 +1,53 @@
+import { VALUE_OPTIONS } from './options.js';
+
+// Which command argv names, found before sade sees argv: sade answers an unknown or missing
+// command with its own message and exit 1, where this command line promises a one-line
+// reason and exit 2. Pure.
+
+/** What argv asks for. */
+export type CommandChoice =
+  /** A known command; `argv` puts its words first, so the parser cannot mistake them for an option's value. */
+  | { kind: 'command'; name: string; argv: string[] }
+  /** No command (or only the `telemetry` group word): help, version, or a usage error. */
+  | { kind: 'none'; help: boolean; version: boolean }
+  | { kind: 'unknown'; word: string };
+
+/** Positions of the words that are not options or option values (up to `--`). */
+function positionals(argv: readonly string[]): number[] {
+  const found: number[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--') break;
+    if (!arg.startsWith('-') || arg === '-') {
+      found.push(i);
+      continue;
+    }
+    const name = arg.replace(/^-+/, '').split('=')[0]!;
+    if (!arg.includes('=') && VALUE_OPTIONS.includes(name) && i + 1 < argv.length && !argv[i + 1]!.startsWith('-')) i++;
+  }
+  return found;
+}
+
+/**
+ * Find the command in `argv` (the arguments after the executable). `commands` are the bare
+ * names (`run`, `stop`, ...); `prefix` is "telemetry " for `meridian`, whose commands all
+ * sit under the `telemetry` group word.
+ */
+export function chooseCommand(argv: readonly string[], commands: readonly string[], prefix: string): CommandChoice {
+  const at = positionals(argv);
+  const group = prefix.trim();
+  const flags = argv.slice(0, argv.includes('--') ? argv.indexOf('--') : argv.length);
+  const none = { kind: 'none' as const, help: flags.some((a) => a === '--help' || a === '-h'), version: flags.some((a) => a === '--version' || a === '-v') };
+  let words = at;
+  if (group !== '') {
+    if (at.length === 0) return none;
+    if (argv[at[0]!] !== group) return { kind: 'unknown', word: argv[at[0]!]! };
+    words = at.slice(1);
+  }
+  if (words.length === 0) return none;
+  const word = argv[words[0]!]!;
+  if (!commands.includes(word)) return { kind: 'unknown', word };
+  const used = new Set(group === '' ? [words[0]!] : [at[0]!, words[0]!]);
+  const rest = argv.filter((_, i) => !used.has(i));
+  return { kind: 'command', name: `${prefix}${word}`, argv: [...`${prefix}${word}`.split(' '), ...rest] };
+}

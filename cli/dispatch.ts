@@ -1,0 +1,44 @@
+import { VERSION } from '../lib/version.js';
+import { chooseCommand } from './command-words.js';
+import { describeFailure } from './failure.js';
+import type { CliIo } from './io.js';
+import { SWITCH_OPTIONS, UsageError, VALUE_OPTIONS } from './options.js';
+import { buildProgram, COMMANDS } from './program.js';
+
+// From argv to an exit code: find the command, let sade parse its options (an unknown
+// option is a usage error, not sade's exit 1), run it, and turn any error into one message.
+
+/** Run one command line (the arguments after the executable); never rejects. */
+export async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
+  let command: string | undefined;
+  try {
+    const prog = buildProgram(io);
+    const choice = chooseCommand(argv, COMMANDS, io.prefix);
+    if (choice.kind === 'unknown') {
+      const hint = io.prefix && (COMMANDS as readonly string[]).includes(choice.word) ? `; did you mean "${io.name} ${io.prefix}${choice.word}"?` : '';
+      throw new UsageError(`unknown command ${JSON.stringify(choice.word)}${hint}`);
+    }
+    if (choice.kind === 'none') {
+      if (choice.help) {
+        prog.help();
+        return 0;
+      }
+      if (choice.version) {
+        io.out(`${io.name}, ${VERSION}\n`);
+        return 0;
+      }
+      throw new UsageError('missing command');
+    }
+    command = choice.name;
+    const parsed = prog.parse(['node', io.name, ...choice.argv], {
+      lazy: true, string: VALUE_OPTIONS, boolean: SWITCH_OPTIONS,
+      unknown: (flag: string) => { throw new UsageError(`unknown option ${flag}`); },
+    });
+    if (!parsed) return 0; // --help or --version was printed
+    return await (parsed.handler(...parsed.args) as Promise<number>);
+  } catch (error) {
+    const failure = describeFailure(error, { name: io.name, prefix: io.prefix, command });
+    io.err(failure.message);
+    return failure.code;
+  }
+}

@@ -1,0 +1,77 @@
+import { TelemetryClientError, TelemetryConnectionError } from '../client/errors.js';
+import { TelemetryStartError } from '../daemon/launch-failure.js';
+import { ConfigError } from '../lib/errors.js';
+import { UsageError } from './options.js';
+
+// The one place where an error becomes a message and an exit code:
+// 0 done, 1 the daemon answered an error (or a command failed), 2 usage, 3 no daemon reachable.
+
+/** Exit codes of every command. */
+export const EXIT = { OK: 0, DAEMON_ERROR: 1, USAGE: 2, NO_DAEMON: 3 } as const;
+
+/** A command failed for a reason it states in one line (exit 1): `stop` timed out, ... */
+export class CommandFailure extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CommandFailure';
+  }
+}
+
+/** Where the failure happened: the executable and, once known, the command (for the `--help` hint). */
+export interface FailureContext {
+  name: string;
+  prefix: string;
+  command: string | undefined;
+}
+
+/** The exit code and the stderr text (`<name>: <reason>`, one line; a stack only for a bug). */
+export function describeFailure(error: unknown, ctx: FailureContext): { code: number; message: string } {
+  const line = (code: number, text: string) => ({ code, message: `${ctx.name}: ${text}\n` });
+  if (error instanceof UsageError || error instanceof ConfigError) {
+    const help = ctx.command === undefined ? `${ctx.name} --help` : `${ctx.name} ${ctx.command} --help`;
+    return line(EXIT.USAGE, `${error.message} (see "${help}")`);
+  }
+  if (error instanceof TelemetryConnectionError) {
+    const address = addressOf(error.url);
+    if (error.timedOut) return line(EXIT.NO_DAEMON, `no answer from the telemetry daemon at ${address} within the timeout`);
+    return line(EXIT.NO_DAEMON, `no telemetry daemon at ${address} (${connectionReason(error.reason)})`);
+  }
+  if (error instanceof TelemetryClientError) {
+    return line(EXIT.DAEMON_ERROR, error.code === undefined
+      ? `the daemon answered ${error.statusCode}: ${sentence(error.detail)}`
+      : `${sentence(error.detail)} (${error.code})`);
+  }
+  if (error instanceof TelemetryStartError) return line(EXIT.DAEMON_ERROR, `the daemon did not start: ${error.reason}`);
+  if (error instanceof CommandFailure) return line(EXIT.DAEMON_ERROR, error.message);
+  // a bug, not a user mistake: the stack helps the report
+  const text = error instanceof Error ? error.stack ?? error.message : String(error);
+  return { code: EXIT.DAEMON_ERROR, message: `${ctx.name}: internal error: ${text}\n` };
+}
+
+/** What a connection error code means, in words. */
+export function connectionReason(code: string): string {
+  switch (code) {
+    case 'ECONNREFUSED': return 'connection refused';
+    case 'ENOTFOUND': case 'EAI_AGAIN': return 'host not found';
+    case 'ECONNRESET': return 'connection reset';
+    case 'EHOSTUNREACH': case 'ENETUNREACH': return 'unreachable';
+    default: return code;
+  }
+}
+
+/** `host:port` of a request URL. */
+function addressOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+}
+
+/** The daemon's detail sentence as a clause: "There is no reading." -> "there is no reading"; other text as is. */
+function sentence(detail: string): string {
+  const text = detail.trim();
+  if (!text.endsWith('.')) return text;
+  const clause = text.slice(0, -1);
+  return /^[A-Z][a-z]/.test(clause) ? clause[0]!.toLowerCase() + clause.slice(1) : clause;
+}

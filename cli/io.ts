@@ -1,0 +1,33 @@
+// What a command may touch of the world, handed in by the entry (cli/entry.ts): the
+// environment, the clock, the two output streams and whether they are terminals.
+
+/** The environment as the entry read it. */
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/** The world as one command sees it. */
+export interface CliIo {
+  /** The executable's name, "telemetry" or "meridian": the prefix of every message. */
+  readonly name: string;
+  /** "" for `telemetry`, "telemetry " for `meridian`: what comes before a command's name. */
+  readonly prefix: string;
+  readonly env: Env;
+  /** The local clock, epoch ms. */
+  now(): number;
+  /** Data: stdout. */
+  out(text: string): void;
+  /** Messages: stderr. */
+  err(text: string): void;
+  readonly stdinIsTTY: boolean;
+  readonly stdoutIsTTY: boolean;
+  /** Terminal width of stdout (80 when unknown). */
+  readonly columns: number;
+  /** Colour on stdout: stdout is a terminal and NO_COLOR is unset or empty. */
+  readonly color: boolean;
+  /** A signal aborted on SIGINT/SIGTERM or once stdout's reader has gone (EPIPE); commands that run until stopped use it. */
+  stopSignal(): AbortSignal;
+}
+
+/** Write one message line to stderr: `<name>: <text>`. */
+export function say(io: CliIo, text: string): void {
+  io.err(`${io.name}: ${text}\n`);
+}

@@ -1,0 +1,63 @@
+import { ConfigError } from '../lib/errors.js';
+
+// Reading parsed options (sade/mri output) into typed values, once, at the boundary.
+// A bad value is a ConfigError (exit 2) naming the option, what was expected and what was given.
+
+/** Options as the argv parser gives them. */
+export type ParsedOptions = Readonly<Record<string, unknown>>;
+
+/** Options that take a value (kept as text by the parser: `--token 0123` stays "0123"). */
+export const VALUE_OPTIONS = ['host', 'port', 'token', 'site-dir', 'fsync', 'max-body', 'log-file', 'timeout', 'interval', 'stale'];
+/** Options that are switches (never swallow the next word: `--json weather`). */
+export const SWITCH_OPTIONS = ['json', 'follow', 'detach', 'verbose', 'access-logs'];
+
+/** A bad command line the parser did not catch: unknown command or option, extra argument (exit 2). */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+/** The text of a value option, undefined when not given; given twice or without a value is a usage error. */
+export function textOption(opts: ParsedOptions, name: string): string | undefined {
+  const value = opts[name];
+  if (value === undefined) return undefined;
+  if (Array.isArray(value)) throw new UsageError(`--${name} is given more than once`);
+  if (value === '' || typeof value === 'boolean') throw new UsageError(`--${name} needs a value`);
+  return String(value);
+}
+
+/** A switch: true when given (the last one wins when repeated; `--no-json` gives false). */
+export function switchOption(opts: ParsedOptions, name: string): boolean {
+  const value = opts[name];
+  return (Array.isArray(value) ? value[value.length - 1] : value) === true;
+}
+
+/** A duration option in seconds (decimals allowed), as ms; `fallbackMs` when not given. */
+export function secondsOption(opts: ParsedOptions, name: string, fallbackMs: number): number {
+  const text = textOption(opts, name);
+  if (text === undefined) return fallbackMs;
+  const seconds = /^\s*(\d+(\.\d*)?|\.\d+)\s*$/.test(text) ? Number(text) : NaN;
+  const ms = Math.round(seconds * 1000);
+  if (!Number.isFinite(seconds) || ms < 1) throw new ConfigError(`--${name}`, 'a positive number of seconds', text);
+  return ms;
+}
+
+/** Refuse options that only make sense together with another one (`--interval` without `--follow`). */
+export function requireWith(opts: ParsedOptions, names: readonly string[], needed: string): void {
+  for (const name of names) {
+    if (opts[name] !== undefined) throw new UsageError(`--${name} only applies with --${needed}`);
+  }
+}
+
+/** Refuse words left over after the command's arguments. */
+export function noExtraArguments(opts: ParsedOptions): void {
+  const rest = opts._;
+  if (Array.isArray(rest) && rest.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(String(rest[0]))}`);
+}
+
+/** Seconds as given back in messages: "10s", "0.5s". */
+export function formatSeconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(3))}s`;
+}

@@ -1,0 +1,38 @@
+import { runDaemonForeground } from '../daemon/main.js';
+import { startTelemetryServer } from '../daemon/launcher.js';
+import { TelemetryStartError } from '../daemon/launch-failure.js';
+import type { CliIo } from './io.js';
+import { noExtraArguments, requireWith, secondsOption, switchOption, textOption, type ParsedOptions } from './options.js';
+
+// `telemetry run`: the daemon in the foreground, or with --detach in the background through
+// the launcher (the same code path as startTelemetryServer).
+
+/** Run the daemon: in the foreground until stopped, or detached (exit 0 once it answers /ready). */
+export async function runRun(opts: ParsedOptions, io: CliIo): Promise<number> {
+  noExtraArguments(opts);
+  const flags = {
+    host: textOption(opts, 'host'), port: textOption(opts, 'port'), siteDir: textOption(opts, 'site-dir'),
+    token: textOption(opts, 'token'), fsync: textOption(opts, 'fsync'), maxBody: textOption(opts, 'max-body'),
+    verbose: switchOption(opts, 'verbose'), accessLogs: switchOption(opts, 'access-logs'),
+  };
+  if (!switchOption(opts, 'detach')) {
+    requireWith(opts, ['log-file', 'timeout'], 'detach');
+    return runDaemonForeground(flags);
+  }
+  const timeoutMs = secondsOption(opts, 'timeout', 10_000);
+  const server = startTelemetryServer({ ...flags, logFile: textOption(opts, 'log-file'), env: io.env, autoStart: false });
+  const child = server.start();
+  try {
+    const status = await server.ready({ timeout: timeoutMs / 1000 });
+    child.unref(); // the daemon runs on; this command ends
+    io.out(`telemetry daemon started: pid ${status.pid}, ${server.url}, log ${server.logFile}\n`);
+    return 0;
+  } catch (error) {
+    if (!(error instanceof TelemetryStartError && error.timedOut)) throw error;
+    // half-started is the worst state for a cron job: stop it, and say so
+    child.kill('SIGTERM');
+    await child;
+    throw new TelemetryStartError(`${error.reason}; stopped it (pid ${error.pid}, log ${server.logFile})`,
+      { logFile: server.logFile, pid: error.pid, timedOut: true });
+  }
+}

@@ -1,0 +1,164 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { cli } from './helpers/cli.js';
+import { startTestDaemon, type TestDaemon } from './helpers/daemon.js';
+import { postEvent, request } from './helpers/http.js';
+import { removeDir } from './helpers/tmp.js';
+import { Terminal } from './helpers/tmux.js';
+
+// `telemetry current [TYPE]` through the built executable: piped it prints exactly the API's
+// body; on a terminal (tmux) a table or a panel, in colour unless NO_COLOR; --follow on a
+// terminal opens the live console.
+
+async function withDaemon(fn: (d: TestDaemon, at: string[]) => Promise<void>): Promise<void> {
+  const d = await startTestDaemon();
+  try {
+    await fn(d, ['--host', '127.0.0.1', '--port', String(d.port)]);
+  } finally {
+    await d.close();
+    removeDir(d.siteDir);
+  }
+}
+
+test('piped or --json: exactly the body of GET /current or /current/{type}, then a newline', async () => {
+  await withDaemon(async (d, at) => {
+    assert.equal(await cli(['current', ...at]), { code: 0, stdout: '{"current":{}}\n', stderr: '' }, 'empty view');
+    await postEvent(d.url, { type: 'weather', data: { temp_c: 4.5, humidity: 71, note: 'fog\u0001 "thick"' } });
+    await postEvent(d.url, { type: 'dome status', data: { shutter: 'open' }, meta: { by: 'ops' } });
+    await postEvent(d.url, { type: 'Ωmega', data: [1, 2.5e-7, null, true] });
+    await postEvent(d.url, { type: 'weather', data: 'not current', make_current: false });
+    const rows: Array<[string, string[], string]> = [
+      ['current', ['current'], '/current'],
+      ['current --json', ['current', '--json'], '/current'],
+      ['one type', ['current', 'weather'], '/current/weather'],
+      ['a type with a space', ['current', 'dome status', '--json'], '/current/dome%20status'],
+      ['a unicode type', ['current', 'Ωmega'], `/current/${encodeURIComponent('Ωmega')}`],
+    ];
+    for (const [name, args, path] of rows) {
+      const body = (await request(d.url, path)).text;
+      assert.equal(await cli([...args, ...at]), { code: 0, stdout: `${body}\n`, stderr: '' }, name);
+    }
+    const meridian = await cli(['telemetry', 'current', 'weather', ...at], { bin: 'meridian' });
+    assert.is(meridian.stdout, `${(await request(d.url, '/current/weather')).text}\n`);
+    assert.is(JSON.parse(meridian.stdout).data.note, 'fog\u0001 "thick"');
+
+    assert.equal(await cli(['current', 'nope', ...at]),
+      { code: 1, stdout: '', stderr: 'telemetry: there is no current reading of type "nope" (NO_READING)\n' }, 'no reading: exit 1');
+    assert.equal(await cli(['telemetry', 'current', 'dome', ...at], { bin: 'meridian' }),
+      { code: 1, stdout: '', stderr: 'meridian: there is no current reading of type "dome" (NO_READING)\n' }, 'no reading (meridian)');
+  });
+});
+
+/** Ages ("0s", "3s") as "Ns": the one thing on screen that depends on timing. */
+const ageless = (lines: string[]) => lines.map((l) => l.replace(/\b\ds\b/g, 'Ns'));
+
+test('on a terminal: a table of the view sorted by type, and one reading as a panel; colour unless NO_COLOR', async () => {
+  await withDaemon(async (d, at) => {
+    await postEvent(d.url, { type: 'weather', data: { temp_c: 4.5, humidity: 71 } });
+    await postEvent(d.url, { type: 'dome status', data: { shutter: 'open' } });
+    await request(d.url, '/run/start', { method: 'POST', body: { run_id: '042' } });
+    const ups = (await postEvent(d.url, { type: 'ups', data: true, meta: { source: 'apc' } })).json;
+
+    const table = new Terminal();
+    const panel = new Terminal();
+    try {
+      table.run(['current', ...at]);
+      panel.run(['current', 'ups', ...at]);
+      const t = await table.output();
+      const p = await panel.output();
+      assert.is(t.exit, 0);
+      assert.equal(ageless(t.lines), [
+        '  TYPE         AGE           SEQ  RUN  DATA',
+        '  dome status  Ns              2  -    shutter=open',
+        '  ups          Ns              1  042  true',
+        '  weather      Ns              1  -    temp_c=4.5 humidity=71',
+      ]);
+      assert.is(p.exit, 0);
+      assert.equal(ageless(p.lines), [
+        'ups',
+        '  seq   1',
+        `  ts    ${ups.ts} (Ns ago)`,
+        '  run   042',
+        '  data  true',
+        '  meta  {',
+        '          "source": "apc",',
+        '          "run_id": "042"',
+        '        }',
+      ]);
+      assert.match(table.screen(true), /^\x1b\[1m {2}TYPE/, 'the header is bold');
+      assert.match(panel.screen(true), /\x1b\[1mups/, 'the title is bold');
+    } finally {
+      table.kill();
+      panel.kill();
+    }
+
+    const stale = new Terminal();
+    const plain = new Terminal();
+    try {
+      stale.run(['current', '--stale', '0.001', ...at]);
+      plain.run(['current', '--stale', '0.001', ...at], { env: { NO_COLOR: '1' } });
+      const s = await stale.output();
+      assert.equal(ageless(s.lines).slice(1), [
+        '  dome status  Ns STALE        2  -    shutter=open',
+        '  ups          Ns STALE        1  042  true',
+        '  weather      Ns STALE        1  -    temp_c=4.5 humidity=71',
+      ]);
+      assert.match(stale.screen(true), /\x1b\[33m(?:\x1b\[\d+m)* {2}dome status/, 'stale rows are yellow');
+      const p = await plain.output();
+      assert.equal(p.lines, s.lines, 'same text without colour');
+      assert.not.match(plain.screen(true), /\x1b\[/, 'NO_COLOR: no escape sequences at all');
+    } finally {
+      stale.kill();
+      plain.kill();
+    }
+
+    await request(d.url, '/run/stop', { method: 'POST' });
+    const json = new Terminal();
+    try {
+      json.run(['current', 'dome status', '--json', ...at], { width: 200 });
+      const j = await json.output();
+      assert.equal(j.lines, [(await request(d.url, '/current/dome%20status')).text], '--json on a terminal');
+    } finally {
+      json.kill();
+    }
+  });
+
+  const none = await startTestDaemon();
+  const empty = new Terminal();
+  try {
+    empty.run(['current', '--host', '127.0.0.1', '--port', String(none.port)]);
+    assert.equal(await empty.output(), { lines: ['no readings yet'], exit: 0 });
+  } finally {
+    empty.kill();
+    await none.close();
+    removeDir(none.siteDir);
+  }
+});
+
+test('current --follow on a terminal opens the live console; q quits with exit 0. With --json it prints lines instead', async () => {
+  await withDaemon(async (d, at) => {
+    await postEvent(d.url, { type: 'weather', data: { temp_c: 4.5 } });
+    const tty = new Terminal();
+    const lines = new Terminal();
+    try {
+      tty.run(['current', '--follow', '--interval', '0.2', ...at], { width: 80, height: 24 });
+      const screen = await tty.waitFor('the console', (s) => /│ {3}weather {2}/.test(s));
+      assert.match(screen, new RegExp(`^meridian 127\\.0\\.0\\.1:${d.port} {2}LIVE {2}last poll \\d\\d:\\d\\d:\\d\\dZ`));
+      assert.match(screen, /run site {2}1 type {2}poll 200ms {2}sort type/);
+      tty.keys('q');
+      assert.equal(await tty.output(), { lines: [], exit: 0 }, 'the screen is restored and the command exits 0');
+
+      lines.run(['current', 'weather', '--follow', '--json', ...at], { width: 200 });
+      const body = (await request(d.url, '/current/weather')).text;
+      await lines.waitFor('one JSON line', (s) => s.split('\n')[0] === body);
+      lines.keys('C-c');
+      const out = await lines.output();
+      assert.equal(out, { lines: [body], exit: 0 }, 'Ctrl-C ends it with exit 0');
+    } finally {
+      tty.kill();
+      lines.kill();
+    }
+  });
+});
+
+test.run();

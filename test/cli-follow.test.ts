@@ -1,0 +1,112 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { RunningCli } from './helpers/cli.js';
+import { freePort, spawnDaemon, startTestDaemon, type ChildDaemon } from './helpers/daemon.js';
+import { postEvent, request } from './helpers/http.js';
+import { removeDir, tempDir } from './helpers/tmp.js';
+
+// `telemetry current [TYPE] --follow`, piped: one JSON line (the envelope, as stored) per new
+// current reading, no repeats, across daemon restarts, with the losses said on stderr.
+
+async function stopDaemon(d: ChildDaemon): Promise<void> {
+  if (d.child.exitCode === null) d.child.kill('SIGTERM');
+  await d.exited;
+}
+
+test('piped --follow: waits for a daemon, prints each new reading once, survives a restart, says so on stderr, exits 0 on SIGTERM', async () => {
+  const siteDir = tempDir();
+  const port = await freePort();
+  const address = `127.0.0.1:${port}`;
+  const follow = new RunningCli(['current', '--follow', '--interval', '0.1', '--host', '127.0.0.1', '--port', String(port)]);
+  let d: ChildDaemon | undefined;
+  try {
+    await follow.until('the no-daemon message', () => follow.err.includes('retrying'));
+    d = await spawnDaemon({ siteDir, port });
+    await follow.until('connected', () => follow.err.includes('connected to'));
+    const posted: string[] = [];
+    const post = async (type: string, data: unknown) => posted.push((await postEvent(d!.url, { type, data })).text);
+    await post('weather', { temp_c: 4.5 });
+    await post('dome', 'open');
+    await follow.until('two lines', () => follow.lines().length >= 2);
+    await post('weather', { temp_c: 4.1 });
+    await follow.until('three lines', () => follow.lines().length >= 3);
+
+    await stopDaemon(d);
+    await follow.until('the loss', () => follow.err.includes('lost the daemon'));
+    d = await spawnDaemon({ siteDir, port });
+    await follow.until('the reconnection', () => follow.err.includes('reconnected'));
+    // the restarted daemon has the same view: nothing is printed again
+    await post('dome', 'closed');
+    await follow.until('four lines', () => follow.lines().length >= 4);
+    assert.equal(follow.lines(), posted, 'exactly the envelopes, in order, once each');
+    assert.equal(posted.map((l) => JSON.parse(l).seq), [1, 2, 3, 4]);
+    assert.is(follow.err, [
+      `telemetry: no telemetry daemon at ${address}; retrying`,
+      `telemetry: connected to ${address}`,
+      `telemetry: lost the daemon at ${address}; retrying`,
+      `telemetry: reconnected to ${address}`,
+      '',
+    ].join('\n'));
+
+    follow.child.kill('SIGTERM');
+    assert.is(await follow.exited, 0);
+  } finally {
+    follow.kill();
+    if (d) await stopDaemon(d);
+    removeDir(siteDir);
+  }
+});
+
+test('piped --follow TYPE: only that type; make_current false is not a change; a run and its end are', async () => {
+  const d = await startTestDaemon();
+  const follow = new RunningCli(['current', 'weather', '--follow', '--interval', '0.05', '--host', '127.0.0.1', '--port', String(d.port)]);
+  try {
+    const site = (await postEvent(d.url, { type: 'weather', data: 1 })).text;
+    await postEvent(d.url, { type: 'dome', data: 'open' });
+    await follow.until('the first line', () => follow.lines().length >= 1);
+    await postEvent(d.url, { type: 'weather', data: 2, make_current: false });
+    await request(d.url, '/run/start', { method: 'POST', body: { run_id: '042' } });
+    const inRun = (await postEvent(d.url, { type: 'weather', data: 3 })).text;
+    await follow.until('the run reading', () => follow.lines().length >= 2);
+    await request(d.url, '/run/stop', { method: 'POST' });
+    await follow.until('the site reading again', () => follow.lines().length >= 3);
+    const last = (await postEvent(d.url, { type: 'weather', data: 4 })).text;
+    await follow.until('the last reading', () => follow.lines().length >= 4);
+    assert.equal(follow.lines(), [site, inRun, site, last]);
+    assert.is(JSON.parse(inRun).meta.run_id, '042');
+    assert.is(follow.err, '');
+    follow.child.kill('SIGINT');
+    assert.is(await follow.exited, 0);
+  } finally {
+    follow.kill();
+    await d.close();
+    removeDir(d.siteDir);
+  }
+});
+
+test('piped --follow: the reader going away ends it quietly (exit 0); an error answer ends it with exit 1', async () => {
+  const d = await startTestDaemon({ flags: { token: 'tok' } });
+  const at = ['--host', '127.0.0.1', '--port', String(d.port)];
+  const auth = { authorization: 'Bearer tok' };
+  const follow = new RunningCli(['current', '--follow', '--interval', '0.05', '--token', 'tok', ...at]);
+  const refused = new RunningCli(['current', '--follow', ...at]);
+  try {
+    await postEvent(d.url, { type: 'weather', data: 1 }, auth);
+    await follow.until('a line', () => follow.lines().length >= 1);
+    follow.child.stdout!.destroy();
+    await postEvent(d.url, { type: 'weather', data: 2 }, auth);
+    assert.is(await follow.exited, 0);
+    assert.is(follow.err, '');
+
+    assert.is(await refused.exited, 1);
+    assert.is(refused.err, 'telemetry: this daemon needs a token: send Authorization: Bearer <token> (UNAUTHORIZED)\n');
+    assert.is(refused.out, '');
+  } finally {
+    follow.kill();
+    refused.kill();
+    await d.close();
+    removeDir(d.siteDir);
+  }
+});
+
+test.run();

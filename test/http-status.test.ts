@@ -1,0 +1,65 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { TelemetryClient } from '../client/index.js';
+import { VERSION } from '../lib/version.js';
+import { ManualClock } from './helpers/clock.js';
+import { startTestDaemon } from './helpers/daemon.js';
+import { postEvent, request } from './helpers/http.js';
+import { removeDir } from './helpers/tmp.js';
+
+// GET /status (for `telemetry status` and `stop`): pid, start time, address, run, type count.
+
+const T0 = '2026-03-17T20:00:00.000Z';
+
+test('GET /status: version, pid, start time, bound address, run id and the number of current types', async () => {
+  const clock = new ManualClock(T0);
+  const d = await startTestDaemon({ clock, env: { TZ: 'UTC' } });
+  try {
+    const status = (body: object) => ({ version: VERSION, pid: process.pid, started_at: T0, address: `127.0.0.1:${d.port}`, ...body });
+    clock.advance(5000);
+    const empty = await request(d.url, '/status');
+    assert.is(empty.status, 200);
+    assert.is(empty.headers['content-type'], 'application/json');
+    assert.is(empty.text, JSON.stringify(status({ run_id: null, types: 0 })));
+
+    const steps: Array<[string, () => Promise<unknown>, object]> = [
+      ['two site types', async () => { await postEvent(d.url, { type: 'weather', data: 1 }); await postEvent(d.url, { type: 'dome', data: 2 }); }, { run_id: null, types: 2 }],
+      ['a run starts: the site types still show', () => request(d.url, '/run/start', { method: 'POST', body: { run_id: '042' } }), { run_id: '042', types: 2 }],
+      ['a run reading of a site type counts once', () => postEvent(d.url, { type: 'weather', data: 3 }), { run_id: '042', types: 2 }],
+      ['a run-only type', () => postEvent(d.url, { type: 'camera', data: 4 }), { run_id: '042', types: 3 }],
+      ['make_current false leaves the view', () => postEvent(d.url, { type: 'mount', data: 5, make_current: false }), { run_id: '042', types: 3 }],
+      ['the run stops: its view goes', () => request(d.url, '/run/stop', { method: 'POST' }), { run_id: null, types: 2 }],
+    ];
+    for (const [name, step, expected] of steps) {
+      await step();
+      assert.equal((await request(d.url, '/status')).json, status(expected), name);
+    }
+    assert.equal(await new TelemetryClient({ baseUrl: d.url, env: {} }).status(), status({ run_id: null, types: 2 }), 'client.status()');
+  } finally {
+    await d.close();
+    removeDir(d.siteDir);
+  }
+});
+
+test('GET /status needs the token like every non-open path; other methods get 405', async () => {
+  const d = await startTestDaemon({ flags: { token: 'tok' } });
+  try {
+    const cases: Array<[string, string, Record<string, string>, number, string | undefined]> = [
+      ['no token', 'GET', {}, 401, 'UNAUTHORIZED'],
+      ['wrong token', 'GET', { authorization: 'Bearer nope' }, 403, 'FORBIDDEN'],
+      ['right token', 'GET', { authorization: 'Bearer tok' }, 200, undefined],
+      ['POST', 'POST', { authorization: 'Bearer tok' }, 405, 'METHOD_NOT_ALLOWED'],
+    ];
+    for (const [name, method, headers, status, code] of cases) {
+      const answer = await request(d.url, '/status', { method, headers });
+      assert.is(answer.status, status, name);
+      assert.is(answer.json?.code, code, name);
+    }
+    assert.is((await request(d.url, '/status', { method: 'POST', headers: { authorization: 'Bearer tok' } })).headers.allow, 'GET');
+  } finally {
+    await d.close();
+    removeDir(d.siteDir);
+  }
+});
+
+test.run();
