@@ -5,4 +5,5 @@ export { startTelemetryServer, TelemetryServer } from './daemon/launcher.js';
 export type { TelemetryServerOptions } from './daemon/launcher.js';
 export { TelemetryStartError } from './daemon/launch-failure.js';
 export { siteDayKey } from './lib/day-key.js';
+export { ConfigError } from './lib/errors.js';
 export type * from './lib/wire.js';

@@ -2,7 +2,8 @@ import got from 'got';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { TelemetryClient, type TelemetryClientOptions } from '../client/index.js';
-import { ConfigError } from '../lib/errors.js';
+// from the package surface, as a user imports it
+import { ConfigError } from '../index.js';
 import { startTestDaemon, type TestDaemon } from './helpers/daemon.js';
 import { removeDir } from './helpers/tmp.js';
 
