@@ -1,10 +1,10 @@
+import path from 'node:path';
 import got from 'got';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { TelemetryClient, type TelemetryClientOptions } from '../client/index.js';
-// from the package surface, as a user imports it
-import { ConfigError } from '../index.js';
-import { startTestDaemon, type TestDaemon } from './helpers/daemon.js';
+import { ConfigError } from '../lib/errors.js';
+import { ROOT, startTestDaemon, type TestDaemon } from './helpers/daemon.js';
 import { removeDir } from './helpers/tmp.js';
 
 // new TelemetryClient(): what each option accepts, what it refuses (at construction, with the
@@ -51,6 +51,19 @@ const refused: Array<[string, TelemetryClientOptions, string]> = [
   ['env host with a space', { env: { MERIDIAN_TELEMETRY_HOST: 'dome pc' } }, 'MERIDIAN_TELEMETRY_HOST must be a host name or address; got "dome pc"'],
   ['a bad port is refused even with baseUrl', { baseUrl: 'http://127.0.0.1:6562', port: 'abc' }, `port ${PORT_RULE} "abc"`],
 ];
+
+test('the built package exports ConfigError, and the client throws it', async () => {
+  const pkg = await import(path.join(ROOT, 'dist', 'index.js')) as typeof import('../index.js');
+  const error = (() => {
+    try {
+      return new pkg.TelemetryClient({ env: {}, port: 'abc' });
+    } catch (e) {
+      return e;
+    }
+  })();
+  assert.instance(error, pkg.ConfigError);
+  assert.is((error as InstanceType<typeof pkg.ConfigError>).option, 'port');
+});
 
 for (const [name, options, message] of refused) {
   test(`construction refuses ${name}`, () => {
