@@ -67,19 +67,22 @@ export class LineFile {
     this.bytes = size;
   }
 
-  /** Flush written lines to stable storage (no-op when nothing was written since the last sync). */
+  /**
+   * Flush written lines to stable storage (no-op when nothing was written since the last sync).
+   * fdatasync: the data and the file size needed to read it back, not the timestamps.
+   */
   async sync(): Promise<void> {
     if (this.fd === undefined || !this.dirty) return;
     this.dirty = false;
     const fd = this.fd;
-    await new Promise<void>((resolve, reject) => fs.fsync(fd, (err) => (err ? reject(err) : resolve())));
+    await new Promise<void>((resolve, reject) => fs.fdatasync(fd, (err) => (err ? reject(err) : resolve())));
   }
 
   /** Synchronous flush, for shutdown paths. */
   syncNow(): void {
     if (this.fd === undefined || !this.dirty) return;
     this.dirty = false;
-    fs.fsyncSync(this.fd);
+    fs.fdatasyncSync(this.fd);
   }
 
   /** Close the file; safe to call twice. */
