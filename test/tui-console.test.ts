@@ -99,8 +99,14 @@ test('rows appear and update in place; run id, filter and detail keys work; p pa
   assert.equal(row(s, 'dome')!.slice(3), ['1', 'n042', 'closed']);
 
   t.keys('/');
-  await t.waitFor('filter prompt', (x) => x.trimEnd().endsWith('filter:'));
-  t.keys('d', 'o', 'm', 'Enter');
+  await t.waitFor('filter prompt', (x) => x.split('\n')[29] === 'filter:');
+  t.keys('w', 'e', 'x', 'BSpace');
+  await t.waitFor('the typed filter', (x) => x.split('\n')[29] === 'filter: we');
+  t.keys('Escape');
+  s = await t.waitFor('prompt cancelled', (x) => x.split('\n')[29]!.startsWith('j/k move'));
+  assert.is(s.split('\n')[1], 'run n042  2 types  poll 300ms  sort type', 'Esc leaves the filter as it was');
+
+  t.keys('/', 'd', 'o', 'm', 'Enter'); // typed ahead: the keys that come with the '/' go to the prompt too
   s = await t.waitFor('filtered', (x) => x.includes('filter "dom"') && row(x, 'weather') === undefined);
   assert.is(s.split('\n')[1], 'run n042  1/2 types  poll 300ms  sort type  filter "dom"');
   assert.equal(order(s), ['dome']);
