@@ -124,6 +124,12 @@ test('rows appear and update in place; run id, filter and detail keys work; p pa
   assert.is(row(t.screen(), 'dome')![5], 'closed');
   t.keys('p');
   await t.waitFor('resumed with the new reading', (x) => x.includes('  LIVE  ') && row(x, 'dome')?.[5] === 'half');
+
+  t.keys('/', 'C-u', 'z', 'z', 'Enter');
+  s = await t.waitFor('nothing matches', (x) => x.split('\n')[1]!.endsWith('filter "zz"'));
+  assert.is(s.split('\n')[1], 'run n042  0/2 types  poll 300ms  sort type  filter "zz"');
+  assert.equal(order(s), []);
+  assert.is(s.split('\n')[18], `│${'no type matches the filter "zz"'.padEnd(98)}│`);
 }));
 
 test('80x24 from the start, TERM=xterm-256color and TERM=screen-256color: the whole screen; a unicode type is aligned', () => withDaemon(async (d) => {
@@ -320,6 +326,7 @@ test('one type (positional TYPE) is shown large; NO_COLOR=1 draws no colour; a r
   assert.equal(row(s, '天気 météo')!.slice(3), ['1', '-', '空=晴れ note=ensoleillé']);
   assert.is(row(s, 'dome'), undefined);
   assert.match(s, /"空": "晴れ"/);
+  assert.is(s.split('\n')[29], 'Enter detail  p pause  ? help  q quit', 'no keys that would do nothing here');
   assert.not.match(t.screen(true), /\x1b\[(?:[0-9;]*;)?(?:3[0-7]|4[0-7]|38;5;\d+|48;5;\d+)[;m]/, 'no colour codes');
 }));
 

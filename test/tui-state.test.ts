@@ -98,6 +98,8 @@ test('detailText: the envelope as formatted JSON, or why there is none', () => {
   });
   assert.equal(detailText(undefined, undefined), { label: ' detail ', text: 'no readings yet' });
   assert.equal(detailText(undefined, 'dome'), { label: ' detail ', text: 'no reading of "dome" yet' });
+  assert.equal(detailText(undefined, undefined, 'zz'), { label: ' detail ', text: 'no type matches the filter "zz"' });
+  assert.equal(detailText(undefined, undefined, ''), { label: ' detail ', text: 'no readings yet' });
 });
 
 // [name, text before, ch, key (as blessed reports it), expected]

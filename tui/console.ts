@@ -80,8 +80,8 @@ function painter(w: ConsoleWidgets, config: ConsoleConfig): (state: ConsoleState
     state.selected = rows[index]?.type;
     drawTable(rows, index, tableInnerWidth(w));
     renderHeader(w, state, { ...config, shown: rows.length }, config.noColor);
-    if (state.detail) renderDetail(w, rows[index], config.type);
-    renderHelp(w, state.help, state.prompting ? state.draft : undefined);
+    if (state.detail) renderDetail(w, rows[index], config.type, state.filter);
+    renderHelp(w, state.help, state.prompting ? state.draft : undefined, config.type !== undefined);
     w.screen.render();
     return rows;
   };
