@@ -127,7 +127,7 @@ test('on a terminal: a table of the view sorted by type, and one reading as a pa
   const empty = new Terminal();
   try {
     empty.run(['current', '--host', '127.0.0.1', '--port', String(none.port)]);
-    assert.equal(await empty.output(), { lines: ['no readings yet'], exit: 0 });
+    assert.equal(await empty.output(), { lines: ['no readings yet'], exit: 0, restored: true });
   } finally {
     empty.kill();
     await none.close();
@@ -146,14 +146,14 @@ test('current --follow on a terminal opens the live console; q quits with exit 0
       assert.match(screen, new RegExp(`^meridian 127\\.0\\.0\\.1:${d.port} {2}LIVE {2}last poll \\d\\d:\\d\\d:\\d\\dZ`));
       assert.match(screen, /run site {2}1 type {2}poll 200ms {2}sort type/);
       tty.keys('q');
-      assert.equal(await tty.output(), { lines: [], exit: 0 }, 'the screen is restored and the command exits 0');
+      assert.equal(await tty.output(), { lines: [], exit: 0, restored: true }, 'the screen and the terminal are restored and the command exits 0');
 
       lines.run(['current', 'weather', '--follow', '--json', ...at], { width: 200 });
       const body = (await request(d.url, '/current/weather')).text;
       await lines.waitFor('one JSON line', (s) => s.split('\n')[0] === body);
       lines.keys('C-c');
       const out = await lines.output();
-      assert.equal(out, { lines: [body], exit: 0 }, 'Ctrl-C ends it with exit 0');
+      assert.equal(out, { lines: [body], exit: 0, restored: true }, 'Ctrl-C ends it with exit 0');
     } finally {
       tty.kill();
       lines.kill();

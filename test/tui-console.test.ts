@@ -1,163 +1,199 @@
-import { execFileSync } from 'node:child_process';
-import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { cleanEnv, ROOT, spawnDaemon, type ChildDaemon } from './helpers/daemon.js';
-import { request } from './helpers/http.js';
+import { spawnDaemon, type ChildDaemon } from './helpers/daemon.js';
+import { request, type RawAnswer } from './helpers/http.js';
 import { removeDir } from './helpers/tmp.js';
+import { Terminal } from './helpers/tmux.js';
 
-// The real console (node dist/tui/run.js) in a real pseudo-terminal: tmux on a private
-// socket, keys sent with send-keys, the screen read with capture-pane. Every wait polls the
+// The live console through the real command line, `telemetry current [TYPE] --follow`, in a
+// real pseudo-terminal (tmux, test/helpers/tmux.ts) against a real daemon (a child process).
+// Keys go in with send-keys, the screen is read with capture-pane; every wait polls the
 // screen until a condition holds, with a deadline.
-
-const RUN_JS = path.join(ROOT, 'dist', 'tui', 'run.js');
-const DEADLINE_MS = 15_000;
-let sessions = 0;
-
-/** One tmux server with one session running the console. */
-class Tmux {
-  readonly socket = `meridian-tui-${process.pid}-${++sessions}`;
-  private readonly env = { ...cleanEnv(), TERM: 'xterm-256color', LANG: 'C.UTF-8' };
-
-  tmux(...args: string[]): string {
-    return execFileSync('/usr/bin/tmux', ['-L', this.socket, ...args], { env: this.env, encoding: 'utf8' });
-  }
-
-  /** Start the console at width x height; the pane stays (running cat) after it exits and says how. */
-  start(args: string[], opts: { width?: number; height?: number; term?: string } = {}): void {
-    const term = opts.term ?? 'xterm-256color';
-    const quoted = args.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-    const script = `B=$(stty -g); TERM=${term} NCURSES_NO_UTF8_ACS=1 LANG=C.UTF-8 '${process.execPath}' '${RUN_JS}' ${quoted} 2>/dev/null; `
-      + `echo "EXIT=$?"; [ "$(stty -g)" = "$B" ] && echo TTY-RESTORED; exec cat`;
-    this.tmux('-u', '-f', '/dev/null', 'new-session', '-d', '-s', 'c', '-x', String(opts.width ?? 100), '-y', String(opts.height ?? 30),
-      'sh', '-c', script, ';', 'set-option', '-g', 'status', 'off');
-  }
-
-  screen(): string {
-    return this.tmux('capture-pane', '-p', '-t', 'c');
-  }
-
-  keys(...keys: string[]): void {
-    this.tmux('send-keys', '-t', 'c', ...keys);
-  }
-
-  /** Poll the screen until `ok` holds; fail with the last screen at the deadline. */
-  async waitFor(what: string, ok: (screen: string) => boolean): Promise<string> {
-    const until = Date.now() + DEADLINE_MS;
-    for (;;) {
-      const screen = this.screen();
-      if (ok(screen)) return screen;
-      if (Date.now() > until) assert.unreachable(`timed out waiting for ${what}; screen:\n${screen}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-
-  kill(): void {
-    try { this.tmux('kill-server'); } catch { /* already gone */ }
-  }
-}
 
 /** The cells of a type's table row: [mark, type, age, seq, run, data]; undefined when not shown. */
 function row(screen: string, type: string): string[] | undefined {
-  for (const line of screen.split('\n')) {
-    const inner = line.slice(1, -1);
-    const cells = inner.slice(3).trim().split(/\s{2,}/);
-    if (line.startsWith('│') && cells[0] === type) return [inner[1]!, ...cells];
-  }
-  return undefined;
+  return tableRows(screen).find((cells) => cells[1] === type);
 }
 
-function post(d: ChildDaemon, type: string, data: unknown) {
+/** Every table row on the screen, top to bottom, as cells (see row). */
+function tableRows(screen: string): string[][] {
+  const rows: string[][] = [];
+  for (const line of screen.split('\n')) {
+    const inner = line.slice(1, -1);
+    if (!line.startsWith('│') || !/^ [ *] \S/.test(inner)) continue;
+    const cells = inner.slice(3).trim().split(/\s{2,}/);
+    if (cells[0] !== 'TYPE') rows.push([inner[1]!, ...cells]);
+  }
+  return rows;
+}
+
+/** The types of the table's rows in screen order. */
+const order = (screen: string): string[] => tableRows(screen).map((cells) => cells[1]!);
+
+/** The type of the row drawn selected (white on blue), from a capture with escapes. */
+function selectedType(escaped: string): string | undefined {
+  const line = escaped.split('\n').find((l) => l.includes('\x1b[37m\x1b[44m'));
+  return line === undefined ? undefined : tableRows(line.replace(/\x1b\[[0-9;]*m/g, ''))[0]?.[1];
+}
+
+/** A line inside an 80-column box: `│`, the text padded to 78 columns, `│`. `wide`: double-width characters in it. */
+const boxed = (text: string, wide = 0): string => `│${text}${' '.repeat(78 - text.length - wide)}│`;
+
+/** Single-digit ages ("0s" .. "9s") as "Ns": the one thing in these screens that depends on timing. */
+const ageless = (line: string): string => line.replace(/\b\ds\b/g, 'Ns');
+
+function post(d: ChildDaemon, type: string, data: unknown): Promise<RawAnswer> {
   return request(d.url, '/event', { method: 'POST', body: { type, data } });
 }
 
-function consoleArgs(d: ChildDaemon, ...more: string[]): string[] {
-  return ['--host', '127.0.0.1', '--port', String(d.port), '--interval', '0.3', ...more];
+/** `telemetry current [TYPE] --follow` against daemon `d`, polling every 0.3 s. */
+function follow(d: ChildDaemon, ...more: string[]): string[] {
+  return ['current', '--follow', '--host', '127.0.0.1', '--port', String(d.port), '--interval', '0.3', ...more];
 }
 
-test('rows appear and update in place; run id, filter and detail keys work', async () => {
+/** Run `fn` with a fresh daemon; it is stopped and its files removed afterwards, whatever happened. */
+async function withDaemon(fn: (d: ChildDaemon) => Promise<void>): Promise<void> {
   const d = await spawnDaemon();
-  const t = new Tmux();
   try {
-    await post(d, 'weather', { temp_c: 4, sky: 'clear' });
-    await post(d, 'dome', 'open');
-    t.start(consoleArgs(d));
-    let s = await t.waitFor('both rows', (x) => row(x, 'weather') !== undefined && row(x, 'dome') !== undefined);
-    assert.match(s.split('\n')[0]!, /^meridian 127\.0\.0\.1:\d+  LIVE  last poll \d\d:\d\d:\d\dZ$/);
-    assert.is(s.split('\n')[1], 'run site  2 types  poll 300ms  sort type');
-    assert.equal(row(s, 'weather')!.slice(3), ['1', '-', 'temp_c=4 sky=clear']);
-    assert.equal(row(s, 'dome')!.slice(3), ['2', '-', 'open']);
-
-    await post(d, 'weather', { temp_c: 5, sky: 'clear' });
-    s = await t.waitFor('weather updated', (x) => row(x, 'weather')?.[3] === '3');
-    assert.equal(row(s, 'weather')!.filter((_, i) => i !== 2), ['*', 'weather', '3', '-', 'temp_c=5 sky=clear']);
-    assert.ok(['0s', '1s'].includes(row(s, 'weather')![2]!), 'just posted (a busy machine may take a second)');
-    assert.is(s.split('\n').filter((l) => l.includes(' weather ')).length, 1, 'one weather row, updated in place');
-    await t.waitFor('highlight gone', (x) => row(x, 'weather')?.[0] === ' ');
-
-    await request(d.url, '/run/start', { method: 'POST', body: { run_id: 'n042' } });
-    await post(d, 'dome', 'closed');
-    s = await t.waitFor('run header and row', (x) => x.includes('run n042') && row(x, 'dome')?.[5] === 'closed');
-    assert.equal(row(s, 'dome')!.slice(3), ['1', 'n042', 'closed']);
-
-    t.keys('/');
-    await t.waitFor('filter prompt', (x) => x.trimEnd().endsWith('filter:'));
-    t.keys('d', 'o', 'm', 'Enter');
-    s = await t.waitFor('filtered', (x) => x.includes('filter "dom"') && row(x, 'weather') === undefined);
-    assert.is(s.split('\n')[1], 'run n042  1/2 types  poll 300ms  sort type  filter "dom"');
-    assert.ok(row(s, 'dome'));
-    assert.match(s, /"data": "closed"/);
-
-    t.keys('Enter');
-    s = await t.waitFor('detail hidden', (x) => !x.includes('"data": "closed"'));
-    assert.ok(row(s, 'dome'), 'the table stays');
-    t.keys('Enter');
-    await t.waitFor('detail shown again', (x) => x.includes('"run_id": "n042"'));
-
-    t.keys('p');
-    s = await t.waitFor('paused', (x) => /  PAUSED  last poll \d\d:\d\d:\d\dZ$/.test(x.split('\n')[0]!));
-    await post(d, 'dome', 'half');
-    assert.is(row(t.screen(), 'dome')![5], 'closed');
-    t.keys('p');
-    await t.waitFor('resumed with the new reading', (x) => x.includes('LIVE') && row(x, 'dome')?.[5] === 'half');
+    await fn(d);
   } finally {
-    t.kill();
     d.child.kill('SIGTERM');
     await d.exited;
     removeDir(d.siteDir);
   }
-});
+}
 
-test('resize to 80x24 under TERM=screen-256color re-lays out; the summary is cut first', async () => {
-  const d = await spawnDaemon();
-  const t = new Tmux();
-  try {
-    await post(d, 'weather station north', { temp_c: -3.5, humidity: 81, wind_kmh: 12, sky: 'partly cloudy', gust: 30 });
-    t.start(consoleArgs(d), { term: 'screen-256color' });
-    await t.waitFor('row at 100 columns', (x) => row(x, 'weather station north') !== undefined);
-    t.tmux('resize-window', '-t', 'c', '-x', '80', '-y', '24');
-    const s = await t.waitFor('80x24 layout', (x) => x.split('\n')[2]!.length === 80 && x.split('\n')[23]!.startsWith('j/k move'));
-    const lines = s.split('\n');
-    assert.is(lines.length, 25); // 24 rows + trailing newline
-    assert.ok(lines.every((l) => l.length <= 80));
-    assert.is(lines[22], `└${'─'.repeat(78)}┘`);
-    assert.is(lines[23], 'j/k move  Enter detail  / filter  s sort  p pause  ? help  q quit');
-    assert.equal(row(s, 'weather station north')!.slice(3), ['1', '-', 'temp_c=-3.5 humidity=81 wi…']);
-  } finally {
-    t.kill();
-    d.child.kill('SIGTERM');
-    await d.exited;
-    removeDir(d.siteDir);
+/** Run `fn` with a fresh daemon and terminal; both are gone afterwards, whatever happened. */
+function withConsole(fn: (d: ChildDaemon, t: Terminal) => Promise<void>): Promise<void> {
+  return withDaemon(async (d) => {
+    const t = new Terminal();
+    try {
+      await fn(d, t);
+    } finally {
+      t.kill();
+    }
+  });
+}
+
+test('rows appear and update in place; run id, filter and detail keys work; p pauses', () => withConsole(async (d, t) => {
+  await post(d, 'weather', { temp_c: 4, sky: 'clear' });
+  await post(d, 'dome', 'open');
+  t.run(follow(d));
+  let s = await t.waitFor('both rows', (x) => row(x, 'weather') !== undefined && row(x, 'dome') !== undefined);
+  assert.match(s.split('\n')[0]!, new RegExp(`^meridian 127\\.0\\.0\\.1:${d.port}  LIVE  last poll \\d\\d:\\d\\d:\\d\\dZ$`));
+  assert.is(s.split('\n')[1], 'run site  2 types  poll 300ms  sort type');
+  assert.equal(row(s, 'weather')!.slice(3), ['1', '-', 'temp_c=4 sky=clear']);
+  assert.equal(row(s, 'dome')!.slice(3), ['2', '-', 'open']);
+
+  await post(d, 'weather', { temp_c: 5, sky: 'clear' });
+  s = await t.waitFor('weather updated', (x) => row(x, 'weather')?.[3] === '3');
+  assert.equal(row(s, 'weather')!.filter((_, i) => i !== 2), ['*', 'weather', '3', '-', 'temp_c=5 sky=clear']);
+  assert.ok(['0s', '1s'].includes(row(s, 'weather')![2]!), 'just posted (a busy machine may take a second)');
+  assert.is(s.split('\n').filter((l) => l.includes(' weather ')).length, 1, 'one weather row, updated in place');
+  await t.waitFor('highlight gone', (x) => row(x, 'weather')?.[0] === ' ');
+
+  await request(d.url, '/run/start', { method: 'POST', body: { run_id: 'n042' } });
+  await post(d, 'dome', 'closed');
+  s = await t.waitFor('run header and row', (x) => x.split('\n')[1]!.startsWith('run n042  ') && row(x, 'dome')?.[5] === 'closed');
+  assert.is(s.split('\n')[1], 'run n042  2 types  poll 300ms  sort type');
+  assert.equal(row(s, 'dome')!.slice(3), ['1', 'n042', 'closed']);
+
+  t.keys('/');
+  await t.waitFor('filter prompt', (x) => x.split('\n')[29] === 'filter:');
+  t.keys('w', 'e', 'x', 'BSpace');
+  await t.waitFor('the typed filter', (x) => x.split('\n')[29] === 'filter: we');
+  t.keys('Escape');
+  s = await t.waitFor('prompt cancelled', (x) => x.split('\n')[29]!.startsWith('j/k move'));
+  assert.is(s.split('\n')[1], 'run n042  2 types  poll 300ms  sort type', 'Esc leaves the filter as it was');
+
+  t.keys('/', 'd', 'o', 'm', 'Enter'); // typed ahead: the keys that come with the '/' go to the prompt too
+  s = await t.waitFor('filtered', (x) => x.includes('filter "dom"') && row(x, 'weather') === undefined);
+  assert.is(s.split('\n')[1], 'run n042  1/2 types  poll 300ms  sort type  filter "dom"');
+  assert.equal(order(s), ['dome']);
+  assert.match(s, /"data": "closed"/);
+
+  t.keys('Enter');
+  s = await t.waitFor('detail hidden', (x) => !x.includes('"data": "closed"'));
+  assert.equal(order(s), ['dome'], 'the table stays');
+  t.keys('Enter');
+  await t.waitFor('detail shown again', (x) => x.includes('"run_id": "n042"'));
+
+  t.keys('p');
+  s = await t.waitFor('paused', (x) => /  PAUSED  last poll \d\d:\d\d:\d\dZ$/.test(x.split('\n')[0]!));
+  await post(d, 'dome', 'half');
+  assert.is(row(t.screen(), 'dome')![5], 'closed');
+  t.keys('p');
+  await t.waitFor('resumed with the new reading', (x) => x.includes('  LIVE  ') && row(x, 'dome')?.[5] === 'half');
+
+  t.keys('/', 'C-u', 'z', 'z', 'Enter');
+  s = await t.waitFor('nothing matches', (x) => x.split('\n')[1]!.endsWith('filter "zz"'));
+  assert.is(s.split('\n')[1], 'run n042  0/2 types  poll 300ms  sort type  filter "zz"');
+  assert.equal(order(s), []);
+  assert.is(s.split('\n')[18], `│${'no type matches the filter "zz"'.padEnd(98)}│`);
+}));
+
+test('80x24 from the start, TERM=xterm-256color and TERM=screen-256color: the whole screen; a unicode type is aligned', () => withDaemon(async (d) => {
+  const dome = (await post(d, 'dome status', { shutter: 'open', azimuth: 212.5 })).json;
+  await post(d, 'weather', { temp_c: 4.1, humidity: 82, wind_kmh: 14, sky: 'partly cloudy' });
+  await post(d, '天気 météo', { 空: '晴れ' });
+  const expected = [ // below the first line, which has the time of the last poll
+    'run site  3 types  poll 300ms  sort type',
+    `┌─ readings ${'─'.repeat(67)}┐`,
+    boxed('   TYPE         AGE           SEQ  RUN  DATA'),
+    boxed(''),
+    boxed('   dome status  Ns              1  -    shutter=open azimuth=212.5'),
+    boxed('   weather      Ns              2  -    temp_c=4.1 humidity=82 wind_kmh=14 s…'),
+    boxed('   天気 météo   Ns              3  -    空=晴れ', 5),
+    ...Array.from({ length: 5 }, () => boxed('')),
+    `└${'─'.repeat(78)}┘`,
+    `┌─ dome status  Ns  seq 1 ${'─'.repeat(53)}┐`,
+    boxed('{'),
+    boxed('  "seq": 1,'),
+    boxed(`  "ts": "${dome.ts}",`),
+    boxed('  "type": "dome status",'),
+    boxed('  "data": {'),
+    boxed('    "shutter": "open",'),
+    boxed('    "azimuth": 212.5'),
+    `└${'─'.repeat(78)}┘`,
+    'j/k move  Enter detail  / filter  s sort  p pause  ? help  q quit',
+  ];
+  for (const term of ['xterm-256color', 'screen-256color']) {
+    const t = new Terminal();
+    try {
+      t.run(follow(d), { width: 80, height: 24, term });
+      const s = await t.waitFor(`three rows (${term})`, (x) => order(x).length === 3);
+      const lines = s.split('\n');
+      assert.is(lines.length, 25, '24 lines and the last newline');
+      assert.match(lines[0]!, new RegExp(`^meridian 127\\.0\\.0\\.1:${d.port}  LIVE  last poll \\d\\d:\\d\\d:\\d\\dZ$`));
+      assert.equal(lines.slice(1, 24).map(ageless), expected, term);
+    } finally {
+      t.kill();
+    }
   }
-});
+}));
+
+test('resize from 100x30 to 80x24 under TERM=screen-256color re-lays out; the summary is cut first', () => withConsole(async (d, t) => {
+  await post(d, 'weather station north', { temp_c: -3.5, humidity: 81, wind_kmh: 12, sky: 'partly cloudy', gust: 30 });
+  t.run(follow(d), { term: 'screen-256color' });
+  let s = await t.waitFor('row at 100 columns', (x) => row(x, 'weather station north') !== undefined);
+  assert.equal(row(s, 'weather station north')!.slice(3), ['1', '-', 'temp_c=-3.5 humidity=81 wind_kmh=12 sky="partl…']);
+  t.resize(80, 24);
+  s = await t.waitFor('80x24 layout', (x) => x.split('\n')[2]!.length === 80 && x.split('\n')[23]!.startsWith('j/k move'));
+  const lines = s.split('\n');
+  assert.is(lines.length, 25); // 24 rows + trailing newline
+  assert.ok(lines.every((l) => l.length <= 80));
+  assert.is(lines[22], `└${'─'.repeat(78)}┘`);
+  assert.is(lines[23], 'j/k move  Enter detail  / filter  s sort  p pause  ? help  q quit');
+  assert.equal(row(s, 'weather station north')!.slice(3), ['1', '-', 'temp_c=-3.5 humidity=81 wi…']);
+}));
 
 test('daemon stopped: DISCONNECTED with readings kept; restarted: LIVE again', async () => {
   let d = await spawnDaemon();
-  const t = new Tmux();
+  const t = new Terminal();
   try {
     await post(d, 'mount', { ra: 12.5 });
-    t.start(consoleArgs(d));
-    await t.waitFor('live row', (x) => x.includes('LIVE') && row(x, 'mount') !== undefined);
+    t.run(follow(d));
+    await t.waitFor('live row', (x) => x.includes('  LIVE  ') && row(x, 'mount') !== undefined);
     d.child.kill('SIGTERM');
     await d.exited;
     let s = await t.waitFor('disconnected', (x) => x.includes('DISCONNECTED'));
@@ -165,7 +201,7 @@ test('daemon stopped: DISCONNECTED with readings kept; restarted: LIVE again', a
     assert.equal(row(s, 'mount')!.slice(3), ['1', '-', 'ra=12.5'], 'the last readings stay');
     d = await spawnDaemon({ port: d.port, siteDir: d.siteDir });
     await post(d, 'mount', { ra: 13 });
-    s = await t.waitFor('live again with the new reading', (x) => x.includes('LIVE') && row(x, 'mount')?.[3] === '2');
+    s = await t.waitFor('live again with the new reading', (x) => x.includes('  LIVE  ') && row(x, 'mount')?.[3] === '2');
     assert.equal(row(s, 'mount')!.slice(3), ['2', '-', 'ra=13']);
   } finally {
     t.kill();
@@ -175,88 +211,138 @@ test('daemon stopped: DISCONNECTED with readings kept; restarted: LIVE again', a
   }
 });
 
-test('q exits 0 and restores the terminal', async () => {
-  const d = await spawnDaemon();
-  const t = new Tmux();
-  try {
-    t.start(consoleArgs(d));
-    await t.waitFor('console up', (x) => x.includes('LIVE'));
-    assert.is(t.tmux('display', '-p', '-t', 'c', '#{alternate_on}').trim(), '1');
-    t.keys('q');
-    const s = await t.waitFor('exit line', (x) => x.includes('EXIT='));
-    assert.equal(s.trim().split('\n'), ['EXIT=0', 'TTY-RESTORED']);
-    assert.is(t.tmux('display', '-p', '-t', 'c', '#{alternate_on} #{cursor_flag}').trim(), '0 1');
-  } finally {
-    t.kill();
-    d.child.kill('SIGTERM');
-    await d.exited;
-    removeDir(d.siteDir);
-  }
-});
+test('q exits 0 and restores the terminal: main screen, cursor shown, stty settings back', () => withConsole(async (d, t) => {
+  t.run(follow(d));
+  await t.waitFor('console up', (x) => x.includes('  LIVE  '));
+  assert.is(t.display('#{alternate_on}'), '1');
+  t.keys('q');
+  assert.equal(await t.output(), { lines: [], exit: 0, restored: true });
+  assert.is(t.display('#{alternate_on} #{cursor_flag}'), '0 1');
+}));
 
-test('Ctrl-C also exits 0, even from the filter prompt', async () => {
-  const d = await spawnDaemon();
-  const t = new Tmux();
-  try {
-    t.start(consoleArgs(d));
-    await t.waitFor('console up', (x) => x.includes('LIVE'));
-    t.keys('/');
-    await t.waitFor('filter prompt', (x) => x.trimEnd().endsWith('filter:'));
-    t.keys('C-c');
-    const s = await t.waitFor('exit line', (x) => x.includes('EXIT='));
-    assert.equal(s.trim().split('\n'), ['EXIT=0', 'TTY-RESTORED']);
-  } finally {
-    t.kill();
-    d.child.kill('SIGTERM');
-    await d.exited;
-    removeDir(d.siteDir);
-  }
-});
+test('Ctrl-C also exits 0, even from the filter prompt', () => withConsole(async (d, t) => {
+  t.run(follow(d));
+  await t.waitFor('console up', (x) => x.includes('  LIVE  '));
+  t.keys('/');
+  await t.waitFor('filter prompt', (x) => x.trimEnd().endsWith('filter:'));
+  t.keys('C-c');
+  assert.equal(await t.output(), { lines: [], exit: 0, restored: true }, 'exit 0 (not 130: the key reached the console, not a signal)');
+  assert.is(t.display('#{alternate_on} #{cursor_flag}'), '0 1');
+}));
 
-test('a single type is shown large; --no-color draws no colour; stale readings say STALE', async () => {
-  const d = await spawnDaemon();
-  const t = new Tmux();
-  try {
-    await post(d, '天気 météo', { 空: '晴れ', note: 'ensoleillé' });
-    await post(d, 'dome', 'open');
-    t.start(consoleArgs(d, '--type', '天気 météo', '--no-color', '--stale', '1'));
-    const s = await t.waitFor('stale single row', (x) => row(x, '天気 météo')?.[2]?.endsWith('STALE') === true);
-    assert.is(s.split('\n')[1], 'run site  type 天気 météo  poll 300ms');
-    assert.equal(row(s, '天気 météo')!.slice(3), ['1', '-', '空=晴れ note=ensoleillé']);
-    assert.is(row(s, 'dome'), undefined);
-    assert.match(s, /"空": "晴れ"/);
-    const coloured = t.tmux('capture-pane', '-p', '-e', '-t', 'c');
-    assert.not.match(coloured, /\x1b\[(?:[0-9;]*;)?(?:3[0-7]|4[0-7]|38;5;\d+|48;5;\d+)[;m]/, 'no colour codes');
-  } finally {
-    t.kill();
-    d.child.kill('SIGTERM');
-    await d.exited;
-    removeDir(d.siteDir);
-  }
-});
+test('? shows the keys over the view; ? and Esc close it', () => withConsole(async (d, t) => {
+  await post(d, 'dome', 'open');
+  t.run(follow(d));
+  const before = await t.waitFor('console up', (x) => row(x, 'dome') !== undefined);
+  t.keys('?');
+  const s = await t.waitFor('help overlay', (x) => x.includes('┌─ keys '));
+  const lines = s.split('\n');
+  const top = lines.findIndex((l) => l.includes('┌─ keys '));
+  const left = lines[top]!.indexOf('┌─ keys ');
+  assert.equal([top, left], [7, 18], 'centred on 100x30');
+  assert.is(lines[top]!.slice(left, left + 64), `┌─ keys ${'─'.repeat(55)}┐`);
+  assert.equal(lines.slice(top + 1, top + 15).map((l) => l.slice(left, left + 64)), [
+    'up/down, j/k      move the selection',
+    'PgUp/PgDn         move a page',
+    'Home/End, g/G     first / last row',
+    'Enter             show or hide the detail pane',
+    '/                 filter types (Enter applies, empty clears,',
+    '                  Esc cancels)',
+    's                 sort by type, age (newest first), seq',
+    'p                 pause / resume polling',
+    '?  Esc            close this help',
+    'q  Ctrl-C         quit',
+    '',
+    'Columns: TYPE, AGE of the reading (daemon clock), SEQ,',
+    'RUN id ("-" = site), DATA summary. "*" = just changed;',
+    'STALE = older than the stale threshold.',
+  ].map((text) => `│${text.padEnd(62)}│`));
+  assert.is(lines[top + 15]!.slice(left, left + 64), `└${'─'.repeat(62)}┘`);
+  assert.is(lines[29], 'j/k move  Enter detail  / filter  s sort  p pause  ? help  q quit');
 
-test('1,000 types: End and Home jump through them, sort by seq', async () => {
-  const d = await spawnDaemon();
-  const t = new Tmux();
-  try {
-    for (let i = 0; i < 1000; i++) await post(d, `sensor-${String(i).padStart(4, '0')}`, i);
-    t.start(consoleArgs(d));
-    await t.waitFor('first rows', (x) => x.includes('1000 types') && row(x, 'sensor-0000') !== undefined);
-    t.keys('End');
-    let s = await t.waitFor('last row', (x) => row(x, 'sensor-0999') !== undefined && x.includes('"seq": 1000'));
-    assert.is(row(s, 'sensor-0000'), undefined);
-    t.keys('Home');
-    s = await t.waitFor('first row again', (x) => x.includes('"seq": 1,'));
-    assert.ok(row(s, 'sensor-0000'));
-    t.keys('s', 's', 'Home');
-    s = await t.waitFor('sorted by seq, highest first', (x) => x.includes('sort seq') && x.includes('"seq": 1000'));
-    assert.equal(row(s, 'sensor-0999')!.slice(3), ['1000', '-', '999']);
-  } finally {
-    t.kill();
-    d.child.kill('SIGTERM');
-    await d.exited;
-    removeDir(d.siteDir);
+  const view = (x: string) => x.split('\n').slice(1).map(ageless);
+  t.keys('?');
+  let closed = await t.waitFor('closed by ?', (x) => !x.includes('┌─ keys '));
+  assert.equal(view(closed), view(before), 'the view is back as it was');
+  t.keys('?');
+  await t.waitFor('help again', (x) => x.includes('┌─ keys '));
+  t.keys('Escape');
+  closed = await t.waitFor('closed by Esc', (x) => !x.includes('┌─ keys '));
+  assert.equal(view(closed), view(before));
+}));
+
+test('j/k, up/down, PgDn/PgUp move the selection; the detail pane shows the selected row', () => withConsole(async (d, t) => {
+  const types = Array.from({ length: 20 }, (_, i) => `sensor-${String(i + 1).padStart(2, '0')}`);
+  for (const [i, type] of types.entries()) await post(d, type, i + 1);
+  t.run(follow(d), { width: 80, height: 24 }); // 8 rows show at once: a page is 8
+  await t.waitFor('20 rows', (x) => x.includes('20 types') && row(x, 'sensor-01') !== undefined);
+  const steps: Array<[string, string]> = [
+    ['', 'sensor-01'], ['j', 'sensor-02'], ['j', 'sensor-03'], ['k', 'sensor-02'], ['Down', 'sensor-03'], ['Up', 'sensor-02'],
+    ['PgDn', 'sensor-10'], ['PgDn', 'sensor-18'], ['PgDn', 'sensor-20'], ['PgUp', 'sensor-12'], ['PgUp', 'sensor-04'],
+    ['PgUp', 'sensor-01'], ['k', 'sensor-01'],
+  ];
+  for (const [key, type] of steps) {
+    if (key) t.keys(key);
+    const n = Number(type.slice(-2));
+    const s = await t.waitFor(`${key} -> ${type}`, (x) => x.split('\n')[18] === boxed(`  "type": "${type}",`));
+    const lines = s.split('\n');
+    assert.match(lines[14]!, new RegExp(`^┌─ ${type}  \\ds  seq ${n} ─+┐$`), `${key}: the detail pane's title`);
+    assert.is(lines[16], boxed(`  "seq": ${n},`));
+    assert.equal(row(s, type)!.slice(3), [String(n), '-', String(n)], `${key}: the row is on screen`);
+    assert.is(selectedType(t.screen(true)), type, `${key}: and drawn selected`);
   }
-});
+}));
+
+test('s cycles the sort: type, age (newest first), seq (highest first), type again', () => withConsole(async (d, t) => {
+  const site = [await post(d, 'camera', 'idle'), await post(d, 'dome', 'open'), await post(d, 'mount', 'tracking')];
+  await request(d.url, '/run/start', { method: 'POST', body: { run_id: '042' } });
+  const run = await post(d, 'weather', 'clear');
+  const byAge = [...site, run].map((a) => a.json as { type: string; ts: string })
+    .sort((a, b) => (a.ts < b.ts ? 1 : a.ts > b.ts ? -1 : a.type < b.type ? -1 : 1)).map((e) => e.type);
+  assert.is(byAge[0], 'weather', 'the run reading is the newest');
+  t.run(follow(d));
+  let s = await t.waitFor('four rows', (x) => order(x).length === 4);
+  assert.is(s.split('\n')[1], 'run 042  4 types  poll 300ms  sort type');
+  assert.equal(order(s), ['camera', 'dome', 'mount', 'weather']);
+  assert.equal(tableRows(s).map((cells) => cells.slice(3)), [['1', '-', 'idle'], ['2', '-', 'open'], ['3', '-', 'tracking'], ['1', '042', 'clear']]);
+  t.keys('s');
+  s = await t.waitFor('sort age', (x) => x.split('\n')[1]!.endsWith('sort age'));
+  assert.equal(order(s), byAge);
+  t.keys('s');
+  s = await t.waitFor('sort seq', (x) => x.split('\n')[1]!.endsWith('sort seq'));
+  assert.equal(order(s), ['mount', 'dome', 'camera', 'weather'], 'seq 3, 2, then the two seq 1 by type');
+  t.keys('s');
+  s = await t.waitFor('sort type', (x) => x.split('\n')[1]!.endsWith('sort type'));
+  assert.equal(order(s), ['camera', 'dome', 'mount', 'weather']);
+}));
+
+test('one type (positional TYPE) is shown large; NO_COLOR=1 draws no colour; a reading older than --stale says STALE', () => withConsole(async (d, t) => {
+  await post(d, '天気 météo', { 空: '晴れ', note: 'ensoleillé' });
+  await post(d, 'dome', 'open');
+  t.run(follow(d, '天気 météo', '--stale', '1'), { env: { NO_COLOR: '1' } });
+  const s = await t.waitFor('stale single row', (x) => row(x, '天気 météo')?.[2]?.endsWith('STALE') === true);
+  assert.is(s.split('\n')[1], 'run site  type 天気 météo  poll 300ms');
+  assert.match(row(s, '天気 météo')![2]!, /^\ds STALE$/);
+  assert.equal(row(s, '天気 météo')!.slice(3), ['1', '-', '空=晴れ note=ensoleillé']);
+  assert.is(row(s, 'dome'), undefined);
+  assert.match(s, /"空": "晴れ"/);
+  assert.is(s.split('\n')[29], 'Enter detail  p pause  ? help  q quit', 'no keys that would do nothing here');
+  assert.not.match(t.screen(true), /\x1b\[(?:[0-9;]*;)?(?:3[0-7]|4[0-7]|38;5;\d+|48;5;\d+)[;m]/, 'no colour codes');
+}));
+
+test('1,000 types: End and Home jump through them, sort by seq', () => withConsole(async (d, t) => {
+  for (let i = 0; i < 1000; i++) await post(d, `sensor-${String(i).padStart(4, '0')}`, i);
+  t.run(follow(d));
+  await t.waitFor('first rows', (x) => x.includes('1000 types') && row(x, 'sensor-0000') !== undefined);
+  t.keys('End');
+  let s = await t.waitFor('last row', (x) => row(x, 'sensor-0999') !== undefined && x.includes('"seq": 1000'));
+  assert.is(row(s, 'sensor-0000'), undefined);
+  t.keys('Home');
+  s = await t.waitFor('first row again', (x) => x.includes('"seq": 1,'));
+  assert.ok(row(s, 'sensor-0000'));
+  t.keys('s', 's', 'Home');
+  s = await t.waitFor('sorted by seq, highest first', (x) => x.includes('sort seq') && x.includes('"seq": 1000'));
+  assert.equal(row(s, 'sensor-0999')!.slice(3), ['1000', '-', '999']);
+}));
 
 test.run();

@@ -7,9 +7,11 @@ import { applyOutcome, daemonNow, initialState, onlyType } from '../tui/console-
 import { offsetOf, refineOffset } from '../tui/daemon-clock.js';
 import { headerLines } from '../tui/header.js';
 import { detailText } from '../tui/detail.js';
+import { editFilter, tailFit, type FilterEdit, type KeyPress } from '../tui/filter-input.js';
+import { promptLine } from '../tui/help.js';
 import { toRow } from '../tui/rows.js';
 
-// The console's state changes, daemon clock and header text, without a terminal.
+// The console's state changes, daemon clock, header text and filter prompt, without a terminal.
 
 const T = Date.parse('2026-03-18T00:00:10.000Z');
 const weather: Envelope = { seq: 4, ts: '2026-03-18T00:00:09.000Z', type: 'weather', data: { t: 1 }, meta: {} };
@@ -96,6 +98,40 @@ test('detailText: the envelope as formatted JSON, or why there is none', () => {
   });
   assert.equal(detailText(undefined, undefined), { label: ' detail ', text: 'no readings yet' });
   assert.equal(detailText(undefined, 'dome'), { label: ' detail ', text: 'no reading of "dome" yet' });
+  assert.equal(detailText(undefined, undefined, 'zz'), { label: ' detail ', text: 'no type matches the filter "zz"' });
+  assert.equal(detailText(undefined, undefined, ''), { label: ' detail ', text: 'no readings yet' });
+});
+
+// [name, text before, ch, key (as blessed reports it), expected]
+const edits: [string, string, string | undefined, KeyPress, FilterEdit][] = [
+  ['a letter is added', 'do', 'm', { name: 'm', full: 'm' }, { text: 'dom' }],
+  ['a capital letter', 'a', 'B', { name: 'b', full: 'S-b' }, { text: 'aB' }],
+  ['a space', 'dome', ' ', { name: 'space', full: 'space' }, { text: 'dome ' }],
+  ['a wide character', '天', '気', { full: '気' }, { text: '天気' }],
+  ['keys that mean something outside the prompt are text in it', 'x', 'q', { name: 'q', full: 'q' }, { text: 'xq' }],
+  ['backspace removes one character (not half of one)', 'é天', '\x7f', { name: 'backspace', full: 'backspace' }, { text: 'é' }],
+  ['backspace on nothing', '', '\x7f', { name: 'backspace', full: 'backspace' }, { text: '' }],
+  ['Ctrl-U clears', 'weather', '\x15', { name: 'u', full: 'C-u', ctrl: true }, { text: '' }],
+  ['Enter applies', 'dom', '\r', { name: 'enter', full: 'enter' }, { text: 'dom', done: 'apply' }],
+  ['return (sent before enter) does nothing', 'dom', '\r', { name: 'return', full: 'return' }, { text: 'dom' }],
+  ['Esc cancels', 'dom', '\x1b', { name: 'escape', full: 'escape' }, { text: 'dom', done: 'cancel' }],
+  ['another control key does nothing', 'dom', '\x01', { name: 'a', full: 'C-a', ctrl: true }, { text: 'dom' }],
+  ['a tab does nothing', 'dom', '\t', { name: 'tab', full: 'tab' }, { text: 'dom' }],
+  ['a meta key does nothing', 'dom', 'x', { name: 'x', full: 'M-x', meta: true }, { text: 'dom' }],
+  ['an arrow does nothing', 'dom', undefined, { name: 'up', full: 'up' }, { text: 'dom' }],
+];
+for (const [name, before, ch, key, expected] of edits) {
+  test(`editFilter: ${name}`, () => assert.equal(editFilter(before, ch, key), expected));
+}
+
+test('the prompt line: what was typed, its end when long, then an inverse-video cursor', () => {
+  assert.is(tailFit('weather', 10), 'weather');
+  assert.is(tailFit('weather', 3), 'her');
+  assert.is(tailFit('a天気', 3), '気', 'a wide character that does not fit whole is left out');
+  assert.is(tailFit('a天気', 0), '');
+  assert.is(promptLine('', 80), 'filter: \x1b[7m \x1b[0m');
+  assert.is(promptLine('dome', 80), 'filter: dome\x1b[7m \x1b[0m');
+  assert.is(promptLine('abcdefghijklmnop', 20), 'filter: fghijklmnop\x1b[7m \x1b[0m', '20 columns: 8 + 11 + the cursor');
 });
 
 test.run();

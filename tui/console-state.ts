@@ -32,6 +32,8 @@ export interface ConsoleState {
   help: boolean;
   /** The filter prompt is open. */
   prompting: boolean;
+  /** What has been typed at the filter prompt. */
+  draft: string;
 }
 
 /** The state before the first poll. */
@@ -39,7 +41,7 @@ export function initialState(): ConsoleState {
   return {
     snapshot: undefined, etag: undefined, clock: undefined, connection: 'connecting', lastGoodPoll: undefined,
     problem: undefined, runActive: undefined, run: undefined, changedAt: new Map(), selected: undefined,
-    sort: 'type', filter: '', detail: true, paused: false, help: false, prompting: false,
+    sort: 'type', filter: '', detail: true, paused: false, help: false, prompting: false, draft: '',
   };
 }
 

@@ -5,6 +5,7 @@ import { renderDetail } from './detail.js';
 import { tableRenderer } from './event-table.js';
 import { renderHeader } from './header.js';
 import { renderHelp } from './help.js';
+import { editFilter, type KeyPress } from './filter-input.js';
 import { bindKeys } from './keys.js';
 import { createWidgets, placeWidgets, tableInnerWidth, tablePageSize, type ConsoleWidgets } from './layout.js';
 import { startPoller } from './poller.js';
@@ -79,8 +80,8 @@ function painter(w: ConsoleWidgets, config: ConsoleConfig): (state: ConsoleState
     state.selected = rows[index]?.type;
     drawTable(rows, index, tableInnerWidth(w));
     renderHeader(w, state, { ...config, shown: rows.length }, config.noColor);
-    if (state.detail) renderDetail(w, rows[index], config.type);
-    renderHelp(w, state.help, state.prompting);
+    if (state.detail) renderDetail(w, rows[index], config.type, state.filter);
+    renderHelp(w, state.help, state.prompting ? state.draft : undefined, config.type !== undefined);
     w.screen.render();
     return rows;
   };
@@ -107,14 +108,14 @@ function actions(w: ConsoleWidgets, config: ConsoleConfig, get: () => ConsoleSta
       update({ paused });
     },
     filter: () => {
-      if (config.type !== undefined) return;
-      w.prompt.setValue(get().filter);
-      w.prompt.show();
-      update({ prompting: true, help: false });
-      w.prompt.readInput((_error, value) => {
-        w.prompt.hide();
-        update(typeof value === 'string' ? { filter: value.trim(), prompting: false } : { prompting: false });
-      });
+      if (config.type === undefined) update({ prompting: true, draft: get().filter, help: false });
+    },
+    prompting: () => get().prompting,
+    promptKey: (ch: string | undefined, key: KeyPress) => {
+      const edit = editFilter(get().draft, ch, key);
+      if (edit.done === 'apply') update({ filter: edit.text.trim(), prompting: false });
+      else if (edit.done === 'cancel') update({ prompting: false });
+      else update({ draft: edit.text });
     },
     quit: hooks.quit,
   };

@@ -1,6 +1,8 @@
 import type blessed from 'blessed';
+import type { KeyPress } from './filter-input.js';
 
-// The console's keys, bound once on the screen. Handlers only change state and redraw;
+// The console's keys, dispatched from one keypress listener on the screen. While the filter
+// prompt is open it gets every key but Ctrl-C. Handlers only change state and redraw;
 // quitting resolves the console's promise (never process.exit here).
 
 /** What the keys do. */
@@ -14,21 +16,34 @@ export interface KeyActions {
   toggleHelp(): void;
   escape(): void;
   quit(): void;
+  /** The filter prompt is open. */
+  prompting(): boolean;
+  /** A key typed at the filter prompt. */
+  promptKey(ch: string | undefined, key: KeyPress): void;
 }
 
-/** Bind every key of the console to its action. */
+/** Key (blessed's `key.full`) -> action, outside the prompt. */
+const KEY_MAP: Readonly<Record<string, (a: KeyActions) => void>> = {
+  up: (a) => a.move(-1), k: (a) => a.move(-1),
+  down: (a) => a.move(1), j: (a) => a.move(1),
+  pageup: (a) => a.page(-1), pagedown: (a) => a.page(1),
+  home: (a) => a.move('home'), g: (a) => a.move('home'),
+  end: (a) => a.move('end'), 'S-g': (a) => a.move('end'),
+  enter: (a) => a.toggleDetail(),
+  '/': (a) => a.filter(),
+  s: (a) => a.cycleSort(),
+  p: (a) => a.togglePause(),
+  '?': (a) => a.toggleHelp(),
+  escape: (a) => a.escape(),
+  q: (a) => a.quit(),
+};
+
+/** Listen to the screen's keys and run their actions. */
 export function bindKeys(screen: blessed.Widgets.Screen, actions: KeyActions): void {
-  screen.key(['up', 'k'], () => actions.move(-1));
-  screen.key(['down', 'j'], () => actions.move(1));
-  screen.key(['pageup'], () => actions.page(-1));
-  screen.key(['pagedown'], () => actions.page(1));
-  screen.key(['home', 'g'], () => actions.move('home'));
-  screen.key(['end', 'S-g'], () => actions.move('end'));
-  screen.key(['enter'], () => actions.toggleDetail());
-  screen.key(['/'], () => actions.filter());
-  screen.key(['s'], () => actions.cycleSort());
-  screen.key(['p'], () => actions.togglePause());
-  screen.key(['?'], () => actions.toggleHelp());
-  screen.key(['escape'], () => actions.escape());
-  screen.key(['q', 'C-c'], () => actions.quit());
+  screen.on('keypress', (ch: string | undefined, key: KeyPress | undefined) => {
+    if (!key) return;
+    if (key.full === 'C-c') actions.quit();
+    else if (actions.prompting()) actions.promptKey(ch, key);
+    else if (key.full !== undefined && Object.hasOwn(KEY_MAP, key.full)) KEY_MAP[key.full]!(actions);
+  });
 }

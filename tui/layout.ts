@@ -20,7 +20,6 @@ export interface ConsoleWidgets {
   detail: blessed.Widgets.BoxElement;
   footer: blessed.Widgets.BoxElement;
   help: blessed.Widgets.BoxElement;
-  prompt: blessed.Widgets.TextboxElement;
 }
 
 const HEADER = 2;
@@ -31,8 +30,6 @@ const ONE_ROW_TABLE = 5;
 /** Create the screen and widgets (nothing drawn yet). */
 export function createWidgets(noColor: boolean, title: string): ConsoleWidgets {
   const screen = blessed.screen({ smartCSR: true, fullUnicode: true, autoPadding: true, title, warnings: false });
-  // Ctrl-C quits even while the filter prompt has the keys
-  (screen as unknown as { ignoreLocked: string[] }).ignoreLocked = ['C-c'];
   const border = noColor ? {} : { fg: 'cyan' };
   const plain = { tags: false, wrap: false, style: {} };
   const header = blessed.box({ ...plain, parent: screen, top: 0, left: 0, width: '100%', height: HEADER });
@@ -48,9 +45,7 @@ export function createWidgets(noColor: boolean, title: string): ConsoleWidgets {
   const footer = blessed.box({ ...plain, parent: screen, bottom: 0, left: 0, width: '100%', height: FOOTER });
   const help = blessed.box({ ...plain, parent: screen, top: 'center', left: 'center', width: 64, height: 16,
     border: { type: 'line' }, style: { border }, label: ' keys ', hidden: true });
-  const prompt = blessed.textbox({ parent: screen, bottom: 0, left: 8, width: '100%-8', height: 1, hidden: true,
-    inputOnFocus: false, style: noColor ? {} : { fg: 'white', bg: 'blue' } });
-  return { screen, header, table, detail, footer, help, prompt };
+  return { screen, header, table, detail, footer, help };
 }
 
 /** Where the table and detail pane go: table above, detail below (when shown), sized to the screen. */
