@@ -1,13 +1,32 @@
 import fs from 'node:fs';
 
-// One append-only NDJSON file: whole lines in, or nothing.
+// One append-only NDJSON file: whole lines in, or nothing; synced with group commit.
+
+// fdatasync rounds of one file that may run at once (the kernel's journal queues them)
+const MAX_RUNNING = 2;
+const QUEUED = -1;
+
+/** One fdatasync of a file: `gen` is how many appends it covers (QUEUED until it starts). */
+interface SyncRound {
+  gen: number;
+  done: Promise<void>;
+}
 
 /** An open append-only file that either writes a whole line or leaves the file as it was. */
 export class LineFile {
   readonly path: string;
   private fd: number | undefined;
   private bytes: number;
-  private dirty = false;
+  /** Appends so far, and how many of them are known to be on stable storage. */
+  private written = 0;
+  private synced = 0;
+  /** The newest sync round (running or queued) and how many run. */
+  private newest: SyncRound | undefined;
+  private running = 0;
+  private queued: (() => void) | undefined;
+  /** The descriptor to close once the running rounds are done (closed while syncing). */
+  private closeWhenIdle: number | undefined;
+  private roundsStarted = 0;
 
   private constructor(file: string, fd: number, size: number) {
     this.path = file;
@@ -57,7 +76,7 @@ export class LineFile {
       throw error;
     }
     this.bytes += buf.length;
-    this.dirty = true;
+    this.written++;
   }
 
   /** Cut the file back to `size` bytes (undo an append the caller cannot complete). */
@@ -67,29 +86,75 @@ export class LineFile {
     this.bytes = size;
   }
 
+  /** How many sync rounds were started or queued (each is one fdatasync), for tests and benchmarks. */
+  get rounds(): number {
+    return this.roundsStarted;
+  }
+
   /**
-   * Flush written lines to stable storage (no-op when nothing was written since the last sync).
-   * fdatasync: the data and the file size needed to read it back, not the timestamps.
+   * Resolves once every line appended before the call is on stable storage (fdatasync: the
+   * data and the file size needed to read it back, not the timestamps). Group commit:
+   * callers join a round that already covers their lines; a new round starts at once while
+   * fewer than MAX_RUNNING run, so the kernel overlaps them; past that one round is queued,
+   * and it covers everything written until it starts. No-op when all is synced.
    */
-  async sync(): Promise<void> {
-    if (this.fd === undefined || !this.dirty) return;
-    this.dirty = false;
-    const fd = this.fd;
-    await new Promise<void>((resolve, reject) => fs.fdatasync(fd, (err) => (err ? reject(err) : resolve())));
+  sync(): Promise<void> {
+    const want = this.written;
+    if (want <= this.synced) return Promise.resolve();
+    const newest = this.newest;
+    if (newest && (newest.gen === QUEUED || newest.gen >= want)) return newest.done;
+    return this.newRound();
   }
 
-  /** Synchronous flush, for shutdown paths. */
+  /** Synchronous flush, for shutdown and snapshot paths. */
   syncNow(): void {
-    if (this.fd === undefined || !this.dirty) return;
-    this.dirty = false;
+    if (this.fd === undefined || this.written <= this.synced) return;
+    const gen = this.written;
     fs.fdatasyncSync(this.fd);
+    this.synced = Math.max(this.synced, gen);
   }
 
-  /** Close the file; safe to call twice. */
+  private newRound(): Promise<void> {
+    this.roundsStarted++;
+    const round: SyncRound = { gen: QUEUED, done: undefined as unknown as Promise<void> };
+    let begin!: () => void;
+    round.done = new Promise<void>((resolve, reject) => {
+      begin = () => {
+        const fd = this.fd;
+        if (fd === undefined) {
+          // closed while queued: the close synced it, unless that sync failed
+          if (this.written <= this.synced) return resolve();
+          return reject(new Error(`${this.path} was closed before it could be synced`));
+        }
+        round.gen = this.written;
+        this.running++;
+        fs.fdatasync(fd, (error) => {
+          this.running--;
+          if (!error) this.synced = Math.max(this.synced, round.gen);
+          if (this.running === 0 && this.closeWhenIdle !== undefined) this.closeNow();
+          const next = this.queued;
+          this.queued = undefined;
+          next?.();
+          if (error) reject(error); else resolve();
+        });
+      };
+    });
+    this.newest = round;
+    if (this.running < MAX_RUNNING) begin(); else this.queued = begin;
+    return round.done;
+  }
+
+  /** Close the file; safe to call twice. A sync still running keeps the descriptor until it is done. */
   close(): void {
     if (this.fd === undefined) return;
-    const fd = this.fd;
+    this.closeWhenIdle = this.fd;
     this.fd = undefined;
+    if (this.running === 0) this.closeNow();
+  }
+
+  private closeNow(): void {
+    const fd = this.closeWhenIdle!;
+    this.closeWhenIdle = undefined;
     try { fs.closeSync(fd); } catch { /* already gone */ }
   }
 }
