@@ -20,11 +20,16 @@ export async function runCurrent(typeArg: unknown, opts: ParsedOptions, io: CliI
   const { client, address } = connect(opts, io);
 
   if (follow) {
-    if (!json && io.stdinIsTTY && io.stdoutIsTTY) {
-      const { openConsole } = await import('../tui/main.js');
-      return openConsole({ client, address, type, intervalMs, staleMs, noColor: !io.color });
+    try {
+      if (!json && io.stdinIsTTY && io.stdoutIsTTY) {
+        const { openConsole } = await import('../tui/main.js');
+        return await openConsole({ client, address, type, intervalMs, staleMs, noColor: !io.color });
+      }
+      return await followCurrent({ client, address, type, intervalMs }, io);
+    } finally {
+      // a poll still waiting on a daemon that does not answer must not hold the exit
+      client.close();
     }
-    return followCurrent({ client, address, type, intervalMs }, io);
   }
 
   const asText = !json && io.stdoutIsTTY;

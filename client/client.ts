@@ -50,6 +50,8 @@ export class TelemetryClient {
   readonly baseUrl: string;
   private readonly timeoutSeconds: number;
   private readonly http: Got;
+  /** The keep-alive agent this client made (none when a session brought its own). */
+  private readonly agent: http.Agent | undefined;
 
   constructor(options: TelemetryClientOptions = {}) {
     const settings = resolveClientSettings(options, options.env ?? process.env);
@@ -67,7 +69,10 @@ export class TelemetryClient {
       headers: settings.token ? { authorization: `Bearer ${settings.token}` } : {},
     };
     // keep-alive by default; a session's own agent is kept as it is
-    if (!session.defaults.options.agent.http) init.agent = { http: new http.Agent({ keepAlive: true }) };
+    if (!session.defaults.options.agent.http) {
+      this.agent = new http.Agent({ keepAlive: true });
+      init.agent = { http: this.agent };
+    }
     this.http = session.extend(init);
   }
 
@@ -145,6 +150,15 @@ export class TelemetryClient {
   /** POST /shutdown: ask the daemon to exit cleanly. */
   shutdown(): Promise<ShutdownAnswer> {
     return this.call('POST', 'shutdown');
+  }
+
+  /**
+   * Close the connections this client opened: a request in flight rejects at once with a
+   * TelemetryConnectionError (for a program that stops watching a daemon that does not
+   * answer). A `session`'s own agent is left alone. Later calls open new connections.
+   */
+  close(): void {
+    this.agent?.destroy();
   }
 
   private async call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {

@@ -137,6 +137,25 @@ test('a listener that never answers: TelemetryConnectionError with timedOut afte
   }
 });
 
+test('close() ends a request in flight at once: TelemetryConnectionError, not a timeout', async () => {
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((socket) => { sockets.add(socket); });
+  const port = await listen(server);
+  try {
+    const client = new TelemetryClient({ host: '127.0.0.1', port, timeout: 30, env: {} });
+    const pending = rejection(client.ready());
+    while (sockets.size === 0) await new Promise((r) => setTimeout(r, 5)); // connected, waiting for an answer
+    client.close();
+    const error = await pending as TelemetryConnectionError;
+    assert.instance(error, TelemetryConnectionError);
+    assert.equal([error.statusCode, error.reason, error.timedOut], [0, 'ECONNRESET', false]);
+    assert.is(error.message, `no telemetry daemon at http://127.0.0.1:${port}: connection reset (ECONNRESET; GET /ready)`);
+  } finally {
+    for (const socket of sockets) socket.destroy();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
 test('a name that does not resolve (.invalid, RFC 6761) is a TelemetryConnectionError, not a timeout', async () => {
   const client = new TelemetryClient({ host: 'meridian-daemon.invalid', port: 6562, timeout: 5, env: {} });
   const error = await rejection(client.health()) as TelemetryConnectionError;
