@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cli } from './helpers/cli.js';
-import { startTestDaemon, type TestDaemon } from './helpers/daemon.js';
+import { startTestDaemon, type TestDaemon, withTestDaemon } from './helpers/daemon.js';
 import { postEvent, request } from './helpers/http.js';
 import { removeDir } from './helpers/tmp.js';
 import { Terminal } from './helpers/tmux.js';
@@ -10,14 +10,8 @@ import { Terminal } from './helpers/tmux.js';
 // body; on a terminal (tmux) a table or a panel, in colour unless NO_COLOR; --follow on a
 // terminal opens the live console.
 
-async function withDaemon(fn: (d: TestDaemon, at: string[]) => Promise<void>): Promise<void> {
-  const d = await startTestDaemon();
-  try {
-    await fn(d, ['--host', '127.0.0.1', '--port', String(d.port)]);
-  } finally {
-    await d.close();
-    removeDir(d.siteDir);
-  }
+function withDaemon(fn: (d: TestDaemon, at: string[]) => Promise<void>): Promise<void> {
+  return withTestDaemon({}, (d) => fn(d, ['--host', '127.0.0.1', '--port', String(d.port)]));
 }
 
 test('piped or --json: exactly the body of GET /current or /current/{type}, then a newline', async () => {

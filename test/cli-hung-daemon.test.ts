@@ -1,7 +1,7 @@
-import net from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { RunningCli } from './helpers/cli.js';
+import { withSilentListener } from './helpers/listener.js';
 import { Terminal } from './helpers/tmux.js';
 
 // A "daemon" that accepts connections and never answers (hung, or the machine is swapping):
@@ -10,19 +10,7 @@ import { Terminal } from './helpers/tmux.js';
 
 const CLIENT_TIMEOUT_MS = 5000;
 
-async function withHungListener(fn: (port: number, connected: () => number) => Promise<void>): Promise<void> {
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((socket) => { sockets.add(socket); });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  try {
-    await fn((server.address() as net.AddressInfo).port, () => sockets.size);
-  } finally {
-    for (const socket of sockets) socket.destroy();
-    await new Promise((resolve) => server.close(resolve));
-  }
-}
-
-test('piped --follow: SIGINT during a poll that gets no answer exits 0 at once', () => withHungListener(async (port, connected) => {
+test('piped --follow: SIGINT during a poll that gets no answer exits 0 at once', () => withSilentListener(async (port, connected) => {
   const follow = new RunningCli(['current', '--follow', '--host', '127.0.0.1', '--port', String(port)]);
   try {
     while (connected() === 0) await new Promise((r) => setTimeout(r, 10));
@@ -38,7 +26,7 @@ test('piped --follow: SIGINT during a poll that gets no answer exits 0 at once',
   }
 }));
 
-test('console: q during a poll that gets no answer exits 0 at once, the terminal restored', () => withHungListener(async (port, connected) => {
+test('console: q during a poll that gets no answer exits 0 at once, the terminal restored', () => withSilentListener(async (port, connected) => {
   const t = new Terminal();
   try {
     t.run(['current', '--follow', '--host', '127.0.0.1', '--port', String(port)], { width: 80, height: 24 });

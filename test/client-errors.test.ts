@@ -1,4 +1,3 @@
-import net from 'node:net';
 import got, { HTTPError, RequestError } from 'got';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -7,6 +6,7 @@ import type { DaemonFlags } from '../lib/config.js';
 import type { JsonValue } from '../lib/wire.js';
 import { freePort, startTestDaemon } from './helpers/daemon.js';
 import { removeDir } from './helpers/tmp.js';
+import { withSilentListener } from './helpers/listener.js';
 
 // What the client rejects with: TelemetryClientError for an error answer (status, code, detail
 // from the daemon), TelemetryConnectionError (statusCode 0) when nothing answers.
@@ -115,46 +115,30 @@ test('a refused connection rejects every method with TelemetryConnectionError na
   }
 });
 
-test('a listener that never answers: TelemetryConnectionError with timedOut after the timeout, one attempt', async () => {
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((socket) => { sockets.add(socket); });
-  const port = await listen(server);
-  try {
-    const client = new TelemetryClient({ host: '127.0.0.1', port, timeout: 0.2, env: {} });
-    for (const [call, what] of [[() => client.ready(), 'GET /ready'], [() => client.postEvent('weather', 1), 'POST /event']] as const) {
-      const started = performance.now();
-      const error = await rejection(call()) as TelemetryConnectionError;
-      const elapsed = performance.now() - started;
-      assert.instance(error, TelemetryConnectionError, what);
-      assert.equal([error.statusCode, error.reason, error.timedOut], [0, 'ETIMEDOUT', true], what);
-      assert.is(error.message, `the telemetry daemon at http://127.0.0.1:${port} did not answer within 0.2 s (${what})`);
-      assert.ok(elapsed >= 190, `gave up after ${elapsed} ms, before the 200 ms timeout`);
-    }
-    assert.is(sockets.size, 2, 'one connection per call: a timed-out GET is not retried');
-  } finally {
-    for (const socket of sockets) socket.destroy();
-    await new Promise((resolve) => server.close(resolve));
+test('a listener that never answers: TelemetryConnectionError with timedOut after the timeout, one attempt', () => withSilentListener(async (port, connections) => {
+  const client = new TelemetryClient({ host: '127.0.0.1', port, timeout: 0.2, env: {} });
+  for (const [call, what] of [[() => client.ready(), 'GET /ready'], [() => client.postEvent('weather', 1), 'POST /event']] as const) {
+    const started = performance.now();
+    const error = await rejection(call()) as TelemetryConnectionError;
+    const elapsed = performance.now() - started;
+    assert.instance(error, TelemetryConnectionError, what);
+    assert.equal([error.statusCode, error.reason, error.timedOut], [0, 'ETIMEDOUT', true], what);
+    assert.is(error.message, `the telemetry daemon at http://127.0.0.1:${port} did not answer within 0.2 s (${what})`);
+    assert.ok(elapsed >= 190, `gave up after ${elapsed} ms, before the 200 ms timeout`);
   }
-});
+  assert.is(connections(), 2, 'one connection per call: a timed-out GET is not retried');
+}));
 
-test('close() ends a request in flight at once: TelemetryConnectionError, not a timeout', async () => {
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((socket) => { sockets.add(socket); });
-  const port = await listen(server);
-  try {
-    const client = new TelemetryClient({ host: '127.0.0.1', port, timeout: 30, env: {} });
-    const pending = rejection(client.ready());
-    while (sockets.size === 0) await new Promise((r) => setTimeout(r, 5)); // connected, waiting for an answer
-    client.close();
-    const error = await pending as TelemetryConnectionError;
-    assert.instance(error, TelemetryConnectionError);
-    assert.equal([error.statusCode, error.reason, error.timedOut], [0, 'ECONNRESET', false]);
-    assert.is(error.message, `no telemetry daemon at http://127.0.0.1:${port}: connection reset (ECONNRESET; GET /ready)`);
-  } finally {
-    for (const socket of sockets) socket.destroy();
-    await new Promise((resolve) => server.close(resolve));
-  }
-});
+test('close() ends a request in flight at once: TelemetryConnectionError, not a timeout', () => withSilentListener(async (port, connections) => {
+  const client = new TelemetryClient({ host: '127.0.0.1', port, timeout: 30, env: {} });
+  const pending = rejection(client.ready());
+  while (connections() === 0) await new Promise((r) => setTimeout(r, 5)); // connected, waiting for an answer
+  client.close();
+  const error = await pending as TelemetryConnectionError;
+  assert.instance(error, TelemetryConnectionError);
+  assert.equal([error.statusCode, error.reason, error.timedOut], [0, 'ECONNRESET', false]);
+  assert.is(error.message, `no telemetry daemon at http://127.0.0.1:${port}: connection reset (ECONNRESET; GET /ready)`);
+}));
 
 test('a name that does not resolve (.invalid, RFC 6761) is a TelemetryConnectionError, not a timeout', async () => {
   const client = new TelemetryClient({ host: 'meridian-daemon.invalid', port: 6562, timeout: 5, env: {} });
@@ -166,20 +150,12 @@ test('a name that does not resolve (.invalid, RFC 6761) is a TelemetryConnection
   assert.is(error.message, `no telemetry daemon at http://meridian-daemon.invalid:6562: host name not resolved (${error.reason}; GET /health)`);
 });
 
-test('something that does not speak HTTP is a TelemetryConnectionError', async () => {
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((socket) => { sockets.add(socket); socket.end('SSH-2.0-OpenSSH_9.6\r\n'); });
-  const port = await listen(server);
-  try {
-    const error = await rejection(new TelemetryClient({ host: '127.0.0.1', port, env: {} }).health()) as TelemetryConnectionError;
-    assert.instance(error, TelemetryConnectionError);
-    assert.equal([error.statusCode, error.reason, error.timedOut], [0, 'HPE_INVALID_CONSTANT', false]);
-    assert.is(error.message, `no telemetry daemon at http://127.0.0.1:${port}: the answer is not HTTP (HPE_INVALID_CONSTANT; GET /health)`);
-  } finally {
-    for (const socket of sockets) socket.destroy();
-    await new Promise((resolve) => server.close(resolve));
-  }
-});
+test('something that does not speak HTTP is a TelemetryConnectionError', () => withSilentListener(async (port) => {
+  const error = await rejection(new TelemetryClient({ host: '127.0.0.1', port, env: {} }).health()) as TelemetryConnectionError;
+  assert.instance(error, TelemetryConnectionError);
+  assert.equal([error.statusCode, error.reason, error.timedOut], [0, 'HPE_INVALID_CONSTANT', false]);
+  assert.is(error.message, `no telemetry daemon at http://127.0.0.1:${port}: the answer is not HTTP (HPE_INVALID_CONSTANT; GET /health)`);
+}, (socket) => socket.end('SSH-2.0-OpenSSH_9.6\r\n')));
 
 test('data JSON cannot hold rejects with its TypeError before anything is sent', async () => {
   const d = await startTestDaemon();
@@ -220,12 +196,5 @@ test('an error thrown by a session hook is passed on, not taken for "no daemon"'
     removeDir(d.siteDir);
   }
 });
-
-function listen(server: net.Server): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve((server.address() as net.AddressInfo).port));
-  });
-}
 
 test.run();

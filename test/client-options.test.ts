@@ -4,20 +4,13 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { TelemetryClient, type TelemetryClientOptions } from '../client/index.js';
 import { ConfigError } from '../lib/errors.js';
-import { ROOT, startTestDaemon, type TestDaemon } from './helpers/daemon.js';
-import { removeDir } from './helpers/tmp.js';
+import { ROOT, type TestDaemon, withTestDaemon } from './helpers/daemon.js';
 
 // new TelemetryClient(): what each option accepts, what it refuses (at construction, with the
 // option, the expected and the given value), and where the address comes from.
 
-async function withDaemon(fn: (d: TestDaemon) => Promise<void>): Promise<void> {
-  const d = await startTestDaemon();
-  try {
-    await fn(d);
-  } finally {
-    await d.close();
-    removeDir(d.siteDir);
-  }
+function withDaemon(fn: (d: TestDaemon) => Promise<void>): Promise<void> {
+  return withTestDaemon({}, fn);
 }
 
 const PORT_RULE = 'must be a whole number from 1 to 65535; got';

@@ -5,22 +5,15 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { TelemetryClient, TelemetryClientError, TelemetryConnectionError } from '../client/index.js';
 import type { DaemonFlags } from '../lib/config.js';
-import { freePort, startTestDaemon, type TestDaemon } from './helpers/daemon.js';
-import { removeDir } from './helpers/tmp.js';
+import { freePort, type TestDaemon, withTestDaemon } from './helpers/daemon.js';
 
 // The transport: an injected got session (hooks, headers, agent kept), keep-alive by default,
 // and exactly one attempt per call whatever the session says.
 
 const TOKEN = 'dome-token';
 
-async function withDaemon(flags: DaemonFlags, fn: (d: TestDaemon) => Promise<void>): Promise<void> {
-  const d = await startTestDaemon({ flags });
-  try {
-    await fn(d);
-  } finally {
-    await d.close();
-    removeDir(d.siteDir);
-  }
+function withDaemon(flags: DaemonFlags, fn: (d: TestDaemon) => Promise<void>): Promise<void> {
+  return withTestDaemon({ flags }, fn);
 }
 
 async function rejection(promise: Promise<unknown>): Promise<unknown> {

@@ -3,22 +3,16 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ManualClock } from './helpers/clock.js';
-import { startTestDaemon, type TestDaemon } from './helpers/daemon.js';
+import { startTestDaemon, type TestDaemon, withTestDaemon } from './helpers/daemon.js';
 import { postEvent, request } from './helpers/http.js';
 import { removeDir, tempDir } from './helpers/tmp.js';
 
 // The site day file turns at local noon while the daemon runs. The zone comes from TZ in
 // the daemon's environment (resolveDaemonConfig), so each test names its own zone.
 
-async function withDaemon(tz: string, start: string, fn: (d: TestDaemon, clock: ManualClock) => Promise<void>): Promise<void> {
+function withDaemon(tz: string, start: string, fn: (d: TestDaemon, clock: ManualClock) => Promise<void>): Promise<void> {
   const clock = new ManualClock(start);
-  const d = await startTestDaemon({ clock, env: { TZ: tz } });
-  try {
-    await fn(d, clock);
-  } finally {
-    await d.close();
-    removeDir(d.siteDir);
-  }
+  return withTestDaemon({ clock, env: { TZ: tz } }, (d) => fn(d, clock));
 }
 
 /** The site files of a directory and the seqs in each. */

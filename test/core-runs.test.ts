@@ -3,7 +3,7 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ManualClock } from './helpers/clock.js';
-import { startTestDaemon, type TestDaemon } from './helpers/daemon.js';
+import { type TestDaemon, withTestDaemon } from './helpers/daemon.js';
 import { postEvent, request } from './helpers/http.js';
 import { readLines, removeDir, tempDir } from './helpers/tmp.js';
 
@@ -11,17 +11,11 @@ import { readLines, removeDir, tempDir } from './helpers/tmp.js';
 
 const T0 = '2026-03-17T20:00:00.000Z';
 
-async function withDaemon(fn: (d: TestDaemon, clock: ManualClock) => Promise<void>, prepare?: (siteDir: string) => void): Promise<void> {
+function withDaemon(fn: (d: TestDaemon, clock: ManualClock) => Promise<void>, prepare?: (siteDir: string) => void): Promise<void> {
   const siteDir = tempDir();
   prepare?.(siteDir);
   const clock = new ManualClock(T0);
-  const d = await startTestDaemon({ siteDir, clock, env: { TZ: 'UTC' } });
-  try {
-    await fn(d, clock);
-  } finally {
-    await d.close();
-    removeDir(siteDir);
-  }
+  return withTestDaemon({ siteDir, clock, env: { TZ: 'UTC' } }, (d) => fn(d, clock));
 }
 
 /** Every entry (directories too) under `dir`, with file contents. */

@@ -4,7 +4,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { VERSION } from '../lib/version.js';
 import { ManualClock } from './helpers/clock.js';
-import { startTestDaemon, type TestDaemon } from './helpers/daemon.js';
+import { startTestDaemon, type TestDaemon, withTestDaemon } from './helpers/daemon.js';
 import { postEvent, request } from './helpers/http.js';
 import { readLines, removeDir } from './helpers/tmp.js';
 
@@ -14,15 +14,9 @@ import { readLines, removeDir } from './helpers/tmp.js';
 const T0 = '2026-03-17T20:05:48.955Z';
 const SITE_FILE = 'site_20260317.ndjson';
 
-async function withDaemon(fn: (d: TestDaemon, clock: ManualClock) => Promise<void>): Promise<void> {
+function withDaemon(fn: (d: TestDaemon, clock: ManualClock) => Promise<void>): Promise<void> {
   const clock = new ManualClock(T0);
-  const d = await startTestDaemon({ clock, env: { TZ: 'UTC' } });
-  try {
-    await fn(d, clock);
-  } finally {
-    await d.close();
-    removeDir(d.siteDir);
-  }
+  return withTestDaemon({ clock, env: { TZ: 'UTC' } }, (d) => fn(d, clock));
 }
 
 const fileText = (file: string) => fs.readFileSync(file, 'utf8');

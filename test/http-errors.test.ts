@@ -4,21 +4,14 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { DaemonFlags } from '../lib/config.js';
-import { startTestDaemon, type TestDaemon } from './helpers/daemon.js';
+import { type TestDaemon, withTestDaemon } from './helpers/daemon.js';
 import { postEvent, request, type RawAnswer, type RawRequest } from './helpers/http.js';
-import { removeDir } from './helpers/tmp.js';
 
 // Every error status with its exact {"detail","code"} body, and proof that a refused
 // request records nothing: the files stay byte for byte, the next event takes the next seq.
 
-async function withDaemon(fn: (d: TestDaemon) => Promise<void>, flags?: DaemonFlags): Promise<void> {
-  const d = await startTestDaemon({ flags });
-  try {
-    await fn(d);
-  } finally {
-    await d.close();
-    removeDir(d.siteDir);
-  }
+function withDaemon(fn: (d: TestDaemon) => Promise<void>, flags?: DaemonFlags): Promise<void> {
+  return withTestDaemon({ flags }, fn);
 }
 
 /** Every file under `dir` with its content (the daemon's state files included). */

@@ -6,7 +6,7 @@ import { resolveDaemonConfig, type DaemonFlags } from '../../lib/config.js';
 import { createLogger } from '../../lib/log.js';
 import { systemClock, type Clock } from '../../lib/time.js';
 import { startDaemon, type RunningDaemon } from '../../daemon/server.js';
-import { tempDir } from './tmp.js';
+import { removeDir, tempDir } from './tmp.js';
 
 /** The repository root (tests run the built CLI from dist/). */
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -35,6 +35,17 @@ export async function startTestDaemon(opts: { flags?: DaemonFlags; clock?: Clock
   const logger = createLogger((line) => logs.push(line.trimEnd()), 'debug', () => clock.now());
   const daemon = await startDaemon(config, { clock, logger, snapshotIntervalMs: 0 });
   return { daemon, url: `http://127.0.0.1:${daemon.port}`, port: daemon.port, siteDir, logs, close: () => daemon.close() };
+}
+
+/** Run `fn` against a fresh in-process daemon (startTestDaemon), then close it and remove its site directory. */
+export async function withTestDaemon(opts: Parameters<typeof startTestDaemon>[0], fn: (d: TestDaemon) => Promise<void>): Promise<void> {
+  const d = await startTestDaemon(opts);
+  try {
+    await fn(d);
+  } finally {
+    await d.close();
+    removeDir(d.siteDir);
+  }
 }
 
 /** A port that was free a moment ago (bind port 0, read it, release it). */
