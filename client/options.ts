@@ -1,5 +1,5 @@
 import type { Got } from 'got';
-import { parsePort, resolveClientAddress } from '../lib/config.js';
+import { hostPort, parsePort, resolveClientAddress } from '../lib/config.js';
 import { ConfigError } from '../lib/errors.js';
 
 // The client's options, checked once at construction so a mistake throws there and not at the first request.
@@ -60,13 +60,13 @@ function checkBaseUrl(baseUrl: unknown): string {
 
 function addressUrl(options: TelemetryClientOptions, env: NonNullable<TelemetryClientOptions['env']>): string {
   const { host, port } = resolveClientAddress({ host: options.host, port: options.port }, env);
-  const bracketed = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
-  const url = parseUrl(`http://${bracketed}:${port}`);
+  const base = `http://${hostPort(host, port)}`;
+  const url = parseUrl(base);
   // a host with a path, user or port of its own in it is a mistake, not an address
   if (!url || url.pathname !== '/' || url.username || (url.port || '80') !== String(port) || url.search || url.hash) {
     throw new ConfigError(options.host !== undefined ? 'host' : 'MERIDIAN_TELEMETRY_HOST', 'a host name or address', host);
   }
-  return `http://${bracketed}:${port}`;
+  return base;
 }
 
 function parseUrl(text: unknown): URL | undefined {
