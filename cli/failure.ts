@@ -1,4 +1,5 @@
 import { TelemetryClientError, TelemetryConnectionError } from '../client/errors.js';
+import { connectionReason } from '../client/failure.js';
 import { TelemetryStartError } from '../daemon/launch-failure.js';
 import { ConfigError } from '../lib/errors.js';
 import { UsageError } from './options.js';
@@ -46,17 +47,6 @@ export function describeFailure(error: unknown, ctx: FailureContext): { code: nu
   // a bug, not a user mistake: the stack helps the report
   const text = error instanceof Error ? error.stack ?? error.message : String(error);
   return { code: EXIT.DAEMON_ERROR, message: `${ctx.name}: internal error: ${text}\n` };
-}
-
-/** What a connection error code means, in words. */
-export function connectionReason(code: string): string {
-  switch (code) {
-    case 'ECONNREFUSED': return 'connection refused';
-    case 'ENOTFOUND': case 'EAI_AGAIN': return 'host not found';
-    case 'ECONNRESET': return 'connection reset';
-    case 'EHOSTUNREACH': case 'ENETUNREACH': return 'unreachable';
-    default: return code;
-  }
 }
 
 /** `host:port` of a request URL. */

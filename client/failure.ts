@@ -48,7 +48,7 @@ export function toClientError(error: unknown, request: FailedRequest): unknown {
       { reason: 'ETIMEDOUT', timedOut: true, method, url, cause: error });
   }
   if (error instanceof RequestError && !error.response && isNetworkCode(error.code)) {
-    const why = REASONS[error.code] ?? (error.code.startsWith('HPE_') ? 'the answer is not HTTP' : error.code);
+    const why = connectionReason(error.code);
     return new TelemetryConnectionError(`no telemetry daemon at ${baseUrl}: ${why} (${error.code}; ${what})`,
       { reason: error.code, timedOut: false, method, url, cause: error });
   }
@@ -58,6 +58,11 @@ export function toClientError(error: unknown, request: FailedRequest): unknown {
       { statusCode, detail: error.message, method, url, cause: error });
   }
   return error;
+}
+
+/** What a connection error code means, in words (the code itself when there are none). */
+export function connectionReason(code: string): string {
+  return REASONS[code] ?? (code.startsWith('HPE_') ? 'the answer is not HTTP' : code);
 }
 
 // System error codes (ECONNREFUSED, EAI_AGAIN) and HTTP parser codes, not got's own ERR_* codes.
