@@ -10,10 +10,10 @@ import { Terminal } from './helpers/tmux.js';
 
 const CLIENT_TIMEOUT_MS = 5000;
 
-test('piped --follow: SIGINT during a poll that gets no answer exits 0 at once', () => withSilentListener(async (port, connected) => {
+test('piped --follow: SIGINT during a poll that gets no answer exits 0 at once', () => withSilentListener(async ({ port, connected }) => {
   const follow = new RunningCli(['current', '--follow', '--host', '127.0.0.1', '--port', String(port)]);
   try {
-    while (connected() === 0) await new Promise((r) => setTimeout(r, 10));
+    await connected();
     const stopped = Date.now();
     follow.child.kill('SIGINT');
     assert.is(await follow.exited, 0);
@@ -26,12 +26,12 @@ test('piped --follow: SIGINT during a poll that gets no answer exits 0 at once',
   }
 }));
 
-test('console: q during a poll that gets no answer exits 0 at once, the terminal restored', () => withSilentListener(async (port, connected) => {
+test('console: q during a poll that gets no answer exits 0 at once, the terminal restored', () => withSilentListener(async ({ port, connected }) => {
   const t = new Terminal();
   try {
     t.run(['current', '--follow', '--host', '127.0.0.1', '--port', String(port)], { width: 80, height: 24 });
     await t.waitFor('the console', (s) => s.startsWith(`meridian 127.0.0.1:${port}`));
-    while (connected() === 0) await new Promise((r) => setTimeout(r, 10));
+    await connected();
     const quit = Date.now();
     t.keys('q');
     const { lines, exit, restored } = await t.output();

@@ -115,7 +115,7 @@ test('a refused connection rejects every method with TelemetryConnectionError na
   }
 });
 
-test('a listener that never answers: TelemetryConnectionError with timedOut after the timeout, one attempt', () => withSilentListener(async (port, connections) => {
+test('a listener that never answers: TelemetryConnectionError with timedOut after the timeout, one attempt', () => withSilentListener(async ({ port, connections }) => {
   const client = new TelemetryClient({ host: '127.0.0.1', port, timeout: 0.2, env: {} });
   for (const [call, what] of [[() => client.ready(), 'GET /ready'], [() => client.postEvent('weather', 1), 'POST /event']] as const) {
     const started = performance.now();
@@ -129,10 +129,10 @@ test('a listener that never answers: TelemetryConnectionError with timedOut afte
   assert.is(connections(), 2, 'one connection per call: a timed-out GET is not retried');
 }));
 
-test('close() ends a request in flight at once: TelemetryConnectionError, not a timeout', () => withSilentListener(async (port, connections) => {
+test('close() ends a request in flight at once: TelemetryConnectionError, not a timeout', () => withSilentListener(async ({ port, connected }) => {
   const client = new TelemetryClient({ host: '127.0.0.1', port, timeout: 30, env: {} });
   const pending = rejection(client.ready());
-  while (connections() === 0) await new Promise((r) => setTimeout(r, 5)); // connected, waiting for an answer
+  await connected(); // connected, waiting for an answer
   client.close();
   const error = await pending as TelemetryConnectionError;
   assert.instance(error, TelemetryConnectionError);
@@ -150,7 +150,7 @@ test('a name that does not resolve (.invalid, RFC 6761) is a TelemetryConnection
   assert.is(error.message, `no telemetry daemon at http://meridian-daemon.invalid:6562: host name not resolved (${error.reason}; GET /health)`);
 });
 
-test('something that does not speak HTTP is a TelemetryConnectionError', () => withSilentListener(async (port) => {
+test('something that does not speak HTTP is a TelemetryConnectionError', () => withSilentListener(async ({ port }) => {
   const error = await rejection(new TelemetryClient({ host: '127.0.0.1', port, env: {} }).health()) as TelemetryConnectionError;
   assert.instance(error, TelemetryConnectionError);
   assert.equal([error.statusCode, error.reason, error.timedOut], [0, 'HPE_INVALID_CONSTANT', false]);
