@@ -2,7 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { Durability } from '../daemon/storage/durability.js';
 import { LineFile } from '../daemon/storage/line-file.js';
+import { silentLogger } from '../lib/log.js';
 import { removeDir, tempDir } from './helpers/tmp.js';
 
 // Group commit on a real file: which sync() calls share a round (one fdatasync), which start
@@ -78,6 +80,25 @@ test('closed without a sync while a round is queued: the queued round says so', 
   f.close();
   await Promise.all([a, b]);
   assert.match(await c, /telemetry\.ndjson was closed before it could be synced$/);
+}));
+
+test('--fsync batch: a sync starts as soon as 1 MiB is unsynced, not only on the one-second timer', withFile(async (f) => {
+  const durability = new Durability('batch', silentLogger);
+  try {
+    const line = `${'x'.repeat(512 * 1024 - 1)}\n`;
+    f.append(line);
+    assert.is(durability.written(f), undefined, 'batch mode never makes a request wait');
+    assert.is(durability.rounds, 0, '512 KiB unsynced: left to the timer');
+    f.append(line);
+    durability.written(f);
+    assert.is(durability.rounds, 1, '1 MiB unsynced: synced now');
+    durability.written(f);
+    assert.is(durability.rounds, 1, 'the next write joins the round in flight');
+    await f.sync();
+    assert.is(f.unsyncedBytes, 0);
+  } finally {
+    await durability.close();
+  }
 }));
 
 test.run();

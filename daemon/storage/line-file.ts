@@ -9,6 +9,8 @@ const QUEUED = -1;
 /** One fdatasync of a file: `gen` is how many appends it covers (QUEUED until it starts). */
 interface SyncRound {
   gen: number;
+  /** The file's length when it started (what it covers). */
+  bytes: number;
   done: Promise<void>;
 }
 
@@ -20,6 +22,8 @@ export class LineFile {
   /** Appends so far, and how many of them are known to be on stable storage. */
   private written = 0;
   private synced = 0;
+  /** The length known to be on stable storage. */
+  private syncedBytes: number;
   /** The newest sync round (running or queued) and how many run. */
   private newest: SyncRound | undefined;
   private running = 0;
@@ -32,6 +36,7 @@ export class LineFile {
     this.path = file;
     this.fd = fd;
     this.bytes = size;
+    this.syncedBytes = size;
   }
 
   /** Open (creating if needed) for appending; `size` is the file's current length. */
@@ -86,6 +91,11 @@ export class LineFile {
     this.bytes = size;
   }
 
+  /** Bytes written but not yet known to be on stable storage. */
+  get unsyncedBytes(): number {
+    return this.bytes - this.syncedBytes;
+  }
+
   /** How many sync rounds were started or queued (each is one fdatasync), for tests and benchmarks. */
   get rounds(): number {
     return this.roundsStarted;
@@ -110,13 +120,15 @@ export class LineFile {
   syncNow(): void {
     if (this.fd === undefined || this.written <= this.synced) return;
     const gen = this.written;
+    const bytes = this.bytes;
     fs.fdatasyncSync(this.fd);
     this.synced = Math.max(this.synced, gen);
+    this.syncedBytes = Math.max(this.syncedBytes, bytes);
   }
 
   private newRound(): Promise<void> {
     this.roundsStarted++;
-    const round: SyncRound = { gen: QUEUED, done: undefined as unknown as Promise<void> };
+    const round: SyncRound = { gen: QUEUED, bytes: 0, done: undefined as unknown as Promise<void> };
     let begin!: () => void;
     round.done = new Promise<void>((resolve, reject) => {
       begin = () => {
@@ -127,10 +139,14 @@ export class LineFile {
           return reject(new Error(`${this.path} was closed before it could be synced`));
         }
         round.gen = this.written;
+        round.bytes = this.bytes;
         this.running++;
         fs.fdatasync(fd, (error) => {
           this.running--;
-          if (!error) this.synced = Math.max(this.synced, round.gen);
+          if (!error) {
+            this.synced = Math.max(this.synced, round.gen);
+            this.syncedBytes = Math.max(this.syncedBytes, round.bytes);
+          }
           if (this.running === 0 && this.closeWhenIdle !== undefined) this.closeNow();
           const next = this.queued;
           this.queued = undefined;
