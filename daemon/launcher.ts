@@ -8,6 +8,7 @@ import { TelemetryClient } from '../client/client.js';
 import { hostPort, resolveDaemonConfig, type DaemonConfig } from '../lib/config.js';
 import type { StatusAnswer } from '../lib/wire.js';
 import { startFailureReason, TelemetryStartError } from './launch-failure.js';
+import { DAEMON_NODE_FLAGS } from './node-flags.js';
 
 // The launcher: `meridian telemetry run` as a child in its own session, logging to a file,
 // and the wait until it answers. `telemetry run --detach` and library callers share it.
@@ -68,7 +69,7 @@ export class TelemetryServer {
     this.url = `http://${hostPort(c.host, c.port)}`;
     this.defaultLog = options.logFile === undefined;
     this.logFile = path.resolve(options.logFile ?? path.join(c.siteDir, '.meridian', 'daemon.log'));
-    this.args = [MERIDIAN_JS, 'telemetry', 'run', '--host', c.host, '--port', String(c.port), '--site-dir', c.siteDir,
+    this.args = [...DAEMON_NODE_FLAGS, MERIDIAN_JS, 'telemetry', 'run', '--host', c.host, '--port', String(c.port), '--site-dir', c.siteDir,
       '--fsync', c.fsync, '--max-body', String(c.maxBody), ...(c.verbose ? ['--verbose'] : []), ...(c.accessLogs ? ['--access-logs'] : [])];
     this.env = { ...env };
     if (c.token !== undefined) this.env.MERIDIAN_TELEMETRY_TOKEN = c.token;

@@ -4,6 +4,7 @@ import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DAEMON_NODE_FLAGS } from '../../dist/daemon/node-flags.js';
 
 // Starting the servers under test as child processes (pinned to the server CPU), waiting
 // for them, reading their memory, stopping them.
@@ -24,8 +25,8 @@ export function freePort() {
   });
 }
 
-/** Start the real daemon (`meridian telemetry run`); resolves once /ready answers. */
-export async function startDaemon({ siteDir, fsync = 'batch', pin = [], nodeArgs = [] }) {
+/** Start the real daemon (`meridian telemetry run`, with the Node flags every launch path uses); resolves once /ready answers. */
+export async function startDaemon({ siteDir, fsync = 'batch', pin = [], nodeArgs = DAEMON_NODE_FLAGS }) {
   const port = await freePort();
   const args = [MERIDIAN, 'telemetry', 'run', '--host', '127.0.0.1', '--port', String(port), '--site-dir', siteDir, '--fsync', fsync];
   return launch([...pin, process.execPath, ...nodeArgs, ...args], port, `daemon (--fsync ${fsync})`);
