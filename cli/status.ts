@@ -1,4 +1,5 @@
 import type { StatusAnswer } from '../lib/wire.js';
+import { formatUptime } from '../tui/format.js';
 import { connect } from './connect.js';
 import type { CliIo } from './io.js';
 import { noExtraArguments, switchOption, type ParsedOptions } from './options.js';
@@ -23,14 +24,4 @@ export function statusLine(status: StatusAnswer, address: string, now: number): 
   parts.push(status.run_id === null ? 'site' : `run ${status.run_id}`);
   parts.push(`${status.types} type${status.types === 1 ? '' : 's'}`);
   return parts.join('  ');
-}
-
-/** An uptime: "42s", "3m12s", "5h07m", "2d03h" (negative counts as 0). */
-export function formatUptime(ms: number): string {
-  const s = Math.max(0, Math.floor(ms / 1000));
-  const pad = (n: number) => String(n).padStart(2, '0');
-  if (s < 60) return `${s}s`;
-  if (s < 3600) return `${Math.floor(s / 60)}m${pad(s % 60)}s`;
-  if (s < 86400) return `${Math.floor(s / 3600)}h${pad(Math.floor(s / 60) % 60)}m`;
-  return `${Math.floor(s / 86400)}d${pad(Math.floor(s / 3600) % 24)}h`;
 }

@@ -48,11 +48,21 @@ export function fitRight(text: string, width: number): string {
 
 /** An age as the table shows it: "4s", "2m05s", "3h", "2d"; negative ages count as 0. */
 export function formatAge(ms: number): string {
+  return formatDuration(ms, false);
+}
+
+/** An uptime: "42s", "3m12s", "5h07m", "2d03h" (a second unit past an hour); negative counts as 0. */
+export function formatUptime(ms: number): string {
+  return formatDuration(ms, true);
+}
+
+function formatDuration(ms: number, twoUnits: boolean): string {
   const s = Math.max(0, Math.floor(ms / 1000));
+  const pad = (n: number) => String(n).padStart(2, '0');
   if (s < 60) return `${s}s`;
-  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
-  if (s < 86400) return `${Math.floor(s / 3600)}h`;
-  return `${Math.floor(s / 86400)}d`;
+  if (s < 3600) return `${Math.floor(s / 60)}m${pad(s % 60)}s`;
+  if (s < 86400) return `${Math.floor(s / 3600)}h${twoUnits ? `${pad(Math.floor(s / 60) % 60)}m` : ''}`;
+  return `${Math.floor(s / 86400)}d${twoUnits ? `${pad(Math.floor(s / 3600) % 24)}h` : ''}`;
 }
 
 /** A poll interval for the header: "1s", "2.5s", "500ms". */
