@@ -1,13 +1,11 @@
 import { MeridianError } from '../lib/errors.js';
-import type { JsonObject, JsonValue } from '../lib/wire.js';
+import { TYPE_FORBIDDEN_CHARACTER, type JsonObject, type JsonValue } from '../lib/wire.js';
 import { NO_BODY } from './body.js';
 import type { ValidEvent, ValidRunStart } from './storage/store.js';
 
 // Parsing untrusted request bodies into the types the store takes, once, at the boundary.
 
 const MAX_TYPE_LENGTH = 256;
-// C0 controls, DEL and C1 controls
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 /** Validate a POST /event body. */
 export function parseEventBody(body: unknown): ValidEvent {
@@ -19,7 +17,7 @@ export function parseEventBody(body: unknown): ValidEvent {
   // characters are code points: an emoji counts once, not as its two UTF-16 units
   const length = type.length > MAX_TYPE_LENGTH ? [...type].length : type.length;
   if (length > MAX_TYPE_LENGTH) invalid(`type must be at most ${MAX_TYPE_LENGTH} characters; got ${length}.`);
-  if (CONTROL.test(type)) invalid('type must not contain control characters.');
+  if (TYPE_FORBIDDEN_CHARACTER.test(type)) invalid('type must not contain control characters.');
   if (!('data' in obj)) invalid('data is required (null counts as given).');
   const makeCurrent = obj.make_current;
   if (makeCurrent !== undefined && typeof makeCurrent !== 'boolean') {

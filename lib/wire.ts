@@ -1,6 +1,9 @@
 // The wire types: what travels over HTTP and lies in the files. Shared by daemon,
 // client and console. Keys stay snake_case as on the wire.
 
+/** What an event type never contains: C0 controls, DEL and C1 controls. */
+export const TYPE_FORBIDDEN_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
+
 /** Any JSON value. */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 

@@ -1,3 +1,4 @@
+import { TYPE_FORBIDDEN_CHARACTER } from '../lib/wire.js';
 import { displayWidth } from './format.js';
 
 // The filter prompt's line editing, pure: one key in, the text (and whether it was applied
@@ -19,11 +20,10 @@ export interface FilterEdit {
   done?: 'apply' | 'cancel';
 }
 
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 /**
  * One key typed at the prompt: Enter applies, Esc cancels, Backspace deletes the last
- * character, Ctrl-U clears; any other printable character is added. The rest is ignored
+ * character, Ctrl-U clears; any other character a type may hold is added. The rest is ignored
  * (blessed sends Enter as `return` then `enter`: only `enter` applies).
  */
 export function editFilter(text: string, ch: string | undefined, key: KeyPress): FilterEdit {
@@ -31,7 +31,7 @@ export function editFilter(text: string, ch: string | undefined, key: KeyPress):
   if (key.name === 'escape') return { text, done: 'cancel' };
   if (key.name === 'backspace') return { text: [...text].slice(0, -1).join('') };
   if (key.full === 'C-u') return { text: '' };
-  if (ch && !key.ctrl && !key.meta && !CONTROL.test(ch)) return { text: text + ch };
+  if (ch && !key.ctrl && !key.meta && !TYPE_FORBIDDEN_CHARACTER.test(ch)) return { text: text + ch };
   return { text };
 }
 
