@@ -2,7 +2,7 @@ import os from 'node:os';
 import { resolveDaemonConfig, type DaemonFlags } from '../lib/config.js';
 import { createLogger } from '../lib/log.js';
 import { systemClock } from '../lib/time.js';
-import { startDaemon, StartupError } from './server.js';
+import { startDaemon, StartupError, type RunningDaemon } from './server.js';
 
 // The daemon's entry: reads the environment, logs to stderr, stops cleanly on signals.
 
@@ -13,24 +13,30 @@ import { startDaemon, StartupError } from './server.js';
 export async function runDaemonForeground(flags: DaemonFlags): Promise<number> {
   const config = resolveDaemonConfig(flags, process.env, os.homedir());
   const logger = createLogger((line) => process.stderr.write(line), config.verbose ? 'debug' : 'info');
-  let daemon;
+  // the handlers are in place before the daemon says it is listening: a SIGTERM right after
+  // that line (a supervisor, a test) is a clean stop, never the default death by signal
+  let daemon: RunningDaemon | undefined;
+  let stopRequested = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    logger.info(`${signal} received; stopping`);
+    stopRequested = true;
+    void daemon?.close();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   try {
     daemon = await startDaemon(config, { clock: systemClock, logger });
+    if (stopRequested) void daemon.close();
+    await daemon.closed;
+    return 0;
   } catch (error) {
     if (error instanceof StartupError) {
       logger.error(error.message);
       return 1;
     }
     throw error;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
   }
-  const onSignal = (signal: NodeJS.Signals) => {
-    logger.info(`${signal} received; stopping`);
-    void daemon.close();
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  await daemon.closed;
-  process.off('SIGINT', onSignal);
-  process.off('SIGTERM', onSignal);
-  return 0;
 }

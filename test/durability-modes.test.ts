@@ -58,6 +58,20 @@ test('--fsync batch syncs what was written within a second, off request', async 
   }
 });
 
+test('SIGTERM the moment the daemon says it is listening is a clean stop (exit 0, files closed)', async () => {
+  for (let i = 0; i < 5; i++) {
+    const d = await spawnDaemon();
+    try {
+      d.child.kill('SIGTERM');
+      assert.is(await d.exited, 0, `attempt ${i + 1}: ${d.stderr()}`);
+      assert.match(d.stderr(), /INFO SIGTERM received; stopping\n(.*\n)*.* INFO stopped\n$/);
+    } finally {
+      if (d.child.exitCode === null) d.child.kill('SIGKILL');
+      removeDir(d.siteDir);
+    }
+  }
+});
+
 test('SIGTERM finishes the requests in flight, syncs, snapshots and exits 0', async () => {
   const d = await spawnDaemon({ args: ['--fsync', 'always'] });
   try {
