@@ -74,14 +74,16 @@ export interface ChildDaemon {
 
 /**
  * Start `meridian telemetry run` as a child on 127.0.0.1 and a free port; resolves once it
- * logs that it is listening (no sleeps), rejects with its stderr if it exits first.
+ * logs that it is listening (no sleeps), rejects with its stderr if it exits first. With
+ * `asExecutable` the built file is executed itself (its shebang picks node and its flags)
+ * instead of being handed to this node.
  */
-export async function spawnDaemon(opts: { siteDir?: string; args?: string[]; env?: Record<string, string>; port?: number } = {}): Promise<ChildDaemon> {
+export async function spawnDaemon(opts: { siteDir?: string; args?: string[]; env?: Record<string, string>; port?: number; asExecutable?: boolean } = {}): Promise<ChildDaemon> {
   const siteDir = opts.siteDir ?? tempDir();
   for (let attempt = 0; ; attempt++) {
     const port = opts.port ?? await freePort();
     try {
-      return await spawnOnce(siteDir, port, opts.args ?? [], opts.env ?? {});
+      return await spawnOnce(siteDir, port, opts.args ?? [], opts.env ?? {}, opts.asExecutable === true);
     } catch (error) {
       // another process took the free port in between: try another one
       if (opts.port === undefined && attempt < 3 && /already in use/.test(String(error))) continue;
@@ -90,8 +92,9 @@ export async function spawnDaemon(opts: { siteDir?: string; args?: string[]; env
   }
 }
 
-function spawnOnce(siteDir: string, port: number, args: string[], env: Record<string, string>): Promise<ChildDaemon> {
-  const child = spawn(process.execPath, [MERIDIAN_BIN, 'telemetry', 'run', '--host', '127.0.0.1', '--port', String(port), '--site-dir', siteDir, ...args], {
+function spawnOnce(siteDir: string, port: number, args: string[], env: Record<string, string>, asExecutable: boolean): Promise<ChildDaemon> {
+  const argv = [MERIDIAN_BIN, 'telemetry', 'run', '--host', '127.0.0.1', '--port', String(port), '--site-dir', siteDir, ...args];
+  const child = spawn(asExecutable ? argv[0]! : process.execPath, asExecutable ? argv.slice(1) : argv, {
     env: { ...cleanEnv(), ...env }, stdio: ['ignore', 'ignore', 'pipe'],
   });
   let err = '';
