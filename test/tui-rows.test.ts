@@ -5,7 +5,7 @@ import {
   displayWidth, fitRight, fitText, formatAge, formatClock, formatInterval, printable, summarizeData,
 } from '../tui/format.js';
 import {
-  buildRows, isStale, matchesFilter, moveSelection, nextSort, runLabel, sortRows, trackChanges, type Row, type SortKey,
+  buildRows, isStale, matchesFilter, moveSelection, nextSort, runLabel, sortRows, toRow, trackChanges, type Row, type SortKey,
 } from '../tui/rows.js';
 import { columnWidths, headerLine, rowLine } from '../tui/table-lines.js';
 
@@ -142,6 +142,15 @@ test('matchesFilter handles unicode', () => {
 test('sortRows by type: case-insensitive, then exact', () => {
   const rows = ['b', 'B', 'a', 'A'].map((t) => ({ type: t, ageMs: 0, seq: 1 }) as Row);
   assert.equal(sortRows(rows, 'type').map((r) => r.type), ['A', 'a', 'B', 'b']);
+});
+
+test('sortRows by age: newest ts first, also for readings newer than the estimated daemon clock (ages clamped to 0)', () => {
+  const rows = [
+    env('camera', 1, '2026-03-18T00:00:00.100Z'), env('dome', 2, '2026-03-18T00:00:00.200Z'),
+    env('mount', 3, '2026-03-18T00:00:00.300Z'), env('weather', 1, '2026-03-18T00:00:00.400Z'),
+  ].map((e) => toRow(e, { now: T0, staleMs: 120_000, flashMs: 0, changedAt: new Map() }));
+  assert.equal(rows.map((r) => r.ageMs), [0, 0, 0, 0], 'the clock estimate is behind every reading');
+  assert.equal(sortRows(rows, 'age').map((r) => r.type), ['weather', 'mount', 'dome', 'camera']);
 });
 
 test('nextSort cycles type -> age -> seq -> type', () => {

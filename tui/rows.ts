@@ -70,8 +70,11 @@ function byType(a: Row, b: Row): number {
 
 /** Rows in an order: by type (A-Z), by age (newest first) or by seq (highest first); ties by type. */
 export function sortRows(rows: readonly Row[], key: SortKey): Row[] {
+  // age order is recording order: compare the ts themselves (ISO UTC, so as text), not the
+  // ages, which are clamped at 0 for readings newer than the estimated daemon clock (its Date
+  // header has whole seconds) and would tie
   const order = (a: Row, b: Row): number =>
-    key === 'age' ? a.ageMs - b.ageMs : key === 'seq' ? b.seq - a.seq : 0;
+    key === 'age' ? (a.envelope.ts < b.envelope.ts ? 1 : a.envelope.ts > b.envelope.ts ? -1 : 0) : key === 'seq' ? b.seq - a.seq : 0;
   return [...rows].sort((a, b) => order(a, b) || byType(a, b));
 }
 
