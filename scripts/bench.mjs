@@ -41,7 +41,7 @@ const MODES = ['batch', 'always', 'off'];
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'meridian-bench-'));
 const log = (line) => process.stderr.write(`${line}\n`);
 const results = { started: new Date().toISOString(), commit: gitCommit(), machine: machine(), options: { rounds, seconds, targetEvents, historyLines, loader, pinned: serverPin.length > 0 }, figures: {}, problems: [] };
-const load = (url, job) => runLoad({ url, seconds, ...job }, { pin: loadPin, loader });
+const load = (url, job, using = loader) => runLoad({ url, seconds, ...job }, { pin: loadPin, loader: using });
 
 log(`bench: ${rounds} round(s) of ${seconds} s per run, loader ${loader}, ${cpus} CPU(s)` +
   `${serverPin.length ? ', servers on CPU 0, load on CPU 1' : ', not pinned (no taskset or one CPU)'}; temp ${tmp}`);
@@ -143,10 +143,7 @@ async function memoryRun(daemon) {
   const sampler = setInterval(() => samples.push({ s: (Date.now() - started) / 1000, ...daemon.d.memory() }), 500);
   let res = { ok: 0, rps: NaN, errors: 0, timeouts: 0 };
   // a number of requests, not a duration: autocannon whatever the loader (wrk has no such limit)
-  if (remaining > 0) {
-    res = await runLoad({ url: daemon.d.url, path: '/event', connections: 64, bodies: eventBodies(), amount: remaining, seconds: 600 },
-      { pin: loadPin, loader: 'autocannon' });
-  }
+  if (remaining > 0) res = await load(daemon.d.url, { path: '/event', connections: 64, bodies: eventBodies(), amount: remaining, seconds: 600 }, 'autocannon');
   clearInterval(sampler);
   const check = await checkRound(daemon.files, res.ok, 64 + res.errors + res.timeouts,
     async (type) => (await request(`${daemon.d.url}/current/${encodeURIComponent(type)}`)).body);

@@ -14,11 +14,10 @@ const BATCH_MAX_UNSYNCED_BYTES = 1024 * 1024;
 /** Syncs written files according to the `--fsync` mode. */
 export class Durability {
   private readonly mode: FsyncMode;
+  private readonly logger: Logger;
   private readonly dirty = new Set<LineFile>();
   private timer: NodeJS.Timeout | undefined;
   private syncRounds = 0;
-
-  private readonly logger: Logger;
 
   constructor(mode: FsyncMode, logger: Logger) {
     this.mode = mode;
