@@ -7,15 +7,12 @@ import type { JsonValue } from '../lib/wire.js';
 import { freePort, startTestDaemon } from './helpers/daemon.js';
 import { removeDir } from './helpers/tmp.js';
 import { withSilentListener } from './helpers/listener.js';
+import { rejection } from './helpers/rejection.js';
 
 // What the client rejects with: TelemetryClientError for an error answer (status, code, detail
 // from the daemon), TelemetryConnectionError (statusCode 0) when nothing answers.
 
 const TOKEN = 'dome-token';
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then((value) => assert.unreachable(`resolved with ${JSON.stringify(value)}`), (error: unknown) => error);
-}
 
 type Call = (client: TelemetryClient) => Promise<unknown>;
 

@@ -6,6 +6,7 @@ import * as assert from 'uvu/assert';
 import { TelemetryClient, TelemetryClientError, TelemetryConnectionError } from '../client/index.js';
 import type { DaemonFlags } from '../lib/config.js';
 import { freePort, type TestDaemon, withTestDaemon } from './helpers/daemon.js';
+import { rejection } from './helpers/rejection.js';
 
 // The transport: an injected got session (hooks, headers, agent kept), keep-alive by default,
 // and exactly one attempt per call whatever the session says.
@@ -14,10 +15,6 @@ const TOKEN = 'dome-token';
 
 function withDaemon(flags: DaemonFlags, fn: (d: TestDaemon) => Promise<void>): Promise<void> {
   return withTestDaemon({ flags }, fn);
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then((value) => assert.unreachable(`resolved with ${JSON.stringify(value)}`), (error: unknown) => error);
 }
 
 // A session that counts attempts and retries, and would retry twice, quickly, if let.
