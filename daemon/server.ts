@@ -5,7 +5,7 @@ import { hostPort, isLoopbackHost, type DaemonConfig } from '../lib/config.js';
 import type { Logger } from '../lib/log.js';
 import { formatTs, type Clock } from '../lib/time.js';
 import { VERSION } from '../lib/version.js';
-import { buildApp } from './app.js';
+import { buildApp } from './http/app.js';
 import { TelemetryStore } from './storage/store.js';
 
 // Listening: open the store, build the app, bind, and close it all down in order.

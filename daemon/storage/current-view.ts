@@ -1,4 +1,5 @@
 import type { Envelope } from '../../lib/wire.js';
+import type { TargetKind } from './target.js';
 
 // The latest envelope of every type: the site view overlaid by the active run's view.
 
@@ -21,7 +22,7 @@ export class CurrentView {
   }
 
   /** Record a reading in the site view, or in the run view while a run is active. */
-  set(target: 'site' | 'run', reading: Reading): void {
+  set(target: TargetKind, reading: Reading): void {
     const view = target === 'run' ? this.run : this.site;
     if (!view) throw new Error('no run view is open');
     view.set(reading.envelope.type, reading);
@@ -53,7 +54,7 @@ export class CurrentView {
   }
 
   /** The site view's and the run view's readings (for snapshots). */
-  entries(target: 'site' | 'run'): Reading[] {
+  entries(target: TargetKind): Reading[] {
     return [...((target === 'run' ? this.run : this.site)?.values() ?? [])];
   }
 

@@ -1,6 +1,7 @@
 import type { FsyncMode } from '../../lib/config.js';
 import type { Logger } from '../../lib/log.js';
 import type { LineFile } from './line-file.js';
+import type { Target } from './target.js';
 
 // When written lines reach stable storage: per request (group commit), per second, or never.
 // How concurrent syncs of one file are shared is LineFile's concern.
@@ -57,6 +58,25 @@ export class Durability {
   /** How many sync rounds ran (one fdatasync each), for tests and benchmarks. */
   get rounds(): number {
     return this.syncRounds;
+  }
+
+  /** Close a target's files (run stop, shutdown): synced first unless the mode is `off`. */
+  closeTarget(target: Target): void {
+    target.close(this.mode !== 'off');
+  }
+
+  /** Point a target at another file (site day change): the old one synced unless the mode is `off`. */
+  switchTarget(target: Target, filePath: string): void {
+    target.switchTo(filePath, this.mode !== 'off');
+  }
+
+  /**
+   * Before a snapshot marks a file's length: sync it, so the mark never points past synced
+   * data. With `off` nothing is synced; a file found shorter than its mark after a power cut
+   * is replayed from the start instead.
+   */
+  beforeMark(file: LineFile): void {
+    if (this.mode !== 'off') file.syncNow();
   }
 
   /** Stop the periodic timer and sync what is left (shutdown). */

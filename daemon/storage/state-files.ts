@@ -17,7 +17,7 @@ export interface TargetMark {
 }
 
 /** What the snapshot holds: the site mark and, while a run is active, the run's mark. */
-export interface Snapshot {
+export interface SnapshotFile {
   format: number;
   written_at: string;
   site: TargetMark | null;
@@ -58,11 +58,11 @@ export function writeJsonAtomic(file: string, value: unknown): void {
 }
 
 /** Read a snapshot; undefined when absent, an Error describing why when unusable. */
-export function readSnapshot(file: string): Snapshot | undefined | Error {
+export function readSnapshot(file: string): SnapshotFile | undefined | Error {
   const raw = readIfExists(file);
   if (raw === undefined) return undefined;
   try {
-    const snap = JSON.parse(raw) as Snapshot;
+    const snap = JSON.parse(raw) as SnapshotFile;
     if (snap?.format !== SNAPSHOT_FORMAT || typeof snap.written_at !== 'string') {
       return new Error(`unknown snapshot format in ${file}`);
     }
@@ -79,7 +79,7 @@ export function readSnapshot(file: string): Snapshot | undefined | Error {
 }
 
 /** The snapshot format written now. */
-export function newSnapshot(writtenAt: string, site: TargetMark | null, run: Snapshot['run']): Snapshot {
+export function newSnapshot(writtenAt: string, site: TargetMark | null, run: SnapshotFile['run']): SnapshotFile {
   return { format: SNAPSHOT_FORMAT, written_at: writtenAt, site, run };
 }
 

@@ -12,9 +12,9 @@ import { assertSafeRunId, nextRunId, resolveRunDir } from './run-resolve.js';
 import { listSiteFiles, SiteDays } from './site-days.js';
 import {
   newSnapshot, readActiveRun, readHeld, readSnapshot, removeIfExists, statePaths, writeJsonAtomic,
-  type ActiveRunState, type Snapshot, type TargetMark,
+  type ActiveRunState, type SnapshotFile, type TargetMark,
 } from './state-files.js';
-import { Target } from './target.js';
+import { Target, type TargetKind } from './target.js';
 import { WriteBatch } from './write-batch.js';
 
 // The storage module: the only code that touches the files. Handlers call these methods.
@@ -54,7 +54,7 @@ export interface ValidRunStart {
 export interface Recorded {
   envelope: Envelope;
   json: string;
-  target: 'site' | 'run';
+  target: TargetKind;
   file: string;
 }
 
@@ -142,7 +142,7 @@ export class TelemetryStore {
       const dayFile = this.days.fileAt(now);
       if (dayFile !== target.path) {
         this.writeQueued();
-        target.switchTo(dayFile, this.opts.fsync !== 'off');
+        this.durability.switchTarget(target, dayFile);
       }
     }
     if (this.batch && this.batch.target !== target) this.writeQueued();
@@ -218,7 +218,7 @@ export class TelemetryStore {
     this.writeQueued();
     const run = this.run;
     if (!run) throw new MeridianError('NO_ACTIVE_RUN', 'No run is active.');
-    run.target.close(this.opts.fsync !== 'off');
+    this.durability.closeTarget(run.target);
     run.target.dropHeld();
     removeIfExists(this.paths.activeRun);
     this.run = undefined;
@@ -235,7 +235,7 @@ export class TelemetryStore {
     const run = this.run
       ? { ...this.mark(this.run.target, 'run'), run_id: this.run.record.run_id, started_at: this.run.record.started_at }
       : null;
-    const snap: Snapshot = newSnapshot(formatTs(this.opts.clock.now()), site, run);
+    const snap: SnapshotFile = newSnapshot(formatTs(this.opts.clock.now()), site, run);
     writeJsonAtomic(this.paths.snapshot, snap);
     // every held seq is now covered by the snapshot's views
     this.site.dropHeld();
@@ -255,8 +255,8 @@ export class TelemetryStore {
     } catch (error) {
       this.opts.logger.error('could not write the snapshot at shutdown; the next start replays the files', error);
     }
-    this.site.close(this.opts.fsync !== 'off');
-    this.run?.target.close(this.opts.fsync !== 'off');
+    this.durability.closeTarget(this.site);
+    if (this.run) this.durability.closeTarget(this.run.target);
   }
 
   /** Start the batch of this turn; it is written once the turn's I/O callbacks have run. */
@@ -309,15 +309,13 @@ export class TelemetryStore {
     return `${this.view.version}:${this.site.seq}:${this.run?.target.seq ?? 0}`;
   }
 
-  private mark(target: Target, kind: 'site' | 'run'): TargetMark {
+  private mark(target: Target, kind: TargetKind): TargetMark {
     const file = target.open();
-    // the snapshot must not point past synced data; with --fsync off nothing is synced, and a
-    // file found shorter than its mark after a power cut is replayed from the start instead
-    if (this.opts.fsync !== 'off') file.syncNow();
+    this.durability.beforeMark(file);
     return { file: target.path, offset: file.size, seq: target.seq, current: this.view.entries(kind).map((r) => r.envelope) };
   }
 
-  private resumeRun(state: ActiveRunState, mark: Snapshot['run']): void {
+  private resumeRun(state: ActiveRunState, mark: SnapshotFile['run']): void {
     const { record } = state;
     const file = path.join(record.run_dir, RUN_FILE);
     const seq = prepareRunFile(file, this.opts.logger);

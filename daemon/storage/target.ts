@@ -2,9 +2,12 @@ import { LineFile } from './line-file.js';
 
 // A storage target's writer: the open file, its seq, and the held-seq side file.
 
+/** The two kinds of storage target: the site day files, or the active run's file. */
+export type TargetKind = 'site' | 'run';
+
 /** One place events are written: the site day file in use or the active run's file. */
 export class Target {
-  readonly kind: 'site' | 'run';
+  readonly kind: TargetKind;
   /** The last seq written to this target. */
   seq: number;
   private filePath: string;
@@ -12,7 +15,7 @@ export class Target {
   private readonly heldPath: string;
   private held: LineFile | undefined;
 
-  constructor(kind: 'site' | 'run', filePath: string, seq: number, heldPath: string) {
+  constructor(kind: TargetKind, filePath: string, seq: number, heldPath: string) {
     this.kind = kind;
     this.filePath = filePath;
     this.seq = seq;

@@ -1,13 +1,13 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { isLoopbackHost } from '../lib/config.js';
-import { MeridianError } from '../lib/errors.js';
+import { isLoopbackHost } from '../../lib/config.js';
+import { MeridianError } from '../../lib/errors.js';
 
 // Who may talk to the daemon: no browsers, the token when one is set, /shutdown from loopback.
 
 const OPEN_PATHS = new Set(['/health', '/ready']);
 
-/** The rules of contract section 6, bound to the daemon's address and token. */
+/** The rules of docs/operations.md "Security", bound to the daemon's address and token. */
 export interface Guard {
   /** Throws FORBIDDEN / UNAUTHORIZED when the request may not go on. */
   check(req: IncomingMessage, path: string): void;

@@ -1,7 +1,7 @@
-import { MeridianError } from '../lib/errors.js';
-import { TYPE_FORBIDDEN_CHARACTER, type JsonObject, type JsonValue } from '../lib/wire.js';
+import { MeridianError } from '../../lib/errors.js';
+import { TYPE_FORBIDDEN_CHARACTER, type JsonObject, type JsonValue } from '../../lib/wire.js';
 import { NO_BODY } from './body.js';
-import type { ValidEvent, ValidRunStart } from './storage/store.js';
+import type { ValidEvent, ValidRunStart } from '../storage/store.js';
 
 // Parsing untrusted request bodies into the types the store takes, once, at the boundary.
 

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { MeridianError } from '../lib/errors.js';
+import { MeridianError } from '../../lib/errors.js';
 
 // Reading a JSON request body with a byte limit. Nothing past the limit is read.
 

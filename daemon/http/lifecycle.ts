@@ -1,0 +1,31 @@
+import { MeridianError } from '../../lib/errors.js';
+import { fromLoopback, type Guard } from './guard.js';
+import { sendJson } from './respond.js';
+import type { AppDeps, Handler } from './route.js';
+
+// The daemon itself: liveness, readiness, status and shutdown.
+
+/** Handlers of /health, /ready, /status and /shutdown. */
+export function lifecycleHandlers(deps: AppDeps, guard: Guard): Record<'health' | 'ready' | 'status' | 'shutdown', Handler> {
+  const { store } = deps;
+  return {
+    health: (_req, res) => sendJson(res, 200, '{"ok":true}'),
+
+    ready: (_req, res) => sendJson(res, 200,
+      JSON.stringify({ ready: true, run_active: store.activeRun() !== undefined, version: deps.version })),
+
+    status: (_req, res) => sendJson(res, 200, JSON.stringify({
+      version: deps.version, pid: deps.process.pid, started_at: deps.process.startedAt, address: deps.process.address(),
+      run_id: store.activeRun()?.run_id ?? null, types: store.view.size,
+    })),
+
+    shutdown: (req, res) => {
+      if (!fromLoopback(req) && !guard.hasToken(req)) {
+        throw new MeridianError('FORBIDDEN', '/shutdown is accepted from loopback clients or with the token.');
+      }
+      res.setHeader('Connection', 'close');
+      sendJson(res, 200, '{"shutting_down":true}');
+      res.on('finish', () => deps.onShutdown());
+    },
+  };
+}

@@ -1,0 +1,37 @@
+import type { ServerResponse } from 'node:http';
+import type { Request } from 'polka';
+import { MeridianError } from '../../lib/errors.js';
+import type { Logger } from '../../lib/log.js';
+
+// The two ways a request is answered: a JSON body, or the one error path.
+
+/** Answer `status` with a JSON body that is already serialized. */
+export function sendJson(res: ServerResponse, status: number, body: string | Buffer): void {
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': typeof body === 'string' ? Buffer.byteLength(body) : body.length });
+  res.end(body);
+}
+
+/**
+ * Answer an error as `{"detail", "code"}`: a MeridianError with its status, anything else
+ * logged with its stack and answered 500 without internals.
+ */
+export function sendError(res: ServerResponse, err: unknown, logger: Logger, req: Request): void {
+  let error: MeridianError;
+  if (err instanceof MeridianError) {
+    error = err;
+  } else {
+    logger.error(`unexpected error on ${req.method} ${req.url}`, err);
+    error = new MeridianError('INTERNAL', 'An unexpected error occurred; it has been logged.');
+  }
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  if (error.code === 'BODY_TOO_LARGE') {
+    // the rest of the body is not read: close the connection once this answer is out
+    const socket = req.socket;
+    res.setHeader('Connection', 'close');
+    res.on('finish', () => socket?.destroy());
+  }
+  sendJson(res, error.status, JSON.stringify({ detail: error.message, code: error.code }));
+}

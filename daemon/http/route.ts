@@ -1,0 +1,30 @@
+import type { ServerResponse } from 'node:http';
+import type { Request } from 'polka';
+import type { DaemonConfig } from '../../lib/config.js';
+import type { Logger } from '../../lib/log.js';
+import type { Clock } from '../../lib/time.js';
+import type { TelemetryStore } from '../storage/store.js';
+
+// What a route is and what its handlers are built from.
+
+/** A route's handler: answers through `res` or throws a MeridianError (the one error path). */
+export type Handler = (req: Request, res: ServerResponse) => void | Promise<void>;
+
+/** One row of the route table: method, path (`:name` for a last path parameter), handler, and
+ * whether the route takes the fast lane (hot routes skip polka's URL parse and route search). */
+export type Route = readonly [method: string, path: string, handler: Handler, lane?: 'fast'];
+
+/** What the app is built from. */
+export interface AppDeps {
+  config: DaemonConfig;
+  store: TelemetryStore;
+  logger: Logger;
+  clock: Clock;
+  version: string;
+  /** Called once /shutdown has been answered. */
+  onShutdown: () => void;
+  /** Distinguishes ETags of this process from those of an earlier one. */
+  bootId: string;
+  /** What GET /status reports about the process: its id, start time (ts) and bound address. */
+  process: { pid: number; startedAt: string; address: () => string };
+}

@@ -1,0 +1,29 @@
+import { currentHandlers } from './current.js';
+import { eventHandlers } from './events.js';
+import type { Guard } from './guard.js';
+import { lifecycleHandlers } from './lifecycle.js';
+import type { AppDeps, Route } from './route.js';
+import { runHandlers } from './runs.js';
+
+// The route table: every endpoint of the daemon, one row each. polka's registrations, the
+// Allow header of a 405 and the fast lane are all derived from it (daemon/http/app.ts).
+
+/** Every route of the daemon (docs/http-api.md documents each). */
+export function routeTable(deps: AppDeps, guard: Guard): Route[] {
+  const lifecycle = lifecycleHandlers(deps, guard);
+  const runs = runHandlers(deps);
+  const events = eventHandlers(deps);
+  const current = currentHandlers(deps);
+  return [
+    ['GET', '/health', lifecycle.health],
+    ['GET', '/ready', lifecycle.ready],
+    ['GET', '/status', lifecycle.status],
+    ['GET', '/run', runs.get],
+    ['POST', '/run/start', runs.start],
+    ['POST', '/run/stop', runs.stop],
+    ['POST', '/event', events.post, 'fast'],
+    ['GET', '/current', current.all],
+    ['GET', '/current/:type', current.one, 'fast'],
+    ['POST', '/shutdown', lifecycle.shutdown],
+  ];
+}

@@ -1,0 +1,23 @@
+import { MeridianError } from '../../lib/errors.js';
+import { readJsonBody } from './body.js';
+import { sendJson } from './respond.js';
+import type { AppDeps, Handler } from './route.js';
+import { parseRunStartBody } from './validate.js';
+
+// Runs: the active run's record, starting one, stopping it.
+
+/** Handlers of GET /run, POST /run/start and POST /run/stop. */
+export function runHandlers({ store, config }: AppDeps): Record<'get' | 'start' | 'stop', Handler> {
+  return {
+    get: (_req, res) => {
+      const run = store.activeRun();
+      if (!run) throw new MeridianError('NO_ACTIVE_RUN', 'No run is active.');
+      sendJson(res, 200, JSON.stringify(run));
+    },
+    start: async (req, res) => {
+      const request = parseRunStartBody(await readJsonBody(req, config.maxBody));
+      sendJson(res, 200, JSON.stringify(store.startRun(request)));
+    },
+    stop: (_req, res) => sendJson(res, 200, JSON.stringify(store.stopRun())),
+  };
+}
