@@ -5,7 +5,7 @@ import { MeridianError } from '../../lib/errors.js';
 import type { Logger } from '../../lib/log.js';
 import { formatTs, type Clock } from '../../lib/time.js';
 import type { Envelope, JsonObject, JsonValue, RunRecord, StoppedRunRecord } from '../../lib/wire.js';
-import { CurrentView } from './current-view.js';
+import { CurrentView, type Reading } from './current-view.js';
 import { Durability } from './durability.js';
 import { prepareRunFile, replayTarget } from './recover.js';
 import { assertSafeRunId, nextRunId, resolveRunDir } from './run-resolve.js';
@@ -58,6 +58,21 @@ export interface Recorded {
   file: string;
 }
 
+/** An event as it was recorded, for the listeners of `onRecorded` (streams, forwarders, metrics). */
+export interface RecordedEvent {
+  /** The envelope and its JSON line (without newline). */
+  reading: Reading;
+  /** `site`, or the run's id: the seq counter the envelope belongs to. */
+  stream: string;
+  target: TargetKind;
+  /** The file the line went to. */
+  file: string;
+  makeCurrent: boolean;
+}
+
+/** Called once per recorded event, in seq order, after its line was handed to the OS. */
+export type RecordedListener = (event: RecordedEvent) => void;
+
 interface ActiveRun {
   record: RunRecord;
   target: Target;
@@ -79,6 +94,7 @@ export class TelemetryStore {
   private batch: WriteBatch | undefined;
   private lastTsMs = NaN;
   private lastTs = '';
+  private readonly listeners = new Set<RecordedListener>();
 
   private constructor(opts: StoreOptions, siteSeq: number, siteFile: string) {
     this.opts = opts;
@@ -121,6 +137,16 @@ export class TelemetryStore {
   /** How many fsync rounds have run: in `always` mode, concurrent writers share one (group commit). */
   get syncRounds(): number {
     return this.durability.rounds;
+  }
+
+  /**
+   * Listen to every event recorded from now on (in seq order per stream, after its line is
+   * written). A listener must not throw or block: it runs on the write path. Returns the
+   * function that stops listening.
+   */
+  onRecorded(listener: RecordedListener): () => void {
+    this.listeners.add(listener);
+    return () => { this.listeners.delete(listener); };
   }
 
   /** The active run's record, or undefined. */
@@ -285,6 +311,13 @@ export class TelemetryStore {
       return;
     }
     for (const e of batch.entries) if (e.makeCurrent) this.view.set(batch.target.kind, e.reading);
+    if (this.listeners.size === 0) return;
+    const target = batch.target;
+    const stream = target.kind === 'site' ? 'site' : this.run!.record.run_id;
+    for (const e of batch.entries) {
+      const event: RecordedEvent = { reading: e.reading, stream, target: target.kind, file: target.path, makeCurrent: e.makeCurrent };
+      for (const listener of this.listeners) listener(event);
+    }
   }
 
   /** The envelope ts of an instant; events of the same millisecond share one formatting. */
