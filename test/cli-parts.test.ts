@@ -7,7 +7,7 @@ import { CommandFailure, describeFailure } from '../cli/failure.js';
 import { newEnvelopes } from '../cli/follow.js';
 import { secondsOption, switchOption, textOption, UsageError } from '../cli/options.js';
 import { statusLine } from '../cli/status.js';
-import { formatUptime } from '../tui/format.js';
+import { formatUptime } from '../table/format.js';
 import { TelemetryStartError } from '../launcher/launch-failure.js';
 import { ConfigError } from '../lib/errors.js';
 import type { Envelope } from '../lib/wire.js';
