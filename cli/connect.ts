@@ -7,8 +7,8 @@ import { textOption, type ParsedOptions } from './options.js';
 // The daemon a command talks to: --host/--port/--token, else the environment, else the
 // defaults, resolved here once. The client is handed the result and reads no environment.
 
-/** A client for the daemon the options name, and its address for messages. */
-export interface Connection {
+/** The daemon a command talks to: a client for it, and its address for messages. */
+export interface DaemonTarget {
   client: TelemetryClient;
   host: string;
   port: number;
@@ -17,7 +17,7 @@ export interface Connection {
 }
 
 /** Resolve the address and token (flag > env > default) and build the client that sends the token. */
-export function connect(opts: ParsedOptions, io: CliIo): Connection {
+export function connect(opts: ParsedOptions, io: CliIo): DaemonTarget {
   const port = textOption(opts, 'port');
   const token = textOption(opts, 'token');
   if (token !== undefined && token.trim() === '') throw new ConfigError('--token', 'a non-empty token', token);
