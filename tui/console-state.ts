@@ -1,8 +1,8 @@
 import { TelemetryConnectionError, TelemetryClientError } from '../client/errors.js';
 import type { RunRecord } from '../lib/wire.js';
+import { trackChanges, type Snapshot, type SortKey } from '../table/rows.js';
 import { offsetOf, refineOffset, type OffsetBounds } from './daemon-clock.js';
 import type { PollOutcome } from './poller.js';
-import { trackChanges, type Snapshot, type SortKey } from '../table/rows.js';
 
 // Everything the console shows, and how a poll outcome changes it. Pure: the local time
 // of each outcome comes with it.
