@@ -1,9 +1,9 @@
 // The package's public surface: `import { TelemetryClient } from 'meridian-telemetry'`.
 export { TelemetryClient, TelemetryClientError, TelemetryConnectionError } from './client/index.js';
 export type { TelemetryClientOptions, CurrentPoll, StartRunOptions, PostEventOptions } from './client/index.js';
-export { startTelemetryServer, TelemetryServer } from './daemon/launcher.js';
-export type { TelemetryServerOptions } from './daemon/launcher.js';
-export { TelemetryStartError } from './daemon/launch-failure.js';
+export { startTelemetryServer, TelemetryServer } from './launcher/launcher.js';
+export type { TelemetryServerOptions } from './launcher/launcher.js';
+export { TelemetryStartError } from './launcher/launch-failure.js';
 export { siteDayKey } from './lib/day-key.js';
 export { ConfigError } from './lib/errors.js';
 export type * from './lib/wire.js';

@@ -1,13 +1,14 @@
 import { TelemetryClient } from '../client/client.js';
-import { hostPort, parsePort, resolveClientAddress } from '../lib/config.js';
+import { addressUrl, hostPort, resolveClientAddress } from '../lib/config.js';
 import { ConfigError } from '../lib/errors.js';
 import type { CliIo } from './io.js';
 import { textOption, type ParsedOptions } from './options.js';
 
-// The daemon a command talks to: --host/--port/--token, else the environment, else the defaults.
+// The daemon a command talks to: --host/--port/--token, else the environment, else the
+// defaults, resolved here once. The client is handed the result and reads no environment.
 
-/** A client for the daemon the options name, and its address for messages. */
-export interface Connection {
+/** The daemon a command talks to: a client for it, and its address for messages. */
+export interface DaemonTarget {
   client: TelemetryClient;
   host: string;
   port: number;
@@ -16,12 +17,11 @@ export interface Connection {
 }
 
 /** Resolve the address and token (flag > env > default) and build the client that sends the token. */
-export function connect(opts: ParsedOptions, io: CliIo): Connection {
+export function connect(opts: ParsedOptions, io: CliIo): DaemonTarget {
   const port = textOption(opts, 'port');
-  if (port !== undefined) parsePort(port, '--port');
   const token = textOption(opts, 'token');
   if (token !== undefined && token.trim() === '') throw new ConfigError('--token', 'a non-empty token', token);
-  const resolved = resolveClientAddress({ host: textOption(opts, 'host'), port, token }, io.env);
-  const client = new TelemetryClient({ host: resolved.host, port: resolved.port, token: resolved.token, env: io.env });
+  const resolved = resolveClientAddress({ host: textOption(opts, 'host'), port, token }, io.env, { host: '--host', port: '--port' });
+  const client = new TelemetryClient({ baseUrl: addressUrl(resolved), token: resolved.token, env: {} });
   return { client, host: resolved.host, port: resolved.port, address: hostPort(resolved.host, resolved.port) };
 }

@@ -1,8 +1,7 @@
 import type { Envelope, JsonValue } from '../lib/wire.js';
-import { styledLine } from '../tui/event-table.js';
-import { formatAge, printable } from '../tui/format.js';
-import { sortRows, toRow } from '../tui/rows.js';
-import { columnWidths, headerLine, rowLine } from '../tui/table-lines.js';
+import { formatAge, printable } from '../table/format.js';
+import { sortRows, toRow } from '../table/rows.js';
+import { columnWidths, headerLine, rowLine, styledLine } from '../table/table-lines.js';
 
 // `telemetry current` on a terminal: the view as the console's table (same columns, same
 // ages and summaries), or one envelope as a panel. Pure: the clock and width are passed in.

@@ -1,6 +1,6 @@
 import { TelemetryClientError, TelemetryConnectionError } from '../client/errors.js';
 import { connectionReason } from '../client/failure.js';
-import { TelemetryStartError } from '../daemon/launch-failure.js';
+import { TelemetryStartError } from '../launcher/launch-failure.js';
 import { ConfigError } from '../lib/errors.js';
 import { UsageError } from './options.js';
 

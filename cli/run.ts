@@ -1,4 +1,4 @@
-import { TelemetryStartError } from '../daemon/launch-failure.js';
+import { TelemetryStartError } from '../launcher/launch-failure.js';
 import type { CliIo } from './io.js';
 import { noExtraArguments, requireWith, secondsOption, switchOption, textOption, type ParsedOptions } from './options.js';
 
@@ -20,7 +20,7 @@ export async function runRun(opts: ParsedOptions, io: CliIo): Promise<number> {
     const { runDaemonForeground } = await import('../daemon/main.js');
     return runDaemonForeground(flags);
   }
-  const { startTelemetryServer } = await import('../daemon/launcher.js');
+  const { startTelemetryServer } = await import('../launcher/launcher.js');
   const timeoutMs = secondsOption(opts, 'timeout', 10_000);
   const server = startTelemetryServer({ ...flags, logFile: textOption(opts, 'log-file'), env: io.env, autoStart: false });
   const child = server.start();

@@ -1,5 +1,5 @@
 import type { StatusAnswer } from '../lib/wire.js';
-import { formatUptime } from '../tui/format.js';
+import { formatUptime } from '../table/format.js';
 import { connect } from './connect.js';
 import type { CliIo } from './io.js';
 import { noExtraArguments, switchOption, type ParsedOptions } from './options.js';

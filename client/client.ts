@@ -1,8 +1,8 @@
 import http from 'node:http';
 import got, { type Got, type OptionsInit } from 'got';
 import type {
-  CurrentAnswer, Envelope, HealthAnswer, JsonObject, JsonValue, ReadyAnswer, RunRecord, ShutdownAnswer, StatusAnswer,
-  StoppedRunRecord,
+  CurrentAnswer, Envelope, EventRequest, HealthAnswer, JsonObject, JsonValue, ReadyAnswer, RunRecord, RunStartRequest,
+  ShutdownAnswer, StatusAnswer, StoppedRunRecord,
 } from '../lib/wire.js';
 import { TelemetryClientError } from './errors.js';
 import { toClientError } from './failure.js';
@@ -40,6 +40,9 @@ export interface CurrentPoll {
   /** The daemon's clock (its `Date` header) in epoch ms, when it sent one. */
   serverTime: number | undefined;
 }
+
+/** What the client sends as a request body: the wire types of lib/wire.ts, snake_case. */
+type RequestBody = EventRequest | RunStartRequest;
 
 // Types that cannot travel as a path segment: URLs drop `.` and `..` segments (also as %2e), and `` is no segment.
 const UNADDRESSABLE_TYPES = new Set(['', '.', '..']);
@@ -98,7 +101,7 @@ export class TelemetryClient {
 
   /** POST /run/start: start a run (409 RUN_ACTIVE when one is active). */
   startRun(options: StartRunOptions = {}): Promise<RunRecord> {
-    const body: Record<string, unknown> = {};
+    const body: RunStartRequest = {};
     if (options.runDir !== undefined) body.run_dir = options.runDir;
     if (options.runId !== undefined) body.run_id = options.runId;
     if (options.meta !== undefined) body.meta = options.meta;
@@ -112,7 +115,7 @@ export class TelemetryClient {
 
   /** POST /event: record one event; resolves to its envelope (seq, ts, ...). */
   postEvent(type: string, data: JsonValue, options: PostEventOptions = {}): Promise<Envelope> {
-    const body: Record<string, unknown> = { type, data, make_current: options.makeCurrent ?? true };
+    const body: EventRequest = { type, data, make_current: options.makeCurrent ?? true };
     if (options.meta !== undefined) body.meta = options.meta;
     return this.call('POST', 'event', body);
   }
@@ -161,11 +164,11 @@ export class TelemetryClient {
     this.agent?.destroy();
   }
 
-  private async call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+  private async call<T>(method: 'GET' | 'POST', path: string, body?: RequestBody): Promise<T> {
     return (await this.send(method, path, body)).body as T;
   }
 
-  private async send(method: 'GET' | 'POST', path: string, body?: unknown, headers: Record<string, string> = {}) {
+  private async send(method: 'GET' | 'POST', path: string, body?: RequestBody, headers: Record<string, string> = {}) {
     // serialised here, so a value JSON cannot hold (a BigInt, a cycle) throws its own TypeError
     const payload = body === undefined ? undefined : JSON.stringify(body);
     if (payload !== undefined) headers = { ...headers, 'content-type': 'application/json' };

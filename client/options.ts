@@ -1,5 +1,5 @@
 import type { Got } from 'got';
-import { hostPort, parsePort, resolveClientAddress } from '../lib/config.js';
+import { addressUrl, parsePort, resolveClientAddress } from '../lib/config.js';
 import { ConfigError } from '../lib/errors.js';
 
 // The client's options, checked once at construction so a mistake throws there and not at the first request.
@@ -34,45 +34,36 @@ export const DEFAULT_TIMEOUT_SECONDS = 5.0;
 // Node's timers hold at most 2^31-1 ms; a longer one would fire after 1 ms.
 const MAX_TIMEOUT_SECONDS = 2_147_483;
 
-/** Check the options and resolve host, port and token against the environment. */
+/**
+ * Check the options and resolve the address and token: a `baseUrl` is taken as it is (the
+ * host and port variables are not even read, so a stale one cannot break it); otherwise host
+ * and port resolve through lib/config, as everywhere else.
+ */
 export function resolveClientSettings(options: TelemetryClientOptions, env: NonNullable<TelemetryClientOptions['env']>): ClientSettings {
   const timeoutSeconds = options.timeout ?? DEFAULT_TIMEOUT_SECONDS;
   if (typeof timeoutSeconds !== 'number' || !(timeoutSeconds > 0 && timeoutSeconds <= MAX_TIMEOUT_SECONDS)) {
     throw new ConfigError('timeout', `a number of seconds above 0 and at most ${MAX_TIMEOUT_SECONDS}`, timeoutSeconds);
   }
+  // a bad port or host is refused even next to a baseUrl, which would otherwise hide it
   if (options.port !== undefined) parsePort(options.port, 'port');
   if (options.host !== undefined && (typeof options.host !== 'string' || options.host.trim() === '')) {
     throw new ConfigError('host', 'a host name or address', options.host);
   }
-  const token = options.token ?? (env.MERIDIAN_TELEMETRY_TOKEN || undefined);
-  // baseUrl wins: the host and port variables are not even read, so a stale one cannot break it
-  const baseUrl = options.baseUrl !== undefined ? checkBaseUrl(options.baseUrl) : addressUrl(options, env);
-  return Object.freeze({ baseUrl, timeoutSeconds, token });
+  if (options.baseUrl !== undefined) {
+    const token = options.token ?? (env.MERIDIAN_TELEMETRY_TOKEN || undefined);
+    return Object.freeze({ baseUrl: checkBaseUrl(options.baseUrl), timeoutSeconds, token });
+  }
+  const address = resolveClientAddress({ host: options.host, port: options.port, token: options.token }, env);
+  return Object.freeze({ baseUrl: addressUrl(address), timeoutSeconds, token: address.token });
 }
 
 function checkBaseUrl(baseUrl: unknown): string {
-  const url = parseUrl(baseUrl);
+  let url: URL | undefined;
+  try {
+    url = typeof baseUrl === 'string' ? new URL(baseUrl) : undefined;
+  } catch { /* not a URL: refused below */ }
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash || url.username) {
     throw new ConfigError('baseUrl', 'an http:// or https:// URL', baseUrl);
   }
   return (baseUrl as string).replace(/\/+$/, '');
-}
-
-function addressUrl(options: TelemetryClientOptions, env: NonNullable<TelemetryClientOptions['env']>): string {
-  const { host, port } = resolveClientAddress({ host: options.host, port: options.port }, env);
-  const base = `http://${hostPort(host, port)}`;
-  const url = parseUrl(base);
-  // a host with a path, user or port of its own in it is a mistake, not an address
-  if (!url || url.pathname !== '/' || url.username || (url.port || '80') !== String(port) || url.search || url.hash) {
-    throw new ConfigError(options.host !== undefined ? 'host' : 'MERIDIAN_TELEMETRY_HOST', 'a host name or address', host);
-  }
-  return base;
-}
-
-function parseUrl(text: unknown): URL | undefined {
-  try {
-    return typeof text === 'string' ? new URL(text) : undefined;
-  } catch {
-    return undefined;
-  }
 }

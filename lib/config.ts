@@ -47,6 +47,12 @@ export interface ClientAddress {
   readonly token: string | undefined;
 }
 
+/** How a client's host and port options are named in messages: `host` in the library, `--host` on the command line. */
+export interface AddressOptionNames {
+  readonly host: string;
+  readonly port: string;
+}
+
 type Env = Readonly<Record<string, string | undefined>>;
 
 /** Resolve the daemon's configuration from flags, environment and defaults. */
@@ -70,19 +76,41 @@ export function resolveDaemonConfig(rawFlags: DaemonFlags, env: Env, homeDir: st
   });
 }
 
-/** Resolve where a client (library or CLI) finds the daemon. */
-export function resolveClientAddress(flags: { host?: string; port?: string | number; token?: string }, env: Env): ClientAddress {
-  return Object.freeze({
-    host: pickHost(flags.host, env),
-    port: parsePort(flags.port ?? nonEmpty(env.MERIDIAN_TELEMETRY_PORT) ?? DEFAULT_PORT,
-      flags.port !== undefined ? 'port' : 'MERIDIAN_TELEMETRY_PORT'),
-    token: flags.token ?? nonEmpty(env.MERIDIAN_TELEMETRY_TOKEN),
-  });
+/**
+ * Resolve where a client (library or CLI) finds the daemon, once: option, then environment,
+ * then default. A bad port, or a host that is not a plain name or address (it holds a port,
+ * a path or a user), throws ConfigError naming the option (`names`) or the variable.
+ */
+export function resolveClientAddress(flags: { host?: string; port?: string | number; token?: string }, env: Env,
+  names: AddressOptionNames = { host: 'host', port: 'port' }): ClientAddress {
+  const port = parsePort(flags.port ?? nonEmpty(env.MERIDIAN_TELEMETRY_PORT) ?? DEFAULT_PORT,
+    flags.port !== undefined ? names.port : 'MERIDIAN_TELEMETRY_PORT');
+  const host = pickHost(flags.host, env, names.host);
+  if (!isPlainHost(host, port)) {
+    throw new ConfigError(flags.host !== undefined ? names.host : 'MERIDIAN_TELEMETRY_HOST', 'a host name or address', host);
+  }
+  return Object.freeze({ host, port, token: flags.token ?? nonEmpty(env.MERIDIAN_TELEMETRY_TOKEN) });
+}
+
+/** The base URL of a resolved address, `http://host:port` (what a client is handed as `baseUrl`). */
+export function addressUrl(address: { host: string; port: number }): string {
+  return `http://${hostPort(address.host, address.port)}`;
 }
 
 /** `host:port` as written in URLs and messages (an IPv6 host in brackets). */
 export function hostPort(host: string, port: number): string {
   return `${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${port}`;
+}
+
+// In `http://host:port/` the host is only a host: no port, path, user, query or fragment of its own.
+function isPlainHost(host: string, port: number): boolean {
+  let url: URL;
+  try {
+    url = new URL(addressUrl({ host, port }));
+  } catch {
+    return false;
+  }
+  return url.pathname === '/' && !url.username && (url.port || '80') === String(port) && !url.search && !url.hash;
 }
 
 /** `$XDG_DATA_HOME/meridian/telemetry`, else `~/.local/share/meridian/telemetry`. */
@@ -123,11 +151,11 @@ function parseMaxBody(value: string | number): number {
   return n;
 }
 
-function pickHost(flag: string | undefined, env: Env): string {
+function pickHost(flag: string | undefined, env: Env, flagName = '--host'): string {
   const fromEnv = nonEmpty(env.MERIDIAN_TELEMETRY_HOST);
   const value = flag ?? fromEnv ?? DEFAULT_HOST;
   if (value.trim() === '') {
-    throw new ConfigError(flag !== undefined ? '--host' : 'MERIDIAN_TELEMETRY_HOST', 'a host name or address', value);
+    throw new ConfigError(flag !== undefined ? flagName : 'MERIDIAN_TELEMETRY_HOST', 'a host name or address', value);
   }
   return value;
 }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startFailureReason } from '../daemon/launch-failure.js';
+import { startFailureReason } from '../launcher/launch-failure.js';
 import { killDaemon, waitUntilGone } from './helpers/cli.js';
 import { freePort, ROOT } from './helpers/daemon.js';
 import { postEvent } from './helpers/http.js';

@@ -3,12 +3,14 @@ import * as assert from 'uvu/assert';
 import { TelemetryClientError, TelemetryConnectionError } from '../client/errors.js';
 import { chooseCommand, type CommandChoice } from '../cli/command-words.js';
 import { currentTable, envelopePanel } from '../cli/current-text.js';
+import { connect } from '../cli/connect.js';
 import { CommandFailure, describeFailure } from '../cli/failure.js';
 import { newEnvelopes } from '../cli/follow.js';
+import type { CliIo } from '../cli/io.js';
 import { secondsOption, switchOption, textOption, UsageError } from '../cli/options.js';
 import { statusLine } from '../cli/status.js';
-import { formatUptime } from '../tui/format.js';
-import { TelemetryStartError } from '../daemon/launch-failure.js';
+import { formatUptime } from '../table/format.js';
+import { TelemetryStartError } from '../launcher/launch-failure.js';
 import { ConfigError } from '../lib/errors.js';
 import type { Envelope } from '../lib/wire.js';
 
@@ -62,6 +64,25 @@ test('option readers: text, switches and seconds, with the usage errors they giv
     ['infinite', () => secondsOption({ stale: '1e999' }, 'stale', 1), '--stale must be a positive number of seconds; got "1e999"'],
   ];
   for (const [name, read, message] of errors) assert.throws(read, (e: Error) => e.message === message, name);
+});
+
+test('connect: flags, then the environment, then the defaults, resolved once; the client gets the address', () => {
+  const io = (env: Record<string, string>) => ({ env }) as unknown as CliIo;
+  const rows: Array<[string, Record<string, unknown>, Record<string, string>, string, string]> = [
+    ['defaults', {}, {}, 'http://localhost:6562', 'localhost:6562'],
+    ['environment', {}, { MERIDIAN_TELEMETRY_HOST: '127.0.0.2', MERIDIAN_TELEMETRY_PORT: '7000' }, 'http://127.0.0.2:7000', '127.0.0.2:7000'],
+    ['flags over a bad environment', { host: '::1', port: '7001' }, { MERIDIAN_TELEMETRY_HOST: 'dome pc', MERIDIAN_TELEMETRY_PORT: 'abc' },
+      'http://[::1]:7001', '[::1]:7001'],
+  ];
+  for (const [name, opts, env, baseUrl, address] of rows) {
+    const target = connect(opts, io(env));
+    assert.equal([target.client.baseUrl, target.address], [baseUrl, address], name);
+    target.client.close();
+  }
+  assert.throws(() => connect({ host: 'localhost:7000' }, io({})),
+    (error: unknown) => error instanceof ConfigError && error.message === '--host must be a host name or address; got "localhost:7000"');
+  assert.throws(() => connect({ token: ' ' }, io({})),
+    (error: unknown) => error instanceof ConfigError && error.message === '--token must be a non-empty token; got " "');
 });
 
 test('describeFailure: each kind of error to its exit code and one stderr line', () => {

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { resolveClientAddress, resolveDaemonConfig, type DaemonConfig, type DaemonFlags } from '../lib/config.js';
+import { addressUrl, resolveClientAddress, resolveDaemonConfig, type DaemonConfig, type DaemonFlags } from '../lib/config.js';
 import { ConfigError } from '../lib/errors.js';
 import { startTestDaemon } from './helpers/daemon.js';
 import { removeDir } from './helpers/tmp.js';
@@ -92,6 +92,23 @@ test('resolveClientAddress: flag > environment > default', () => {
   assert.equal({ ...resolveClientAddress({ host: 'obs1', port: '7001', token: 't' }, ENV) }, { host: 'obs1', port: 7001, token: 't' });
   assert.throws(() => resolveClientAddress({}, { MERIDIAN_TELEMETRY_PORT: '65536' }),
     (error: unknown) => error instanceof ConfigError && error.message === 'MERIDIAN_TELEMETRY_PORT must be a whole number from 1 to 65535; got "65536"');
+});
+
+test('resolveClientAddress refuses a host that is not a plain name or address, naming the option (library or CLI) or the variable', () => {
+  const CLI = { host: '--host', port: '--port' };
+  const rows: Array<[string, { host?: string; port?: string }, Record<string, string>, typeof CLI | undefined, string]> = [
+    ['a host with a port', { host: 'localhost:7000' }, {}, undefined, 'host must be a host name or address; got "localhost:7000"'],
+    ['a host with a path, from the command line', { host: 'localhost/x' }, {}, CLI, '--host must be a host name or address; got "localhost/x"'],
+    ['a host with a user', { host: 'ops@dome' }, {}, CLI, '--host must be a host name or address; got "ops@dome"'],
+    ['a blank host, from the command line', { host: ' ' }, {}, CLI, '--host must be a host name or address; got " "'],
+    ['a host variable with a space', {}, { MERIDIAN_TELEMETRY_HOST: 'dome pc' }, CLI, 'MERIDIAN_TELEMETRY_HOST must be a host name or address; got "dome pc"'],
+    ['a bad port, from the command line', { port: '0' }, {}, CLI, '--port must be a whole number from 1 to 65535; got "0"'],
+  ];
+  for (const [name, flags, env, names, message] of rows) {
+    assert.throws(() => resolveClientAddress(flags, env, names), (error: unknown) => error instanceof ConfigError && error.message === message, name);
+  }
+  assert.is(addressUrl(resolveClientAddress({ host: '::1', port: 80 }, {})), 'http://[::1]:80');
+  assert.is(addressUrl(resolveClientAddress({}, ENV)), 'http://127.0.0.2:7000');
 });
 
 test('the daemon logs the unknown-TZ warning at start-up', async () => {

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DAEMON_NODE_FLAGS } from '../daemon/node-flags.js';
+import { DAEMON_NODE_FLAGS } from '../launcher/node-flags.js';
 import { MERIDIAN_BIN, ROOT, spawnDaemon, TELEMETRY_BIN } from './helpers/daemon.js';
 import { removeDir } from './helpers/tmp.js';
 

@@ -1,13 +1,12 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Envelope, JsonValue } from '../lib/wire.js';
-import {
-  displayWidth, fitRight, fitText, formatAge, formatClock, formatInterval, printable, summarizeData,
-} from '../tui/format.js';
-import {
-  buildRows, isStale, matchesFilter, moveSelection, nextSort, runLabel, sortRows, toRow, trackChanges, type Row, type SortKey,
-} from '../tui/rows.js';
-import { columnWidths, headerLine, rowLine } from '../tui/table-lines.js';
+import { displayWidth } from '../table/display-width.js';
+import { fitRight, fitText, formatAge, formatClock, formatInterval, printable, summarizeData } from '../table/format.js';
+import { buildRows, isStale, matchesFilter, nextSort, sortRows, toRow, trackChanges, type Row, type SortKey } from '../table/rows.js';
+import { columnWidths, headerLine, rowLine } from '../table/table-lines.js';
+import { runLabel } from '../tui/header.js';
+import { moveSelection } from '../tui/selection.js';
 
 // The console's pure parts, without a terminal: exact strings for exact inputs.
 

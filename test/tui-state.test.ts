@@ -9,7 +9,7 @@ import { headerLines } from '../tui/header.js';
 import { detailText } from '../tui/detail.js';
 import { editFilter, tailFit, type FilterEdit, type KeyPress } from '../tui/filter-input.js';
 import { promptLine } from '../tui/help.js';
-import { toRow } from '../tui/rows.js';
+import { toRow } from '../table/rows.js';
 
 // The console's state changes, daemon clock, header text and filter prompt, without a terminal.
 

@@ -1,14 +1,14 @@
 import { TelemetryConnectionError, TelemetryClientError } from '../client/errors.js';
 import type { RunRecord } from '../lib/wire.js';
+import { trackChanges, type Snapshot, type SortKey } from '../table/rows.js';
 import { offsetOf, refineOffset, type OffsetBounds } from './daemon-clock.js';
 import type { PollOutcome } from './poller.js';
-import { trackChanges, type Snapshot, type SortKey } from './rows.js';
 
 // Everything the console shows, and how a poll outcome changes it. Pure: the local time
 // of each outcome comes with it.
 
-/** Where the console stands with the daemon. */
-export type Connection = 'connecting' | 'live' | 'disconnected' | 'error';
+/** Where the console stands with the daemon: its link, as the header shows it. */
+export type LinkState = 'connecting' | 'live' | 'disconnected' | 'error';
 
 /** The console's state; the screen is drawn from it. */
 export interface ConsoleState {
@@ -16,7 +16,7 @@ export interface ConsoleState {
   snapshot: Snapshot | undefined;
   etag: string | undefined;
   clock: OffsetBounds | undefined;
-  connection: Connection;
+  connection: LinkState;
   /** Daemon time of the last good poll. */
   lastGoodPoll: number | undefined;
   /** Why the last poll failed. */

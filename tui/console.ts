@@ -1,5 +1,6 @@
 import type { TelemetryClient } from '../client/client.js';
 import type { Clock } from '../lib/time.js';
+import { buildRows, nextSort, type Row } from '../table/rows.js';
 import { applyOutcome, daemonNow, initialState, type ConsoleState } from './console-state.js';
 import { renderDetail } from './detail.js';
 import { tableRenderer } from './event-table.js';
@@ -9,7 +10,7 @@ import { editFilter, type KeyPress } from './filter-input.js';
 import { bindKeys } from './keys.js';
 import { createWidgets, placeWidgets, tableInnerWidth, tablePageSize, type ConsoleWidgets } from './layout.js';
 import { startPoller } from './poller.js';
-import { buildRows, moveSelection, nextSort, selectedIndex, type Row } from './rows.js';
+import { moveSelection, selectedIndex } from './selection.js';
 
 // The live console: state, poll loop, one-second tick, keys and drawing, wired together.
 

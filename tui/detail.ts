@@ -1,5 +1,5 @@
-import { printable } from './format.js';
-import type { Row } from './rows.js';
+import { printable } from '../table/format.js';
+import type { Row } from '../table/rows.js';
 import type { ConsoleWidgets } from './layout.js';
 
 // The detail pane: the selected row's whole envelope as formatted JSON.

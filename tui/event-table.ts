@@ -1,16 +1,9 @@
-import type { Row } from './rows.js';
-import { columnWidths, headerLine, rowLine } from './table-lines.js';
+import type { Row } from '../table/rows.js';
+import { columnWidths, headerLine, rowLine, styledLine } from '../table/table-lines.js';
 import type { ConsoleWidgets } from './layout.js';
 
-// The table of event types (blessed-contrib table): rows laid out by table-lines, a change
-// highlighted in bold (green), stale rows in yellow, and the selection kept on its type.
-
-/** One row's line with its highlight (ANSI SGR; bold only in monochrome). */
-export function styledLine(row: Row, line: string, noColor: boolean): string {
-  if (row.changed) return noColor ? `\x1b[1m${line}\x1b[0m` : `\x1b[1;32m${line}\x1b[0m`;
-  if (row.stale && !noColor) return `\x1b[33m${line}\x1b[0m`;
-  return line;
-}
+// The table of event types (blessed-contrib table): rows laid out and styled by
+// table/table-lines, and the selection kept on its type.
 
 /** The table's renderer; it remembers the lines drawn last so an unchanged table is left alone. */
 export function tableRenderer(w: ConsoleWidgets, noColor: boolean) {

@@ -1,11 +1,24 @@
+import type { RunRecord } from '../lib/wire.js';
+import { fitText, formatClock, formatInterval } from '../table/format.js';
+import { runIdOf, type Snapshot } from '../table/rows.js';
 import type { ConsoleState } from './console-state.js';
-import { fitText, formatClock, formatInterval } from './format.js';
-import { runLabel } from './rows.js';
 import type { ConsoleWidgets } from './layout.js';
 
 // The header: daemon address, connection state with the time of the last good poll, the
 // active run (or "site"), the number of types, the poll interval, sort and filter.
 // "last poll" is always the last good poll, on the daemon's clock.
+
+/**
+ * The header's run: the active run's id from GET /run; when a run is active but its record
+ * is unknown, the run id of the newest reading that has one; "site" outside a run.
+ */
+export function runLabel(runActive: boolean | undefined, run: RunRecord | undefined, snapshot: Snapshot | undefined): string {
+  if (run) return run.run_id;
+  if (runActive === false) return 'site';
+  const withRun = Object.values(snapshot ?? {}).filter((e) => runIdOf(e) !== '-')
+    .sort((a, b) => (a.ts < b.ts ? 1 : a.ts > b.ts ? -1 : 0));
+  return withRun[0] ? runIdOf(withRun[0]) : 'site';
+}
 
 /** What the header needs besides the state. */
 export interface HeaderInfo {

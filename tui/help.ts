@@ -1,4 +1,4 @@
-import { printable } from './format.js';
+import { printable } from '../table/format.js';
 import { tailFit } from './filter-input.js';
 import type { ConsoleWidgets } from './layout.js';
 

@@ -4,7 +4,7 @@ import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DAEMON_NODE_FLAGS } from '../../dist/daemon/node-flags.js';
+import { DAEMON_NODE_FLAGS } from '../../dist/launcher/node-flags.js';
 
 // Starting the servers under test as child processes (pinned to the server CPU), waiting
 // for them, reading their memory, stopping them.

@@ -34,7 +34,7 @@ export interface TelemetryServerOptions {
   env?: Readonly<Record<string, string | undefined>>;
 }
 
-/** The built CLI next to this module (dist/daemon/launcher.js -> dist/cli/meridian.js). */
+/** The built CLI next to this module (dist/launcher/launcher.js -> dist/cli/meridian.js). */
 const MERIDIAN_JS = fileURLToPath(new URL('../cli/meridian.js', import.meta.url));
 
 /** Start the telemetry daemon as a background child (unless `autoStart` is false); see docs/cli.md. */

@@ -1,27 +1,14 @@
-import blessed from 'blessed';
 import type { JsonValue } from '../lib/wire.js';
+import { charWidth, displayWidth } from './display-width.js';
 
-// Text for the console: ages, summaries, clock times and cutting text to terminal columns.
-// Pure: every time is passed in; widths follow blessed's own unicode table.
-
-/** The part of blessed's (untyped) unicode module the console uses. */
-interface UnicodeWidths {
-  charWidth(text: string, index?: number): number;
-}
-const unicode = (blessed as unknown as { unicode: UnicodeWidths }).unicode;
+// Text for the table and the console: ages, summaries, clock times and cutting text to
+// terminal columns. Pure: every time is passed in; widths come from display-width.
 
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 
 /** Replace control characters (never sent to the terminal) with U+FFFD; keeps tabs and newlines. */
 export function printable(text: string): string {
   return text.replace(CONTROL, '\uFFFD');
-}
-
-/** Columns `text` takes on the screen (wide East Asian characters count 2, combining marks 0). */
-export function displayWidth(text: string): number {
-  let width = 0;
-  for (const ch of text) width += unicode.charWidth(ch, 0);
-  return width;
 }
 
 /** `text` cut (with an ellipsis) or padded with spaces to exactly `width` columns. */
@@ -32,7 +19,7 @@ export function fitText(text: string, width: number): string {
   let out = '';
   let used = 0;
   for (const ch of clean) {
-    const w = unicode.charWidth(ch, 0);
+    const w = charWidth(ch.codePointAt(0)!);
     if (used + w > width - 1) break;
     out += ch;
     used += w;

@@ -1,8 +1,10 @@
-import { displayWidth, fitRight, fitText } from './format.js';
+import { displayWidth } from './display-width.js';
+import { fitRight, fitText } from './format.js';
 import type { Row } from './rows.js';
 
-// The table's columns laid out in terminal columns. The summary (DATA) gives way first when
-// the terminal is narrow, then TYPE down to a minimum. Pure: widths in, strings out.
+// The table's columns laid out in terminal columns, for the console and `telemetry current`.
+// The summary (DATA) gives way first when the terminal is narrow, then TYPE down to a
+// minimum. Pure: widths in, strings out.
 
 /** Column widths in terminal columns; `data` 0 means the DATA column is hidden. */
 export interface ColumnWidths {
@@ -55,4 +57,11 @@ export function headerLine(w: ColumnWidths): string {
 /** One row: a "*" mark while it is highlighted as just changed, then the cells. */
 export function rowLine(row: Row, w: ColumnWidths): string {
   return join(row.changed ? '*' : '', [row.type, row.age, String(row.seq), row.runId, row.summary], w);
+}
+
+/** One row's line with its highlight (ANSI SGR): a change in bold (green in colour), stale rows yellow in colour. */
+export function styledLine(row: Row, line: string, noColor: boolean): string {
+  if (row.changed) return noColor ? `\x1b[1m${line}\x1b[0m` : `\x1b[1;32m${line}\x1b[0m`;
+  if (row.stale && !noColor) return `\x1b[33m${line}\x1b[0m`;
+  return line;
 }

@@ -1,8 +1,9 @@
-import type { Envelope, RunRecord } from '../lib/wire.js';
+import type { Envelope } from '../lib/wire.js';
 import { formatAge, summarizeData } from './format.js';
 
 // The table's rows from a snapshot of the current view and a clock: ages, staleness,
-// change highlights, filtering and sorting. Pure; the screen code only draws the result.
+// change highlights, filtering and sorting. Pure; the console and `telemetry current` only
+// lay out and draw the result.
 
 /** The orders `s` cycles through. */
 export type SortKey = 'type' | 'age' | 'seq';
@@ -118,29 +119,4 @@ export function trackChanges(previous: Snapshot | undefined, next: Snapshot, now
     if (at !== undefined) out.set(type, at);
   }
   return out;
-}
-
-/**
- * The header's run: the active run's id from GET /run; when a run is active but its record
- * is unknown, the run id of the newest reading that has one; "site" outside a run.
- */
-export function runLabel(runActive: boolean | undefined, run: RunRecord | undefined, snapshot: Snapshot | undefined): string {
-  if (run) return run.run_id;
-  if (runActive === false) return 'site';
-  const withRun = Object.values(snapshot ?? {}).filter((e) => runIdOf(e) !== '-')
-    .sort((a, b) => (a.ts < b.ts ? 1 : a.ts > b.ts ? -1 : 0));
-  return withRun[0] ? runIdOf(withRun[0]) : 'site';
-}
-
-/** The type selected after a move: by `delta` rows, or to the first/last row; stays in range. */
-export function moveSelection(rows: readonly Row[], selected: string | undefined, move: number | 'home' | 'end'): string | undefined {
-  if (rows.length === 0) return selected;
-  const current = Math.max(0, rows.findIndex((r) => r.type === selected));
-  const target = move === 'home' ? 0 : move === 'end' ? rows.length - 1 : current + move;
-  return rows[Math.min(rows.length - 1, Math.max(0, target))]!.type;
-}
-
-/** Index of the selected type in the rows (0 when absent or nothing selected). */
-export function selectedIndex(rows: readonly Row[], selected: string | undefined): number {
-  return Math.max(0, rows.findIndex((r) => r.type === selected));
 }
