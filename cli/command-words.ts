@@ -51,3 +51,27 @@ export function chooseCommand(argv: readonly string[], commands: readonly string
   const rest = argv.filter((_, i) => !used.has(i));
   return { kind: 'command', name: `${prefix}${word}`, argv: [...`${prefix}${word}`.split(' '), ...rest] };
 }
+
+/**
+ * The command `word` was probably meant to be (`stauts` -> `status`): the one command within
+ * two edits (insert, delete, substitute, or swap two neighbours), else undefined.
+ */
+export function closestCommand(word: string, commands: readonly string[]): string | undefined {
+  const near = commands.filter((c) => editDistance(word, c) <= 2);
+  return near.length === 1 ? near[0] : undefined;
+}
+
+/** Optimal string alignment distance (Levenshtein with adjacent transpositions). */
+function editDistance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) d[0]![j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let best = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, d[i - 2]![j - 2]! + 1);
+      d[i]![j] = best;
+    }
+  }
+  return d[a.length]![b.length]!;
+}

@@ -15,7 +15,7 @@ export async function runCurrent(typeArg: unknown, opts: ParsedOptions, io: CliI
   const json = switchOption(opts, 'json');
   const follow = switchOption(opts, 'follow');
   if (!follow) requireWith(opts, ['interval'], 'follow');
-  const intervalMs = secondsOption(opts, 'interval', 1000);
+  const intervalMs = secondsOption(opts, 'interval', 1000, { min: 0.1, max: 3600 });
   const staleMs = secondsOption(opts, 'stale', 120_000);
   const { client, address } = connect(opts, io);
 

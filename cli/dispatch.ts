@@ -1,21 +1,23 @@
 import { VERSION } from '../lib/version.js';
-import { chooseCommand } from './command-words.js';
+import { chooseCommand, closestCommand } from './command-words.js';
 import { describeFailure } from './failure.js';
 import type { CliIo } from './io.js';
-import { SWITCH_OPTIONS, UsageError, VALUE_OPTIONS } from './options.js';
+import { joinNegativeValues, SWITCH_OPTIONS, UsageError, VALUE_OPTIONS } from './options.js';
 import { buildProgram, COMMANDS } from './program.js';
 
 // From argv to an exit code: find the command, let sade parse its options (an unknown
 // option is a usage error, not sade's exit 1), run it, and turn any error into one message.
 
 /** Run one command line (the arguments after the executable); never rejects. */
-export async function dispatch(argv: readonly string[], io: CliIo): Promise<number> {
+export async function dispatch(rawArgv: readonly string[], io: CliIo): Promise<number> {
   let command: string | undefined;
+  const argv = joinNegativeValues(rawArgv);
   try {
     const prog = buildProgram(io);
     const choice = chooseCommand(argv, COMMANDS, io.prefix);
     if (choice.kind === 'unknown') {
-      const hint = io.prefix && (COMMANDS as readonly string[]).includes(choice.word) ? `; did you mean "${io.name} ${io.prefix}${choice.word}"?` : '';
+      const known = (COMMANDS as readonly string[]).includes(choice.word) ? choice.word : closestCommand(choice.word, COMMANDS);
+      const hint = known && (known !== choice.word || io.prefix) ? `; did you mean "${io.name} ${io.prefix}${known}"?` : '';
       throw new UsageError(`unknown command ${JSON.stringify(choice.word)}${hint}`);
     }
     if (choice.kind === 'none') {

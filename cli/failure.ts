@@ -37,16 +37,24 @@ export function describeFailure(error: unknown, ctx: FailureContext): { code: nu
     if (error.timedOut) return line(EXIT.NO_DAEMON, `no answer from the telemetry daemon at ${address} within the timeout`);
     return line(EXIT.NO_DAEMON, `no telemetry daemon at ${address} (${connectionReason(error.reason)})`);
   }
-  if (error instanceof TelemetryClientError) {
-    return line(EXIT.DAEMON_ERROR, error.code === undefined
-      ? `the daemon answered ${error.statusCode}: ${sentence(error.detail)}`
-      : `${sentence(error.detail)} (${error.code})`);
-  }
+  const foreign = foreignServer(error);
+  if (foreign !== undefined) return line(EXIT.NO_DAEMON, `no telemetry daemon at ${addressOf((error as TelemetryClientError).url)} (${foreign})`);
+  if (error instanceof TelemetryClientError) return line(EXIT.DAEMON_ERROR, `${sentence(error.detail)} (${error.code})`);
   if (error instanceof TelemetryStartError) return line(EXIT.DAEMON_ERROR, `the daemon did not start: ${error.reason}`);
   if (error instanceof CommandFailure) return line(EXIT.DAEMON_ERROR, error.message);
   // a bug, not a user mistake: the stack helps the report
   const text = error instanceof Error ? error.stack ?? error.message : String(error);
   return { code: EXIT.DAEMON_ERROR, message: `${ctx.name}: internal error: ${text}\n` };
+}
+
+/**
+ * Why an answer came from something that is not a telemetry daemon (every error the daemon
+ * answers carries a stable `code`; a web server, proxy or other service on the port does
+ * not), or undefined when it is the daemon's own answer (or no answer at all).
+ */
+export function foreignServer(error: unknown): string | undefined {
+  if (!(error instanceof TelemetryClientError) || error instanceof TelemetryConnectionError || error.code !== undefined) return undefined;
+  return `another kind of server answers there: ${error.statusCode} ${error.detail}`;
 }
 
 /** `host:port` of a request URL. */

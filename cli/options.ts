@@ -34,14 +34,45 @@ export function switchOption(opts: ParsedOptions, name: string): boolean {
   return (Array.isArray(value) ? value[value.length - 1] : value) === true;
 }
 
-/** A duration option in seconds (decimals allowed), as ms; `fallbackMs` when not given. */
-export function secondsOption(opts: ParsedOptions, name: string, fallbackMs: number): number {
+// Node's timers hold at most 2^31-1 ms; a longer wait would fire after 1 ms (a poll loop
+// asked to wait a month would spin)
+const MAX_SECONDS = 2_147_483;
+
+/**
+ * A duration option in seconds (decimals allowed), as ms; `fallbackMs` when not given.
+ * `bounds` narrows the accepted range (seconds); every duration stays within Node's timers.
+ */
+export function secondsOption(opts: ParsedOptions, name: string, fallbackMs: number,
+  bounds: { min?: number; max?: number } = {}): number {
   const text = textOption(opts, name);
   if (text === undefined) return fallbackMs;
   const seconds = /^\s*(\d+(\.\d*)?|\.\d+)\s*$/.test(text) ? Number(text) : NaN;
   const ms = Math.round(seconds * 1000);
+  const min = bounds.min ?? 0.001;
+  const max = Math.min(bounds.max ?? MAX_SECONDS, MAX_SECONDS);
   if (!Number.isFinite(seconds) || ms < 1) throw new ConfigError(`--${name}`, 'a positive number of seconds', text);
+  if (ms < Math.round(min * 1000) || seconds > max) throw new ConfigError(`--${name}`, `a number of seconds from ${min} to ${max}`, text);
   return ms;
+}
+
+/**
+ * Join a value option and a value that looks like an option (`--interval -1`) into one word
+ * (`--interval=-1`), so the value is judged as a value ("must be a positive number; got
+ * -1") instead of being taken for an unknown option `-1`.
+ */
+export function joinNegativeValues(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const next = argv[i + 1];
+    if (/^--[a-z-]+$/.test(arg) && VALUE_OPTIONS.includes(arg.slice(2)) && next !== undefined && /^-\d|^-\.\d/.test(next)) {
+      out.push(`${arg}=${next}`);
+      i++;
+    } else {
+      out.push(arg);
+    }
+  }
+  return out;
 }
 
 /** Refuse options that only make sense together with another one (`--interval` without `--follow`). */

@@ -2,7 +2,7 @@ import { TelemetryConnectionError } from '../client/errors.js';
 import { isLoopbackHost } from '../lib/config.js';
 import { connect } from './connect.js';
 import { waitUntilExited } from './daemon-exit.js';
-import { CommandFailure } from './failure.js';
+import { CommandFailure, foreignServer } from './failure.js';
 import type { CliIo } from './io.js';
 import { formatSeconds, noExtraArguments, secondsOption, type ParsedOptions } from './options.js';
 
@@ -20,6 +20,11 @@ export async function runStop(opts: ParsedOptions, io: CliIo): Promise<number> {
   } catch (error) {
     if (error instanceof TelemetryConnectionError && !error.timedOut) {
       io.out(`no telemetry daemon at ${address}\n`);
+      return 0;
+    }
+    const foreign = foreignServer(error);
+    if (foreign !== undefined) {
+      io.out(`no telemetry daemon at ${address} (${foreign})\n`);
       return 0;
     }
     throw error; // an error answer (401, 403): exit 1; no answer in time: exit 3

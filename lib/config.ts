@@ -86,9 +86,6 @@ export function resolveClientAddress(flags: { host?: string; port?: string | num
   const port = parsePort(flags.port ?? nonEmpty(env.MERIDIAN_TELEMETRY_PORT) ?? DEFAULT_PORT,
     flags.port !== undefined ? names.port : 'MERIDIAN_TELEMETRY_PORT');
   const host = pickHost(flags.host, env, names.host);
-  if (!isPlainHost(host, port)) {
-    throw new ConfigError(flags.host !== undefined ? names.host : 'MERIDIAN_TELEMETRY_HOST', 'a host name or address', host);
-  }
   return Object.freeze({ host, port, token: flags.token ?? nonEmpty(env.MERIDIAN_TELEMETRY_TOKEN) });
 }
 
@@ -154,7 +151,8 @@ function parseMaxBody(value: string | number): number {
 function pickHost(flag: string | undefined, env: Env, flagName = '--host'): string {
   const fromEnv = nonEmpty(env.MERIDIAN_TELEMETRY_HOST);
   const value = flag ?? fromEnv ?? DEFAULT_HOST;
-  if (value.trim() === '') {
+  // `localhost:7000` or `http://host` is a mistake the bind or the request would report less clearly
+  if (value.trim() === '' || !isPlainHost(value, DEFAULT_PORT)) {
     throw new ConfigError(flag !== undefined ? flagName : 'MERIDIAN_TELEMETRY_HOST', 'a host name or address', value);
   }
   return value;
