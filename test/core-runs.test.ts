@@ -7,7 +7,7 @@ import { type TestDaemon, withTestDaemon } from './helpers/daemon.js';
 import { postEvent, request } from './helpers/http.js';
 import { readLines, removeDir, tempDir } from './helpers/tmp.js';
 
-// Run start resolution (contract section 3): run id, run dir, safety, the run record.
+// Run start resolution (docs/http-api.md, run start): run id, run dir, safety, the run record.
 
 const T0 = '2026-03-17T20:00:00.000Z';
 

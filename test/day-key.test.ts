@@ -3,7 +3,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { siteDayKey } from '../lib/day-key.js';
 
-// The site day key: the local date, the day turning at local noon (contract section 1).
+// The site day key: the local date, the day turning at local noon (docs/storage.md).
 
 const berlin = (iso: string) => DateTime.fromISO(iso, { zone: 'Europe/Berlin' });
 const newYork = (iso: string) => DateTime.fromISO(iso, { zone: 'America/New_York' });

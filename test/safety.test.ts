@@ -12,7 +12,7 @@ import { cleanEnv, MERIDIAN_BIN, startTestDaemon } from './helpers/daemon.js';
 import { postEvent, request } from './helpers/http.js';
 import { removeDir, tempDir } from './helpers/tmp.js';
 
-// Contract section 6, checked from outside the process.
+// The security rules of docs/operations.md ("Security"), checked from outside the process.
 
 const TOKEN = 's3cret-token';
 

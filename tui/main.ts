@@ -2,7 +2,7 @@ import type { TelemetryClient } from '../client/client.js';
 import { systemClock } from '../lib/time.js';
 import { runConsole } from './console.js';
 
-// The live console's entry (contract section 7): the CLI calls openConsole when
+// The live console's entry (docs/console.md): the CLI calls openConsole when
 // `current [TYPE] --follow` runs on a terminal. See docs/console.md.
 
 /** What the CLI hands the console when `current [TYPE] --follow` runs on a terminal. */
