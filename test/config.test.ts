@@ -3,8 +3,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { resolveClientAddress, resolveDaemonConfig, type DaemonConfig, type DaemonFlags } from '../lib/config.js';
 import { ConfigError } from '../lib/errors.js';
-import { startTestDaemon } from './helpers/daemon.js';
-import { removeDir } from './helpers/tmp.js';
+import { withTestDaemon } from './helpers/daemon.js';
 
 // The one resolver: flag > environment > default, frozen, errors naming the option.
 
@@ -94,15 +93,9 @@ test('resolveClientAddress: flag > environment > default', () => {
     (error: unknown) => error instanceof ConfigError && error.message === 'MERIDIAN_TELEMETRY_PORT must be a whole number from 1 to 65535; got "65536"');
 });
 
-test('the daemon logs the unknown-TZ warning at start-up', async () => {
-  const d = await startTestDaemon({ env: { TZ: 'Mars/Olympus_Mons' } });
-  try {
-    const warnings = d.logs.filter((l) => / WARN /.test(l)).map((l) => l.replace(/^\S+ /, ''));
-    assert.equal(warnings, ['WARN TZ="Mars/Olympus_Mons" is not a known time zone; site days follow UTC']);
-  } finally {
-    await d.close();
-    removeDir(d.siteDir);
-  }
-});
+test('the daemon logs the unknown-TZ warning at start-up', () => withTestDaemon({ env: { TZ: 'Mars/Olympus_Mons' } }, async (d) => {
+  const warnings = d.logs.filter((l) => / WARN /.test(l)).map((l) => l.replace(/^\S+ /, ''));
+  assert.equal(warnings, ['WARN TZ="Mars/Olympus_Mons" is not a known time zone; site days follow UTC']);
+}));
 
 test.run();
