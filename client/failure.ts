@@ -52,6 +52,12 @@ export function toClientError(error: unknown, request: FailedRequest): unknown {
     return new TelemetryConnectionError(`no telemetry daemon at ${baseUrl}: ${why} (${error.code}; ${what})`,
       { reason: error.code, timedOut: false, method, url, cause: error });
   }
+  if (error instanceof Error && (error as NodeJS.ErrnoException).code === 'ERR_SOCKET_CLOSED_BEFORE_CONNECTION') {
+    // Node >= 24.20: a socket closed while still connecting (close() at that moment) rejects
+    // with this plain Error, where older Nodes give got's RequestError ECONNRESET
+    return new TelemetryConnectionError(`no telemetry daemon at ${baseUrl}: ${connectionReason('ECONNRESET')} (ECONNRESET; ${what})`,
+      { reason: 'ECONNRESET', timedOut: false, method, url, cause: error });
+  }
   if (error instanceof RequestError && error.response) {
     const statusCode = error.response.statusCode;
     return new TelemetryClientError(`${method} ${url} gave an unusable answer (${statusCode}): ${error.message}`,

@@ -1,9 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cli } from './helpers/cli.js';
-import { startTestDaemon, type TestDaemon, withTestDaemon } from './helpers/daemon.js';
+import { type TestDaemon, withTestDaemon } from './helpers/daemon.js';
 import { postEvent, request } from './helpers/http.js';
-import { removeDir } from './helpers/tmp.js';
 import { Terminal } from './helpers/tmux.js';
 
 // `telemetry current [TYPE]` through the built executable: piped it prints exactly the API's
@@ -117,16 +116,15 @@ test('on a terminal: a table of the view sorted by type, and one reading as a pa
     }
   });
 
-  const none = await startTestDaemon();
-  const empty = new Terminal();
-  try {
-    empty.run(['current', '--host', '127.0.0.1', '--port', String(none.port)]);
-    assert.equal(await empty.output(), { lines: ['no readings yet'], exit: 0, restored: true });
-  } finally {
-    empty.kill();
-    await none.close();
-    removeDir(none.siteDir);
-  }
+  await withDaemon(async (_none, at) => {
+    const empty = new Terminal();
+    try {
+      empty.run(['current', ...at]);
+      assert.equal(await empty.output(), { lines: ['no readings yet'], exit: 0, restored: true });
+    } finally {
+      empty.kill();
+    }
+  });
 });
 
 test('current --follow on a terminal opens the live console; q quits with exit 0. With --json it prints lines instead', async () => {

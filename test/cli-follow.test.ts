@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { RunningCli } from './helpers/cli.js';
-import { freePort, spawnDaemon, startTestDaemon, type ChildDaemon } from './helpers/daemon.js';
+import { freePort, spawnDaemon, type ChildDaemon, withTestDaemon } from './helpers/daemon.js';
 import { postEvent, request } from './helpers/http.js';
 import { removeDir, tempDir } from './helpers/tmp.js';
 
@@ -57,8 +57,7 @@ test('piped --follow: waits for a daemon, prints each new reading once, survives
   }
 });
 
-test('piped --follow TYPE: only that type; make_current false is not a change; a run and its end are', async () => {
-  const d = await startTestDaemon();
+test('piped --follow TYPE: only that type; make_current false is not a change; a run and its end are', () => withTestDaemon({}, async (d) => {
   const follow = new RunningCli(['current', 'weather', '--follow', '--interval', '0.05', '--host', '127.0.0.1', '--port', String(d.port)]);
   try {
     const site = (await postEvent(d.url, { type: 'weather', data: 1 })).text;
@@ -79,13 +78,10 @@ test('piped --follow TYPE: only that type; make_current false is not a change; a
     assert.is(await follow.exited, 0);
   } finally {
     follow.kill();
-    await d.close();
-    removeDir(d.siteDir);
   }
-});
+}));
 
-test('piped --follow: the reader going away ends it quietly (exit 0); an error answer ends it with exit 1', async () => {
-  const d = await startTestDaemon({ flags: { token: 'tok' } });
+test('piped --follow: the reader going away ends it quietly (exit 0); an error answer ends it with exit 1', () => withTestDaemon({ flags: { token: 'tok' } }, async (d) => {
   const at = ['--host', '127.0.0.1', '--port', String(d.port)];
   const auth = { authorization: 'Bearer tok' };
   const follow = new RunningCli(['current', '--follow', '--interval', '0.05', '--token', 'tok', ...at]);
@@ -104,9 +100,7 @@ test('piped --follow: the reader going away ends it quietly (exit 0); an error a
   } finally {
     follow.kill();
     refused.kill();
-    await d.close();
-    removeDir(d.siteDir);
   }
-});
+}));
 
 test.run();

@@ -4,8 +4,7 @@ import * as assert from 'uvu/assert';
 import { TelemetryClient, TelemetryClientError, TelemetryConnectionError } from '../client/index.js';
 import type { DaemonFlags } from '../lib/config.js';
 import type { JsonValue } from '../lib/wire.js';
-import { freePort, startTestDaemon } from './helpers/daemon.js';
-import { removeDir } from './helpers/tmp.js';
+import { freePort, withTestDaemon } from './helpers/daemon.js';
 import { withSilentListener } from './helpers/listener.js';
 import { rejection } from './helpers/rejection.js';
 
@@ -49,39 +48,27 @@ const answers: Array<[string, DaemonFlags, string | undefined, Call, string, str
 ];
 
 for (const [name, flags, token, call, method, path, statusCode, code, detail] of answers) {
-  test(`error answer: ${name} -> ${statusCode} ${code}`, async () => {
-    const d = await startTestDaemon({ flags });
-    try {
-      const error = await rejection(call(new TelemetryClient({ baseUrl: d.url, token, env: {} })));
-      const url = `${d.url}/${path}`;
-      assert.instance(error, TelemetryClientError);
-      assert.not.instance(error, TelemetryConnectionError);
-      assert.instance(error, Error);
-      const e = error as TelemetryClientError;
-      assert.equal([e.name, e.statusCode, e.code, e.detail, e.method, e.url], ['TelemetryClientError', statusCode, code, detail, method, url]);
-      assert.is(e.message, `${method} ${url} answered ${statusCode} ${code}: ${detail}`);
-      assert.instance(e.cause, HTTPError);
-      assert.is((e.cause as HTTPError).response.statusCode, statusCode);
-    } finally {
-      await d.close();
-      removeDir(d.siteDir);
-    }
-  });
+  test(`error answer: ${name} -> ${statusCode} ${code}`, () => withTestDaemon({ flags }, async (d) => {
+    const error = await rejection(call(new TelemetryClient({ baseUrl: d.url, token, env: {} })));
+    const url = `${d.url}/${path}`;
+    assert.instance(error, TelemetryClientError);
+    assert.not.instance(error, TelemetryConnectionError);
+    assert.instance(error, Error);
+    const e = error as TelemetryClientError;
+    assert.equal([e.name, e.statusCode, e.code, e.detail, e.method, e.url], ['TelemetryClientError', statusCode, code, detail, method, url]);
+    assert.is(e.message, `${method} ${url} answered ${statusCode} ${code}: ${detail}`);
+    assert.instance(e.cause, HTTPError);
+    assert.is((e.cause as HTTPError).response.statusCode, statusCode);
+  }));
 }
 
-test('currentEvent of a missing dot type answers as the daemon does for any other type', async () => {
-  const d = await startTestDaemon();
-  try {
-    const error = await rejection(new TelemetryClient({ baseUrl: d.url, env: {} }).currentEvent('..')) as TelemetryClientError;
-    assert.instance(error, TelemetryClientError);
-    assert.equal([error.statusCode, error.code, error.detail, error.method, error.url],
-      [404, 'NO_READING', 'There is no current reading of type "..".', 'GET', `${d.url}/current`]);
-    assert.is(error.message, `GET ${d.url}/current answered 404 NO_READING: There is no current reading of type "..".`);
-  } finally {
-    await d.close();
-    removeDir(d.siteDir);
-  }
-});
+test('currentEvent of a missing dot type answers as the daemon does for any other type', () => withTestDaemon({}, async (d) => {
+  const error = await rejection(new TelemetryClient({ baseUrl: d.url, env: {} }).currentEvent('..')) as TelemetryClientError;
+  assert.instance(error, TelemetryClientError);
+  assert.equal([error.statusCode, error.code, error.detail, error.method, error.url],
+    [404, 'NO_READING', 'There is no current reading of type "..".', 'GET', `${d.url}/current`]);
+  assert.is(error.message, `GET ${d.url}/current answered 404 NO_READING: There is no current reading of type "..".`);
+}));
 
 // [name, call, method, path]: every method meets the same refusal
 const calls: Array<[string, Call, string, string]> = [
@@ -154,44 +141,32 @@ test('something that does not speak HTTP is a TelemetryConnectionError', () => w
   assert.is(error.message, `no telemetry daemon at http://127.0.0.1:${port}: the answer is not HTTP (HPE_INVALID_CONSTANT; GET /health)`);
 }, (socket) => socket.end('SSH-2.0-OpenSSH_9.6\r\n')));
 
-test('data JSON cannot hold rejects with its TypeError before anything is sent', async () => {
-  const d = await startTestDaemon();
+test('data JSON cannot hold rejects with its TypeError before anything is sent', () => withTestDaemon({}, async (d) => {
   let requests = 0;
   const session = got.extend({ hooks: { beforeRequest: [() => { requests++; }] } });
-  try {
-    const client = new TelemetryClient({ baseUrl: d.url, session, env: {} });
-    const cycle: Record<string, unknown> = {};
-    cycle.self = cycle;
-    const cases: Array<[string, unknown, RegExp]> = [
-      ['BigInt', 1n, /^Do not know how to serialize a BigInt$/],
-      ['cycle', cycle, /^Converting circular structure to JSON/],
-    ];
-    for (const [name, data, message] of cases) {
-      const error = await rejection(client.postEvent('weather', data as JsonValue));
-      assert.instance(error, TypeError, name);
-      assert.not.instance(error, TelemetryClientError, name);
-      assert.match((error as Error).message, message, name);
-    }
-    assert.is(requests, 0);
-    assert.equal(await client.current(), { current: {} });
-  } finally {
-    await d.close();
-    removeDir(d.siteDir);
+  const client = new TelemetryClient({ baseUrl: d.url, session, env: {} });
+  const cycle: Record<string, unknown> = {};
+  cycle.self = cycle;
+  const cases: Array<[string, unknown, RegExp]> = [
+    ['BigInt', 1n, /^Do not know how to serialize a BigInt$/],
+    ['cycle', cycle, /^Converting circular structure to JSON/],
+  ];
+  for (const [name, data, message] of cases) {
+    const error = await rejection(client.postEvent('weather', data as JsonValue));
+    assert.instance(error, TypeError, name);
+    assert.not.instance(error, TelemetryClientError, name);
+    assert.match((error as Error).message, message, name);
   }
-});
+  assert.is(requests, 0);
+  assert.equal(await client.current(), { current: {} });
+}));
 
-test('an error thrown by a session hook is passed on, not taken for "no daemon"', async () => {
-  const d = await startTestDaemon();
+test('an error thrown by a session hook is passed on, not taken for "no daemon"', () => withTestDaemon({}, async (d) => {
   const session = got.extend({ hooks: { beforeRequest: [() => { throw new Error('hook broke'); }] } });
-  try {
-    const error = await rejection(new TelemetryClient({ baseUrl: d.url, session, env: {} }).health());
-    assert.not.instance(error, TelemetryClientError);
-    assert.instance(error, RequestError);
-    assert.is((error as RequestError).message, 'hook broke');
-  } finally {
-    await d.close();
-    removeDir(d.siteDir);
-  }
-});
+  const error = await rejection(new TelemetryClient({ baseUrl: d.url, session, env: {} }).health());
+  assert.not.instance(error, TelemetryClientError);
+  assert.instance(error, RequestError);
+  assert.is((error as RequestError).message, 'hook broke');
+}));
 
 test.run();

@@ -5,23 +5,16 @@ import { TelemetryClient, type StartRunOptions } from '../client/index.js';
 import { VERSION } from '../lib/version.js';
 import type { Envelope, RunRecord, StoppedRunRecord } from '../lib/wire.js';
 import { ManualClock } from './helpers/clock.js';
-import { startTestDaemon, type TestDaemon } from './helpers/daemon.js';
-import { removeDir } from './helpers/tmp.js';
+import { type TestDaemon, withTestDaemon } from './helpers/daemon.js';
 
 // Every TelemetryClient method against the real daemon, with exact answers: the clock is
 // injected, so ts, started_at and stopped_at are known to the millisecond.
 
 const T0 = '2026-03-17T20:05:48.955Z';
 
-async function withClient(fn: (client: TelemetryClient, d: TestDaemon, clock: ManualClock) => Promise<void>): Promise<void> {
+function withClient(fn: (client: TelemetryClient, d: TestDaemon, clock: ManualClock) => Promise<void>): Promise<void> {
   const clock = new ManualClock(T0);
-  const d = await startTestDaemon({ clock, env: { TZ: 'UTC' } });
-  try {
-    await fn(new TelemetryClient({ baseUrl: d.url, env: {} }), d, clock);
-  } finally {
-    await d.close();
-    removeDir(d.siteDir);
-  }
+  return withTestDaemon({ clock, env: { TZ: 'UTC' } }, (d) => fn(new TelemetryClient({ baseUrl: d.url, env: {} }), d, clock));
 }
 
 test('health() and ready() resolve to the exact answers', () => withClient(async (client) => {

@@ -3,8 +3,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { addressUrl, resolveClientAddress, resolveDaemonConfig, type DaemonConfig, type DaemonFlags } from '../lib/config.js';
 import { ConfigError } from '../lib/errors.js';
-import { startTestDaemon } from './helpers/daemon.js';
-import { removeDir } from './helpers/tmp.js';
+import { withTestDaemon } from './helpers/daemon.js';
 
 // The one resolver: flag > environment > default, frozen, errors naming the option.
 
@@ -111,15 +110,9 @@ test('resolveClientAddress refuses a host that is not a plain name or address, n
   assert.is(addressUrl(resolveClientAddress({}, ENV)), 'http://127.0.0.2:7000');
 });
 
-test('the daemon logs the unknown-TZ warning at start-up', async () => {
-  const d = await startTestDaemon({ env: { TZ: 'Mars/Olympus_Mons' } });
-  try {
-    const warnings = d.logs.filter((l) => / WARN /.test(l)).map((l) => l.replace(/^\S+ /, ''));
-    assert.equal(warnings, ['WARN TZ="Mars/Olympus_Mons" is not a known time zone; site days follow UTC']);
-  } finally {
-    await d.close();
-    removeDir(d.siteDir);
-  }
-});
+test('the daemon logs the unknown-TZ warning at start-up', () => withTestDaemon({ env: { TZ: 'Mars/Olympus_Mons' } }, async (d) => {
+  const warnings = d.logs.filter((l) => / WARN /.test(l)).map((l) => l.replace(/^\S+ /, ''));
+  assert.equal(warnings, ['WARN TZ="Mars/Olympus_Mons" is not a known time zone; site days follow UTC']);
+}));
 
 test.run();

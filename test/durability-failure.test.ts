@@ -4,9 +4,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { siteDayKey } from '../lib/day-key.js';
 import { ManualClock } from './helpers/clock.js';
-import { startTestDaemon } from './helpers/daemon.js';
+import { withTestDaemon } from './helpers/daemon.js';
 import { postEvent, request } from './helpers/http.js';
-import { readLines, removeDir, tempDir } from './helpers/tmp.js';
+import { readLines, tempDir } from './helpers/tmp.js';
 
 // Real write failures: the day file is a link to /dev/full, where every write fails with ENOSPC.
 
@@ -17,8 +17,7 @@ test('a target that cannot be written gives 503 with a clear detail, then serves
   const dir = tempDir();
   const file = path.join(dir, `site_${siteDayKey(new Date(AT))}.ndjson`);
   fs.symlinkSync('/dev/full', file);
-  const d = await startTestDaemon({ clock, siteDir: dir });
-  try {
+  await withTestDaemon({ clock, siteDir: dir }, async (d) => {
     const failed = await postEvent(d.url, { type: 'weather', data: { t: 1 } });
     assert.is(failed.status, 503);
     assert.is(failed.json.code, 'STORAGE_UNAVAILABLE');
@@ -34,18 +33,14 @@ test('a target that cannot be written gives 503 with a clear detail, then serves
     assert.is(ok.json.seq, 1, 'the failed writes consumed no seq');
     assert.equal(readLines(file), [ok.json]);
     assert.equal((await request(d.url, '/current/weather')).json, ok.json);
-  } finally {
-    await d.close();
-    removeDir(dir);
-  }
+  });
 });
 
 test('a run file that cannot be written gives 503; the run stays active and its seq unconsumed', async () => {
   const clock = new ManualClock(AT);
-  const d = await startTestDaemon({ clock });
-  const runDir = path.join(d.siteDir, 'r1');
-  const file = path.join(runDir, 'telemetry.ndjson');
-  try {
+  await withTestDaemon({ clock }, async (d) => {
+    const runDir = path.join(d.siteDir, 'r1');
+    const file = path.join(runDir, 'telemetry.ndjson');
     fs.mkdirSync(runDir);
     fs.symlinkSync('/dev/full', file);
     const run = await request(d.url, '/run/start', { method: 'POST', body: { run_id: 'r1' } });
@@ -60,10 +55,7 @@ test('a run file that cannot be written gives 503; the run stays active and its 
     assert.equal(ok.json.meta, { run_id: 'r1' });
     assert.equal(readLines(file), [ok.json]);
     assert.equal((await request(d.url, '/current')).json, { current: { camera: ok.json } });
-  } finally {
-    await d.close();
-    removeDir(d.siteDir);
-  }
+  });
 });
 
 test.run();

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawnDaemon, startTestDaemon } from './helpers/daemon.js';
+import { spawnDaemon, withTestDaemon } from './helpers/daemon.js';
 import { postEvent } from './helpers/http.js';
 import { readLines, removeDir } from './helpers/tmp.js';
 
@@ -14,49 +14,33 @@ function siteLines(dir: string): Env[] {
   return fs.readdirSync(dir).filter((n) => n.startsWith('site_')).sort().flatMap((n) => readLines(path.join(dir, n)) as Env[]);
 }
 
-test('--fsync always: 64 concurrent posts are all synced, sharing fsyncs (group commit)', async () => {
-  const d = await startTestDaemon({ flags: { fsync: 'always' } });
-  try {
-    const answers = await Promise.all(Array.from({ length: 64 }, (_, i) => postEvent(d.url, { type: `t${i % 4}`, data: i })));
-    assert.equal(answers.map((a) => a.status), answers.map(() => 200));
-    assert.equal(answers.map((a) => a.json.seq).sort((a, b) => a - b), answers.map((_, i) => i + 1));
-    const rounds = d.daemon.store.syncRounds;
-    assert.ok(rounds >= 1 && rounds < 64, `64 requests shared ${rounds} fsync round(s)`);
-    assert.equal(siteLines(d.siteDir).map((l) => l.seq), answers.map((_, i) => i + 1));
-  } finally {
-    await d.close();
-    removeDir(d.siteDir);
-  }
-});
+test('--fsync always: 64 concurrent posts are all synced, sharing fsyncs (group commit)', () => withTestDaemon({ flags: { fsync: 'always' } }, async (d) => {
+  const answers = await Promise.all(Array.from({ length: 64 }, (_, i) => postEvent(d.url, { type: `t${i % 4}`, data: i })));
+  assert.equal(answers.map((a) => a.status), answers.map(() => 200));
+  assert.equal(answers.map((a) => a.json.seq).sort((a, b) => a - b), answers.map((_, i) => i + 1));
+  const rounds = d.daemon.store.syncRounds;
+  assert.ok(rounds >= 1 && rounds < 64, `64 requests shared ${rounds} fsync round(s)`);
+  assert.equal(siteLines(d.siteDir).map((l) => l.seq), answers.map((_, i) => i + 1));
+}));
 
 test('--fsync off and batch never sync on the request path', async () => {
   for (const fsync of ['off', 'batch']) {
-    const d = await startTestDaemon({ flags: { fsync } });
-    try {
+    await withTestDaemon({ flags: { fsync } }, async (d) => {
       for (let i = 0; i < 10; i++) assert.is((await postEvent(d.url, { type: 'w', data: i })).json.seq, i + 1);
       assert.is(d.daemon.store.syncRounds, 0, fsync);
-    } finally {
-      await d.close();
-      removeDir(d.siteDir);
-    }
+    });
   }
 });
 
-test('--fsync batch syncs what was written within a second, off request', async () => {
-  const d = await startTestDaemon({ flags: { fsync: 'batch' } });
-  try {
-    const posted = Date.now();
-    assert.is((await postEvent(d.url, { type: 'w', data: 1 })).json.seq, 1);
-    assert.is(d.daemon.store.syncRounds, 0, 'not synced on the request path');
-    const until = posted + 3000;
-    while (d.daemon.store.syncRounds === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
-    assert.is(d.daemon.store.syncRounds, 1, 'one periodic sync round');
-    assert.ok(Date.now() - posted <= 1500, `synced ${Date.now() - posted} ms after the post`);
-  } finally {
-    await d.close();
-    removeDir(d.siteDir);
-  }
-});
+test('--fsync batch syncs what was written within a second, off request', () => withTestDaemon({ flags: { fsync: 'batch' } }, async (d) => {
+  const posted = Date.now();
+  assert.is((await postEvent(d.url, { type: 'w', data: 1 })).json.seq, 1);
+  assert.is(d.daemon.store.syncRounds, 0, 'not synced on the request path');
+  const until = posted + 3000;
+  while (d.daemon.store.syncRounds === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+  assert.is(d.daemon.store.syncRounds, 1, 'one periodic sync round');
+  assert.ok(Date.now() - posted <= 1500, `synced ${Date.now() - posted} ms after the post`);
+}));
 
 test('SIGTERM the moment the daemon says it is listening is a clean stop (exit 0, files closed)', async () => {
   for (let i = 0; i < 5; i++) {

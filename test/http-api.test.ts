@@ -4,9 +4,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { VERSION } from '../lib/version.js';
 import { ManualClock } from './helpers/clock.js';
-import { startTestDaemon, type TestDaemon, withTestDaemon } from './helpers/daemon.js';
+import { type TestDaemon, withTestDaemon } from './helpers/daemon.js';
 import { postEvent, request } from './helpers/http.js';
-import { readLines, removeDir } from './helpers/tmp.js';
+import { readLines } from './helpers/tmp.js';
 
 // The HTTP API against the contract: envelopes, files, seqs, the current view.
 // The clock is injected and TZ=UTC, so ts values and site file names are exact.
@@ -146,18 +146,12 @@ test('200 concurrent posts get seq 1..200 in file order, each answer its own seq
   for (const answer of answers) assert.is(lines[answer.json.seq - 1], answer.text);
 }));
 
-test('POST /shutdown answers, then the daemon stops', async () => {
-  const d = await startTestDaemon();
-  try {
-    const answer = await request(d.url, '/shutdown', { method: 'POST' });
-    assert.is(answer.status, 200);
-    assert.is(answer.text, '{"shutting_down":true}');
-    await d.daemon.closed;
-    assert.not.ok(d.daemon.server.listening);
-  } finally {
-    await d.close();
-    removeDir(d.siteDir);
-  }
-});
+test('POST /shutdown answers, then the daemon stops', () => withTestDaemon({}, async (d) => {
+  const answer = await request(d.url, '/shutdown', { method: 'POST' });
+  assert.is(answer.status, 200);
+  assert.is(answer.text, '{"shutting_down":true}');
+  await d.daemon.closed;
+  assert.not.ok(d.daemon.server.listening);
+}));
 
 test.run();

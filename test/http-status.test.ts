@@ -3,9 +3,8 @@ import * as assert from 'uvu/assert';
 import { TelemetryClient } from '../client/index.js';
 import { VERSION } from '../lib/version.js';
 import { ManualClock } from './helpers/clock.js';
-import { startTestDaemon } from './helpers/daemon.js';
+import { withTestDaemon } from './helpers/daemon.js';
 import { postEvent, request } from './helpers/http.js';
-import { removeDir } from './helpers/tmp.js';
 
 // GET /status (for `telemetry status` and `stop`): pid, start time, address, run, type count.
 
@@ -13,8 +12,7 @@ const T0 = '2026-03-17T20:00:00.000Z';
 
 test('GET /status: version, pid, start time, bound address, run id and the number of current types', async () => {
   const clock = new ManualClock(T0);
-  const d = await startTestDaemon({ clock, env: { TZ: 'UTC' } });
-  try {
+  await withTestDaemon({ clock, env: { TZ: 'UTC' } }, async (d) => {
     const status = (body: object) => ({ version: VERSION, pid: process.pid, started_at: T0, address: `127.0.0.1:${d.port}`, ...body });
     clock.advance(5000);
     const empty = await request(d.url, '/status');
@@ -35,31 +33,22 @@ test('GET /status: version, pid, start time, bound address, run id and the numbe
       assert.equal((await request(d.url, '/status')).json, status(expected), name);
     }
     assert.equal(await new TelemetryClient({ baseUrl: d.url, env: {} }).status(), status({ run_id: null, types: 2 }), 'client.status()');
-  } finally {
-    await d.close();
-    removeDir(d.siteDir);
-  }
+  });
 });
 
-test('GET /status needs the token like every non-open path; other methods get 405', async () => {
-  const d = await startTestDaemon({ flags: { token: 'tok' } });
-  try {
-    const cases: Array<[string, string, Record<string, string>, number, string | undefined]> = [
-      ['no token', 'GET', {}, 401, 'UNAUTHORIZED'],
-      ['wrong token', 'GET', { authorization: 'Bearer nope' }, 403, 'FORBIDDEN'],
-      ['right token', 'GET', { authorization: 'Bearer tok' }, 200, undefined],
-      ['POST', 'POST', { authorization: 'Bearer tok' }, 405, 'METHOD_NOT_ALLOWED'],
-    ];
-    for (const [name, method, headers, status, code] of cases) {
-      const answer = await request(d.url, '/status', { method, headers });
-      assert.is(answer.status, status, name);
-      assert.is(answer.json?.code, code, name);
-    }
-    assert.is((await request(d.url, '/status', { method: 'POST', headers: { authorization: 'Bearer tok' } })).headers.allow, 'GET');
-  } finally {
-    await d.close();
-    removeDir(d.siteDir);
+test('GET /status needs the token like every non-open path; other methods get 405', () => withTestDaemon({ flags: { token: 'tok' } }, async (d) => {
+  const cases: Array<[string, string, Record<string, string>, number, string | undefined]> = [
+    ['no token', 'GET', {}, 401, 'UNAUTHORIZED'],
+    ['wrong token', 'GET', { authorization: 'Bearer nope' }, 403, 'FORBIDDEN'],
+    ['right token', 'GET', { authorization: 'Bearer tok' }, 200, undefined],
+    ['POST', 'POST', { authorization: 'Bearer tok' }, 405, 'METHOD_NOT_ALLOWED'],
+  ];
+  for (const [name, method, headers, status, code] of cases) {
+    const answer = await request(d.url, '/status', { method, headers });
+    assert.is(answer.status, status, name);
+    assert.is(answer.json?.code, code, name);
   }
-});
+  assert.is((await request(d.url, '/status', { method: 'POST', headers: { authorization: 'Bearer tok' } })).headers.allow, 'GET');
+}));
 
 test.run();

@@ -8,7 +8,7 @@ import { silentLogger } from '../lib/log.js';
 import { systemClock } from '../lib/time.js';
 import { startDaemon, StartupError } from '../daemon/server.js';
 import { spawnSync } from 'node:child_process';
-import { cleanEnv, MERIDIAN_BIN, startTestDaemon } from './helpers/daemon.js';
+import { cleanEnv, MERIDIAN_BIN, withTestDaemon } from './helpers/daemon.js';
 import { postEvent, request } from './helpers/http.js';
 import { removeDir, tempDir } from './helpers/tmp.js';
 
@@ -16,79 +16,61 @@ import { removeDir, tempDir } from './helpers/tmp.js';
 
 const TOKEN = 's3cret-token';
 
-test('with a token: 401 without it, 403 with a wrong one, /health and /ready open', async () => {
-  const d = await startTestDaemon({ flags: { token: TOKEN } });
-  try {
-    const cases: Array<[string, string, Record<string, string>, number, string | undefined]> = [
-      ['no header', '/current', {}, 401, 'UNAUTHORIZED'],
-      ['wrong token', '/current', { authorization: 'Bearer nope' }, 403, 'FORBIDDEN'],
-      ['not bearer', '/current', { authorization: `Basic ${TOKEN}` }, 403, 'FORBIDDEN'],
-      ['right token', '/current', { authorization: `Bearer ${TOKEN}` }, 200, undefined],
-      ['health is open', '/health', {}, 200, undefined],
-      ['ready is open', '/ready', {}, 200, undefined],
-      ['run needs it', '/run', {}, 401, 'UNAUTHORIZED'],
-    ];
-    for (const [name, path, headers, status, code] of cases) {
-      const answer = await request(d.url, path, { headers });
-      assert.is(answer.status, status, name);
-      assert.is(answer.json?.code, code, name);
-    }
-    const refused = await postEvent(d.url, { type: 'weather', data: 1 });
-    assert.is(refused.status, 401);
-    assert.is(refused.json.detail, 'This daemon needs a token: send Authorization: Bearer <token>.');
-    const shutdown = await request(d.url, '/shutdown', { method: 'POST' });
-    assert.is(shutdown.status, 401, 'shutdown needs the token when one is configured');
-    assert.equal((await request(d.url, '/current', { headers: { authorization: `Bearer ${TOKEN}` } })).json, { current: {} },
-      'the refused event was not recorded');
-  } finally {
-    await d.close();
-    removeDir(d.siteDir);
+test('with a token: 401 without it, 403 with a wrong one, /health and /ready open', () => withTestDaemon({ flags: { token: TOKEN } }, async (d) => {
+  const cases: Array<[string, string, Record<string, string>, number, string | undefined]> = [
+    ['no header', '/current', {}, 401, 'UNAUTHORIZED'],
+    ['wrong token', '/current', { authorization: 'Bearer nope' }, 403, 'FORBIDDEN'],
+    ['not bearer', '/current', { authorization: `Basic ${TOKEN}` }, 403, 'FORBIDDEN'],
+    ['right token', '/current', { authorization: `Bearer ${TOKEN}` }, 200, undefined],
+    ['health is open', '/health', {}, 200, undefined],
+    ['ready is open', '/ready', {}, 200, undefined],
+    ['run needs it', '/run', {}, 401, 'UNAUTHORIZED'],
+  ];
+  for (const [name, path, headers, status, code] of cases) {
+    const answer = await request(d.url, path, { headers });
+    assert.is(answer.status, status, name);
+    assert.is(answer.json?.code, code, name);
   }
-});
+  const refused = await postEvent(d.url, { type: 'weather', data: 1 });
+  assert.is(refused.status, 401);
+  assert.is(refused.json.detail, 'This daemon needs a token: send Authorization: Bearer <token>.');
+  const shutdown = await request(d.url, '/shutdown', { method: 'POST' });
+  assert.is(shutdown.status, 401, 'shutdown needs the token when one is configured');
+  assert.equal((await request(d.url, '/current', { headers: { authorization: `Bearer ${TOKEN}` } })).json, { current: {} },
+    'the refused event was not recorded');
+}));
 
-test('the client sends the token; without it the error names the status', async () => {
-  const d = await startTestDaemon({ flags: { token: TOKEN } });
-  try {
-    const good = new TelemetryClient({ baseUrl: d.url, token: TOKEN, env: {} });
-    assert.is((await good.postEvent('weather', { t: 1 })).seq, 1);
-    const fromEnv = new TelemetryClient({ baseUrl: d.url, env: { MERIDIAN_TELEMETRY_TOKEN: TOKEN } });
-    assert.is((await fromEnv.currentEvent('weather')).seq, 1);
-    const bad = new TelemetryClient({ baseUrl: d.url, env: {} });
-    const error = await bad.current().then(() => undefined, (e: unknown) => e);
-    assert.instance(error, TelemetryClientError);
-    assert.is((error as TelemetryClientError).statusCode, 401);
-    assert.is((error as TelemetryClientError).code, 'UNAUTHORIZED');
-  } finally {
-    await d.close();
-    removeDir(d.siteDir);
-  }
-});
+test('the client sends the token; without it the error names the status', () => withTestDaemon({ flags: { token: TOKEN } }, async (d) => {
+  const good = new TelemetryClient({ baseUrl: d.url, token: TOKEN, env: {} });
+  assert.is((await good.postEvent('weather', { t: 1 })).seq, 1);
+  const fromEnv = new TelemetryClient({ baseUrl: d.url, env: { MERIDIAN_TELEMETRY_TOKEN: TOKEN } });
+  assert.is((await fromEnv.currentEvent('weather')).seq, 1);
+  const bad = new TelemetryClient({ baseUrl: d.url, env: {} });
+  const error = await bad.current().then(() => undefined, (e: unknown) => e);
+  assert.instance(error, TelemetryClientError);
+  assert.is((error as TelemetryClientError).statusCode, 401);
+  assert.is((error as TelemetryClientError).code, 'UNAUTHORIZED');
+}));
 
-test('browsers are kept out: Origin header or a foreign Host is 403', async () => {
-  const d = await startTestDaemon();
-  try {
-    const cases: Array<[string, Record<string, string>, number]> = [
-      ['Origin from a page', { origin: 'http://evil.example' }, 403],
-      ['Origin null', { origin: 'null' }, 403],
-      ['foreign Host (DNS rebinding)', { host: `evil.example:${d.port}` }, 403],
-      ['foreign Host without port', { host: 'attacker.test' }, 403],
-      ['own address', { host: `127.0.0.1:${d.port}` }, 200],
-      ['localhost', { host: `localhost:${d.port}` }, 200],
-      ['IPv6 loopback', { host: `[::1]:${d.port}` }, 200],
-    ];
-    for (const [name, headers, status] of cases) {
-      const answer = await request(d.url, '/current', { headers });
-      assert.is(answer.status, status, name);
-      if (status === 403) assert.is(answer.json.code, 'FORBIDDEN', name);
-    }
-    const posted = await postEvent(d.url, { type: 'x', data: 1 }, { origin: 'http://evil.example' });
-    assert.is(posted.status, 403);
-    assert.equal((await request(d.url, '/current')).json, { current: {} });
-  } finally {
-    await d.close();
-    removeDir(d.siteDir);
+test('browsers are kept out: Origin header or a foreign Host is 403', () => withTestDaemon({}, async (d) => {
+  const cases: Array<[string, Record<string, string>, number]> = [
+    ['Origin from a page', { origin: 'http://evil.example' }, 403],
+    ['Origin null', { origin: 'null' }, 403],
+    ['foreign Host (DNS rebinding)', { host: `evil.example:${d.port}` }, 403],
+    ['foreign Host without port', { host: 'attacker.test' }, 403],
+    ['own address', { host: `127.0.0.1:${d.port}` }, 200],
+    ['localhost', { host: `localhost:${d.port}` }, 200],
+    ['IPv6 loopback', { host: `[::1]:${d.port}` }, 200],
+  ];
+  for (const [name, headers, status] of cases) {
+    const answer = await request(d.url, '/current', { headers });
+    assert.is(answer.status, status, name);
+    if (status === 403) assert.is(answer.json.code, 'FORBIDDEN', name);
   }
-});
+  const posted = await postEvent(d.url, { type: 'x', data: 1 }, { origin: 'http://evil.example' });
+  assert.is(posted.status, 403);
+  assert.equal((await request(d.url, '/current')).json, { current: {} });
+}));
 
 test('binding a non-loopback address without a token is refused, with the reason', async () => {
   const dir = tempDir();
@@ -119,10 +101,9 @@ test('bound to 0.0.0.0 with a token: a non-loopback client reaches it at its IP;
     console.log('  (no non-loopback IPv4 address on this machine: the remote-client rules were not checked)');
     return;
   }
-  const d = await startTestDaemon({ flags: { host: '0.0.0.0', token: TOKEN } });
-  const url = `http://${ip}:${d.port}`;
-  const auth = { authorization: `Bearer ${TOKEN}` };
-  try {
+  await withTestDaemon({ flags: { host: '0.0.0.0', token: TOKEN } }, async (d) => {
+    const url = `http://${ip}:${d.port}`;
+    const auth = { authorization: `Bearer ${TOKEN}` };
     const cases: Array<[string, string, string, Record<string, string>, number, string | undefined]> = [
       ['open path from outside', 'GET', '/ready', {}, 200, undefined],
       ['no token from outside', 'GET', '/current', {}, 401, 'UNAUTHORIZED'],
@@ -140,10 +121,7 @@ test('bound to 0.0.0.0 with a token: a non-loopback client reaches it at its IP;
     assert.is(stopped.status, 200);
     assert.equal(stopped.json, { shutting_down: true });
     await d.daemon.closed;
-  } finally {
-    await d.close();
-    removeDir(d.siteDir);
-  }
+  });
 });
 
 /** Write raw bytes to the daemon and collect everything it answers until it closes. */
@@ -159,25 +137,19 @@ function exchange(port: number, raw: string): Promise<string> {
 
 const TOO_LARGE = '{"detail":"The body is larger than the limit of 1000 bytes.","code":"BODY_TOO_LARGE"}';
 
-test('the body limit answers 413 without reading the rest of the body', async () => {
-  const d = await startTestDaemon({ flags: { maxBody: 1000 } });
-  try {
-    // declares 10 MB and sends only a few bytes: the answer comes anyway, and the connection closes
-    const declared = await exchange(d.port,
-      'POST /event HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 10000000\r\n\r\n{"type":');
-    assert.match(declared, /^HTTP\/1\.1 413 Payload Too Large\r\n/);
-    assert.ok(declared.endsWith(TOO_LARGE), declared);
-    // chunked, no length declared: cut off once the limit is passed
-    const chunk = `{"type":"x","data":"${'a'.repeat(1500)}"}`;
-    const chunked = await exchange(d.port, 'POST /event HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n' +
-      `Transfer-Encoding: chunked\r\n\r\n${chunk.length.toString(16)}\r\n${chunk}\r\n`);
-    assert.match(chunked, /^HTTP\/1\.1 413 Payload Too Large\r\n/);
-    assert.ok(chunked.endsWith(TOO_LARGE), chunked);
-    assert.is((await postEvent(d.url, { type: 'x', data: 'small' })).json.seq, 1);
-  } finally {
-    await d.close();
-    removeDir(d.siteDir);
-  }
-});
+test('the body limit answers 413 without reading the rest of the body', () => withTestDaemon({ flags: { maxBody: 1000 } }, async (d) => {
+  // declares 10 MB and sends only a few bytes: the answer comes anyway, and the connection closes
+  const declared = await exchange(d.port,
+    'POST /event HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 10000000\r\n\r\n{"type":');
+  assert.match(declared, /^HTTP\/1\.1 413 Payload Too Large\r\n/);
+  assert.ok(declared.endsWith(TOO_LARGE), declared);
+  // chunked, no length declared: cut off once the limit is passed
+  const chunk = `{"type":"x","data":"${'a'.repeat(1500)}"}`;
+  const chunked = await exchange(d.port, 'POST /event HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n' +
+    `Transfer-Encoding: chunked\r\n\r\n${chunk.length.toString(16)}\r\n${chunk}\r\n`);
+  assert.match(chunked, /^HTTP\/1\.1 413 Payload Too Large\r\n/);
+  assert.ok(chunked.endsWith(TOO_LARGE), chunked);
+  assert.is((await postEvent(d.url, { type: 'x', data: 'small' })).json.seq, 1);
+}));
 
 test.run();
