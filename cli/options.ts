@@ -7,7 +7,7 @@ import { ConfigError } from '../lib/errors.js';
 export type ParsedOptions = Readonly<Record<string, unknown>>;
 
 /** Options that take a value (kept as text by the parser: `--token 0123` stays "0123"). */
-export const VALUE_OPTIONS = ['host', 'port', 'token', 'site-dir', 'fsync', 'max-body', 'log-file', 'timeout', 'interval', 'stale'];
+export const VALUE_OPTIONS = ['host', 'port', 'token', 'site-dir', 'fsync', 'max-body', 'shutdown-timeout', 'log-file', 'timeout', 'interval', 'stale'];
 /** Options that are switches (never swallow the next word: `--json weather`). */
 export const SWITCH_OPTIONS = ['json', 'follow', 'detach', 'verbose', 'access-logs'];
 

@@ -28,6 +28,7 @@ export function buildProgram(io: CliIo) {
     .option('--token', 'Require this bearer token (env MERIDIAN_TELEMETRY_TOKEN)')
     .option('--fsync', 'Durability: always, batch or off (default batch)')
     .option('--max-body', 'Largest request body in bytes (default 1048576)')
+    .option('--shutdown-timeout', 'Seconds a stop waits for requests in flight before closing their connections (default 3)')
     .option('--verbose', 'Debug logging: one line per incoming event')
     .option('--access-logs', 'Log one line per request')
     .option('--detach', 'Start in the background and exit once it answers /ready')

@@ -11,6 +11,7 @@ export async function runRun(opts: ParsedOptions, io: CliIo): Promise<number> {
   const flags = {
     host: textOption(opts, 'host'), port: textOption(opts, 'port'), siteDir: textOption(opts, 'site-dir'),
     token: textOption(opts, 'token'), fsync: textOption(opts, 'fsync'), maxBody: textOption(opts, 'max-body'),
+    shutdownTimeout: textOption(opts, 'shutdown-timeout'),
     verbose: switchOption(opts, 'verbose'), accessLogs: switchOption(opts, 'access-logs'),
   };
   if (!switchOption(opts, 'detach')) {

@@ -17,10 +17,11 @@ export async function runDaemonForeground(flags: DaemonFlags): Promise<number> {
   // that line (a supervisor, a test) is a clean stop, never the default death by signal
   let daemon: RunningDaemon | undefined;
   let stopRequested = false;
+  // a second signal (Ctrl-C twice) cuts the wait for requests in flight short
   const onSignal = (signal: NodeJS.Signals) => {
-    logger.info(`${signal} received; stopping`);
+    logger.info(stopRequested ? `${signal} received again; closing every connection now` : `${signal} received; stopping`);
+    void daemon?.close({ now: stopRequested });
     stopRequested = true;
-    void daemon?.close();
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);

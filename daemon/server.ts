@@ -6,6 +6,7 @@ import type { Logger } from '../lib/log.js';
 import { formatTs, type Clock } from '../lib/time.js';
 import { VERSION } from '../lib/version.js';
 import { buildApp } from './http/app.js';
+import { Drain } from './http/drain.js';
 import { TelemetryStore } from './storage/store.js';
 
 // Listening: open the store, build the app, bind, and close it all down in order.
@@ -19,8 +20,11 @@ export interface RunningDaemon {
   readonly port: number;
   /** Resolves once the daemon has stopped (by close() or /shutdown). */
   readonly closed: Promise<void>;
-  /** Stop accepting, finish requests in flight, sync, snapshot, close files. */
-  close(): Promise<void>;
+  /**
+   * Stop accepting, refuse what arrives, finish requests in flight (cut after the config's
+   * shutdown timeout, or at once with `now`: a second Ctrl-C), sync, snapshot, close files.
+   */
+  close(options?: { now?: boolean }): Promise<void>;
 }
 
 /** Why the daemon cannot start (port taken, directory unwritable, unsafe binding). */
@@ -50,12 +54,14 @@ export async function startDaemon(config: DaemonConfig, deps: { clock: Clock; lo
   const closed = new Promise<void>((resolve) => { resolveClosed = resolve; });
   let closing: Promise<void> | undefined;
   const server = http.createServer({ keepAliveTimeout: 5000 });
-  const close = () => {
-    closing ??= (async () => {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      });
+  const drain = new Drain(server, logger);
+  const close = (options?: { now?: boolean }) => {
+    if (closing) {
+      if (options?.now) void drain.stop(0);
+      return closing;
+    }
+    closing = (async () => {
+      await drain.stop(options?.now ? 0 : config.shutdownTimeoutMs);
       await store.close();
       logger.info('stopped');
       resolveClosed();
@@ -69,7 +75,10 @@ export async function startDaemon(config: DaemonConfig, deps: { clock: Clock; lo
     process: { pid: process.pid, startedAt: formatTs(deps.clock.now()), address: () => address },
     onShutdown: () => { logger.info('shutdown requested over HTTP'); void close(); },
   });
-  server.on('request', app.handler as unknown as http.RequestListener);
+  server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
+    drain.admit(res);
+    app.handler(req as never, res);
+  });
 
   try {
     await new Promise<void>((resolve, reject) => {

@@ -28,6 +28,8 @@ export interface TelemetryServerOptions {
   token?: string;
   fsync?: string;
   maxBody?: number | string;
+  /** Seconds a stop waits for requests in flight (default 3). */
+  shutdownTimeout?: number | string;
   /** Where the daemon's stdout and stderr are appended; default `<site_dir>/.meridian/daemon.log`. */
   logFile?: string;
   /** The environment settings default from and the child runs with (default `process.env`). */
@@ -63,14 +65,15 @@ export class TelemetryServer {
     const env = options.env ?? process.env;
     this.config = resolveDaemonConfig({
       host: options.host, port: options.port, siteDir: options.siteDir, token: options.token,
-      fsync: options.fsync, maxBody: options.maxBody, verbose: options.verbose, accessLogs: options.accessLogs,
+      fsync: options.fsync, maxBody: options.maxBody, shutdownTimeout: options.shutdownTimeout, verbose: options.verbose, accessLogs: options.accessLogs,
     }, env, os.homedir());
     const c = this.config;
     this.url = `http://${hostPort(c.host, c.port)}`;
     this.defaultLog = options.logFile === undefined;
     this.logFile = path.resolve(options.logFile ?? path.join(c.siteDir, '.meridian', 'daemon.log'));
     this.args = [...DAEMON_NODE_FLAGS, MERIDIAN_JS, 'telemetry', 'run', '--host', c.host, '--port', String(c.port), '--site-dir', c.siteDir,
-      '--fsync', c.fsync, '--max-body', String(c.maxBody), ...(c.verbose ? ['--verbose'] : []), ...(c.accessLogs ? ['--access-logs'] : [])];
+      '--fsync', c.fsync, '--max-body', String(c.maxBody),
+      ...(options.shutdownTimeout !== undefined ? ['--shutdown-timeout', String(c.shutdownTimeoutMs / 1000)] : []), ...(c.verbose ? ['--verbose'] : []), ...(c.accessLogs ? ['--access-logs'] : [])];
     this.env = { ...env };
     if (c.token !== undefined) this.env.MERIDIAN_TELEMETRY_TOKEN = c.token;
   }

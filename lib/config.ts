@@ -7,6 +7,8 @@ import { ConfigError } from './errors.js';
 export const DEFAULT_HOST = 'localhost';
 export const DEFAULT_PORT = 6562;
 export const DEFAULT_MAX_BODY = 1024 * 1024;
+/** How long a stop waits for requests in flight before closing their connections (seconds). */
+export const DEFAULT_SHUTDOWN_TIMEOUT_S = 3;
 
 /** How hard the daemon pushes each line to the disk before answering. */
 export type FsyncMode = 'always' | 'batch' | 'off';
@@ -22,6 +24,8 @@ export interface DaemonConfig {
   readonly maxBody: number;
   readonly verbose: boolean;
   readonly accessLogs: boolean;
+  /** How long a stop waits for requests in flight (ms) before closing their connections. */
+  readonly shutdownTimeoutMs: number;
   /** The luxon zone of the site day: the zone TZ names, "system" when TZ is unset, "utc" when TZ is invalid. */
   readonly zone: string;
   /** Set when TZ named an unknown zone: the warning to log at start-up. */
@@ -38,6 +42,8 @@ export interface DaemonFlags {
   maxBody?: string | number;
   verbose?: boolean;
   accessLogs?: boolean;
+  /** Seconds (`--shutdown-timeout`). */
+  shutdownTimeout?: string | number;
 }
 
 /** Where a client finds the daemon. */
@@ -71,6 +77,7 @@ export function resolveDaemonConfig(rawFlags: DaemonFlags, env: Env, homeDir: st
     maxBody: parseMaxBody(flags.maxBody ?? DEFAULT_MAX_BODY),
     verbose: flags.verbose === true,
     accessLogs: flags.accessLogs === true,
+    shutdownTimeoutMs: parseShutdownTimeout(flags.shutdownTimeout ?? DEFAULT_SHUTDOWN_TIMEOUT_S),
     zone,
     zoneWarning,
   });
@@ -146,6 +153,14 @@ function parseMaxBody(value: string | number): number {
     throw new ConfigError('--max-body', 'a whole number of bytes, at least 1', value);
   }
   return n;
+}
+
+function parseShutdownTimeout(value: string | number): number {
+  const n = typeof value === 'number' ? value : /^\s*\d+(\.\d+)?\s*$/.test(value) ? Number(value) : NaN;
+  if (!Number.isFinite(n) || n < 0 || n > 3600) {
+    throw new ConfigError('--shutdown-timeout', 'a number of seconds from 0 to 3600', value);
+  }
+  return Math.round(n * 1000);
 }
 
 function pickHost(flag: string | undefined, env: Env, flagName = '--host'): string {

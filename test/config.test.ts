@@ -10,7 +10,7 @@ import { withTestDaemon } from './helpers/daemon.js';
 const HOME = '/home/operator';
 const DEFAULTS: DaemonConfig = {
   host: 'localhost', port: 6562, siteDir: '/home/operator/.local/share/meridian/telemetry', token: undefined,
-  fsync: 'batch', maxBody: 1048576, verbose: false, accessLogs: false, zone: 'system', zoneWarning: undefined,
+  fsync: 'batch', maxBody: 1048576, verbose: false, accessLogs: false, shutdownTimeoutMs: 3000, zone: 'system', zoneWarning: undefined,
 };
 const ENV = {
   MERIDIAN_TELEMETRY_HOST: '127.0.0.2', MERIDIAN_TELEMETRY_PORT: '7000',
@@ -40,6 +40,9 @@ const RESOLVED: [string, DaemonFlags, Record<string, string>, Partial<DaemonConf
   ['--fsync batch', { fsync: 'batch' }, {}, { fsync: 'batch' }],
   ['--fsync off', { fsync: 'off' }, {}, { fsync: 'off' }],
   ['--max-body as a string', { maxBody: '100' }, {}, { maxBody: 100 }],
+  ['--shutdown-timeout in seconds', { shutdownTimeout: '1.5' }, {}, { shutdownTimeoutMs: 1500 }],
+  ['--shutdown-timeout 0 closes connections at once', { shutdownTimeout: '0' }, {}, { shutdownTimeoutMs: 0 }],
+  ['--shutdown-timeout of an hour', { shutdownTimeout: 3600 }, {}, { shutdownTimeoutMs: 3600000 }],
   ['--verbose and --access-logs', { verbose: true, accessLogs: true }, {}, { verbose: true, accessLogs: true }],
   ['numeric flags from an argv parser are taken as text', { host: 0 as unknown as string, siteDir: 2026 as unknown as string, token: 123 as unknown as string }, {},
     { host: '0', siteDir: path.resolve('2026'), token: '123' }],
@@ -73,6 +76,10 @@ const REFUSED: [string, DaemonFlags, Record<string, string>, string][] = [
   ['an empty fsync mode', { fsync: '' }, {}, '--fsync must be one of always, batch, off; got ""'],
   ['a body limit of 0', { maxBody: '0' }, {}, '--max-body must be a whole number of bytes, at least 1; got "0"'],
   ['a body limit of 1MB', { maxBody: '1MB' }, {}, '--max-body must be a whole number of bytes, at least 1; got "1MB"'],
+  ['a negative shutdown timeout', { shutdownTimeout: '-1' }, {}, '--shutdown-timeout must be a number of seconds from 0 to 3600; got "-1"'],
+  ['a shutdown timeout with a unit', { shutdownTimeout: '5s' }, {}, '--shutdown-timeout must be a number of seconds from 0 to 3600; got "5s"'],
+  ['a shutdown timeout over an hour', { shutdownTimeout: '3601' }, {}, '--shutdown-timeout must be a number of seconds from 0 to 3600; got "3601"'],
+  ['an infinite shutdown timeout', { shutdownTimeout: Infinity }, {}, '--shutdown-timeout must be a number of seconds from 0 to 3600; got Infinity'],
   ['a blank --host', { host: ' ' }, {}, '--host must be a host name or address; got " "'],
   ['a blank host in the environment', {}, { MERIDIAN_TELEMETRY_HOST: ' ' }, 'MERIDIAN_TELEMETRY_HOST must be a host name or address; got " "'],
   ['an empty --site-dir', { siteDir: '' }, {}, '--site-dir must be a directory path; got ""'],
