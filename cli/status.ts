@@ -21,7 +21,8 @@ export function statusLine(status: StatusAnswer, address: string, now: number): 
   const parts = [`telemetry daemon at ${address}`, `pid ${status.pid}`, `version ${status.version}`];
   const started = Date.parse(status.started_at);
   if (!Number.isNaN(started)) parts.push(`up ${formatUptime(now - started)}`);
-  parts.push(status.run_id === null ? 'site' : `run ${status.run_id}`);
+  const suspended = status.suspended_run ? ` (run ${status.suspended_run.run_id} suspended: ${status.suspended_run.reason})` : '';
+  parts.push(status.run_id === null ? `site${suspended}` : `run ${status.run_id}`);
   parts.push(`${status.types} type${status.types === 1 ? '' : 's'}`);
   return parts.join('  ');
 }

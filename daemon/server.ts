@@ -7,6 +7,8 @@ import { formatTs, type Clock } from '../lib/time.js';
 import { VERSION } from '../lib/version.js';
 import { buildApp } from './http/app.js';
 import { Drain } from './http/drain.js';
+import { SiteLockedError } from './storage/site-lock.js';
+import type { StorageFs } from './storage/storage-fs.js';
 import { TelemetryStore } from './storage/store.js';
 
 // Listening: open the store, build the app, bind, and close it all down in order.
@@ -36,7 +38,8 @@ export class StartupError extends Error {
 }
 
 /** Start the daemon with a resolved config (port 0 picks a free port: for embedding and tests). */
-export async function startDaemon(config: DaemonConfig, deps: { clock: Clock; logger: Logger; snapshotIntervalMs?: number }): Promise<RunningDaemon> {
+export async function startDaemon(config: DaemonConfig,
+  deps: { clock: Clock; logger: Logger; snapshotIntervalMs?: number; fs?: StorageFs }): Promise<RunningDaemon> {
   const { logger } = deps;
   if (!isLoopbackHost(config.host) && config.token === undefined) {
     throw new StartupError(`refusing to bind ${config.host} without a token: set --token or MERIDIAN_TELEMETRY_TOKEN, or bind localhost`);
@@ -44,8 +47,12 @@ export async function startDaemon(config: DaemonConfig, deps: { clock: Clock; lo
   if (config.zoneWarning) logger.warn(config.zoneWarning);
   let store: TelemetryStore;
   try {
-    store = TelemetryStore.open({ siteDir: config.siteDir, zone: config.zone, fsync: config.fsync, clock: deps.clock, logger, snapshotIntervalMs: deps.snapshotIntervalMs });
+    store = TelemetryStore.open({
+      siteDir: config.siteDir, zone: config.zone, fsync: config.fsync, clock: deps.clock, logger,
+      snapshotIntervalMs: deps.snapshotIntervalMs, fs: deps.fs,
+    });
   } catch (error) {
+    if (error instanceof SiteLockedError) throw new StartupError(`${error.message}; stop it first or use another --site-dir`, { cause: error });
     const code = (error as NodeJS.ErrnoException).code;
     throw new StartupError(`site directory ${config.siteDir} is not usable (${code ?? (error as Error).message})`, { cause: error });
   }

@@ -72,6 +72,11 @@ export interface StatusAnswer {
   run_id: string | null;
   /** How many event types the current view holds. */
   types: number;
+  /**
+   * The run that was active but could not resume at start-up (its run_dir is not usable):
+   * events go to the site file until it is stopped. Null when there is none.
+   */
+  suspended_run?: { run_id: string; run_dir: string; reason: string } | null;
 }
 
 /** GET /current. */

@@ -5,10 +5,13 @@ import * as assert from 'uvu/assert';
 import { siteDayKey } from '../lib/day-key.js';
 import { ManualClock } from './helpers/clock.js';
 import { withTestDaemon } from './helpers/daemon.js';
+import { FaultyFs } from './helpers/faulty-fs.js';
 import { postEvent, request } from './helpers/http.js';
-import { readLines, tempDir } from './helpers/tmp.js';
+import { readLines, removeDir, tempDir } from './helpers/tmp.js';
 
-// Real write failures: the day file is a link to /dev/full, where every write fails with ENOSPC.
+// Real write failures: the day file is a link to /dev/full, where every write fails with
+// ENOSPC; and failures injected through the store's write seam, to show that a failed
+// write changes nothing for the events written before it.
 
 const AT = '2026-06-01T22:00:00.000Z';
 
@@ -38,12 +41,12 @@ test('a target that cannot be written gives 503 with a clear detail, then serves
 
 test('a run file that cannot be written gives 503; the run stays active and its seq unconsumed', async () => {
   const clock = new ManualClock(AT);
+  // outside the site directory: inside it a run file may not be a link
+  const runDir = tempDir();
+  const file = path.join(runDir, 'telemetry.ndjson');
+  fs.symlinkSync('/dev/full', file);
   await withTestDaemon({ clock }, async (d) => {
-    const runDir = path.join(d.siteDir, 'r1');
-    const file = path.join(runDir, 'telemetry.ndjson');
-    fs.mkdirSync(runDir);
-    fs.symlinkSync('/dev/full', file);
-    const run = await request(d.url, '/run/start', { method: 'POST', body: { run_id: 'r1' } });
+    const run = await request(d.url, '/run/start', { method: 'POST', body: { run_id: 'r1', run_dir: runDir } });
     assert.is(run.status, 200);
     const failed = await postEvent(d.url, { type: 'camera', data: 2, make_current: false });
     assert.is(failed.status, 503);
@@ -55,6 +58,50 @@ test('a run file that cannot be written gives 503; the run stays active and its 
     assert.equal(ok.json.meta, { run_id: 'r1' });
     assert.equal(readLines(file), [ok.json]);
     assert.equal((await request(d.url, '/current')).json, { current: { camera: ok.json } });
+  }).finally(() => removeDir(runDir));
+});
+
+test('--fsync always: a write failing for lack of space leaves the answers of events written before it alone', async () => {
+  const faulty = new FaultyFs();
+  const name = `site_${siteDayKey(new Date(AT))}.ndjson`;
+  await withTestDaemon({ clock: new ManualClock(AT), fs: faulty.fs, flags: { fsync: 'always' } }, async (d) => {
+    // three small events, each written in its own turn, their syncs held: two run, one is queued
+    faulty.holdSyncs();
+    const small: Promise<Awaited<ReturnType<typeof postEvent>>>[] = [];
+    for (let i = 1; i <= 3; i++) {
+      small.push(postEvent(d.url, { type: 'small', data: i }));
+      await faulty.until(() => faulty.count(`write ${name}`) === i);
+    }
+    faulty.fault = (call, file) => (call === 'write' && file === name ? 'ENOSPC' : undefined);
+    const big = await postEvent(d.url, { type: 'big', data: 'x'.repeat(4096) });
+    assert.is(big.status, 503);
+    assert.is(big.json.detail, `Could not write to ${path.join(d.siteDir, name)} (ENOSPC); the event was not recorded.`);
+    faulty.fault = undefined;
+    faulty.releaseSyncs();
+    const answers = await Promise.all(small);
+    assert.equal(answers.map((a) => [a.status, a.json.seq]), [[200, 1], [200, 2], [200, 3]]);
+    assert.equal(readLines(path.join(d.siteDir, name)), answers.map((a) => a.json));
+    assert.is((await postEvent(d.url, { type: 'small', data: 4 })).json.seq, 4);
+  });
+});
+
+test('--fsync batch: after a failed write the events acknowledged before it are synced before the file is closed', async () => {
+  const faulty = new FaultyFs();
+  const name = `site_${siteDayKey(new Date(AT))}.ndjson`;
+  await withTestDaemon({ clock: new ManualClock(AT), fs: faulty.fs, flags: { fsync: 'batch' } }, async (d) => {
+    assert.is((await postEvent(d.url, { type: 'small', data: 1 })).status, 200);
+    assert.is((await postEvent(d.url, { type: 'small', data: 2 })).status, 200);
+    faulty.fault = (call, file) => (call === 'write' && file === name ? 'ENOSPC' : undefined);
+    const from = faulty.calls.length;
+    assert.is((await postEvent(d.url, { type: 'big', data: 'x'.repeat(4096) })).status, 503);
+    faulty.fault = undefined;
+    assert.equal(faulty.calls.slice(from).filter((c) => c.endsWith(` ${name}`)),
+      [`write-failed ${name}`, `fdatasyncSync ${name}`, `close ${name}`]);
+    const next = await postEvent(d.url, { type: 'small', data: 3 });
+    assert.is(next.json.seq, 3);
+    assert.equal(readLines(path.join(d.siteDir, name)).map((l) => (l as { data: unknown }).data), [1, 2, 3]);
+    await d.close();
+    assert.equal(d.logs.filter((l) => /fsync.*failed/.test(l)), [], 'no sync failed');
   });
 });
 

@@ -6,14 +6,14 @@ import { ManualClock } from './helpers/clock.js';
 import { withTestDaemon } from './helpers/daemon.js';
 import { postEvent, request } from './helpers/http.js';
 
-// GET /status (for `telemetry status` and `stop`): pid, start time, address, run, type count.
+// GET /status (for `telemetry status` and `stop`): pid, start time, address, run, type count, suspended run.
 
 const T0 = '2026-03-17T20:00:00.000Z';
 
 test('GET /status: version, pid, start time, bound address, run id and the number of current types', async () => {
   const clock = new ManualClock(T0);
   await withTestDaemon({ clock, env: { TZ: 'UTC' } }, async (d) => {
-    const status = (body: object) => ({ version: VERSION, pid: process.pid, started_at: T0, address: `127.0.0.1:${d.port}`, ...body });
+    const status = (body: object) => ({ version: VERSION, pid: process.pid, started_at: T0, address: `127.0.0.1:${d.port}`, ...body, suspended_run: null });
     clock.advance(5000);
     const empty = await request(d.url, '/status');
     assert.is(empty.status, 200);

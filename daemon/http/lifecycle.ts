@@ -2,6 +2,7 @@ import { MeridianError } from '../../lib/errors.js';
 import { fromLoopback, type Guard } from './guard.js';
 import { sendJson } from './respond.js';
 import type { AppDeps, Handler } from './route.js';
+import type { TelemetryStore } from '../storage/store.js';
 
 // The daemon itself: liveness, readiness, status and shutdown.
 
@@ -16,7 +17,7 @@ export function lifecycleHandlers(deps: AppDeps, guard: Guard): Record<'health' 
 
     status: (_req, res) => sendJson(res, 200, JSON.stringify({
       version: deps.version, pid: deps.process.pid, started_at: deps.process.startedAt, address: deps.process.address(),
-      run_id: store.activeRun()?.run_id ?? null, types: store.view.size,
+      run_id: store.activeRun()?.run_id ?? null, types: store.view.size, suspended_run: suspendedRun(store),
     })),
 
     shutdown: (req, res) => {
@@ -28,4 +29,12 @@ export function lifecycleHandlers(deps: AppDeps, guard: Guard): Record<'health' 
       res.on('finish', () => deps.onShutdown());
     },
   };
+}
+
+/** What /status says of a run that could not resume at start-up: null when there is none. */
+function suspendedRun(store: TelemetryStore) {
+  const suspended = store.suspendedRun();
+  if (!suspended) return null;
+  const { run_id, run_dir } = suspended.record;
+  return { run_id, run_dir, reason: suspended.reason };
 }

@@ -11,6 +11,11 @@ export function runHandlers({ store, config }: AppDeps): Record<'get' | 'start' 
   return {
     get: (_req, res) => {
       const run = store.activeRun();
+      const suspended = store.suspendedRun();
+      if (!run && suspended) {
+        throw new MeridianError('NO_ACTIVE_RUN', `No run is active: run ${suspended.record.run_id} is suspended because its ` +
+          `run_dir ${suspended.record.run_dir} is not usable (${suspended.reason}); events go to the site file. POST /run/stop ends it.`);
+      }
       if (!run) throw new MeridianError('NO_ACTIVE_RUN', 'No run is active.');
       sendJson(res, 200, JSON.stringify(run));
     },

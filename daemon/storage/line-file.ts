@@ -1,4 +1,4 @@
-import fs from 'node:fs';
+import { nodeFs, type StorageFs } from './storage-fs.js';
 
 // One append-only NDJSON file: whole lines in, or nothing; synced with group commit.
 
@@ -17,6 +17,7 @@ interface SyncRound {
 /** An open append-only file that either writes a whole line or leaves the file as it was. */
 export class LineFile {
   readonly path: string;
+  private readonly io: StorageFs;
   private fd: number | undefined;
   private bytes: number;
   /** Appends so far, and how many of them are known to be on stable storage. */
@@ -32,28 +33,29 @@ export class LineFile {
   private closeWhenIdle: number | undefined;
   private roundsStarted = 0;
 
-  private constructor(file: string, fd: number, size: number) {
+  private constructor(file: string, io: StorageFs, fd: number, size: number) {
     this.path = file;
+    this.io = io;
     this.fd = fd;
     this.bytes = size;
     this.syncedBytes = size;
   }
 
   /** Open (creating if needed) for appending; `size` is the file's current length. */
-  static open(file: string): LineFile {
-    const fd = fs.openSync(file, 'a');
+  static open(file: string, io: StorageFs = nodeFs): LineFile {
+    const fd = io.openSync(file, 'a');
     try {
-      return new LineFile(file, fd, fs.fstatSync(fd).size);
+      return new LineFile(file, io, fd, io.fstatSync(fd).size);
     } catch (error) {
-      fs.closeSync(fd);
+      io.closeSync(fd);
       throw error;
     }
   }
 
   /** Empty a file if it exists (ignores a missing one). */
-  static truncate(file: string): void {
+  static truncate(file: string, io: StorageFs = nodeFs): void {
     try {
-      fs.truncateSync(file, 0);
+      io.truncateSync(file, 0);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
@@ -73,10 +75,10 @@ export class LineFile {
     const buf = Buffer.from(text, 'utf8');
     let done = 0;
     try {
-      while (done < buf.length) done += fs.writeSync(this.fd, buf, done, buf.length - done);
+      while (done < buf.length) done += this.io.writeSync(this.fd, buf, done, buf.length - done);
     } catch (error) {
       if (done > 0) {
-        try { fs.ftruncateSync(this.fd, this.bytes); } catch { /* the caller reopens the file */ }
+        try { this.io.ftruncateSync(this.fd, this.bytes); } catch { /* the caller reopens the file */ }
       }
       throw error;
     }
@@ -87,7 +89,7 @@ export class LineFile {
   /** Cut the file back to `size` bytes (undo an append the caller cannot complete). */
   cutTo(size: number): void {
     if (this.fd === undefined || size >= this.bytes) return;
-    fs.ftruncateSync(this.fd, size);
+    this.io.ftruncateSync(this.fd, size);
     this.bytes = size;
   }
 
@@ -121,7 +123,7 @@ export class LineFile {
     if (this.fd === undefined || this.written <= this.synced) return;
     const gen = this.written;
     const bytes = this.bytes;
-    fs.fdatasyncSync(this.fd);
+    this.io.fdatasyncSync(this.fd);
     this.synced = Math.max(this.synced, gen);
     this.syncedBytes = Math.max(this.syncedBytes, bytes);
   }
@@ -141,7 +143,7 @@ export class LineFile {
         round.gen = this.written;
         round.bytes = this.bytes;
         this.running++;
-        fs.fdatasync(fd, (error) => {
+        this.io.fdatasync(fd, (error) => {
           this.running--;
           if (!error) {
             this.synced = Math.max(this.synced, round.gen);
@@ -171,6 +173,6 @@ export class LineFile {
   private closeNow(): void {
     const fd = this.closeWhenIdle!;
     this.closeWhenIdle = undefined;
-    try { fs.closeSync(fd); } catch { /* already gone */ }
+    try { this.io.closeSync(fd); } catch { /* already gone */ }
   }
 }

@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import type { Logger } from '../../lib/log.js';
 import type { Envelope } from '../../lib/wire.js';
 import type { Reading } from './current-view.js';
@@ -54,9 +53,11 @@ export function replayTarget(files: string[], mark: TargetMark | null | undefine
   return { seq, readings, replayed };
 }
 
-/** Make sure a run file ends with a whole line; cuts a torn tail (logged) and returns its last seq. */
+/**
+ * Make sure a run file ends with a whole line; cuts a torn tail (logged) and returns its last
+ * seq (0 for a missing file). Its directory must exist.
+ */
 export function prepareRunFile(file: string, logger: Logger): number {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
   const size = fileSize(file);
   if (size > 0) {
     const fd = fs.openSync(file, 'r');

@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { MeridianError } from '../../lib/errors.js';
+import { isSiteFileName } from './site-days.js';
+import { STATE_DIR } from './state-files.js';
 
 // Run start resolution: which id and which directory a new run gets.
 
@@ -37,19 +39,112 @@ export function nextRunId(siteDir: string): string {
   return (max + 1n).toString().padStart(width, '0');
 }
 
+/** Where a run start puts its directory, as resolveRunDir judged it. */
+export interface RunDirPlace {
+  /** The absolute run directory to record. */
+  dir: string;
+  /** Its path inside the site directory with links resolved; undefined when it lies outside. */
+  inSite: string | undefined;
+  /** How the request named it, for error details: `run_dir "x"` or `run_id "x"`. */
+  given: string;
+}
+
 /**
- * The run directory: `runDir` if given (absolute as is, relative under the site directory
- * and never outside it), else `<siteDir>/<runId>`.
+ * The run directory: `runDir` if given (absolute as is; relative under the site directory),
+ * else `<siteDir>/<runId>`. Symbolic links are followed to judge where it really is: a
+ * relative run_dir or a run id must lead inside the site directory (it is then recorded
+ * without links), and no directory inside it may be the site directory itself or be or lie
+ * under a name the daemon keeps for its own files (`.meridian`, `site_<YYYYMMDD>.ndjson`).
+ * Anything else is INVALID_RUN. Creates nothing.
  */
-export function resolveRunDir(siteDir: string, runId: string, runDir: string | undefined): string {
-  if (runDir === undefined) return path.join(siteDir, runId);
-  if (runDir.includes('\0')) throw new MeridianError('INVALID_RUN', 'run_dir must not contain NUL characters');
-  if (path.isAbsolute(runDir)) return path.resolve(runDir);
-  const resolved = path.resolve(siteDir, runDir);
-  const rel = path.relative(siteDir, resolved);
-  if (rel === '' || rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel)) {
-    throw new MeridianError('INVALID_RUN',
-      `run_dir ${JSON.stringify(runDir)} must name a directory inside the site directory`);
+export function resolveRunDir(siteDir: string, runId: string, runDir: string | undefined): RunDirPlace {
+  if (runDir?.includes('\0')) throw new MeridianError('INVALID_RUN', 'run_dir must not contain NUL characters');
+  const given = runDir === undefined ? `run_id ${JSON.stringify(runId)}` : `run_dir ${JSON.stringify(runDir)}`;
+  if (runDir !== undefined && path.isAbsolute(runDir)) {
+    const dir = path.resolve(runDir);
+    const rel = path.relative(siteDir, dir);
+    if (!outside(rel) && rel !== '') assertNotReserved(rel, given);
+    return { dir, inSite: placeInSite(siteDir, dir, given), given };
   }
-  return resolved;
+  const lexical = path.resolve(siteDir, runDir ?? runId);
+  const rel = path.relative(siteDir, lexical);
+  if (outside(rel) || rel === '') {
+    throw new MeridianError('INVALID_RUN', `${given} must name a directory inside the site directory`);
+  }
+  assertNotReserved(rel, given);
+  const inSite = placeInSite(siteDir, lexical, given);
+  if (inSite === undefined) {
+    throw new MeridianError('INVALID_RUN', `${given} leads outside the site directory through a symbolic link`);
+  }
+  return { dir: path.join(siteDir, inSite), inSite, given };
+}
+
+/**
+ * Once the run directory exists: check that it is still where resolveRunDir judged (no link
+ * swapped in meanwhile) and, inside the site directory, that its run file is no symbolic
+ * link or other non-regular file. INVALID_RUN otherwise.
+ */
+export function checkCreatedRunDir(siteDir: string, place: RunDirPlace, runFile: string): void {
+  if (place.inSite === undefined) return;
+  if (placeInSite(siteDir, place.dir, place.given) !== place.inSite) {
+    throw new MeridianError('INVALID_RUN', `${place.given} changed while the run was starting; try again`);
+  }
+  let stat: fs.Stats;
+  try {
+    stat = fs.lstatSync(path.join(place.dir, runFile));
+  } catch {
+    return; // not there yet: the run creates it
+  }
+  if (!stat.isFile()) {
+    throw new MeridianError('INVALID_RUN',
+      `${place.given}: ${path.join(place.dir, runFile)} is not a regular file (a link or a directory); a run inside the site directory writes only there`);
+  }
+}
+
+/** `dir`'s path inside the site directory, links resolved; undefined when outside; INVALID_RUN when reserved. */
+function placeInSite(siteDir: string, dir: string, given: string): string | undefined {
+  const rel = path.relative(fs.realpathSync(siteDir), realPathOf(dir, given));
+  if (outside(rel)) return undefined;
+  if (rel === '') {
+    throw new MeridianError('INVALID_RUN', `${given} is the site directory itself; a run needs a directory of its own`);
+  }
+  assertNotReserved(rel, given);
+  return rel;
+}
+
+/** INVALID_RUN when a path inside the site directory is or lies under a name the daemon keeps. */
+function assertNotReserved(rel: string, given: string): void {
+  const first = rel.split(path.sep)[0]!;
+  if (first === STATE_DIR || isSiteFileName(first)) {
+    throw new MeridianError('INVALID_RUN', `${given} would use ${first}, a name the daemon keeps for its own files`);
+  }
+}
+
+/** The real path `dir` has or would have: its deepest existing ancestor resolved, plus the rest. */
+function realPathOf(dir: string, given: string): string {
+  const rest: string[] = [];
+  for (let at = dir; ; at = path.dirname(at)) {
+    try {
+      return path.join(fs.realpathSync(at), ...rest);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' || path.dirname(at) === at) {
+        throw new MeridianError('INVALID_RUN', `Cannot use ${given} (${code ?? (error as Error).message}).`, { cause: error });
+      }
+      if (isLink(at)) throw new MeridianError('INVALID_RUN', `${given} leads through a broken symbolic link (${at})`);
+      rest.unshift(path.basename(at));
+    }
+  }
+}
+
+function isLink(file: string): boolean {
+  try {
+    return fs.lstatSync(file).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
+function outside(rel: string): boolean {
+  return rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel);
 }

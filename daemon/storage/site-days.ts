@@ -12,16 +12,22 @@ export function siteFileName(dayKey: string): string {
   return `site_${dayKey}.ndjson`;
 }
 
-/** The site day files of a directory, oldest first. */
+/** Whether a name is that of a site day file (`site_<YYYYMMDD>.ndjson`): names runs may not take. */
+export function isSiteFileName(name: string): boolean {
+  return SITE_FILE.test(name);
+}
+
+/** The site day files of a directory, oldest first (a directory of such a name is no site file). */
 export function listSiteFiles(siteDir: string): string[] {
-  let names: string[];
+  let entries: fs.Dirent[];
   try {
-    names = fs.readdirSync(siteDir);
+    entries = fs.readdirSync(siteDir, { withFileTypes: true });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw error;
   }
-  return names.filter((n) => SITE_FILE.test(n)).sort().map((n) => path.join(siteDir, n));
+  return entries.filter((e) => !e.isDirectory() && SITE_FILE.test(e.name)).map((e) => e.name).sort()
+    .map((n) => path.join(siteDir, n));
 }
 
 /** Maps instants to site day files; recomputes the key only when an instant leaves the cached day. */

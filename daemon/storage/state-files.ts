@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Envelope, RunRecord } from '../../lib/wire.js';
+import { nodeFs, type StorageFs } from './storage-fs.js';
 
 // The daemon's own bookkeeping under `<site_dir>/.meridian/`: the snapshot that makes
 // start-up fast, the record of the active run, and the seqs posted with make_current false.
@@ -43,23 +44,43 @@ export function statePaths(siteDir: string) {
   };
 }
 
-/** Write a JSON file atomically: temp file, fsync, rename, fsync of the directory. */
-export function writeJsonAtomic(file: string, value: unknown): void {
+/**
+ * Write a JSON file whole or not at all: a temporary file written to its full length (short
+ * writes continued, a write that makes no progress is an error), fsync, rename over `file`,
+ * fsync of the directory. On any failure the temporary file is removed, `file` is as it was
+ * and the error is thrown.
+ */
+export function writeJsonAtomic(file: string, value: unknown, io: StorageFs = nodeFs): void {
   const tmp = `${file}.tmp-${process.pid}`;
-  const fd = fs.openSync(tmp, 'w');
+  const buf = Buffer.from(JSON.stringify(value), 'utf8');
   try {
-    fs.writeSync(fd, JSON.stringify(value));
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
+    const fd = io.openSync(tmp, 'w');
+    try {
+      for (let done = 0; done < buf.length;) {
+        const n = io.writeSync(fd, buf, done, buf.length - done);
+        if (!(n > 0)) throw Object.assign(new Error(`short write to ${tmp}: ${done} of ${buf.length} bytes`), { code: 'EIO' });
+        done += n;
+      }
+      io.fsyncSync(fd);
+    } finally {
+      io.closeSync(fd);
+    }
+    io.renameSync(tmp, file);
+  } catch (error) {
+    try { io.rmSync(tmp, { force: true }); } catch { /* the error below says what went wrong */ }
+    throw error;
   }
-  fs.renameSync(tmp, file);
-  syncDir(path.dirname(file));
+  syncDir(path.dirname(file), io);
 }
 
-/** Read a snapshot; undefined when absent, an Error describing why when unusable. */
+/** Read a snapshot; undefined when absent, an Error describing why when unusable or unreadable. */
 export function readSnapshot(file: string): SnapshotFile | undefined | Error {
-  const raw = readIfExists(file);
+  let raw: string | undefined;
+  try {
+    raw = readIfExists(file);
+  } catch (error) {
+    return new Error(`snapshot ${file} cannot be read (${errorCode(error)})`);
+  }
   if (raw === undefined) return undefined;
   try {
     const snap = JSON.parse(raw) as SnapshotFile;
@@ -83,31 +104,58 @@ export function newSnapshot(writtenAt: string, site: TargetMark | null, run: Sna
   return { format: SNAPSHOT_FORMAT, written_at: writtenAt, site, run };
 }
 
-/** Read the active run state; undefined when none (or unreadable, reported through `warn`). */
+/**
+ * Read the active run state; undefined when none, or when it cannot be read or is not a
+ * whole record (reported through `warn`: the daemon then starts with no active run).
+ */
 export function readActiveRun(file: string, warn: (message: string) => void): ActiveRunState | undefined {
-  const raw = readIfExists(file);
+  let raw: string | undefined;
+  try {
+    raw = readIfExists(file);
+  } catch (error) {
+    warn(`active run record ${file} cannot be read (${errorCode(error)}); starting with no active run`);
+    return undefined;
+  }
   if (raw === undefined) return undefined;
   try {
     const state = JSON.parse(raw) as ActiveRunState;
-    if (typeof state?.record?.run_id === 'string' && typeof state.record.run_dir === 'string') return state;
+    const record = state?.record;
+    if (typeof record?.run_id === 'string' && typeof record.run_dir === 'string' && path.isAbsolute(record.run_dir)
+      && typeof record.started_at === 'string' && isObject(record.meta)
+      && Number.isSafeInteger(state.start_offset) && state.start_offset >= 0) return state;
   } catch { /* reported below */ }
-  warn(`active run record ${file} is unreadable; starting with no active run`);
+  warn(`active run record ${file} is damaged (not a whole run record); starting with no active run`);
   return undefined;
 }
 
-/** Read the held seqs (posted with make_current false) of a target. */
-export function readHeld(file: string): Set<number> {
+/**
+ * Read the held seqs (posted with make_current false) of a target. A file that cannot be
+ * read counts as empty (reported through `warn`): a replay may then make such a reading current.
+ */
+export function readHeld(file: string, warn: (message: string) => void): Set<number> {
   const held = new Set<number>();
-  for (const line of (readIfExists(file) ?? '').split('\n')) {
+  let raw: string | undefined;
+  try {
+    raw = readIfExists(file);
+  } catch (error) {
+    warn(`held seqs ${file} cannot be read (${errorCode(error)}); readings posted with make_current false may become current`);
+  }
+  for (const line of (raw ?? '').split('\n')) {
     const seq = Number(line);
     if (line !== '' && Number.isSafeInteger(seq)) held.add(seq);
   }
   return held;
 }
 
-/** Remove a file if it exists. */
-export function removeIfExists(file: string): void {
-  fs.rmSync(file, { force: true });
+/** Remove a state file if it exists, and sync its directory so that the removal lasts. */
+export function removeIfExists(file: string, io: StorageFs = nodeFs): void {
+  io.rmSync(file, { force: true });
+  syncDir(path.dirname(file), io);
+}
+
+/** The errno code of a file-system error, else its message: for log lines and details. */
+export function errorCode(error: unknown): string {
+  return (error as NodeJS.ErrnoException).code ?? (error as Error).message;
 }
 
 function readIfExists(file: string): string | undefined {
@@ -119,9 +167,13 @@ function readIfExists(file: string): string | undefined {
   }
 }
 
-function syncDir(dir: string): void {
+function isObject(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function syncDir(dir: string, io: StorageFs): void {
   try {
-    const fd = fs.openSync(dir, 'r');
-    try { fs.fsyncSync(fd); } finally { fs.closeSync(fd); }
+    const fd = io.openSync(dir, 'r');
+    try { io.fsyncSync(fd); } finally { io.closeSync(fd); }
   } catch { /* some filesystems cannot sync directories */ }
 }

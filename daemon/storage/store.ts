@@ -1,19 +1,22 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import type { FsyncMode } from '../../lib/config.js';
+import { makeDirectory } from '../../lib/directories.js';
 import { MeridianError } from '../../lib/errors.js';
 import type { Logger } from '../../lib/log.js';
 import { formatTs, type Clock } from '../../lib/time.js';
 import type { Envelope, JsonObject, JsonValue, RunRecord, StoppedRunRecord } from '../../lib/wire.js';
 import { CurrentView, type Reading } from './current-view.js';
 import { Durability } from './durability.js';
-import { prepareRunFile, replayTarget } from './recover.js';
+import { replayTarget } from './recover.js';
+import { prepareRunDir, reopenRunFile, unusableReason } from './run-dir.js';
 import { assertSafeRunId, nextRunId, resolveRunDir } from './run-resolve.js';
+import { SiteLock } from './site-lock.js';
 import { listSiteFiles, SiteDays } from './site-days.js';
 import {
-  newSnapshot, readActiveRun, readHeld, readSnapshot, removeIfExists, statePaths, writeJsonAtomic,
+  errorCode, newSnapshot, readActiveRun, readHeld, readSnapshot, removeIfExists, statePaths, writeJsonAtomic,
   type ActiveRunState, type SnapshotFile, type TargetMark,
 } from './state-files.js';
+import { nodeFs, type StorageFs } from './storage-fs.js';
 import { Target, type TargetKind } from './target.js';
 import { WriteBatch } from './write-batch.js';
 
@@ -33,6 +36,15 @@ export interface StoreOptions {
   logger: Logger;
   /** How often a changed state is snapshotted (ms); 0 disables the timer. */
   snapshotIntervalMs?: number;
+  /** The file-system calls that write (default node:fs); tests inject failures here. */
+  fs?: StorageFs;
+}
+
+/** An active run that could not resume at start-up (its directory is not usable): events go to the site file. */
+export interface SuspendedRun {
+  record: RunRecord;
+  /** Why it could not resume, e.g. `ENOENT`. */
+  reason: string;
 }
 
 /** An event that passed validation. */
@@ -95,21 +107,43 @@ export class TelemetryStore {
   private lastTsMs = NaN;
   private lastTs = '';
   private readonly listeners = new Set<RecordedListener>();
+  private readonly io: StorageFs;
+  private readonly lock: SiteLock;
+  private suspended: SuspendedRun | undefined;
 
-  private constructor(opts: StoreOptions, siteSeq: number, siteFile: string) {
+  private constructor(opts: StoreOptions, siteSeq: number, siteFile: string, lock: SiteLock) {
     this.opts = opts;
+    this.io = opts.fs ?? nodeFs;
+    this.lock = lock;
     this.paths = statePaths(opts.siteDir);
     this.days = new SiteDays(opts.siteDir, opts.zone);
     this.durability = new Durability(opts.fsync, opts.logger);
-    this.site = new Target('site', siteFile, siteSeq, this.paths.heldSite);
+    this.site = new Target('site', siteFile, siteSeq, this.paths.heldSite, this.io);
   }
 
-  /** Open the site directory, recover seqs, current view and active run, and start. */
+  /**
+   * Open the site directory: take its lock (SiteLockedError when another daemon has it),
+   * recover seqs, current view and active run, and start. Only the site directory itself
+   * can make it fail: an active run whose directory is not usable is suspended, damaged
+   * state files are reported and set aside.
+   */
   static open(opts: StoreOptions): TelemetryStore {
     const paths = statePaths(opts.siteDir);
-    fs.mkdirSync(paths.dir, { recursive: true });
+    makeDirectory(paths.dir, opts.fs);
     fs.accessSync(opts.siteDir, fs.constants.W_OK);
+    const lock = SiteLock.acquire(paths.dir, opts.siteDir, (m) => opts.logger.warn(m));
+    try {
+      return TelemetryStore.recover(opts, lock);
+    } catch (error) {
+      lock.release();
+      throw error;
+    }
+  }
+
+  private static recover(opts: StoreOptions, lock: SiteLock): TelemetryStore {
+    const paths = statePaths(opts.siteDir);
     const { logger } = opts;
+    const warn = (m: string) => logger.warn(m);
     let snap = readSnapshot(paths.snapshot);
     if (snap instanceof Error) {
       logger.warn(`${snap.message}; replaying the files instead`);
@@ -117,15 +151,20 @@ export class TelemetryStore {
     }
     const siteFiles = listSiteFiles(opts.siteDir);
     if (!snap && siteFiles.length > 0) logger.warn(`no usable snapshot; replaying ${siteFiles.length} site file(s)`);
-    const site = replayTarget(siteFiles, snap?.site, readHeld(paths.heldSite), logger, 'site');
-    const store = new TelemetryStore(opts, site.seq, siteFiles.at(-1) ?? '');
+    const site = replayTarget(siteFiles, snap?.site, readHeld(paths.heldSite, warn), logger, 'site');
+    const store = new TelemetryStore(opts, site.seq, siteFiles.at(-1) ?? '', lock);
     for (const reading of site.readings.values()) store.view.set('site', reading);
-    const active = readActiveRun(paths.activeRun, (m) => logger.warn(m));
+    const active = readActiveRun(paths.activeRun, warn);
     if (active) store.resumeRun(active, snap?.run ?? null);
     // a fresh snapshot also drops held seqs that a crash left without their line
-    store.snapshot();
+    try {
+      store.snapshot();
+    } catch (error) {
+      logger.error(`could not write the snapshot ${paths.snapshot} (${errorCode(error)}); until it can be written, a start replays the files`);
+    }
+    const runState = store.run ? store.run.record.run_id : store.suspended ? `${store.suspended.record.run_id} (suspended)` : 'none';
     logger.info(`recovered: site seq ${site.seq} (${site.replayed} line(s) replayed), ` +
-      `${store.view.entries('site').length} type(s) current, run ${store.run ? store.run.record.run_id : 'none'}`);
+      `${store.view.entries('site').length} type(s) current, run ${runState}`);
     const interval = opts.snapshotIntervalMs ?? SNAPSHOT_INTERVAL_MS;
     if (interval > 0) {
       store.timer = setInterval(() => store.snapshotIfChanged(), interval);
@@ -152,6 +191,11 @@ export class TelemetryStore {
   /** The active run's record, or undefined. */
   activeRun(): RunRecord | undefined {
     return this.run?.record;
+  }
+
+  /** The run that was active but could not resume at start-up, or undefined. */
+  suspendedRun(): SuspendedRun | undefined {
+    return this.suspended;
   }
 
   /**
@@ -211,47 +255,66 @@ export class TelemetryStore {
     }
     const runId = req.runId ?? (metaId as string | undefined) ?? nextRunId(this.opts.siteDir);
     assertSafeRunId(runId, req.runId !== undefined ? 'run_id' : metaId !== undefined ? 'meta.run_id' : 'run id');
-    const runDir = resolveRunDir(this.opts.siteDir, runId, req.runDir);
-    const file = path.join(runDir, RUN_FILE);
-    let seq: number;
-    try {
-      seq = prepareRunFile(file, this.opts.logger);
-    } catch (error) {
-      throw new MeridianError('INVALID_RUN',
-        `Cannot use run_dir ${runDir} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).`, { cause: error });
-    }
+    const place = resolveRunDir(this.opts.siteDir, runId, req.runDir);
+    const prepared = prepareRunDir(this.opts.siteDir, place, RUN_FILE, this.opts.logger, this.io);
+    const runDir = place.dir;
     const record: RunRecord = {
       run_dir: runDir, run_id: runId, meta: { ...req.meta, run_id: runId }, started_at: formatTs(this.opts.clock.now()),
     };
-    const target = new Target('run', file, seq, this.paths.heldRun);
-    target.dropHeld();
-    const startOffset = target.size;
+    const target = new Target('run', prepared.file, prepared.seq, this.paths.heldRun, this.io);
+    const startOffset = prepared.size;
     const state: ActiveRunState = { record, start_offset: startOffset };
+    // the record is the commit point: written whole, or the start did not happen
     try {
-      writeJsonAtomic(this.paths.activeRun, state);
+      target.dropHeld();
+      writeJsonAtomic(this.paths.activeRun, state, this.io);
     } catch (error) {
       target.close(false);
-      throw new MeridianError('STORAGE_UNAVAILABLE', `Could not record the run start (${(error as Error).message}).`, { cause: error });
+      prepared.undo();
+      throw new MeridianError('STORAGE_UNAVAILABLE',
+        `Could not record the start of run ${runId} (${errorCode(error)}); no run was started.`, { cause: error });
     }
+    if (this.suspended) this.opts.logger.warn(`run ${runId} replaces the suspended run ${this.suspended.record.run_id}`);
+    this.suspended = undefined;
     this.run = { record, target, startOffset };
     this.view.openRun();
-    this.opts.logger.info(`run ${runId} started in ${runDir} (seq continues after ${seq})`);
+    this.opts.logger.info(`run ${runId} started in ${runDir} (seq continues after ${prepared.seq})`);
     return record;
   }
 
-  /** Stop the active run: close its file, discard its view, forget it across restarts. */
+  /**
+   * Stop the active run (or end a suspended one): forget it across restarts, close its file,
+   * discard its view. When that cannot be recorded the run stays as it was (503).
+   */
   stopRun(): StoppedRunRecord {
     this.writeQueued();
     const run = this.run;
-    if (!run) throw new MeridianError('NO_ACTIVE_RUN', 'No run is active.');
-    this.durability.closeTarget(run.target);
-    run.target.dropHeld();
-    removeIfExists(this.paths.activeRun);
+    const record = run?.record ?? this.suspended?.record;
+    if (!record) throw new MeridianError('NO_ACTIVE_RUN', 'No run is active.');
+    // removing the record is the commit point
+    try {
+      removeIfExists(this.paths.activeRun, this.io);
+    } catch (error) {
+      throw new MeridianError('STORAGE_UNAVAILABLE', `Could not record the stop of run ${record.run_id} ` +
+        `(${errorCode(error)}); it is still ${run ? 'active' : 'suspended'}, try again.`, { cause: error });
+    }
+    const stopped = { ...record, stopped_at: formatTs(this.opts.clock.now()) };
+    if (!run) {
+      this.suspended = undefined;
+      this.opts.logger.info(`suspended run ${record.run_id} ended`);
+      return stopped;
+    }
     this.run = undefined;
+    this.durability.closeTarget(run.target);
     this.view.closeRun();
-    this.snapshot();
-    this.opts.logger.info(`run ${run.record.run_id} stopped at seq ${run.target.seq}`);
-    return { ...run.record, stopped_at: formatTs(this.opts.clock.now()) };
+    try {
+      run.target.dropHeld();
+      this.snapshot();
+    } catch (error) {
+      this.opts.logger.error(`run ${record.run_id} stopped, but the snapshot after it failed (${errorCode(error)}); the next start replays the files`);
+    }
+    this.opts.logger.info(`run ${record.run_id} stopped at seq ${run.target.seq}`);
+    return stopped;
   }
 
   /** Write the snapshot now: sync the files, then the marks and views atomically. */
@@ -262,7 +325,7 @@ export class TelemetryStore {
       ? { ...this.mark(this.run.target, 'run'), run_id: this.run.record.run_id, started_at: this.run.record.started_at }
       : null;
     const snap: SnapshotFile = newSnapshot(formatTs(this.opts.clock.now()), site, run);
-    writeJsonAtomic(this.paths.snapshot, snap);
+    writeJsonAtomic(this.paths.snapshot, snap, this.io);
     // every held seq is now covered by the snapshot's views
     this.site.dropHeld();
     this.run?.target.dropHeld();
@@ -283,6 +346,7 @@ export class TelemetryStore {
     }
     this.durability.closeTarget(this.site);
     if (this.run) this.durability.closeTarget(this.run.target);
+    this.lock.release();
   }
 
   /** Start the batch of this turn; it is written once the turn's I/O callbacks have run. */
@@ -306,8 +370,9 @@ export class TelemetryStore {
     try {
       batch.write();
     } catch (error) {
-      const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-      this.opts.logger.error(`write of ${batch.entries.length} line(s) to ${batch.target.path} failed (${reason}); answered 503`);
+      this.opts.logger.error(`write of ${batch.entries.length} line(s) to ${batch.target.path} failed (${errorCode(error)}); answered 503`);
+      // reopened on next use; what earlier writes left unsynced is synced first (unless --fsync off)
+      this.durability.closeTarget(batch.target);
       return;
     }
     for (const e of batch.entries) if (e.makeCurrent) this.view.set(batch.target.kind, e.reading);
@@ -348,17 +413,28 @@ export class TelemetryStore {
     return { file: target.path, offset: file.size, seq: target.seq, current: this.view.entries(kind).map((r) => r.envelope) };
   }
 
+  /**
+   * Make the run of the state file active again; when its run file is not there or not
+   * usable (a disk not mounted, a directory removed, a name the daemon keeps), suspend it
+   * instead: events go to the site file.
+   */
   private resumeRun(state: ActiveRunState, mark: SnapshotFile['run']): void {
     const { record } = state;
-    const file = path.join(record.run_dir, RUN_FILE);
-    const seq = prepareRunFile(file, this.opts.logger);
-    const usable = mark && mark.run_id === record.run_id && mark.started_at === record.started_at && mark.file === file;
-    const startMark: TargetMark = usable ? mark : { file, offset: state.start_offset, seq: 0, current: [] };
-    const replay = replayTarget([file], startMark, readHeld(this.paths.heldRun), this.opts.logger, `run ${record.run_id}`);
-    const target = new Target('run', file, Math.max(seq, replay.seq), this.paths.heldRun);
+    const { logger } = this.opts;
+    let reopened;
+    try {
+      reopened = reopenRunFile(this.opts.siteDir, RUN_FILE, state, mark, readHeld(this.paths.heldRun, (m) => logger.warn(m)), logger);
+    } catch (error) {
+      this.suspended = { record, reason: unusableReason(error) };
+      logger.error(`run ${record.run_id} cannot resume: its run_dir ${record.run_dir} is not usable (${this.suspended.reason}). ` +
+        'The run is suspended: events go to the site file until it is stopped (POST /run/stop) ' +
+        'or the daemon is restarted with the directory back');
+      return;
+    }
+    const target = new Target('run', reopened.file, reopened.seq, this.paths.heldRun, this.io);
     this.run = { record, target, startOffset: state.start_offset };
     this.view.openRun();
-    for (const reading of replay.readings.values()) this.view.set('run', reading);
-    this.opts.logger.info(`run ${record.run_id} is active again (seq ${target.seq})`);
+    for (const reading of reopened.readings) this.view.set('run', reading);
+    logger.info(`run ${record.run_id} is active again (seq ${target.seq})`);
   }
 }

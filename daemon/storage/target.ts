@@ -1,4 +1,5 @@
 import { LineFile } from './line-file.js';
+import { nodeFs, type StorageFs } from './storage-fs.js';
 
 // A storage target's writer: the open file, its seq, and the held-seq side file.
 
@@ -14,12 +15,14 @@ export class Target {
   private file: LineFile | undefined;
   private readonly heldPath: string;
   private held: LineFile | undefined;
+  private readonly io: StorageFs;
 
-  constructor(kind: TargetKind, filePath: string, seq: number, heldPath: string) {
+  constructor(kind: TargetKind, filePath: string, seq: number, heldPath: string, io: StorageFs = nodeFs) {
     this.kind = kind;
     this.filePath = filePath;
     this.seq = seq;
     this.heldPath = heldPath;
+    this.io = io;
   }
 
   /** The path of the file events currently go to. */
@@ -41,21 +44,22 @@ export class Target {
 
   /** The open writer, opening the file on first use or after a failure closed it. */
   open(): LineFile {
-    this.file ??= LineFile.open(this.filePath);
+    this.file ??= LineFile.open(this.filePath, this.io);
     return this.file;
   }
 
   /**
    * Write whole envelope lines (and, for held readings, their seqs to the side file first,
-   * `held` being one seq per line or empty). On failure nothing stays written and the files
-   * are reopened on next use.
+   * `held` being one seq per line or empty). On failure nothing stays written; the caller
+   * then closes the target (syncing what earlier writes left) so that the next use reopens
+   * the files.
    */
   write(lines: string, held: string): LineFile {
     let heldFile: LineFile | undefined;
     let heldSize = 0;
     try {
       if (held) {
-        heldFile = this.held ??= LineFile.open(this.heldPath);
+        heldFile = this.held ??= LineFile.open(this.heldPath, this.io);
         heldSize = heldFile.size;
         heldFile.append(held);
       }
@@ -69,7 +73,6 @@ export class Target {
         this.held?.close();
         this.held = undefined;
       }
-      this.close(false);
       throw error;
     }
   }
@@ -78,7 +81,7 @@ export class Target {
   dropHeld(): void {
     this.held?.close();
     this.held = undefined;
-    LineFile.truncate(this.heldPath);
+    LineFile.truncate(this.heldPath, this.io);
   }
 
   /** Sync (unless told not to) and close the files. */

@@ -6,6 +6,7 @@ import { resolveDaemonConfig, type DaemonFlags } from '../../lib/config.js';
 import { createLogger } from '../../lib/log.js';
 import { systemClock, type Clock } from '../../lib/time.js';
 import { startDaemon, type RunningDaemon } from '../../daemon/server.js';
+import type { StorageFs } from '../../daemon/storage/storage-fs.js';
 import { removeDir, tempDir } from './tmp.js';
 
 /** The repository root (tests run the built CLI from dist/). */
@@ -26,14 +27,17 @@ export interface TestDaemon {
   close(): Promise<void>;
 }
 
-/** Start the real daemon in-process on 127.0.0.1 and an ephemeral port. */
-export async function startTestDaemon(opts: { flags?: DaemonFlags; clock?: Clock; siteDir?: string; env?: Record<string, string> } = {}): Promise<TestDaemon> {
+/**
+ * Start the real daemon in-process on 127.0.0.1 and an ephemeral port (`fs`: the storage
+ * layer's writing calls, for tests that inject disk failures).
+ */
+export async function startTestDaemon(opts: { flags?: DaemonFlags; clock?: Clock; siteDir?: string; env?: Record<string, string>; fs?: StorageFs } = {}): Promise<TestDaemon> {
   const siteDir = opts.siteDir ?? tempDir();
   const config = { ...resolveDaemonConfig({ host: '127.0.0.1', siteDir, ...opts.flags }, opts.env ?? {}, siteDir), port: 0 };
   const logs: string[] = [];
   const clock = opts.clock ?? systemClock;
   const logger = createLogger((line) => logs.push(line.trimEnd()), 'debug', () => clock.now());
-  const daemon = await startDaemon(config, { clock, logger, snapshotIntervalMs: 0 });
+  const daemon = await startDaemon(config, { clock, logger, snapshotIntervalMs: 0, fs: opts.fs });
   return { daemon, url: `http://127.0.0.1:${daemon.port}`, port: daemon.port, siteDir, logs, close: () => daemon.close() };
 }
 

@@ -1,0 +1,149 @@
+import fs from 'node:fs';
+import path from 'node:path';
+
+// One daemon per site directory: `.meridian/daemon.lock` names the process that holds it.
+// A lock whose process is gone (kill -9, a power cut) is stale and taken over.
+
+export const LOCK_FILE = 'daemon.lock';
+const ATTEMPTS = 5;
+
+/**
+ * Who holds a lock: the pid, and (on Linux) the boot and the process's start time, so that
+ * a pid reused after a reboot or by another program is not mistaken for the holder.
+ */
+interface Holder {
+  pid: number;
+  boot: string | null;
+  started: string | null;
+}
+
+/** Another live process holds the site directory. */
+export class SiteLockedError extends Error {
+  readonly pid: number;
+
+  constructor(siteDir: string, pid: number) {
+    super(`site directory ${siteDir} is in use by another telemetry daemon (pid ${pid})`);
+    this.name = 'SiteLockedError';
+    this.pid = pid;
+  }
+}
+
+/** The lock of one site directory, held from acquire() to release(). */
+export class SiteLock {
+  readonly file: string;
+  private readonly text: string;
+
+  private constructor(file: string, text: string) {
+    this.file = file;
+    this.text = text;
+  }
+
+  /**
+   * Take the lock file in `stateDir`; a stale one is replaced (and reported through `warn`).
+   * Throws SiteLockedError when a running process holds it, this one included (a second
+   * store on the same directory in one process).
+   */
+  static acquire(stateDir: string, siteDir: string, warn: (message: string) => void): SiteLock {
+    const file = path.join(stateDir, LOCK_FILE);
+    const { pid, boot, started } = identify(process.pid);
+    const text = `${JSON.stringify({ pid, boot, started })}\n`;
+    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+      if (create(file, text)) return new SiteLock(file, text);
+      const seen = readText(file);
+      if (seen === undefined) continue; // released meanwhile
+      const holder = parseHolder(seen);
+      if (holder && isRunning(holder)) throw new SiteLockedError(siteDir, holder.pid);
+      if (takeOver(file, seen)) {
+        warn(`took over the lock ${file}: ${holder ? `pid ${holder.pid} that held it is no longer running` : 'it was empty or unreadable'}`);
+      }
+    }
+    throw new Error(`could not take the lock ${file}: it kept changing`);
+  }
+
+  /** Remove the lock file, unless another daemon has taken it over meanwhile. */
+  release(): void {
+    if (readText(this.file) === this.text) fs.rmSync(this.file, { force: true });
+  }
+}
+
+/** Create the lock file with `text` unless it exists (O_EXCL); false when it does. */
+function create(file: string, text: string): boolean {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'wx');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
+  try {
+    const buf = Buffer.from(text);
+    for (let done = 0; done < buf.length;) done += fs.writeSync(fd, buf, done, buf.length - done);
+  } catch (error) {
+    fs.closeSync(fd);
+    fs.rmSync(file, { force: true });
+    throw error;
+  }
+  fs.closeSync(fd);
+  return true;
+}
+
+/**
+ * Move a stale lock aside and drop it, if it is still the one judged stale (`seen`). When
+ * another daemon replaced it in between, its lock is put back and false is returned.
+ */
+function takeOver(file: string, seen: string): boolean {
+  const aside = `${file}.stale-${process.pid}`;
+  try {
+    fs.renameSync(file, aside);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw error;
+  }
+  const moved = readText(aside) ?? '';
+  if (moved !== seen) {
+    try { fs.writeFileSync(file, moved, { flag: 'wx' }); } catch { /* a third daemon has it now */ }
+  }
+  fs.rmSync(aside, { force: true });
+  return moved === seen;
+}
+
+function isRunning(holder: Holder): boolean {
+  try {
+    process.kill(holder.pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  const now = identify(holder.pid);
+  if (now.started === null) return !now.zombie; // no /proc: the pid is all there is to go by
+  if (now.zombie) return false; // killed, waiting for its parent to collect it
+  return (holder.boot === null || holder.boot === now.boot) && (holder.started === null || holder.started === now.started);
+}
+
+/** A process's identity as far as this machine can tell (no /proc: the pid alone). */
+function identify(pid: number): Holder & { zombie: boolean } {
+  const boot = readText('/proc/sys/kernel/random/boot_id')?.trim() ?? null;
+  const stat = readText(`/proc/${pid}/stat`);
+  if (stat === undefined) return { pid, boot, started: null, zombie: false };
+  // the fields after "pid (comm)": state is the first, starttime the 20th
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { pid, boot, started: fields[19] ?? null, zombie: fields[0] === 'Z' };
+}
+
+function parseHolder(text: string): Holder | undefined {
+  try {
+    const value = JSON.parse(text) as Partial<Holder>;
+    if (!Number.isSafeInteger(value.pid) || value.pid! <= 0) return undefined;
+    const optional = (v: unknown) => (typeof v === 'string' ? v : null);
+    return { pid: value.pid!, boot: optional(value.boot), started: optional(value.started) };
+  } catch {
+    return undefined;
+  }
+}
+
+function readText(file: string): string | undefined {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}

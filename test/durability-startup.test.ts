@@ -1,0 +1,166 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { VERSION } from '../lib/version.js';
+import { cli } from './helpers/cli.js';
+import { freePort, spawnDaemon, startTestDaemon, type ChildDaemon } from './helpers/daemon.js';
+import { postEvent, request } from './helpers/http.js';
+import { readLines, removeDir, tempDir } from './helpers/tmp.js';
+
+// Start-up refuses only for the site directory itself: a run whose disk is missing, damaged
+// state files and directories left where files belong each start the daemon, with a clear log line.
+
+async function stop(d: ChildDaemon): Promise<void> {
+  d.child.kill('SIGTERM');
+  assert.is(await d.exited, 0, d.stderr());
+}
+
+test('--site-dir under /proc fails at once with one line, instead of spinning', async () => {
+  const port = String(await freePort());
+  const run = await cli(['run', '--host', '127.0.0.1', '--port', port, '--site-dir', '/proc/meridian-telemetry'], { timeoutMs: 10_000 });
+  assert.is(run.code, 1);
+  assert.match(run.stderr, /^\S+Z ERROR site directory \/proc\/meridian-telemetry is not usable \(ENOENT\)\n$/);
+});
+
+test('an active run whose disk is not mounted at start-up is suspended: the daemon starts, events go to the site file', async () => {
+  const site = tempDir();
+  const disk = tempDir(); // the mount point of an external disk
+  const unplugged = tempDir();
+  const runDir = path.join(disk, 'night1');
+  let d = await spawnDaemon({ siteDir: site });
+  try {
+    const run = await request(d.url, '/run/start', { body: { run_id: 'night1', run_dir: runDir } });
+    const during = await postEvent(d.url, { type: 'camera', data: 1 });
+    await stop(d);
+    fs.renameSync(runDir, path.join(unplugged, 'night1')); // the disk is not mounted at the next boot
+
+    d = await spawnDaemon({ siteDir: site, port: d.port });
+    const file = path.join(runDir, 'telemetry.ndjson');
+    assert.match(d.stderr(), `ERROR run night1 cannot resume: its run_dir ${runDir} is not usable (ENOENT). ` +
+      'The run is suspended: events go to the site file until it is stopped (POST /run/stop) or the daemon is restarted with the directory back\n');
+    assert.is(fs.existsSync(runDir), false, 'no new run directory on the empty mount point');
+    assert.equal((await request(d.url, '/ready')).json, { ready: true, run_active: false, version: VERSION });
+    const status = (await request(d.url, '/status')).json;
+    assert.equal([status.run_id, status.suspended_run], [null, { run_id: 'night1', run_dir: runDir, reason: 'ENOENT' }]);
+    const get = await request(d.url, '/run');
+    assert.equal([get.status, get.json], [404, { code: 'NO_ACTIVE_RUN', detail: `No run is active: run night1 is suspended because its run_dir ${runDir} ` +
+      'is not usable (ENOENT); events go to the site file. POST /run/stop ends it.' }]);
+    const toSite = await postEvent(d.url, { type: 'camera', data: 2 });
+    assert.equal([toSite.json.seq, toSite.json.meta], [1, {}]);
+    assert.is(fs.existsSync(file), false);
+    await stop(d);
+
+    fs.renameSync(path.join(unplugged, 'night1'), runDir); // the disk is back
+    d = await spawnDaemon({ siteDir: site, port: d.port });
+    assert.equal((await request(d.url, '/run')).json, run.json, 'the run resumes');
+    const after = await postEvent(d.url, { type: 'camera', data: 3 });
+    assert.is(after.json.seq, 2);
+    assert.equal(readLines(file), [during.json, after.json]);
+    await stop(d);
+  } finally {
+    if (d.child.exitCode === null) d.child.kill('SIGKILL');
+    removeDir(site);
+    removeDir(disk);
+    removeDir(unplugged);
+  }
+});
+
+test('a suspended run is ended by POST /run/stop (200 with its record), or replaced by a new run', async () => {
+  const site = tempDir();
+  const disk = tempDir();
+  const runDir = path.join(disk, 'night1');
+  let d = await spawnDaemon({ siteDir: site });
+  try {
+    const run = await request(d.url, '/run/start', { body: { run_id: 'night1', run_dir: runDir } });
+    await stop(d);
+    removeDir(disk);
+    fs.writeFileSync(disk, 'not a directory any more');
+
+    d = await spawnDaemon({ siteDir: site, port: d.port });
+    assert.equal((await request(d.url, '/status')).json.suspended_run, { run_id: 'night1', run_dir: runDir, reason: 'ENOTDIR' });
+    const stopped = await request(d.url, '/run/stop', { method: 'POST' });
+    assert.is(stopped.status, 200);
+    assert.equal({ ...stopped.json, stopped_at: undefined }, { ...run.json, stopped_at: undefined });
+    assert.is((await request(d.url, '/status')).json.suspended_run, null);
+    assert.is((await request(d.url, '/run/stop', { method: 'POST' })).status, 404);
+    await stop(d);
+    d = await spawnDaemon({ siteDir: site, port: d.port });
+    assert.not.match(d.stderr(), /suspended/);
+    await stop(d);
+
+    // suspended again, then replaced by a new run
+    fs.writeFileSync(path.join(site, '.meridian', 'active-run.json'), JSON.stringify({ record: run.json, start_offset: 0 }));
+    d = await spawnDaemon({ siteDir: site, port: d.port });
+    const next = await request(d.url, '/run/start', { body: { run_id: 'night2' } });
+    assert.is(next.status, 200);
+    assert.match(d.stderr(), 'WARN run night2 replaces the suspended run night1\n');
+    assert.is((await request(d.url, '/status')).json.suspended_run, null);
+    assert.equal((await postEvent(d.url, { type: 'dome', data: 1 })).json.meta, { run_id: 'night2' });
+    await stop(d);
+  } finally {
+    if (d.child.exitCode === null) d.child.kill('SIGKILL');
+    removeDir(site);
+    fs.rmSync(disk, { force: true, recursive: true });
+  }
+});
+
+const RUN = { run_dir: '/srv/night1', run_id: 'night1', meta: { run_id: 'night1' }, started_at: '2026-03-17T20:00:00.000Z' };
+
+// [name, what to put in .meridian (file name -> content, or a directory), expected warning]
+const DAMAGED: Array<[string, Record<string, string | null>, (state: string) => string]> = [
+  ['active-run.json cut short', { 'active-run.json': JSON.stringify({ record: RUN, start_offset: 0 }).slice(0, 40) },
+    (s) => `WARN active run record ${path.join(s, 'active-run.json')} is damaged (not a whole run record); starting with no active run`],
+  ['active-run.json garbage', { 'active-run.json': '\u0000\u0000\u0000' },
+    (s) => `WARN active run record ${path.join(s, 'active-run.json')} is damaged (not a whole run record); starting with no active run`],
+  ['active-run.json without its start offset', { 'active-run.json': JSON.stringify({ record: RUN }) },
+    (s) => `WARN active run record ${path.join(s, 'active-run.json')} is damaged (not a whole run record); starting with no active run`],
+  ['active-run.json with a relative run_dir', { 'active-run.json': JSON.stringify({ record: { ...RUN, run_dir: 'night1' }, start_offset: 0 }) },
+    (s) => `WARN active run record ${path.join(s, 'active-run.json')} is damaged (not a whole run record); starting with no active run`],
+  ['active-run.json a directory', { 'active-run.json': null },
+    (s) => `WARN active run record ${path.join(s, 'active-run.json')} cannot be read (EISDIR); starting with no active run`],
+  ['snapshot.json cut short', { 'snapshot.json': '{"format":1,"written_at":"2026-03-17T20:00:00.000Z","site":{"fi' },
+    (s) => `WARN snapshot ${path.join(s, 'snapshot.json')} is not valid JSON`],
+  ['snapshot.json a directory', { 'snapshot.json': null },
+    (s) => `WARN snapshot ${path.join(s, 'snapshot.json')} cannot be read (EISDIR); replaying the files instead`],
+  ['held-site.ndjson a directory', { 'held-site.ndjson': null },
+    (s) => `WARN held seqs ${path.join(s, 'held-site.ndjson')} cannot be read (EISDIR); readings posted with make_current false may become current`],
+];
+
+for (const [name, files, warning] of DAMAGED) {
+  test(`a damaged state file does not stop start-up: ${name}`, async () => {
+    const site = tempDir();
+    const state = path.join(site, '.meridian');
+    fs.mkdirSync(state);
+    fs.writeFileSync(path.join(site, 'site_20260316.ndjson'), `${JSON.stringify({ seq: 7, ts: RUN.started_at, type: 'weather', data: 1, meta: {} })}\n`);
+    for (const [file, content] of Object.entries(files)) {
+      if (content === null) fs.mkdirSync(path.join(state, file));
+      else fs.writeFileSync(path.join(state, file), content);
+    }
+    const d = await startTestDaemon({ siteDir: site });
+    try {
+      assert.ok(d.logs.some((l) => l.includes(warning(state))), d.logs.join('\n'));
+      assert.equal((await request(d.url, '/ready')).json.run_active, false);
+      assert.is((await request(d.url, '/current/weather')).json.seq, 7);
+      assert.is((await postEvent(d.url, { type: 'weather', data: 2 })).json.seq, 8);
+    } finally {
+      await d.close();
+      removeDir(site);
+    }
+  });
+}
+
+test('a directory named like a site file (left by an older version) does not stop start-up', async () => {
+  const site = tempDir();
+  fs.mkdirSync(path.join(site, 'site_20260101.ndjson'));
+  fs.writeFileSync(path.join(site, 'site_20260316.ndjson'), `${JSON.stringify({ seq: 3, ts: RUN.started_at, type: 'weather', data: 1, meta: {} })}\n`);
+  const d = await startTestDaemon({ siteDir: site });
+  try {
+    assert.is((await postEvent(d.url, { type: 'weather', data: 2 })).json.seq, 4);
+  } finally {
+    await d.close();
+    removeDir(site);
+  }
+});
+
+test.run();
