@@ -9,6 +9,7 @@ import { hostPort, resolveDaemonConfig, type DaemonConfig } from '../lib/config.
 import type { StatusAnswer } from '../lib/wire.js';
 import { startFailureReason, TelemetryStartError } from './launch-failure.js';
 import { DAEMON_NODE_FLAGS } from './node-flags.js';
+import { makeDirectory } from '../lib/directories.js';
 
 // The launcher: `meridian telemetry run` as a child in its own session, logging to a file,
 // and the wait until it answers. `telemetry run --detach` and library callers share it.
@@ -96,12 +97,8 @@ export class TelemetryServer {
     if (this.spawned) return this.spawned;
     let fd: number;
     try {
-      try {
-        fs.mkdirSync(path.dirname(this.logFile), { recursive: true });
-      } catch (error) {
-        // a file where the directory should be: opening the log below says ENOTDIR
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      }
+      // one level at a time: a recursive mkdir spins forever under /proc
+      makeDirectory(path.dirname(this.logFile));
       fd = fs.openSync(this.logFile, 'a');
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;

@@ -112,7 +112,7 @@ test('run --detach on the port of a running telemetry daemon: refused, and the r
   }
 });
 
-test('run --detach with an unusable site directory, an unusable log file, or a public address without token: exit 1, one line', async () => {
+test('run --detach with an unusable site directory (also under /proc), an unusable log file, or a public address without token: exit 1, one line', async () => {
   const dir = tempDir();
   const file = path.join(dir, 'not-a-dir');
   fs.writeFileSync(file, 'x');
@@ -127,6 +127,8 @@ test('run --detach with an unusable site directory, an unusable log file, or a p
         `cannot open the log file ${path.join(file, 'd.log')} (ENOTDIR)`],
       ['public address without a token', ['--host', '0.0.0.0', '--site-dir', path.join(dir, 'site')],
         'refusing to bind 0.0.0.0 without a token: set --token or MERIDIAN_TELEMETRY_TOKEN, or bind localhost'],
+      ['site dir under /proc (a recursive mkdir would spin there forever)', ['--site-dir', '/proc/meridian-telemetry'],
+        'site directory /proc/meridian-telemetry is not usable (ENOENT)'],
     ];
     for (const [name, args, reason] of rows) {
       const run = await cli(['run', '--detach', '--port', port, ...(args.includes('--host') ? [] : ['--host', '127.0.0.1']), ...args]);
