@@ -17,7 +17,7 @@ const CLIENTS = 24;
 // the stop is triggered once this many events were answered, so every connection is busy
 const ANSWERED_BEFORE_STOP = 300;
 // the daemon is given this long (--shutdown-timeout 2 plus room for a loaded machine) to exit
-const EXIT_WITHIN_MS = 12_000;
+const EXIT_WITHIN_MS = 15_000;
 // no client posts more than this (the loops are bounded even when the daemon never stops)
 const MAX_POSTS = 50_000;
 

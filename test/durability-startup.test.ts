@@ -4,17 +4,13 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { VERSION } from '../lib/version.js';
 import { cli } from './helpers/cli.js';
-import { freePort, spawnDaemon, startTestDaemon, type ChildDaemon } from './helpers/daemon.js';
+import { freePort, startTestDaemon } from './helpers/daemon.js';
 import { postEvent, request } from './helpers/http.js';
+import { withRestarts } from './helpers/restart.js';
 import { readLines, removeDir, tempDir } from './helpers/tmp.js';
 
 // Start-up refuses only for the site directory itself: a run whose disk is missing, damaged
 // state files and directories left where files belong each start the daemon, with a clear log line.
-
-async function stop(d: ChildDaemon): Promise<void> {
-  d.child.kill('SIGTERM');
-  assert.is(await d.exited, 0, d.stderr());
-}
 
 test('--site-dir under /proc fails at once with one line, instead of spinning', async () => {
   const port = String(await freePort());
@@ -23,20 +19,19 @@ test('--site-dir under /proc fails at once with one line, instead of spinning', 
   assert.match(run.stderr, /^\S+Z ERROR site directory \/proc\/meridian-telemetry is not usable \(ENOENT\)\n$/);
 });
 
-test('an active run whose disk is not mounted at start-up is suspended: the daemon starts, events go to the site file', async () => {
-  const site = tempDir();
+test('an active run whose disk is not mounted at start-up is suspended: the daemon starts, events go to the site file', () => withRestarts(async (site) => {
   const disk = tempDir(); // the mount point of an external disk
   const unplugged = tempDir();
   const runDir = path.join(disk, 'night1');
-  let d = await spawnDaemon({ siteDir: site });
+  const file = path.join(runDir, 'telemetry.ndjson');
   try {
+    let d = await site.start();
     const run = await request(d.url, '/run/start', { body: { run_id: 'night1', run_dir: runDir } });
     const during = await postEvent(d.url, { type: 'camera', data: 1 });
-    await stop(d);
+    await site.stop();
     fs.renameSync(runDir, path.join(unplugged, 'night1')); // the disk is not mounted at the next boot
 
-    d = await spawnDaemon({ siteDir: site, port: d.port });
-    const file = path.join(runDir, 'telemetry.ndjson');
+    d = await site.start();
     assert.match(d.stderr(), `ERROR run night1 cannot resume: its run_dir ${runDir} is not usable (ENOENT). ` +
       'The run is suspended: events go to the site file until it is stopped (POST /run/stop) or the daemon is restarted with the directory back\n');
     assert.is(fs.existsSync(runDir), false, 'no new run directory on the empty mount point');
@@ -44,66 +39,59 @@ test('an active run whose disk is not mounted at start-up is suspended: the daem
     const status = (await request(d.url, '/status')).json;
     assert.equal([status.run_id, status.suspended_run], [null, { run_id: 'night1', run_dir: runDir, reason: 'ENOENT' }]);
     const get = await request(d.url, '/run');
-    assert.equal([get.status, get.json], [404, { code: 'NO_ACTIVE_RUN', detail: `No run is active: run night1 is suspended because its run_dir ${runDir} ` +
-      'is not usable (ENOENT); events go to the site file. POST /run/stop ends it.' }]);
+    assert.equal([get.status, get.json], [404, { detail: `No run is active: run night1 is suspended because its run_dir ${runDir} ` +
+      'is not usable (ENOENT); events go to the site file. POST /run/stop ends it.', code: 'NO_ACTIVE_RUN' }]);
     const toSite = await postEvent(d.url, { type: 'camera', data: 2 });
     assert.equal([toSite.json.seq, toSite.json.meta], [1, {}]);
     assert.is(fs.existsSync(file), false);
-    await stop(d);
+    await site.stop();
 
     fs.renameSync(path.join(unplugged, 'night1'), runDir); // the disk is back
-    d = await spawnDaemon({ siteDir: site, port: d.port });
+    d = await site.start();
     assert.equal((await request(d.url, '/run')).json, run.json, 'the run resumes');
     const after = await postEvent(d.url, { type: 'camera', data: 3 });
     assert.is(after.json.seq, 2);
     assert.equal(readLines(file), [during.json, after.json]);
-    await stop(d);
   } finally {
-    if (d.child.exitCode === null) d.child.kill('SIGKILL');
-    removeDir(site);
     removeDir(disk);
     removeDir(unplugged);
   }
-});
+}));
 
-test('a suspended run is ended by POST /run/stop (200 with its record), or replaced by a new run', async () => {
-  const site = tempDir();
+test('a suspended run is ended by POST /run/stop (200 with its record), or replaced by a new run', () => withRestarts(async (site) => {
   const disk = tempDir();
   const runDir = path.join(disk, 'night1');
-  let d = await spawnDaemon({ siteDir: site });
   try {
+    let d = await site.start();
     const run = await request(d.url, '/run/start', { body: { run_id: 'night1', run_dir: runDir } });
-    await stop(d);
+    await site.stop();
     removeDir(disk);
     fs.writeFileSync(disk, 'not a directory any more');
 
-    d = await spawnDaemon({ siteDir: site, port: d.port });
+    d = await site.start();
     assert.equal((await request(d.url, '/status')).json.suspended_run, { run_id: 'night1', run_dir: runDir, reason: 'ENOTDIR' });
     const stopped = await request(d.url, '/run/stop', { method: 'POST' });
     assert.is(stopped.status, 200);
     assert.equal({ ...stopped.json, stopped_at: undefined }, { ...run.json, stopped_at: undefined });
     assert.is((await request(d.url, '/status')).json.suspended_run, null);
     assert.is((await request(d.url, '/run/stop', { method: 'POST' })).status, 404);
-    await stop(d);
-    d = await spawnDaemon({ siteDir: site, port: d.port });
+    await site.stop();
+    d = await site.start();
     assert.not.match(d.stderr(), /suspended/);
-    await stop(d);
+    await site.stop();
 
     // suspended again, then replaced by a new run
-    fs.writeFileSync(path.join(site, '.meridian', 'active-run.json'), JSON.stringify({ record: run.json, start_offset: 0 }));
-    d = await spawnDaemon({ siteDir: site, port: d.port });
+    fs.writeFileSync(path.join(site.dir, '.meridian', 'active-run.json'), JSON.stringify({ record: run.json, start_offset: 0 }));
+    d = await site.start();
     const next = await request(d.url, '/run/start', { body: { run_id: 'night2' } });
     assert.is(next.status, 200);
     assert.match(d.stderr(), 'WARN run night2 replaces the suspended run night1\n');
     assert.is((await request(d.url, '/status')).json.suspended_run, null);
     assert.equal((await postEvent(d.url, { type: 'dome', data: 1 })).json.meta, { run_id: 'night2' });
-    await stop(d);
   } finally {
-    if (d.child.exitCode === null) d.child.kill('SIGKILL');
-    removeDir(site);
     fs.rmSync(disk, { force: true, recursive: true });
   }
-});
+}));
 
 const RUN = { run_dir: '/srv/night1', run_id: 'night1', meta: { run_id: 'night1' }, started_at: '2026-03-17T20:00:00.000Z' };
 

@@ -4,6 +4,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestDaemon, spawnDaemon } from './helpers/daemon.js';
 import { postEvent } from './helpers/http.js';
+import { withRestarts } from './helpers/restart.js';
 import { removeDir, tempDir } from './helpers/tmp.js';
 
 // One daemon per site directory (contract section 4): .meridian/daemon.lock names the holder;
@@ -42,23 +43,15 @@ test('two daemons in one process on the same site directory: the second refuses'
   }
 });
 
-test('after kill -9 the lock is stale: the next daemon takes it over and says so', async () => {
-  const first = await spawnDaemon();
-  let next;
-  try {
-    assert.is((await postEvent(first.url, { type: 'weather', data: 1 })).json.seq, 1);
-    first.child.kill('SIGKILL');
-    assert.is(await first.exited, 'SIGKILL');
-    next = await spawnDaemon({ siteDir: first.siteDir });
-    assert.match(next.stderr(), `WARN took over the lock ${lockFile(first.siteDir)}: pid ${first.child.pid} that held it is no longer running\n`);
-    assert.is((await postEvent(next.url, { type: 'weather', data: 2 })).json.seq, 2);
-    assert.is(JSON.parse(fs.readFileSync(lockFile(first.siteDir), 'utf8')).pid, next.child.pid);
-  } finally {
-    next?.child.kill('SIGTERM');
-    await next?.exited;
-    removeDir(first.siteDir);
-  }
-});
+test('after kill -9 the lock is stale: the next daemon takes it over and says so', () => withRestarts(async (site) => {
+  const first = await site.start();
+  assert.is((await postEvent(first.url, { type: 'weather', data: 1 })).json.seq, 1);
+  await site.kill9();
+  const next = await site.start();
+  assert.match(next.stderr(), `WARN took over the lock ${lockFile(site.dir)}: pid ${first.child.pid} that held it is no longer running\n`);
+  assert.is((await postEvent(next.url, { type: 'weather', data: 2 })).json.seq, 2);
+  assert.is(JSON.parse(fs.readFileSync(lockFile(site.dir), 'utf8')).pid, next.child.pid);
+}));
 
 const STALE: Array<[string, string, string]> = [
   // [name, lock file content, how the warning explains it]
