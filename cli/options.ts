@@ -7,7 +7,7 @@ import { ConfigError } from '../lib/errors.js';
 export type ParsedOptions = Readonly<Record<string, unknown>>;
 
 /** Options that take a value (kept as text by the parser: `--token 0123` stays "0123"). */
-export const VALUE_OPTIONS = ['host', 'port', 'token', 'site-dir', 'fsync', 'max-body', 'shutdown-timeout', 'log-file', 'timeout', 'interval', 'stale'];
+export const VALUE_OPTIONS = ['host', 'port', 'token', 'site-dir', 'fsync', 'max-body', 'shutdown-timeout', 'log-file', 'timeout', 'interval', 'stale', 'config', 'forward'];
 /** Options that are switches (never swallow the next word: `--json weather`). */
 export const SWITCH_OPTIONS = ['json', 'follow', 'detach', 'verbose', 'access-logs'];
 
@@ -26,6 +26,14 @@ export function textOption(opts: ParsedOptions, name: string): string | undefine
   if (Array.isArray(value)) throw new UsageError(`--${name} is given more than once`);
   if (value === '' || typeof value === 'boolean') throw new UsageError(`--${name} needs a value`);
   return String(value);
+}
+
+/** A repeatable value option: every value given, in order (none: empty). */
+export function listOption(opts: ParsedOptions, name: string): string[] {
+  const value = opts[name];
+  const values = value === undefined ? [] : Array.isArray(value) ? value : [value];
+  for (const v of values) if (v === '' || typeof v === 'boolean') throw new UsageError(`--${name} needs a value`);
+  return values.map(String);
 }
 
 /** A switch: true when given (the last one wins when repeated; `--no-json` gives false). */

@@ -1,6 +1,6 @@
 import { TelemetryStartError } from '../launcher/launch-failure.js';
 import type { CliIo } from './io.js';
-import { noExtraArguments, requireWith, secondsOption, switchOption, textOption, type ParsedOptions } from './options.js';
+import { listOption, noExtraArguments, requireWith, secondsOption, switchOption, textOption, type ParsedOptions } from './options.js';
 
 // `telemetry run`: the daemon in the foreground, or with --detach in the background through
 // the launcher (the same code path as startTelemetryServer).
@@ -14,16 +14,17 @@ export async function runRun(opts: ParsedOptions, io: CliIo): Promise<number> {
     shutdownTimeout: textOption(opts, 'shutdown-timeout'),
     verbose: switchOption(opts, 'verbose'), accessLogs: switchOption(opts, 'access-logs'),
   };
+  const forward = { config: textOption(opts, 'config'), forward: listOption(opts, 'forward') };
   if (!switchOption(opts, 'detach')) {
     requireWith(opts, ['log-file', 'timeout'], 'detach');
     // each path loads only its own modules: the launcher (execa, got) would cost the
     // foreground daemon ~19 MiB of resident memory for the whole night
     const { runDaemonForeground } = await import('../daemon/main.js');
-    return runDaemonForeground(flags);
+    return runDaemonForeground({ ...flags, ...forward });
   }
   const { startTelemetryServer } = await import('../launcher/launcher.js');
   const timeoutMs = secondsOption(opts, 'timeout', 10_000);
-  const server = startTelemetryServer({ ...flags, logFile: textOption(opts, 'log-file'), env: io.env, autoStart: false });
+  const server = startTelemetryServer({ ...flags, ...forward, logFile: textOption(opts, 'log-file'), env: io.env, autoStart: false });
   const child = server.start();
   try {
     const status = await server.ready({ timeout: timeoutMs / 1000 });

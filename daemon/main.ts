@@ -1,17 +1,27 @@
+import fs from 'node:fs';
 import os from 'node:os';
 import { resolveDaemonConfig, type DaemonFlags } from '../lib/config.js';
+import { ConfigError } from '../lib/errors.js';
 import { createLogger } from '../lib/log.js';
+import { resolveSinks } from './forward/config.js';
 import { systemClock } from '../lib/time.js';
 import { startDaemon, StartupError, type RunningDaemon } from './server.js';
 
 // The daemon's entry: reads the environment, logs to stderr, stops cleanly on signals.
 
+/** The forwarding flags: `--config FILE` and `--forward URL` (repeatable). */
+export interface ForwardFlags {
+  config?: string;
+  forward?: readonly string[];
+}
+
 /**
  * Run the daemon in the foreground until SIGINT, SIGTERM or /shutdown; resolves the exit code
  * (1 when it cannot start). A bad setting throws ConfigError (the CLI's exit 2).
  */
-export async function runDaemonForeground(flags: DaemonFlags): Promise<number> {
+export async function runDaemonForeground(flags: DaemonFlags & ForwardFlags): Promise<number> {
   const config = resolveDaemonConfig(flags, process.env, os.homedir());
+  const forward = resolveSinks({ configFile: flags.config, configText: readConfig(flags.config), forward: flags.forward }, process.env);
   const logger = createLogger((line) => process.stderr.write(line), config.verbose ? 'debug' : 'info');
   // the handlers are in place before the daemon says it is listening: a SIGTERM right after
   // that line (a supervisor, a test) is a clean stop, never the default death by signal
@@ -26,7 +36,7 @@ export async function runDaemonForeground(flags: DaemonFlags): Promise<number> {
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
-    daemon = await startDaemon(config, { clock: systemClock, logger });
+    daemon = await startDaemon(config, { clock: systemClock, logger, forward });
     if (stopRequested) void daemon.close();
     await daemon.closed;
     return 0;
@@ -39,5 +49,14 @@ export async function runDaemonForeground(flags: DaemonFlags): Promise<number> {
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+  }
+}
+
+function readConfig(file: string | undefined): string | undefined {
+  if (file === undefined) return undefined;
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError('--config', 'a readable file', `${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
   }
 }

@@ -5,6 +5,8 @@ import { hostPort, isLoopbackHost, type DaemonConfig } from '../lib/config.js';
 import type { Logger } from '../lib/log.js';
 import { formatTs, type Clock } from '../lib/time.js';
 import { VERSION } from '../lib/version.js';
+import { startForwarding, type Forwarding } from './forward/forwarding.js';
+import type { SinkSpec } from './forward/sink.js';
 import { buildApp } from './http/app.js';
 import { Drain } from './http/drain.js';
 import { SiteLockedError } from './storage/site-lock.js';
@@ -17,6 +19,8 @@ import { TelemetryStore } from './storage/store.js';
 export interface RunningDaemon {
   readonly server: http.Server;
   readonly store: TelemetryStore;
+  /** The forwarding sinks (none unless configured). */
+  readonly forwarding: Forwarding;
   /** The bound address as `host:port` (port resolved when 0 was asked for). */
   readonly address: string;
   readonly port: number;
@@ -24,7 +28,7 @@ export interface RunningDaemon {
   readonly closed: Promise<void>;
   /**
    * Stop accepting, refuse what arrives, finish requests in flight (cut after the config's
-   * shutdown timeout, or at once with `now`: a second Ctrl-C), sync, snapshot, close files.
+   * shutdown timeout, or at once with `now`: a second Ctrl-C), stop the sinks (bounded), sync, snapshot, close files.
    */
   close(options?: { now?: boolean }): Promise<void>;
 }
@@ -39,7 +43,7 @@ export class StartupError extends Error {
 
 /** Start the daemon with a resolved config (port 0 picks a free port: for embedding and tests). */
 export async function startDaemon(config: DaemonConfig,
-  deps: { clock: Clock; logger: Logger; snapshotIntervalMs?: number; fs?: StorageFs }): Promise<RunningDaemon> {
+  deps: { clock: Clock; logger: Logger; snapshotIntervalMs?: number; fs?: StorageFs; forward?: readonly SinkSpec[] }): Promise<RunningDaemon> {
   const { logger } = deps;
   if (!isLoopbackHost(config.host) && config.token === undefined) {
     throw new StartupError(`refusing to bind ${config.host} without a token: set --token or MERIDIAN_TELEMETRY_TOKEN, or bind localhost`);
@@ -60,6 +64,7 @@ export async function startDaemon(config: DaemonConfig,
   let resolveClosed!: () => void;
   const closed = new Promise<void>((resolve) => { resolveClosed = resolve; });
   let closing: Promise<void> | undefined;
+  let forwarding: Forwarding = startForwarding([], { store, siteDir: config.siteDir, clock: deps.clock, logger });
   const server = http.createServer({ keepAliveTimeout: 5000 });
   const drain = new Drain(server, logger);
   const close = (options?: { now?: boolean }) => {
@@ -68,7 +73,7 @@ export async function startDaemon(config: DaemonConfig,
       return closing;
     }
     closing = (async () => {
-      await drain.stop(options?.now ? 0 : config.shutdownTimeoutMs);
+      await Promise.all([drain.stop(options?.now ? 0 : config.shutdownTimeoutMs), forwarding.stop()]);
       await store.close();
       logger.info('stopped');
       resolveClosed();
@@ -80,6 +85,7 @@ export async function startDaemon(config: DaemonConfig,
     config, store, logger, clock: deps.clock, version: VERSION,
     bootId: randomBytes(4).toString('hex'),
     process: { pid: process.pid, startedAt: formatTs(deps.clock.now()), address: () => address },
+    forwardStatus: () => forwarding.status(),
     onShutdown: () => { logger.info('shutdown requested over HTTP'); void close(); },
   });
   server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
@@ -102,6 +108,7 @@ export async function startDaemon(config: DaemonConfig,
   }
   const port = (server.address() as AddressInfo).port;
   address = hostPort(config.host, port);
+  forwarding = startForwarding(deps.forward ?? [], { store, siteDir: config.siteDir, clock: deps.clock, logger });
   logger.info(`listening on http://${address} (site ${config.siteDir}, fsync ${config.fsync}, version ${VERSION})`);
-  return { server, store, address, port, closed, close };
+  return { server, store, get forwarding() { return forwarding; }, address, port, closed, close };
 }

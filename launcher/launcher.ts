@@ -31,6 +31,9 @@ export interface TelemetryServerOptions {
   maxBody?: number | string;
   /** Seconds a stop waits for requests in flight (default 3). */
   shutdownTimeout?: number | string;
+  /** Forwarding: a TOML config file and URLs (docs/forwarding.md). */
+  config?: string;
+  forward?: readonly string[];
   /** Where the daemon's stdout and stderr are appended; default `<site_dir>/.meridian/daemon.log`. */
   logFile?: string;
   /** The environment settings default from and the child runs with (default `process.env`). */
@@ -74,7 +77,8 @@ export class TelemetryServer {
     this.logFile = path.resolve(options.logFile ?? path.join(c.siteDir, '.meridian', 'daemon.log'));
     this.args = [...DAEMON_NODE_FLAGS, MERIDIAN_JS, 'telemetry', 'run', '--host', c.host, '--port', String(c.port), '--site-dir', c.siteDir,
       '--fsync', c.fsync, '--max-body', String(c.maxBody),
-      ...(options.shutdownTimeout !== undefined ? ['--shutdown-timeout', String(c.shutdownTimeoutMs / 1000)] : []), ...(c.verbose ? ['--verbose'] : []), ...(c.accessLogs ? ['--access-logs'] : [])];
+      ...(options.shutdownTimeout !== undefined ? ['--shutdown-timeout', String(c.shutdownTimeoutMs / 1000)] : []), ...(c.verbose ? ['--verbose'] : []), ...(c.accessLogs ? ['--access-logs'] : []),
+      ...(options.config !== undefined ? ['--config', path.resolve(options.config)] : []), ...(options.forward ?? []).flatMap((u) => ['--forward', u])];
     this.env = { ...env };
     if (c.token !== undefined) this.env.MERIDIAN_TELEMETRY_TOKEN = c.token;
   }

@@ -77,6 +77,30 @@ export interface StatusAnswer {
    * events go to the site file until it is stopped. Null when there is none.
    */
   suspended_run?: { run_id: string; run_dir: string; reason: string } | null;
+  /** Each configured forwarding sink (docs/forwarding.md); empty when none is configured. */
+  forward: SinkStatus[];
+}
+
+/** One forwarding sink in GET /status. */
+export interface SinkStatus {
+  name: string;
+  kind: 'mqtt' | 'postgres' | 'http';
+  /** The sink's URL with any password replaced by `***`. */
+  url: string;
+  /** ok; retrying (deliveries fail, for less than its failing_after); failing. */
+  state: 'ok' | 'retrying' | 'failing';
+  /** Events recorded but not yet acknowledged by the sink. */
+  lag_events: number;
+  /** Age of the oldest event not yet acknowledged (0 when caught up). */
+  lag_seconds: number;
+  /** When the sink last acknowledged a batch (ts format), or null. */
+  last_success: string | null;
+  /** Failed deliveries retried since start. */
+  retries: number;
+  /** Records the peer refused for good since start (in the sink's dead-letter file). */
+  dead_letters: number;
+  /** The reason of the last failed delivery, or null. */
+  last_error: string | null;
 }
 
 /** GET /current. */

@@ -45,7 +45,7 @@ test('run --detach, status, stop: the daemon starts in its own session, answers,
     assert.match(inRun.stdout, new RegExp(`^telemetry daemon at 127\\.0\\.0\\.1:${port}  pid ${pid}  version \\S+  up \\d+s  run 042  2 types\\n$`));
     const json = await cli(['status', '--json', ...at]);
     const body = JSON.parse(json.stdout);
-    assert.equal(body, { version: VERSION, pid, started_at: body.started_at, address: `127.0.0.1:${port}`, run_id: '042', types: 2, suspended_run: null });
+    assert.equal(body, { version: VERSION, pid, started_at: body.started_at, address: `127.0.0.1:${port}`, run_id: '042', types: 2, suspended_run: null, forward: [] });
     assert.match(body.started_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     assert.is(json.stdout, `${(await request(`http://127.0.0.1:${port}`, '/status')).text}\n`, 'exactly the API body');
 

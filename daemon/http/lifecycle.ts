@@ -17,7 +17,7 @@ export function lifecycleHandlers(deps: AppDeps, guard: Guard): Record<'health' 
 
     status: (_req, res) => sendJson(res, 200, JSON.stringify({
       version: deps.version, pid: deps.process.pid, started_at: deps.process.startedAt, address: deps.process.address(),
-      run_id: store.activeRun()?.run_id ?? null, types: store.view.size, suspended_run: suspendedRun(store),
+      run_id: store.activeRun()?.run_id ?? null, types: store.view.size, suspended_run: suspendedRun(store), forward: deps.forwardStatus(),
     })),
 
     shutdown: (req, res) => {

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { resolveDaemonConfig, type DaemonFlags } from '../../lib/config.js';
 import { createLogger } from '../../lib/log.js';
 import { systemClock, type Clock } from '../../lib/time.js';
+import type { SinkSpec } from '../../daemon/forward/sink.js';
 import { startDaemon, type RunningDaemon } from '../../daemon/server.js';
 import type { StorageFs } from '../../daemon/storage/storage-fs.js';
 import { removeDir, tempDir } from './tmp.js';
@@ -31,13 +32,13 @@ export interface TestDaemon {
  * Start the real daemon in-process on 127.0.0.1 and an ephemeral port (`fs`: the storage
  * layer's writing calls, for tests that inject disk failures).
  */
-export async function startTestDaemon(opts: { flags?: DaemonFlags; clock?: Clock; siteDir?: string; env?: Record<string, string>; fs?: StorageFs } = {}): Promise<TestDaemon> {
+export async function startTestDaemon(opts: { flags?: DaemonFlags; clock?: Clock; siteDir?: string; env?: Record<string, string>; fs?: StorageFs; forward?: SinkSpec[] } = {}): Promise<TestDaemon> {
   const siteDir = opts.siteDir ?? tempDir();
   const config = { ...resolveDaemonConfig({ host: '127.0.0.1', siteDir, ...opts.flags }, opts.env ?? {}, siteDir), port: 0 };
   const logs: string[] = [];
   const clock = opts.clock ?? systemClock;
   const logger = createLogger((line) => logs.push(line.trimEnd()), 'debug', () => clock.now());
-  const daemon = await startDaemon(config, { clock, logger, snapshotIntervalMs: 0, fs: opts.fs });
+  const daemon = await startDaemon(config, { clock, logger, snapshotIntervalMs: 0, fs: opts.fs, forward: opts.forward });
   return { daemon, url: `http://127.0.0.1:${daemon.port}`, port: daemon.port, siteDir, logs, close: () => daemon.close() };
 }
 

@@ -1,0 +1,141 @@
+import { parse as parseToml } from 'smol-toml';
+import { ConfigError } from '../../lib/errors.js';
+import { isTableName } from './postgres-schema.js';
+import type { SinkCommon, SinkKind, SinkSpec } from './sink.js';
+
+// Forwarding settings: `--forward URL` (repeatable, every option at its default) and
+// `--config FILE` (TOML, one [[sink]] table per sink). Secrets are named by environment
+// variable (`password_env`, `[sink.header_env]`), never written in the file or logged.
+
+type Env = Readonly<Record<string, string | undefined>>;
+type Table = Record<string, unknown>;
+
+const SCHEMES: Record<string, SinkKind> = {
+  'mqtt:': 'mqtt', 'mqtts:': 'mqtt', 'postgres:': 'postgres', 'postgresql:': 'postgres', 'http:': 'http', 'https:': 'http',
+};
+const SAFE_NAME = /^[A-Za-z0-9._-]{1,64}$/;
+const COMMON_KEYS = ['name', 'url', 'batch_records', 'batch_bytes', 'linger_ms', 'retry_min_ms', 'retry_max_ms', 'failing_after_s', 'timeout_ms', 'start'];
+const KIND_KEYS: Record<SinkKind, string[]> = {
+  mqtt: ['prefix', 'username', 'password_env', 'retain_current'],
+  postgres: ['table', 'password_env'],
+  http: ['headers', 'header_env'],
+};
+
+/** The sinks of `--config FILE` (its text given) and of each `--forward URL`, checked. */
+export function resolveSinks(input: { configText?: string; configFile?: string; forward?: readonly string[] }, env: Env): SinkSpec[] {
+  const sinks: SinkSpec[] = [];
+  if (input.configText !== undefined) {
+    const where = input.configFile ?? 'the config file';
+    let doc: Table;
+    try {
+      doc = parseToml(input.configText) as Table;
+    } catch (error) {
+      throw new ConfigError('--config', `a TOML file (${where}: ${(error as Error).message.split('\n')[0]})`, where);
+    }
+    const unknown = Object.keys(doc).filter((k) => k !== 'sink');
+    if (unknown.length > 0) throw new ConfigError(`${where}: ${unknown[0]}`, 'a known key (only [[sink]] tables)', unknown[0]);
+    const tables = doc.sink ?? [];
+    if (!Array.isArray(tables)) throw new ConfigError(`${where}: sink`, 'an array of tables ([[sink]])', tables);
+    tables.forEach((t, i) => sinks.push(sinkOf(t as Table, `${where}: sink ${i + 1}`, env)));
+  }
+  for (const url of input.forward ?? []) sinks.push(sinkOf({ url }, '--forward', env));
+  const seen = new Set<string>();
+  for (const s of sinks) {
+    if (seen.has(s.name)) throw new ConfigError('sink name', 'unique across sinks (it names the cursor file)', s.name);
+    seen.add(s.name);
+  }
+  return sinks;
+}
+
+function sinkOf(t: Table, where: string, env: Env): SinkSpec {
+  const url = str(t, 'url', where, undefined);
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new ConfigError(`${where} url`, 'an mqtt://, postgres:// or http(s):// URL', url);
+  }
+  const kind = SCHEMES[parsed.protocol];
+  if (!kind) throw new ConfigError(`${where} url`, 'an mqtt://, mqtts://, postgres://, http:// or https:// URL', url);
+  const unknown = Object.keys(t).find((k) => !COMMON_KEYS.includes(k) && !KIND_KEYS[kind].includes(k));
+  if (unknown) throw new ConfigError(`${where}: ${unknown}`, `a known key for a ${kind} sink (see docs/forwarding.md)`, unknown);
+  const name = str(t, 'name', where, derivedName(kind, parsed));
+  if (!SAFE_NAME.test(name)) throw new ConfigError(`${where} name`, '1-64 letters, digits, ".", "_" or "-"', name);
+  const start = str(t, 'start', where, 'beginning');
+  if (start !== 'beginning' && start !== 'end') throw new ConfigError(`${where} start`, '"beginning" or "end"', start);
+  const retryMin = int(t, 'retry_min_ms', where, 250, 1);
+  const common: SinkCommon = {
+    name, kind, url, start,
+    batchRecords: int(t, 'batch_records', where, 500, 1, 100_000),
+    batchBytes: int(t, 'batch_bytes', where, 1024 * 1024, 1024),
+    lingerMs: int(t, 'linger_ms', where, 100, 0),
+    retry: { minMs: retryMin, maxMs: int(t, 'retry_max_ms', where, 30_000, retryMin) },
+    failingAfterMs: num(t, 'failing_after_s', where, 60) * 1000,
+    timeoutMs: int(t, 'timeout_ms', where, 10_000, 1),
+  };
+  const password = secret(t, where, env);
+  if (kind === 'mqtt') {
+    const prefix = str(t, 'prefix', where, 'meridian');
+    if (prefix === '' || /[+#\u0000]/.test(prefix)) throw new ConfigError(`${where} prefix`, 'a topic without +, # or NUL', prefix);
+    const retain = t.retain_current ?? true;
+    if (typeof retain !== 'boolean') throw new ConfigError(`${where} retain_current`, 'true or false', retain);
+    return { ...common, kind, prefix, username: t.username === undefined ? undefined : str(t, 'username', where, ''), password, retainCurrent: retain };
+  }
+  if (kind === 'postgres') {
+    const table = str(t, 'table', where, 'meridian_events');
+    if (!isTableName(table)) throw new ConfigError(`${where} table`, 'a lower-case name (letters, digits, _), optionally schema.table', table);
+    return { ...common, kind, table, password };
+  }
+  return { ...common, kind, headers: headers(t, where, env) };
+}
+
+// --forward mqtt://broker:1883 -> mqtt-broker-1883: stable, so the cursor is found again
+function derivedName(kind: SinkKind, url: URL): string {
+  const words = [kind, url.hostname, url.port, ...url.pathname.split('/')].filter((w) => w !== '');
+  return words.join('-').replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 64);
+}
+
+function secret(t: Table, where: string, env: Env): string | undefined {
+  if (t.password_env === undefined) return undefined;
+  const name = str(t, 'password_env', where, '');
+  const value = env[name];
+  if (value === undefined || value === '') throw new ConfigError(`${where} password_env`, `the name of a set environment variable (${name} is not set)`, name);
+  return value;
+}
+
+function headers(t: Table, where: string, env: Env): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, fromEnv] of [['headers', false], ['header_env', true]] as const) {
+    const table = t[key] ?? {};
+    if (typeof table !== 'object' || table === null || Array.isArray(table)) throw new ConfigError(`${where} ${key}`, 'a table of header = "text"', table);
+    for (const [header, value] of Object.entries(table)) {
+      if (typeof value !== 'string') throw new ConfigError(`${where} ${key}.${header}`, 'a string', value);
+      const text = fromEnv ? env[value] : value;
+      if (text === undefined || text === '') throw new ConfigError(`${where} ${key}.${header}`, `the name of a set environment variable (${value} is not set)`, value);
+      out[header] = text;
+    }
+  }
+  return out;
+}
+
+function str(t: Table, key: string, where: string, fallback: string | undefined): string {
+  const v = t[key];
+  if (v === undefined && fallback !== undefined) return fallback;
+  if (typeof v !== 'string') throw new ConfigError(`${where} ${key}`, 'a string', v ?? '(missing)');
+  return v;
+}
+
+function num(t: Table, key: string, where: string, fallback: number): number {
+  const v = t[key] ?? fallback;
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw new ConfigError(`${where} ${key}`, 'a number, at least 0', v);
+  return v;
+}
+
+function int(t: Table, key: string, where: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  const v = t[key] ?? fallback;
+  const n = typeof v === 'bigint' ? Number(v) : v;
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < min || n > max) {
+    throw new ConfigError(`${where} ${key}`, `a whole number from ${min}${max < Number.MAX_SAFE_INTEGER ? ` to ${max}` : ''}`, n);
+  }
+  return n;
+}

@@ -1,0 +1,20 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { formatTs } from '../../lib/time.js';
+import { recordId, type ForwardRecord } from './record.js';
+
+// The dead-letter file of a sink: the records its peer refused for good, one NDJSON line
+// each, so the sink can move on and an operator can look at them (and replay them) later.
+
+/** Append one refused record with the reason; the envelope is kept byte for byte. */
+export function writeDeadLetter(file: string, sink: string, record: ForwardRecord, reason: string, nowMs: number): void {
+  const head = JSON.stringify({ at: formatTs(nowMs), sink, id: recordId(record), stream: record.stream, seq: record.seq, reason });
+  const line = `${head.slice(0, -1)},"envelope":${record.line}}\n`;
+  try {
+    fs.appendFileSync(file, line);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.appendFileSync(file, line);
+  }
+}

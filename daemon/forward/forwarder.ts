@@ -1,0 +1,250 @@
+import path from 'node:path';
+import type { Logger } from '../../lib/log.js';
+import type { Clock } from '../../lib/time.js';
+import type { SinkStatus } from '../../lib/wire.js';
+import { retryDelay } from './backoff.js';
+import { readCursor, writeCursor } from './cursor.js';
+import { writeDeadLetter } from './dead-letter.js';
+import type { StreamHeads } from './heads.js';
+import { SinkHealth } from './health.js';
+import type { LogTail, StreamPosition } from './log-tail.js';
+import type { ForwardRecord } from './record.js';
+import { errorText, redactUrl, SinkRejection, type Sink, type SinkSpec } from './sink.js';
+import { Wake } from './wake.js';
+
+// The loop every sink shares: read the next batch after the cursor, send it (one batch in
+// flight), move the cursor once the peer acknowledged it, back off and retry on failure,
+// split a refused batch until the refused record is found and put it in the dead-letter file.
+
+// an idle sink looks at the files this often even without being woken
+const IDLE_POLL_MS = 1000;
+
+/** The active run, as far as forwarding cares: its stream name, file and where it began. */
+export interface RunSource {
+  id: string;
+  file: string;
+  startOffset: number;
+}
+
+/** What a forwarder needs. */
+export interface ForwarderDeps {
+  spec: SinkSpec;
+  sink: Sink;
+  tail: LogTail;
+  heads: StreamHeads;
+  /** The directory of cursor and dead-letter files. */
+  stateDir: string;
+  activeRun(): RunSource | undefined;
+  /** The newest site file (for the site's head seq). */
+  latestSiteFile(): string;
+  clock: Clock;
+  logger: Logger;
+  random(): number;
+}
+
+interface Batch {
+  records: ForwardRecord[];
+  /** The stream's position after the batch (past lines that were no envelopes, too). */
+  position: StreamPosition;
+}
+
+/** Forwards the log to one sink, from its cursor on, until stopped. */
+export class Forwarder {
+  private readonly deps: ForwarderDeps;
+  private readonly spec: SinkSpec;
+  private readonly health = new SinkHealth();
+  private readonly wake = new Wake();
+  private readonly abort = new AbortController();
+  private readonly cursorFile: string;
+  private readonly deadFile: string;
+  private streams: Record<string, StreamPosition> = {};
+  private oldestPendingTs: string | undefined;
+  private stopped = false;
+  private loop: Promise<void> | undefined;
+
+  constructor(deps: ForwarderDeps) {
+    this.deps = deps;
+    this.spec = deps.spec;
+    this.cursorFile = path.join(deps.stateDir, `${deps.spec.name}.cursor.json`);
+    this.deadFile = path.join(deps.stateDir, `${deps.spec.name}.dead.ndjson`);
+  }
+
+  /** Load the cursor (or start one) and run the loop in the background. */
+  start(): void {
+    const { logger } = this.deps;
+    const saved = readCursor(this.cursorFile);
+    if (saved instanceof Error) logger.warn(`sink ${this.spec.name}: ${saved.message}; starting from the ${this.spec.start} of the log`);
+    if (saved && !(saved instanceof Error)) this.streams = saved.streams;
+    else this.streams.site = this.spec.start === 'end' ? this.endOf('site', this.deps.latestSiteFile()) : this.deps.tail.startOf('site');
+    const run = this.deps.activeRun();
+    if (run) this.addStream(run.id, run.file);
+    logger.info(`sink ${this.spec.name}: forwarding to ${redactUrl(this.spec.url)} (cursor ${this.cursorFile})`);
+    this.loop = this.run().catch((error) => logger.error(`sink ${this.spec.name}: forwarding stopped`, error));
+  }
+
+  /** New events were recorded in `stream` (in `file`): wake the loop. Cheap: runs on the write path. */
+  notify(stream: string, file: string): void {
+    if (!(stream in this.streams)) this.addStream(stream, file);
+    this.wake.wake();
+  }
+
+  /** Stop: abandon the batch in flight (its cursor is not moved), close the sink; bounded by `graceMs`. */
+  async stop(graceMs: number): Promise<void> {
+    this.stopped = true;
+    this.wake.stop();
+    this.abort.abort();
+    await within(this.loop ?? Promise.resolve(), graceMs);
+    await within(this.deps.sink.close().catch(() => undefined), graceMs);
+  }
+
+  /** The sink's line in /status. */
+  status(): SinkStatus {
+    const now = this.deps.clock.now();
+    let lag = 0;
+    for (const [stream, pos] of Object.entries(this.streams)) {
+      const file = stream === 'site' ? this.deps.latestSiteFile() : pos.file;
+      lag += Math.max(0, this.deps.heads.seqOf(stream, file) - pos.seq);
+    }
+    const pendingMs = this.oldestPendingTs === undefined ? NaN : Date.parse(this.oldestPendingTs);
+    return {
+      name: this.spec.name, kind: this.spec.kind, url: redactUrl(this.spec.url),
+      state: this.health.state(now, this.spec.failingAfterMs),
+      lag_events: lag,
+      lag_seconds: lag === 0 || Number.isNaN(pendingMs) ? 0 : Math.max(0, Math.round((now - pendingMs) / 100) / 10),
+      last_success: this.health.lastSuccess(), retries: this.health.retries, dead_letters: this.health.deadLetters,
+      last_error: this.health.lastError ?? null,
+    };
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopped) {
+      const batch = await this.nextBatch();
+      if (batch) {
+        await this.deliver(batch);
+        continue;
+      }
+      this.oldestPendingTs = undefined;
+      await this.wake.wait(IDLE_POLL_MS);
+      // let a burst gather into one batch
+      if (this.spec.lingerMs > 0 && !this.stopped) await this.wake.wait(this.spec.lingerMs, true);
+    }
+  }
+
+  /** The next records after the cursor, from the first stream that has any. */
+  private async nextBatch(): Promise<Batch | undefined> {
+    const limits = { records: this.spec.batchRecords, bytes: this.spec.batchBytes };
+    for (const [stream, pos] of Object.entries(this.streams)) {
+      const read = await this.deps.tail.read(stream, pos, limits);
+      if (read.skipped > 0) this.deps.logger.warn(`sink ${this.spec.name}: passed over ${read.skipped} line(s) of ${read.position.file} that are no envelopes`);
+      if (read.records.length > 0) {
+        this.oldestPendingTs = read.records[0]!.ts;
+        return { records: read.records, position: read.position };
+      }
+      if (read.position.file !== pos.file || read.position.offset !== pos.offset) this.moveTo(stream, read.position);
+      if (read.atEnd && stream !== 'site' && this.deps.activeRun()?.id !== stream) {
+        // a stopped run's file is forwarded to its end: forget it
+        delete this.streams[stream];
+        this.saveCursor();
+      }
+    }
+    return undefined;
+  }
+
+  /** Deliver a batch: retry transient failures, split refused batches, dead-letter refused records. */
+  private async deliver(batch: Batch): Promise<void> {
+    const queue: ForwardRecord[][] = [batch.records];
+    while (queue.length > 0 && !this.stopped) {
+      const chunk = queue[0]!;
+      try {
+        await this.sendWithTimeout(chunk);
+        this.acknowledged(chunk);
+        queue.shift();
+      } catch (error) {
+        if (this.stopped) return;
+        try {
+          if (error instanceof SinkRejection) {
+            queue.splice(0, 1, ...this.refused(chunk, error));
+            continue;
+          }
+        } catch (deadLetterError) {
+          error = deadLetterError;
+        }
+        await this.backOff(error);
+      }
+    }
+    if (!this.stopped) this.moveTo(batch.records[0]!.stream, batch.position);
+  }
+
+  private async sendWithTimeout(chunk: ForwardRecord[]): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no acknowledgement within ${this.spec.timeoutMs} ms`)), this.spec.timeoutMs);
+    });
+    try {
+      await Promise.race([this.deps.sink.send(chunk, this.abort.signal), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** A refused chunk: halves to send on their own, or (one record) its dead letter. */
+  private refused(chunk: ForwardRecord[], error: SinkRejection): ForwardRecord[][] {
+    if (chunk.length > 1) {
+      const half = Math.ceil(chunk.length / 2);
+      return [chunk.slice(0, half), chunk.slice(half)];
+    }
+    const record = chunk[0]!;
+    writeDeadLetter(this.deadFile, this.spec.name, record, error.message, this.deps.clock.now());
+    this.health.deadLetters++;
+    this.deps.logger.warn(`sink ${this.spec.name}: ${record.stream}:${record.seq} refused (${error.message}); written to ${this.deadFile}`);
+    this.acknowledged(chunk);
+    return [];
+  }
+
+  private acknowledged(chunk: ForwardRecord[]): void {
+    const outage = this.health.success(this.deps.clock.now());
+    if (outage !== undefined) this.deps.logger.info(`sink ${this.spec.name}: delivering again after ${(outage / 1000).toFixed(1)} s`);
+    const last = chunk[chunk.length - 1]!;
+    this.moveTo(last.stream, { file: last.file, offset: last.end, seq: last.seq });
+  }
+
+  private async backOff(error: unknown): Promise<void> {
+    const reason = errorText(error);
+    const attempt = this.health.failure(this.deps.clock.now(), reason);
+    const delay = retryDelay(attempt, this.spec.retry, this.deps.random);
+    const message = `sink ${this.spec.name}: delivery failed (${reason}); retry ${attempt} in ${delay} ms`;
+    if (attempt === 1) this.deps.logger.warn(message); else this.deps.logger.debug(message);
+    await this.wake.wait(delay, true);
+  }
+
+  private moveTo(stream: string, position: StreamPosition): void {
+    const old = this.streams[stream];
+    if (old && old.file === position.file && old.offset === position.offset) return;
+    this.streams[stream] = position;
+    this.saveCursor();
+  }
+
+  private saveCursor(): void {
+    try {
+      writeCursor(this.cursorFile, this.spec.name, this.streams);
+    } catch (error) {
+      this.deps.logger.error(`sink ${this.spec.name}: could not write ${this.cursorFile} (${errorText(error)}); records may be sent again after a restart`);
+    }
+  }
+
+  private addStream(stream: string, file: string): void {
+    const run = this.deps.activeRun();
+    const startOffset = run?.id === stream && run.file === file ? run.startOffset : 0;
+    this.streams[stream] = this.spec.start === 'end' && stream === 'site' ? this.endOf(stream, file) : { file, offset: startOffset, seq: 0 };
+  }
+
+  private endOf(stream: string, file: string): StreamPosition {
+    return this.deps.tail.endOf(file, this.deps.heads.seqOf(stream, file));
+  }
+}
+
+async function within(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([promise, new Promise((resolve) => { timer = setTimeout(resolve, ms); })]);
+  clearTimeout(timer);
+}

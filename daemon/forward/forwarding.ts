@@ -1,0 +1,80 @@
+import path from 'node:path';
+import type { Logger } from '../../lib/log.js';
+import type { Clock } from '../../lib/time.js';
+import type { SinkStatus } from '../../lib/wire.js';
+import { listSiteFiles } from '../storage/site-days.js';
+import { readActiveRun, statePaths } from '../storage/state-files.js';
+import { RUN_FILE, type TelemetryStore } from '../storage/store.js';
+import { Forwarder, type RunSource } from './forwarder.js';
+import { StreamHeads } from './heads.js';
+import { httpSink } from './http.js';
+import { LogTail } from './log-tail.js';
+import { mqttSink } from './mqtt.js';
+import { postgresSink } from './postgres.js';
+import type { Sink, SinkSpec } from './sink.js';
+
+// Forwarding as the daemon runs it: one forwarder per configured sink, woken by the store's
+// onRecorded listener, reading the backlog from the files. Nothing here runs on the write
+// path but a wake-up: a sink that is down or slow never holds an event back.
+
+/** How long a stop waits for a sink's batch in flight and its connection to close. */
+const STOP_GRACE_MS = 2000;
+
+/** The running forwarders. */
+export interface Forwarding {
+  /** Each sink's line for /status, in configuration order. */
+  status(): SinkStatus[];
+  /** Stop every sink (bounded: a peer that is down cannot hold shutdown up). */
+  stop(): Promise<void>;
+}
+
+/** What forwarding needs from the daemon. */
+export interface ForwardingDeps {
+  store: TelemetryStore;
+  siteDir: string;
+  clock: Clock;
+  logger: Logger;
+  random?: () => number;
+}
+
+/** Start a forwarder for each sink (none: nothing runs and nothing listens). */
+export function startForwarding(specs: readonly SinkSpec[], deps: ForwardingDeps): Forwarding {
+  if (specs.length === 0) return { status: () => [], stop: async () => undefined };
+  const { store, siteDir } = deps;
+  const tail = new LogTail(siteDir);
+  const heads = new StreamHeads();
+  const stateDir = path.join(statePaths(siteDir).dir, 'forward');
+  const latestSiteFile = () => listSiteFiles(siteDir).at(-1) ?? '';
+  const activeRun = (): RunSource | undefined => {
+    const run = store.activeRun();
+    if (!run) return undefined;
+    const state = readActiveRun(statePaths(siteDir).activeRun, () => undefined);
+    const startOffset = state?.record.run_id === run.run_id ? state.start_offset : 0;
+    return { id: run.run_id, file: path.join(run.run_dir, RUN_FILE), startOffset };
+  };
+  const current = (type: string) => store.view.get(type)?.json;
+  const forwarders = specs.map((spec) => new Forwarder({
+    spec, sink: createSink(spec, current), tail, heads, stateDir, activeRun, latestSiteFile,
+    clock: deps.clock, logger: deps.logger, random: deps.random ?? Math.random,
+  }));
+  const stopListening = store.onRecorded((event) => {
+    heads.note(event.stream, event.reading.envelope.seq);
+    for (const f of forwarders) f.notify(event.stream, event.file);
+  });
+  for (const f of forwarders) f.start();
+  return {
+    status: () => forwarders.map((f) => f.status()),
+    stop: async () => {
+      stopListening();
+      await Promise.all(forwarders.map((f) => f.stop(STOP_GRACE_MS)));
+    },
+  };
+}
+
+function createSink(spec: SinkSpec, current: (type: string) => string | undefined): Sink {
+  switch (spec.kind) {
+    case 'mqtt': return mqttSink(spec, current);
+    case 'postgres': return postgresSink(spec);
+    case 'http': return httpSink(spec);
+  }
+}

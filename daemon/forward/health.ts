@@ -1,0 +1,45 @@
+import { formatTs } from '../../lib/time.js';
+
+// What /status says about a sink: ok, retrying or failing, its last success, how often it
+// retried and how many records went to its dead-letter file.
+
+/** The state of a sink as /status shows it. */
+export type SinkState = 'ok' | 'retrying' | 'failing';
+
+/** Counters and the current outage of one sink. */
+export class SinkHealth {
+  private lastSuccessMs: number | undefined;
+  private failingSinceMs: number | undefined;
+  private attempts = 0;
+  retries = 0;
+  deadLetters = 0;
+  lastError: string | undefined;
+
+  /** A delivery was acknowledged: any outage is over. Returns how long the outage lasted (ms), if there was one. */
+  success(nowMs: number): number | undefined {
+    const outage = this.failingSinceMs === undefined ? undefined : nowMs - this.failingSinceMs;
+    this.lastSuccessMs = nowMs;
+    this.failingSinceMs = undefined;
+    this.attempts = 0;
+    return outage;
+  }
+
+  /** A delivery failed and will be retried; returns the number of the coming attempt (1, 2, ...). */
+  failure(nowMs: number, reason: string): number {
+    this.failingSinceMs ??= nowMs;
+    this.lastError = reason;
+    this.retries++;
+    return ++this.attempts;
+  }
+
+  /** ok; retrying while an outage is younger than `failingAfterMs`; failing after that. */
+  state(nowMs: number, failingAfterMs: number): SinkState {
+    if (this.failingSinceMs === undefined) return 'ok';
+    return nowMs - this.failingSinceMs >= failingAfterMs ? 'failing' : 'retrying';
+  }
+
+  /** The last acknowledged delivery (ts format), or null. */
+  lastSuccess(): string | null {
+    return this.lastSuccessMs === undefined ? null : formatTs(this.lastSuccessMs);
+  }
+}

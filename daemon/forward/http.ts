@@ -1,0 +1,42 @@
+import http from 'node:http';
+import https from 'node:https';
+import got from 'got';
+import type { ForwardRecord } from './record.js';
+import { SinkRejection, type HttpSinkSpec, type Sink } from './sink.js';
+
+// The HTTP sink: each batch is one POST of NDJSON, one record per line:
+// {"id":"site:41","stream":"site","seq":41,"envelope":{...the line as stored...}}.
+// A 2xx acknowledges the batch; a 4xx other than 408 and 429 refuses it for good.
+
+/** The body of one POST: a record per line, the envelope embedded byte for byte. */
+export function ndjsonBody(records: readonly ForwardRecord[]): string {
+  let body = '';
+  for (const r of records) {
+    const stream = JSON.stringify(r.stream);
+    body += `{"id":${JSON.stringify(`${r.stream}:${r.seq}`)},"stream":${stream},"seq":${r.seq},"envelope":${r.line}}\n`;
+  }
+  return body;
+}
+
+/** A sink POSTing to `spec.url` with `spec.headers` (for authorization). */
+export function httpSink(spec: HttpSinkSpec): Sink {
+  const agent = { http: new http.Agent({ keepAlive: true, maxSockets: 1 }), https: new https.Agent({ keepAlive: true, maxSockets: 1 }) };
+  const client = got.extend({
+    agent, retry: { limit: 0 }, throwHttpErrors: false, timeout: { request: spec.timeoutMs },
+    headers: { 'content-type': 'application/x-ndjson', ...spec.headers },
+  });
+  return {
+    async send(records, signal) {
+      const res = await client.post(spec.url, { body: ndjsonBody(records), signal });
+      const status = res.statusCode;
+      if (status >= 200 && status < 300) return;
+      const detail = `HTTP ${status}${res.body ? `: ${String(res.body).slice(0, 200)}` : ''}`;
+      if (status >= 400 && status < 500 && status !== 408 && status !== 429) throw new SinkRejection(detail);
+      throw new Error(detail);
+    },
+    async close() {
+      agent.http.destroy();
+      agent.https.destroy();
+    },
+  };
+}

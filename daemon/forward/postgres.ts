@@ -1,0 +1,110 @@
+import type net from 'node:net';
+import pg from 'pg';
+import type { ForwardRecord } from './record.js';
+import { insertStatement, migrations, migrationScript } from './postgres-schema.js';
+import { SinkRejection, type PostgresSinkSpec, type Sink } from './sink.js';
+
+// The PostgreSQL sink: one INSERT ... SELECT FROM jsonb_array_elements per batch, keyed by
+// (stream, seq) with ON CONFLICT DO NOTHING, so a batch sent again after a crash or a retry
+// leaves the table with each event exactly once. The table is created (migrated) on connect.
+
+// SQLSTATE classes that refuse the rows themselves: 22 data exception (e.g. \u0000 in jsonb),
+// 23 integrity constraint violation. Anything else (connection, shutdown, locks) may pass later.
+const REFUSING_CLASSES = new Set(['22', '23']);
+
+/** A sink inserting into `spec.table` of the database at `spec.url`. */
+export function postgresSink(spec: PostgresSinkSpec): Sink {
+  const insert = insertStatement(spec.table);
+  let client: pg.Client | undefined;
+  let connecting: Promise<pg.Client> | undefined;
+
+  const drop = (c: pg.Client) => {
+    if (client === c) client = undefined;
+    socketOf(c)?.destroy();
+  };
+  const connect = async (): Promise<pg.Client> => {
+    const c = new pg.Client({
+      connectionString: withPassword(spec.url, spec.password), connectionTimeoutMillis: spec.timeoutMs,
+      query_timeout: spec.timeoutMs, keepAlive: true, application_name: 'meridian-forward',
+    });
+    // a connection lost between batches is reported here; the next send reconnects
+    c.on('error', () => drop(c));
+    try {
+      await c.connect();
+      await migrate(c, spec.table);
+    } catch (error) {
+      drop(c);
+      throw error;
+    }
+    client = c;
+    return c;
+  };
+
+  return {
+    async send(records, signal) {
+      const c = client ?? await (connecting ??= connect().finally(() => { connecting = undefined; }));
+      const onAbort = () => drop(c);
+      signal.addEventListener('abort', onAbort, { once: true });
+      try {
+        await c.query(insert, [records[0]!.stream, jsonArray(records)]);
+      } catch (error) {
+        const code = (error as { code?: unknown }).code;
+        if (typeof code === 'string' && REFUSING_CLASSES.has(code.slice(0, 2))) {
+          throw new SinkRejection(`PostgreSQL refused the row: ${(error as Error).message} (SQLSTATE ${code})`, { cause: error });
+        }
+        drop(c);
+        throw error;
+      } finally {
+        signal.removeEventListener('abort', onAbort);
+      }
+    },
+    async close() {
+      const c = client;
+      client = undefined;
+      if (!c) return;
+      // end() says goodbye to a live server; the socket is destroyed if it does not answer at once
+      const timer = setTimeout(() => socketOf(c)?.destroy(), 500);
+      await c.end().catch(() => undefined);
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** The batch as one JSON array of the stored envelopes (parsed by PostgreSQL, not here). */
+function jsonArray(records: readonly ForwardRecord[]): string {
+  let text = '[';
+  for (let i = 0; i < records.length; i++) text += (i === 0 ? '' : ',') + records[i]!.line;
+  return `${text}]`;
+}
+
+async function migrate(c: pg.Client, table: string): Promise<void> {
+  const script = migrationScript(table);
+  const steps = migrations(table);
+  await c.query('BEGIN');
+  try {
+    await c.query(script.lock, [table]);
+    await c.query(script.prepare);
+    const { rows } = await c.query<{ version: number }>(script.applied);
+    for (let v = rows[0]!.version + 1; v <= steps.length; v++) {
+      await c.query(steps[v - 1]!);
+      await c.query(script.record, [v]);
+    }
+    await c.query('COMMIT');
+  } catch (error) {
+    await c.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+}
+
+// pg lets the connection string's (empty) password win over a `password` option: put it in the URL
+function withPassword(url: string, password: string | undefined): string {
+  if (password === undefined) return url;
+  const u = new URL(url);
+  u.password = encodeURIComponent(password);
+  return u.toString();
+}
+
+// pg keeps its socket on `connection.stream`; destroying it ends a connection that hangs
+function socketOf(c: pg.Client): net.Socket | undefined {
+  return (c as unknown as { connection?: { stream?: net.Socket } }).connection?.stream;
+}

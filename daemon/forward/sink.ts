@@ -1,0 +1,94 @@
+import type { RetryBounds } from './backoff.js';
+import type { ForwardRecord } from './record.js';
+
+// What every sink is: a way to deliver a batch of records and say whether the peer took
+// them, refused them for good, or could not be reached. The cursor, retries and dead
+// letters are the forwarder's (forwarder.ts), the same for every sink.
+
+/** The kinds of sink, by URL scheme: mqtt://, postgres://, http(s)://. */
+export type SinkKind = 'mqtt' | 'postgres' | 'http';
+
+/** Settings every sink has (docs/forwarding.md lists them with their defaults). */
+export interface SinkCommon {
+  /** Names the cursor and dead-letter files; keep it when the URL changes to keep the cursor. */
+  readonly name: string;
+  readonly kind: SinkKind;
+  /** The URL as configured (it may hold credentials: show it only through redactUrl). */
+  readonly url: string;
+  /** A batch holds at most this many records and bytes of envelopes. */
+  readonly batchRecords: number;
+  readonly batchBytes: number;
+  /** After new events wake an idle sink, wait this long for more before sending. */
+  readonly lingerMs: number;
+  readonly retry: RetryBounds;
+  /** A sink whose deliveries fail for this long is `failing` (before that: `retrying`). */
+  readonly failingAfterMs: number;
+  /** How long one delivery may take before it counts as failed. */
+  readonly timeoutMs: number;
+  /** Where a sink without a cursor starts: the oldest file on disk, or the end of the log. */
+  readonly start: 'beginning' | 'end';
+}
+
+/** An MQTT sink: each event to `<prefix>/<type>` at QoS 1, the latest retained at `<prefix>/current/<type>`. */
+export interface MqttSinkSpec extends SinkCommon {
+  readonly kind: 'mqtt';
+  readonly prefix: string;
+  readonly username: string | undefined;
+  readonly password: string | undefined;
+  readonly retainCurrent: boolean;
+}
+
+/** A PostgreSQL sink: rows keyed by (stream, seq) in `table`. */
+export interface PostgresSinkSpec extends SinkCommon {
+  readonly kind: 'postgres';
+  readonly table: string;
+  readonly password: string | undefined;
+}
+
+/** An HTTP sink: batches POSTed as NDJSON, with extra headers (authorization). */
+export interface HttpSinkSpec extends SinkCommon {
+  readonly kind: 'http';
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** One configured sink. */
+export type SinkSpec = MqttSinkSpec | PostgresSinkSpec | HttpSinkSpec;
+
+/** A delivery channel to one peer. */
+export interface Sink {
+  /**
+   * Deliver the records (all of one stream, in seq order). Resolves once the peer has
+   * acknowledged every one; rejects with SinkRejection when the peer refused them for good
+   * (a 4xx, a row the database refuses), with any other error when delivery may succeed later.
+   */
+  send(records: readonly ForwardRecord[], signal: AbortSignal): Promise<void>;
+  /** Close connections; must not wait long for a peer that is down. */
+  close(): Promise<void>;
+}
+
+/** The peer refused these records for good: retrying the same records cannot succeed. */
+export class SinkRejection extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'SinkRejection';
+  }
+}
+
+/** A URL fit for logs and /status: any password replaced by `***`. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return '(unparsable URL)';
+  }
+}
+
+/** The text of an error for logs and /status (never a stack). */
+export function errorText(error: unknown): string {
+  if (error instanceof AggregateError && error.errors.length > 0) return errorText(error.errors[0]);
+  const e = error as { code?: unknown; message?: unknown };
+  const message = typeof e?.message === 'string' && e.message !== '' ? e.message : String(error);
+  return typeof e?.code === 'string' && !message.includes(e.code) ? `${message} (${e.code})` : message;
+}

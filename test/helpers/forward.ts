@@ -1,0 +1,109 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import type net from 'node:net';
+import { resolveSinks } from '../../daemon/forward/config.js';
+import type { SinkSpec } from '../../daemon/forward/sink.js';
+import type { SinkStatus } from '../../lib/wire.js';
+import { request } from './http.js';
+
+// Forwarding tests: sinks from TOML text (the real config path), waiting on /status, and
+// the HTTP sink's peer: a real node:http server that keeps what it was sent.
+
+/** Settings that make tests quick: small batches, short retry delays. */
+export const QUICK = 'batch_records = 50\nlinger_ms = 20\nretry_min_ms = 20\nretry_max_ms = 200\ntimeout_ms = 3000\nfailing_after_s = 0.3';
+
+/** The sinks of a TOML config text. */
+export function sinksOf(toml: string, env: Record<string, string> = {}): SinkSpec[] {
+  return resolveSinks({ configText: toml, configFile: 'test.toml' }, env);
+}
+
+/** Poll `probe` until it returns a value other than undefined; reject after `deadlineMs` with the last value seen. */
+export async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, deadlineMs = 20_000): Promise<T> {
+  const until = Date.now() + deadlineMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/** The /status line of one sink. */
+export async function sinkStatus(url: string, name: string): Promise<SinkStatus> {
+  const answer = await request(url, '/status');
+  const sink = (answer.json.forward as SinkStatus[]).find((s) => s.name === name);
+  if (!sink) throw new Error(`no sink ${name} in /status: ${answer.text}`);
+  return sink;
+}
+
+/** Wait until a sink has delivered everything (lag 0, state ok). */
+export function caughtUp(url: string, name: string, deadlineMs?: number): Promise<SinkStatus> {
+  return waitFor(`sink ${name} to catch up`, async () => {
+    const s = await sinkStatus(url, name);
+    return s.lag_events === 0 && s.state === 'ok' ? s : undefined;
+  }, deadlineMs);
+}
+
+/** The lines of an NDJSON file, parsed ([] when it does not exist). */
+export function ndjson(file: string): any[] {
+  if (!fs.existsSync(file)) return [];
+  return fs.readFileSync(file, 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l));
+}
+
+/** One POST the peer took: its records (parsed lines). */
+export interface PeerRecord {
+  id: string;
+  stream: string;
+  seq: number;
+  envelope: { seq: number; type: string; data: unknown; meta: Record<string, unknown>; ts: string };
+}
+
+/** The HTTP sink's peer. */
+export interface Peer {
+  url: string;
+  /** Every record accepted, in arrival order. */
+  records: PeerRecord[];
+  /** Headers of the last POST. */
+  lastHeaders(): http.IncomingHttpHeaders | undefined;
+  /** Stop listening and drop connections (the peer is down). */
+  down(): Promise<void>;
+  /** Listen again on the same port. */
+  up(): Promise<void>;
+}
+
+/** A peer on a loopback port; a batch holding a record `refuse` picks is answered 422 (and kept out). */
+export async function startPeer(refuse: (r: PeerRecord) => boolean = () => false): Promise<Peer> {
+  const records: PeerRecord[] = [];
+  const sockets = new Set<net.Socket>();
+  let headers: http.IncomingHttpHeaders | undefined;
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      headers = req.headers;
+      const batch = Buffer.concat(chunks).toString('utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as PeerRecord);
+      if (batch.some(refuse)) {
+        res.writeHead(422).end('refused');
+        return;
+      }
+      records.push(...batch);
+      res.writeHead(204).end();
+    });
+  });
+  server.on('connection', (s) => { sockets.add(s); s.on('close', () => sockets.delete(s)); });
+  let port = 0;
+  const up = () => new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => {
+      server.off('error', reject);
+      port = (server.address() as net.AddressInfo).port;
+      resolve();
+    });
+  });
+  const down = () => new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    for (const s of sockets) s.destroy();
+  });
+  await up();
+  return { url: `http://127.0.0.1:${port}/ingest`, records, lastHeaders: () => headers, down, up };
+}
