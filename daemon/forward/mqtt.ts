@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import mqtt from 'mqtt';
 import type { ForwardRecord } from './record.js';
-import { SinkRejection, type MqttSinkSpec, type Sink } from './sink.js';
+import { redactUrl, SinkRejection, type MqttSinkSpec, type Sink } from './sink.js';
 
 // The MQTT sink (MQTT 5): each envelope to `<prefix>/<type>` at QoS 1 with the user properties
 // `stream`, `seq` and `id` (`stream:seq`); then, for each type in the batch, the current reading
@@ -18,13 +18,21 @@ export function topicOfType(type: string): string {
 
 /** A sink publishing to the broker at `spec.url`; `current(type)` gives the current reading's JSON. */
 export function mqttSink(spec: MqttSinkSpec, current: (type: string) => string | undefined): Sink {
-  let conn: { client: mqtt.MqttClient; lost: Promise<never> } | undefined;
+  let conn: { client: mqtt.MqttClient; lost: Promise<never>; maxPacket: number } | undefined;
 
   const connect = async () => {
-    const client = await mqtt.connectAsync(spec.url, {
+    const client = mqtt.connect(spec.url, {
       protocolVersion: 5, reconnectPeriod: 0, connectTimeout: spec.timeoutMs, clean: true,
       username: spec.username, password: spec.password,
       clientId: `meridian-${spec.name}-${randomBytes(3).toString('hex')}`,
+    });
+    client.on('error', () => undefined); // reported through 'close' and the publishes
+    const connack = await new Promise<mqtt.IConnackPacket>((resolve, reject) => {
+      client.once('connect', resolve);
+      client.once('close', () => reject(new Error(`could not connect to ${redactUrl(spec.url)}`)));
+    }).catch((error: unknown) => {
+      client.end(true);
+      throw error;
     });
     const lost = new Promise<never>((_, reject) => {
       client.on('close', () => {
@@ -33,18 +41,20 @@ export function mqttSink(spec: MqttSinkSpec, current: (type: string) => string |
       });
     });
     lost.catch(() => undefined);
-    client.on('error', () => undefined); // reported through 'close' and the publishes
-    conn = { client, lost };
+    // a broker that announces a maximum packet size disconnects a client that sends a larger one
+    conn = { client, lost, maxPacket: connack.properties?.maximumPacketSize ?? Infinity };
     return conn;
   };
 
   return {
     async send(records, signal) {
-      const { client, lost } = conn ?? await connect();
+      const { client, lost, maxPacket } = conn ?? await connect();
+      const tooLarge = records.find((r) => packetSize(spec.prefix, r) > maxPacket);
+      if (tooLarge) throw new SinkRejection(`${tooLarge.stream}:${tooLarge.seq} is larger than the broker's maximum packet size (${maxPacket} bytes)`);
       const onAbort = () => client.end(true);
       signal.addEventListener('abort', onAbort, { once: true });
       try {
-        await Promise.race([Promise.all(publishes(client, spec, records, current)), lost]);
+        await Promise.race([Promise.all(publishes(client, spec, records, current, maxPacket)), lost]);
       } catch (error) {
         const reason = (error as { code?: unknown }).code;
         if (typeof reason === 'number' && REFUSING_REASONS.has(reason)) {
@@ -65,8 +75,15 @@ export function mqttSink(spec: MqttSinkSpec, current: (type: string) => string |
   };
 }
 
+// An upper bound of a PUBLISH packet's size: fixed header, topic, packet id, the three user properties, payload.
+function packetSize(prefix: string, r: ForwardRecord): number {
+  const id = `${r.stream}:${r.seq}`;
+  return 5 + 2 + Buffer.byteLength(`${prefix}/${topicOfType(r.type)}`) + 2 + 4
+    + 3 * 5 + Buffer.byteLength(`stream${r.stream}seq${r.seq}id${id}`) + Buffer.byteLength(r.line);
+}
+
 function publishes(client: mqtt.MqttClient, spec: MqttSinkSpec, records: readonly ForwardRecord[],
-  current: (type: string) => string | undefined): Promise<unknown>[] {
+  current: (type: string) => string | undefined, maxPacket: number): Promise<unknown>[] {
   const sent: Promise<unknown>[] = [];
   const types = new Set<string>();
   for (const r of records) {
@@ -77,7 +94,8 @@ function publishes(client: mqtt.MqttClient, spec: MqttSinkSpec, records: readonl
   if (spec.retainCurrent) {
     for (const type of types) {
       const reading = current(type);
-      if (reading !== undefined) sent.push(client.publishAsync(`${spec.prefix}/current/${topicOfType(type)}`, reading, { qos: 1, retain: true }));
+      const topic = `${spec.prefix}/current/${topicOfType(type)}`;
+      if (reading !== undefined && 16 + Buffer.byteLength(topic) + Buffer.byteLength(reading) <= maxPacket) sent.push(client.publishAsync(topic, reading, { qos: 1, retain: true }));
     }
   }
   return sent;

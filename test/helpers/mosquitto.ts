@@ -1,6 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import mqtt from 'mqtt';
 import { freePort } from './daemon.js';
 import { waitForPort } from './port-wait.js';
 import { removeDir, tempDir } from './tmp.js';
@@ -43,4 +45,35 @@ export async function startBroker(extraConfig: string[] = []): Promise<TestBroke
   };
   await start();
   return { port, url: `mqtt://127.0.0.1:${port}`, stop, start, remove: async () => { await stop(); removeDir(dir); } };
+}
+
+/** One message a subscriber got. */
+export interface Received {
+  topic: string;
+  payload: string;
+  retain: boolean;
+  stream: string | undefined;
+  seq: number | undefined;
+}
+
+/** A subscriber with a persistent session (QoS 1): it gets what was published while it was away. */
+export interface Subscriber {
+  messages: Received[];
+  close(): Promise<void>;
+}
+
+/** Subscribe to `filter` at QoS 1 with a persistent session that reconnects on its own. */
+export async function subscribe(url: string, filter: string, clean = false): Promise<Subscriber> {
+  const messages: Received[] = [];
+  const client = await mqtt.connectAsync(url, {
+    protocolVersion: 5, clean, clientId: `test-${randomBytes(4).toString('hex')}`, reconnectPeriod: 100,
+    properties: { sessionExpiryInterval: 300 },
+  });
+  client.on('error', () => undefined);
+  client.on('message', (topic, payload, packet) => {
+    const props = (packet.properties?.userProperties ?? {}) as Record<string, string>;
+    messages.push({ topic, payload: payload.toString(), retain: packet.retain, stream: props.stream, seq: props.seq === undefined ? undefined : Number(props.seq) });
+  });
+  await client.subscribeAsync(filter, { qos: 1 });
+  return { messages, close: async () => { await client.endAsync(true); } };
 }
