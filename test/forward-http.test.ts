@@ -80,7 +80,7 @@ test('the peer down for a while: the sink retries, the backlog drains once it is
 });
 
 test('a refused record goes to the dead-letter file with its reason; the sink keeps going', async () => {
-  const peer = await startPeer((r) => r.envelope.data === 'poison');
+  const peer = await startPeer({ refuse: (r) => r.envelope.data === 'poison' });
   const d = await startTestDaemon({ forward: sinksOf(SINK(peer.url), ENV) });
   try {
     for (let i = 1; i <= 60; i++) await postEvent(d.url, { type: 'weather', data: i === 17 ? 'poison' : i });

@@ -21,7 +21,9 @@ const seqsOf = (messages: Received[], stream: string) => messages.filter((m) => 
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
 async function received(messages: Received[], count: number): Promise<void> {
-  await waitFor(`${count} messages (have ${messages.length})`, () => (messages.length >= count ? true : undefined));
+  await waitFor(`${count} messages`, () => (messages.length >= count ? true : undefined)).catch((error: Error) => {
+    throw new Error(`${error.message}; have ${messages.length}`);
+  });
 }
 
 test('steady state: each event to <prefix>/<type> once, in order per stream, with stream and seq; the current readings retained', async () => {
@@ -32,8 +34,8 @@ test('steady state: each event to <prefix>/<type> once, in order per stream, wit
     for (let i = 1; i <= 60; i++) sent.push((await postEvent(d.url, { type: i % 3 ? 'weather' : 'dome+status', data: i })).text);
     await request(d.url, '/run/start', { method: 'POST', body: { run_id: 'r1' } });
     for (let i = 1; i <= 20; i++) sent.push((await postEvent(d.url, { type: 'camera', data: i })).text);
-    await request(d.url, '/run/stop', { method: 'POST' });
     await caughtUp(d.url, 'bus');
+    await request(d.url, '/run/stop', { method: 'POST' });
     const events = () => sub.messages.filter((m) => !m.topic.startsWith('steady/current/'));
     await received(sub.messages, 80);
     await waitFor('the 80 events', () => (events().length >= 80 ? true : undefined));

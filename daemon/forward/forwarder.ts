@@ -46,6 +46,8 @@ interface Batch {
   records: ForwardRecord[];
   /** The stream's position after the batch (past lines that were no envelopes, too). */
   position: StreamPosition;
+  /** Fewer records than a batch holds, and nothing more on disk yet. */
+  partial: boolean;
 }
 
 /** Forwards the log to one sink, from its cursor on, until stopped. */
@@ -118,15 +120,19 @@ export class Forwarder {
 
   private async run(): Promise<void> {
     while (!this.stopped) {
-      const batch = await this.nextBatch();
+      let batch = await this.nextBatch();
+      if (batch?.partial && this.spec.lingerMs > 0) {
+        // not a full batch: give the events that are coming the linger time to join it
+        await this.wake.wait(this.spec.lingerMs, true);
+        if (this.stopped) return;
+        batch = await this.nextBatch() ?? batch;
+      }
       if (batch) {
         await this.deliver(batch);
         continue;
       }
       this.oldestPendingTs = undefined;
       await this.wake.wait(IDLE_POLL_MS);
-      // let a burst gather into one batch
-      if (this.spec.lingerMs > 0 && !this.stopped) await this.wake.wait(this.spec.lingerMs, true);
     }
   }
 
@@ -138,7 +144,7 @@ export class Forwarder {
       if (read.skipped > 0) this.deps.logger.warn(`sink ${this.spec.name}: passed over ${read.skipped} line(s) of ${read.position.file} that are no envelopes`);
       if (read.records.length > 0) {
         this.oldestPendingTs = read.records[0]!.ts;
-        return { records: read.records, position: read.position };
+        return { records: read.records, position: read.position, partial: read.atEnd && read.records.length < limits.records };
       }
       if (read.position.file !== pos.file || read.position.offset !== pos.offset) this.moveTo(stream, read.position);
       if (read.atEnd && stream !== 'site' && this.deps.activeRun()?.id !== stream) {

@@ -69,11 +69,25 @@ export interface Peer {
   down(): Promise<void>;
   /** Listen again on the same port. */
   up(): Promise<void>;
+  /** Resolves once the POST chosen by `holdPost` has arrived (it keeps its records and is never answered). */
+  held: Promise<void>;
 }
 
-/** A peer on a loopback port; a batch holding a record `refuse` picks is answered 422 (and kept out). */
-export async function startPeer(refuse: (r: PeerRecord) => boolean = () => false): Promise<Peer> {
+/** How the peer behaves. */
+export interface PeerOptions {
+  /** A batch holding a record this picks is answered 422 (and kept out). */
+  refuse?: (r: PeerRecord) => boolean;
+  /** The number of the POST (1, 2, ...) to keep and never answer: a sink mid-batch. */
+  holdPost?: number;
+}
+
+/** A peer on a loopback port. */
+export async function startPeer(opts: PeerOptions = {}): Promise<Peer> {
+  const refuse = opts.refuse ?? (() => false);
   const records: PeerRecord[] = [];
+  let posts = 0;
+  let onHeld!: () => void;
+  const held = new Promise<void>((resolve) => { onHeld = resolve; });
   const sockets = new Set<net.Socket>();
   let headers: http.IncomingHttpHeaders | undefined;
   const server = http.createServer((req, res) => {
@@ -87,7 +101,8 @@ export async function startPeer(refuse: (r: PeerRecord) => boolean = () => false
         return;
       }
       records.push(...batch);
-      res.writeHead(204).end();
+      if (++posts === opts.holdPost) onHeld();
+      else res.writeHead(204).end();
     });
   });
   server.on('connection', (s) => { sockets.add(s); s.on('close', () => sockets.delete(s)); });
@@ -105,5 +120,5 @@ export async function startPeer(refuse: (r: PeerRecord) => boolean = () => false
     for (const s of sockets) s.destroy();
   });
   await up();
-  return { url: `http://127.0.0.1:${port}/ingest`, records, lastHeaders: () => headers, down, up };
+  return { url: `http://127.0.0.1:${port}/ingest`, records, lastHeaders: () => headers, down, up, held };
 }
