@@ -1,10 +1,11 @@
 import type { StatusAnswer } from '../lib/wire.js';
 import { formatUptime } from '../table/format.js';
 import { connect } from './connect.js';
+import { sinkLine } from './sink-lines.js';
 import type { CliIo } from './io.js';
 import { noExtraArguments, switchOption, type ParsedOptions } from './options.js';
 
-// `telemetry status`: one line about the daemon (GET /status), or its JSON with --json.
+// `telemetry status`: one line about the daemon (GET /status) and one per forwarding sink, or its JSON with --json.
 
 /** Print the daemon's status line; exit 3 (through the error path) when none answers. */
 export async function runStatus(opts: ParsedOptions, io: CliIo): Promise<number> {
@@ -12,7 +13,8 @@ export async function runStatus(opts: ParsedOptions, io: CliIo): Promise<number>
   const json = switchOption(opts, 'json');
   const { client, address } = connect(opts, io);
   const status = await client.status();
-  io.out(json ? `${JSON.stringify(status)}\n` : `${statusLine(status, address, io.now())}\n`);
+  const sinks = (status.forward ?? []).map((s) => `${sinkLine(s)}\n`).join('');
+  io.out(json ? `${JSON.stringify(status)}\n` : `${statusLine(status, address, io.now())}\n${sinks}`);
   return 0;
 }
 

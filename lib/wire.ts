@@ -97,7 +97,7 @@ export interface SinkStatus {
   last_success: string | null;
   /** Failed deliveries retried since start. */
   retries: number;
-  /** Records the peer refused for good since start (in the sink's dead-letter file). */
+  /** Records the peer refused for good: the lines of the sink's dead-letter file. */
   dead_letters: number;
   /** The reason of the last failed delivery, or null. */
   last_error: string | null;

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../../lib/log.js';
 import type { Clock } from '../../lib/time.js';
@@ -80,6 +81,7 @@ export class Forwarder {
     else this.streams.site = this.spec.start === 'end' ? this.endOf('site', this.deps.latestSiteFile()) : this.deps.tail.startOf('site');
     const run = this.deps.activeRun();
     if (run) this.addStream(run.id, run.file);
+    this.health.deadLetters = countLines(this.deadFile);
     logger.info(`sink ${this.spec.name}: forwarding to ${redactUrl(this.spec.url)} (cursor ${this.cursorFile})`);
     this.loop = this.run().catch((error) => logger.error(`sink ${this.spec.name}: forwarding stopped`, error));
   }
@@ -246,6 +248,17 @@ export class Forwarder {
 
   private endOf(stream: string, file: string): StreamPosition {
     return this.deps.tail.endOf(file, this.deps.heads.seqOf(stream, file));
+  }
+}
+
+function countLines(file: string): number {
+  try {
+    const text = fs.readFileSync(file);
+    let n = 0;
+    for (let i = text.indexOf(10); i !== -1; i = text.indexOf(10, i + 1)) n++;
+    return n;
+  } catch {
+    return 0;
   }
 }
 

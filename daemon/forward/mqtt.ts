@@ -19,6 +19,8 @@ export function topicOfType(type: string): string {
 /** A sink publishing to the broker at `spec.url`; `current(type)` gives the current reading's JSON. */
 export function mqttSink(spec: MqttSinkSpec, current: (type: string) => string | undefined): Sink {
   let conn: { client: mqtt.MqttClient; lost: Promise<never>; maxPacket: number } | undefined;
+  // the client being connected, so that a stop can cut a connection attempt that hangs
+  let opening: mqtt.MqttClient | undefined;
 
   const connect = async () => {
     const client = mqtt.connect(spec.url, {
@@ -27,13 +29,14 @@ export function mqttSink(spec: MqttSinkSpec, current: (type: string) => string |
       clientId: `meridian-${spec.name}-${randomBytes(3).toString('hex')}`,
     });
     client.on('error', () => undefined); // reported through 'close' and the publishes
+    opening = client;
     const connack = await new Promise<mqtt.IConnackPacket>((resolve, reject) => {
       client.once('connect', resolve);
       client.once('close', () => reject(new Error(`could not connect to ${redactUrl(spec.url)}`)));
     }).catch((error: unknown) => {
       client.end(true);
       throw error;
-    });
+    }).finally(() => { opening = undefined; });
     const lost = new Promise<never>((_, reject) => {
       client.on('close', () => {
         if (conn?.client === client) conn = undefined;
@@ -48,7 +51,9 @@ export function mqttSink(spec: MqttSinkSpec, current: (type: string) => string |
 
   return {
     async send(records, signal) {
-      const { client, lost, maxPacket } = conn ?? await connect();
+      const cut = () => opening?.end(true);
+      signal.addEventListener('abort', cut, { once: true });
+      const { client, lost, maxPacket } = await (conn ? Promise.resolve(conn) : connect()).finally(() => signal.removeEventListener('abort', cut));
       const tooLarge = records.find((r) => packetSize(spec.prefix, r) > maxPacket);
       if (tooLarge) throw new SinkRejection(`${tooLarge.stream}:${tooLarge.seq} is larger than the broker's maximum packet size (${maxPacket} bytes)`);
       const onAbort = () => client.end(true);
@@ -68,6 +73,7 @@ export function mqttSink(spec: MqttSinkSpec, current: (type: string) => string |
       }
     },
     async close() {
+      opening?.end(true);
       const c = conn;
       conn = undefined;
       if (c) await c.client.endAsync(true).catch(() => undefined);

@@ -17,6 +17,8 @@ export function postgresSink(spec: PostgresSinkSpec): Sink {
   const insert = insertStatement(spec.table);
   let client: pg.Client | undefined;
   let connecting: Promise<pg.Client> | undefined;
+  // the client being connected, so that a stop can cut a connection attempt that hangs
+  let opening: pg.Client | undefined;
 
   const drop = (c: pg.Client) => {
     if (client === c) client = undefined;
@@ -29,12 +31,15 @@ export function postgresSink(spec: PostgresSinkSpec): Sink {
     });
     // a connection lost between batches is reported here; the next send reconnects
     c.on('error', () => drop(c));
+    opening = c;
     try {
       await c.connect();
       await migrate(c, spec.table);
     } catch (error) {
       drop(c);
       throw error;
+    } finally {
+      opening = undefined;
     }
     client = c;
     return c;
@@ -42,7 +47,10 @@ export function postgresSink(spec: PostgresSinkSpec): Sink {
 
   return {
     async send(records, signal) {
-      const c = client ?? await (connecting ??= connect().finally(() => { connecting = undefined; }));
+      const cut = () => { if (opening) drop(opening); };
+      signal.addEventListener('abort', cut, { once: true });
+      const c = await (client ? Promise.resolve(client) : (connecting ??= connect().finally(() => { connecting = undefined; })))
+        .finally(() => signal.removeEventListener('abort', cut));
       const onAbort = () => drop(c);
       signal.addEventListener('abort', onAbort, { once: true });
       try {
@@ -59,6 +67,7 @@ export function postgresSink(spec: PostgresSinkSpec): Sink {
       }
     },
     async close() {
+      if (opening) drop(opening);
       const c = client;
       client = undefined;
       if (!c) return;
