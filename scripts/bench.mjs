@@ -4,13 +4,15 @@
 // hold every acknowledged event, and writes the figures as JSON to bench-results/.
 // It never fails a test run: it is not part of npm test, and missed targets are printed,
 // not thrown. Options: --quick, --rounds N, --seconds S, --events N, --history N,
-// --loader autocannon|wrk, --only post,get,rss,startup, --out DIR. See docs/performance.md.
+// --loader autocannon|wrk, --only post,get,rss,startup,forward, --forward-events N, --out DIR.
+// See docs/performance.md and docs/forwarding.md.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { hasWrk, pinTo, runLoad } from './bench/load.mjs';
+import { forwardReport, forwardRun } from './bench/forward.mjs';
 import { eventBodies, weatherEvent } from './bench/payload.mjs';
 import { postMany, request, startBaseline, startDaemon } from './bench/servers.mjs';
 import { timeStartups, writeHistory } from './bench/startup.mjs';
@@ -21,7 +23,7 @@ const { values: opt } = parseArgs({
   options: {
     quick: { type: 'boolean', default: false }, rounds: { type: 'string' }, seconds: { type: 'string' },
     events: { type: 'string' }, history: { type: 'string' }, loader: { type: 'string' },
-    only: { type: 'string' }, out: { type: 'string', default: 'bench-results' },
+    only: { type: 'string' }, out: { type: 'string', default: 'bench-results' }, 'forward-events': { type: 'string' },
   },
 });
 const quick = opt.quick;
@@ -32,7 +34,8 @@ const historyLines = Number(opt.history ?? 1_000_000);
 // wrk (C, steadier figures) when installed, else autocannon (installed with the dev dependencies)
 const loader = opt.loader ?? (hasWrk() ? 'wrk' : 'autocannon');
 if (loader === 'wrk' && !hasWrk()) throw new Error('--loader wrk: wrk is not installed');
-const phases = new Set((opt.only ?? 'post,get,rss,startup').split(','));
+const phases = new Set((opt.only ?? 'post,get,rss,startup,forward').split(','));
+const forwardEvents = Number(opt['forward-events'] ?? (quick ? 100_000 : 1_000_000));
 const cpus = os.availableParallelism?.() ?? os.cpus().length;
 const serverPin = pinTo(0, cpus);
 const loadPin = pinTo(1, cpus);
@@ -40,26 +43,29 @@ const CONNECTIONS = [1, 16, 64];
 const MODES = ['batch', 'always', 'off'];
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'meridian-bench-'));
 const log = (line) => process.stderr.write(`${line}\n`);
-const results = { started: new Date().toISOString(), commit: gitCommit(), machine: machine(), options: { rounds, seconds, targetEvents, historyLines, loader, pinned: serverPin.length > 0 }, figures: {}, problems: [] };
+const results = { started: new Date().toISOString(), commit: gitCommit(), machine: machine(), options: { rounds, seconds, targetEvents, historyLines, forwardEvents, loader, pinned: serverPin.length > 0 }, figures: {}, problems: [] };
 const load = (url, job, using = loader) => runLoad({ url, seconds, ...job }, { pin: loadPin, loader: using });
 
 log(`bench: ${rounds} round(s) of ${seconds} s per run, loader ${loader}, ${cpus} CPU(s)` +
   `${serverPin.length ? ', servers on CPU 0, load on CPU 1' : ', not pinned (no taskset or one CPU)'}; temp ${tmp}`);
 const stops = [];
 try {
-  const baseline = await startBaseline({ pin: serverPin });
-  stops.push(baseline);
-  const daemons = {};
-  for (const fsync of MODES) {
-    const siteDir = path.join(tmp, `site-${fsync}`);
-    daemons[fsync] = { d: await startDaemon({ siteDir, fsync, pin: serverPin }), files: new SiteFiles(siteDir), posted: 0 };
-    stops.push(daemons[fsync].d);
+  if (phases.has('post') || phases.has('get') || phases.has('rss')) {
+    const baseline = await startBaseline({ pin: serverPin });
+    stops.push(baseline);
+    const daemons = {};
+    for (const fsync of MODES) {
+      const siteDir = path.join(tmp, `site-${fsync}`);
+      daemons[fsync] = { d: await startDaemon({ siteDir, fsync, pin: serverPin }), files: new SiteFiles(siteDir), posted: 0 };
+      stops.push(daemons[fsync].d);
+    }
+    if (phases.has('post')) await postRounds(baseline, daemons);
+    if (phases.has('get')) await getRounds(baseline);
+    if (phases.has('rss')) await memoryRun(daemons.batch);
+    for (const s of stops.splice(0)) await s.stop();
   }
-  if (phases.has('post')) await postRounds(baseline, daemons);
-  if (phases.has('get')) await getRounds(baseline);
-  if (phases.has('rss')) await memoryRun(daemons.batch);
-  for (const s of stops.splice(0)) await s.stop();
   if (phases.has('startup')) await startupRun();
+  if (phases.has('forward')) await forwardRun({ tmp, events: forwardEvents, seconds, rounds, serverPin, load, log, results });
 } finally {
   for (const s of stops) await s.stop();
   fs.rmSync(tmp, { recursive: true, force: true });
@@ -211,6 +217,7 @@ function printReport() {
     out.push(`start-up with ${s.lines} lines (${(s.bytes / 2 ** 20).toFixed(0)} MiB): snapshot present ${s.withSnapshotMs.toFixed(0)} ms ` +
       `(target < 1000 ms: ${met(s.withSnapshotMs < 1000)}), snapshot deleted (full replay) ${s.fullReplayMs.toFixed(0)} ms, replay peak RSS ${s.replayPeakMiB.toFixed(0)} MiB`);
   }
+  if (f.forward) out.push(...forwardReport(f.forward, met));
   out.push(results.problems.length ? `\nCORRECTNESS PROBLEMS:\n${results.problems.map((p) => `  - ${p}`).join('\n')}` : '\ncorrectness: every acknowledged event is on disk, seq contiguous, answers match the files');
   fs.mkdirSync(opt.out, { recursive: true });
   const file = path.join(opt.out, `${results.started.replace(/[:.]/g, '-')}-${results.commit}.json`);

@@ -26,9 +26,9 @@ export function freePort() {
 }
 
 /** Start the real daemon (`meridian telemetry run`, with the Node flags every launch path uses); resolves once /ready answers. */
-export async function startDaemon({ siteDir, fsync = 'batch', pin = [], nodeArgs = DAEMON_NODE_FLAGS }) {
+export async function startDaemon({ siteDir, fsync = 'batch', pin = [], nodeArgs = DAEMON_NODE_FLAGS, args: extra = [] }) {
   const port = await freePort();
-  const args = [MERIDIAN, 'telemetry', 'run', '--host', '127.0.0.1', '--port', String(port), '--site-dir', siteDir, '--fsync', fsync];
+  const args = [MERIDIAN, 'telemetry', 'run', '--host', '127.0.0.1', '--port', String(port), '--site-dir', siteDir, '--fsync', fsync, ...extra];
   return launch([...pin, process.execPath, ...nodeArgs, ...args], port, `daemon (--fsync ${fsync})`);
 }
 
