@@ -61,3 +61,61 @@ export function writeCursor(file: string, sink: string, streams: Record<string, 
   }
   fs.renameSync(tmp, file);
 }
+
+/** A sink's cursor as the loop uses it: positions per stream, saved on every move. */
+export class SinkCursor {
+  readonly file: string;
+  private readonly sink: string;
+  private readonly onSaveError: (error: unknown) => void;
+  private streams: Record<string, StreamPosition> = {};
+
+  constructor(file: string, sink: string, onSaveError: (error: unknown) => void) {
+    this.file = file;
+    this.sink = sink;
+    this.onSaveError = onSaveError;
+  }
+
+  /** Load the saved positions; false when there were none (or they were unusable: the Error says why). */
+  load(): boolean | Error {
+    const saved = readCursor(this.file);
+    if (saved === undefined || saved instanceof Error) return saved ?? false;
+    this.streams = saved.streams;
+    return true;
+  }
+
+  /** The streams in the order they appeared, with their positions. */
+  entries(): [string, StreamPosition][] {
+    return Object.entries(this.streams);
+  }
+
+  has(stream: string): boolean {
+    return stream in this.streams;
+  }
+
+  /** Start following a stream at `position` (saved with the next move). */
+  add(stream: string, position: StreamPosition): void {
+    this.streams[stream] = position;
+  }
+
+  /** Move a stream to `position` and save, unless it is there already. */
+  moveTo(stream: string, position: StreamPosition): void {
+    const old = this.streams[stream];
+    if (old && old.file === position.file && old.offset === position.offset) return;
+    this.streams[stream] = position;
+    this.save();
+  }
+
+  /** Stop following a stream (a stopped run forwarded to its end). */
+  forget(stream: string): void {
+    delete this.streams[stream];
+    this.save();
+  }
+
+  private save(): void {
+    try {
+      writeCursor(this.file, this.sink, this.streams);
+    } catch (error) {
+      this.onSaveError(error);
+    }
+  }
+}

@@ -18,3 +18,16 @@ export function writeDeadLetter(file: string, sink: string, record: ForwardRecor
     fs.appendFileSync(file, line);
   }
 }
+
+/** How many records a dead-letter file holds (0 when there is none). */
+export function countDeadLetters(file: string): number {
+  let text: Buffer;
+  try {
+    text = fs.readFileSync(file);
+  } catch {
+    return 0;
+  }
+  let n = 0;
+  for (let i = text.indexOf(10); i !== -1; i = text.indexOf(10, i + 1)) n++;
+  return n;
+}

@@ -1,11 +1,11 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../../lib/log.js';
 import type { Clock } from '../../lib/time.js';
 import type { SinkStatus } from '../../lib/wire.js';
 import { retryDelay } from './backoff.js';
-import { readCursor, writeCursor } from './cursor.js';
-import { writeDeadLetter } from './dead-letter.js';
+import { SinkCursor } from './cursor.js';
+import { countDeadLetters, writeDeadLetter } from './dead-letter.js';
+import { within, withTimeout } from './deadline.js';
 import type { StreamHeads } from './heads.js';
 import { SinkHealth } from './health.js';
 import type { LogTail, StreamPosition } from './log-tail.js';
@@ -58,9 +58,8 @@ export class Forwarder {
   private readonly health = new SinkHealth();
   private readonly wake = new Wake();
   private readonly abort = new AbortController();
-  private readonly cursorFile: string;
+  private readonly cursor: SinkCursor;
   private readonly deadFile: string;
-  private streams: Record<string, StreamPosition> = {};
   private oldestPendingTs: string | undefined;
   private stopped = false;
   private loop: Promise<void> | undefined;
@@ -68,27 +67,28 @@ export class Forwarder {
   constructor(deps: ForwarderDeps) {
     this.deps = deps;
     this.spec = deps.spec;
-    this.cursorFile = path.join(deps.stateDir, `${deps.spec.name}.cursor.json`);
+    const cursorFile = path.join(deps.stateDir, `${deps.spec.name}.cursor.json`);
+    this.cursor = new SinkCursor(cursorFile, deps.spec.name, (error) => deps.logger.error(
+      `sink ${deps.spec.name}: could not write ${cursorFile} (${errorText(error)}); records may be sent again after a restart`));
     this.deadFile = path.join(deps.stateDir, `${deps.spec.name}.dead.ndjson`);
   }
 
   /** Load the cursor (or start one) and run the loop in the background. */
   start(): void {
     const { logger } = this.deps;
-    const saved = readCursor(this.cursorFile);
-    if (saved instanceof Error) logger.warn(`sink ${this.spec.name}: ${saved.message}; starting from the ${this.spec.start} of the log`);
-    if (saved && !(saved instanceof Error)) this.streams = saved.streams;
-    else this.streams.site = this.spec.start === 'end' ? this.endOf('site', this.deps.latestSiteFile()) : this.deps.tail.startOf('site');
+    const loaded = this.cursor.load();
+    if (loaded instanceof Error) logger.warn(`sink ${this.spec.name}: ${loaded.message}; starting from the ${this.spec.start} of the log`);
+    if (loaded !== true) this.cursor.add('site', this.spec.start === 'end' ? this.endOf('site', this.deps.latestSiteFile()) : this.deps.tail.startOf('site'));
     const run = this.deps.activeRun();
     if (run) this.addStream(run.id, run.file);
-    this.health.deadLetters = countLines(this.deadFile);
-    logger.info(`sink ${this.spec.name}: forwarding to ${redactUrl(this.spec.url)} (cursor ${this.cursorFile})`);
-    this.loop = this.run().catch((error) => logger.error(`sink ${this.spec.name}: forwarding stopped`, error));
+    this.health.deadLetters = countDeadLetters(this.deadFile);
+    logger.info(`sink ${this.spec.name}: forwarding to ${redactUrl(this.spec.url)} (cursor ${this.cursor.file})`);
+    this.loop = this.run();
   }
 
   /** New events were recorded in `stream` (in `file`): wake the loop. Cheap: runs on the write path. */
   notify(stream: string, file: string): void {
-    if (!(stream in this.streams)) this.addStream(stream, file);
+    if (!this.cursor.has(stream)) this.addStream(stream, file);
     this.wake.wake();
   }
 
@@ -98,62 +98,61 @@ export class Forwarder {
     this.wake.stop();
     this.abort.abort();
     await within(this.loop ?? Promise.resolve(), graceMs);
-    await within(this.deps.sink.close().catch(() => undefined), graceMs);
+    await within(this.deps.sink.close(), graceMs);
   }
 
   /** The sink's line in /status. */
   status(): SinkStatus {
-    const now = this.deps.clock.now();
     let lag = 0;
-    for (const [stream, pos] of Object.entries(this.streams)) {
+    for (const [stream, pos] of this.cursor.entries()) {
       const file = stream === 'site' ? this.deps.latestSiteFile() : pos.file;
       lag += Math.max(0, this.deps.heads.seqOf(stream, file) - pos.seq);
     }
-    const pendingMs = this.oldestPendingTs === undefined ? NaN : Date.parse(this.oldestPendingTs);
-    return {
-      name: this.spec.name, kind: this.spec.kind, url: redactUrl(this.spec.url),
-      state: this.health.state(now, this.spec.failingAfterMs),
-      lag_events: lag,
-      lag_seconds: lag === 0 || Number.isNaN(pendingMs) ? 0 : Math.max(0, Math.round((now - pendingMs) / 100) / 10),
-      last_success: this.health.lastSuccess(), retries: this.health.retries, dead_letters: this.health.deadLetters,
-      last_error: this.health.lastError ?? null,
-    };
+    return this.health.status(this.spec, this.deps.clock.now(), lag, this.oldestPendingTs);
   }
 
   private async run(): Promise<void> {
     while (!this.stopped) {
-      let batch = await this.nextBatch();
-      if (batch?.partial && this.spec.lingerMs > 0) {
-        // not a full batch: give the events that are coming the linger time to join it
-        await this.wake.wait(this.spec.lingerMs, true);
-        if (this.stopped) return;
-        batch = await this.nextBatch() ?? batch;
+      try {
+        await this.step();
+      } catch (error) {
+        // reading the files failed (or a bug): keep the sink alive, say why in /status
+        this.deps.logger.error(`sink ${this.spec.name}: ${errorText(error)}`);
+        await this.backOff(error);
       }
-      if (batch) {
-        await this.deliver(batch);
-        continue;
-      }
-      this.oldestPendingTs = undefined;
-      await this.wake.wait(IDLE_POLL_MS);
     }
+  }
+
+  /** One turn of the loop: deliver the next batch, or wait for new events. */
+  private async step(): Promise<void> {
+    let batch = await this.nextBatch();
+    if (batch?.partial && this.spec.lingerMs > 0) {
+      // not a full batch: give the events that are coming the linger time to join it
+      await this.wake.wait(this.spec.lingerMs, true);
+      if (this.stopped) return;
+      batch = await this.nextBatch() ?? batch;
+    }
+    if (batch) {
+      await this.deliver(batch);
+      return;
+    }
+    this.oldestPendingTs = undefined;
+    await this.wake.wait(IDLE_POLL_MS);
   }
 
   /** The next records after the cursor, from the first stream that has any. */
   private async nextBatch(): Promise<Batch | undefined> {
     const limits = { records: this.spec.batchRecords, bytes: this.spec.batchBytes };
-    for (const [stream, pos] of Object.entries(this.streams)) {
+    for (const [stream, pos] of this.cursor.entries()) {
       const read = await this.deps.tail.read(stream, pos, limits);
       if (read.skipped > 0) this.deps.logger.warn(`sink ${this.spec.name}: passed over ${read.skipped} line(s) of ${read.position.file} that are no envelopes`);
       if (read.records.length > 0) {
         this.oldestPendingTs = read.records[0]!.ts;
         return { records: read.records, position: read.position, partial: read.atEnd && read.records.length < limits.records };
       }
-      if (read.position.file !== pos.file || read.position.offset !== pos.offset) this.moveTo(stream, read.position);
-      if (read.atEnd && stream !== 'site' && this.deps.activeRun()?.id !== stream) {
-        // a stopped run's file is forwarded to its end: forget it
-        delete this.streams[stream];
-        this.saveCursor();
-      }
+      this.cursor.moveTo(stream, read.position);
+      // a stopped run's file is forwarded to its end: forget it
+      if (read.atEnd && stream !== 'site' && this.deps.activeRun()?.id !== stream) this.cursor.forget(stream);
     }
     return undefined;
   }
@@ -164,7 +163,7 @@ export class Forwarder {
     while (queue.length > 0 && !this.stopped) {
       const chunk = queue[0]!;
       try {
-        await this.sendWithTimeout(chunk);
+        await withTimeout(this.deps.sink.send(chunk, this.abort.signal), this.spec.timeoutMs, `no acknowledgement within ${this.spec.timeoutMs} ms`);
         this.acknowledged(chunk);
         queue.shift();
       } catch (error) {
@@ -180,19 +179,7 @@ export class Forwarder {
         await this.backOff(error);
       }
     }
-    if (!this.stopped) this.moveTo(batch.records[0]!.stream, batch.position);
-  }
-
-  private async sendWithTimeout(chunk: ForwardRecord[]): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no acknowledgement within ${this.spec.timeoutMs} ms`)), this.spec.timeoutMs);
-    });
-    try {
-      await Promise.race([this.deps.sink.send(chunk, this.abort.signal), timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
+    if (!this.stopped) this.cursor.moveTo(batch.records[0]!.stream, batch.position);
   }
 
   /** A refused chunk: halves to send on their own, or (one record) its dead letter. */
@@ -213,7 +200,7 @@ export class Forwarder {
     const outage = this.health.success(this.deps.clock.now());
     if (outage !== undefined) this.deps.logger.info(`sink ${this.spec.name}: delivering again after ${(outage / 1000).toFixed(1)} s`);
     const last = chunk[chunk.length - 1]!;
-    this.moveTo(last.stream, { file: last.file, offset: last.end, seq: last.seq });
+    this.cursor.moveTo(last.stream, { file: last.file, offset: last.end, seq: last.seq });
   }
 
   private async backOff(error: unknown): Promise<void> {
@@ -225,45 +212,13 @@ export class Forwarder {
     await this.wake.wait(delay, true);
   }
 
-  private moveTo(stream: string, position: StreamPosition): void {
-    const old = this.streams[stream];
-    if (old && old.file === position.file && old.offset === position.offset) return;
-    this.streams[stream] = position;
-    this.saveCursor();
-  }
-
-  private saveCursor(): void {
-    try {
-      writeCursor(this.cursorFile, this.spec.name, this.streams);
-    } catch (error) {
-      this.deps.logger.error(`sink ${this.spec.name}: could not write ${this.cursorFile} (${errorText(error)}); records may be sent again after a restart`);
-    }
-  }
-
   private addStream(stream: string, file: string): void {
     const run = this.deps.activeRun();
     const startOffset = run?.id === stream && run.file === file ? run.startOffset : 0;
-    this.streams[stream] = this.spec.start === 'end' && stream === 'site' ? this.endOf(stream, file) : { file, offset: startOffset, seq: 0 };
+    this.cursor.add(stream, this.spec.start === 'end' && stream === 'site' ? this.endOf(stream, file) : { file, offset: startOffset, seq: 0 });
   }
 
   private endOf(stream: string, file: string): StreamPosition {
     return this.deps.tail.endOf(file, this.deps.heads.seqOf(stream, file));
   }
-}
-
-function countLines(file: string): number {
-  try {
-    const text = fs.readFileSync(file);
-    let n = 0;
-    for (let i = text.indexOf(10); i !== -1; i = text.indexOf(10, i + 1)) n++;
-    return n;
-  } catch {
-    return 0;
-  }
-}
-
-async function within(promise: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([promise, new Promise((resolve) => { timer = setTimeout(resolve, ms); })]);
-  clearTimeout(timer);
 }

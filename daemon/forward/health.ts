@@ -1,4 +1,6 @@
 import { formatTs } from '../../lib/time.js';
+import type { SinkStatus } from '../../lib/wire.js';
+import { redactUrl, type SinkSpec } from './sink.js';
 
 // What /status says about a sink: ok, retrying or failing, its last success, how often it
 // retried and how many records went to its dead-letter file.
@@ -41,5 +43,16 @@ export class SinkHealth {
   /** The last acknowledged delivery (ts format), or null. */
   lastSuccess(): string | null {
     return this.lastSuccessMs === undefined ? null : formatTs(this.lastSuccessMs);
+  }
+
+  /** The sink's line in /status, given its lag and the ts of the oldest record not yet acknowledged. */
+  status(spec: SinkSpec, nowMs: number, lagEvents: number, oldestPendingTs: string | undefined): SinkStatus {
+    const pendingMs = oldestPendingTs === undefined ? NaN : Date.parse(oldestPendingTs);
+    return {
+      name: spec.name, kind: spec.kind, url: redactUrl(spec.url), state: this.state(nowMs, spec.failingAfterMs),
+      lag_events: lagEvents,
+      lag_seconds: lagEvents === 0 || Number.isNaN(pendingMs) ? 0 : Math.max(0, Math.round((nowMs - pendingMs) / 100) / 10),
+      last_success: this.lastSuccess(), retries: this.retries, dead_letters: this.deadLetters, last_error: this.lastError ?? null,
+    };
   }
 }
