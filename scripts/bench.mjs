@@ -4,7 +4,8 @@
 // hold every acknowledged event, and writes the figures as JSON to bench-results/.
 // It never fails a test run: it is not part of npm test, and missed targets are printed,
 // not thrown. Options: --quick, --rounds N, --seconds S, --events N, --history N,
-// --loader autocannon|wrk, --only post,get,rss,startup,forward, --forward-events N, --out DIR.
+// --loader autocannon|wrk, --only post,get,rss,startup,forward (forward-ingest: only its POST
+// part), --forward-events N, --out DIR.
 // See docs/performance.md and docs/forwarding.md.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -65,7 +66,9 @@ try {
     for (const s of stops.splice(0)) await s.stop();
   }
   if (phases.has('startup')) await startupRun();
-  if (phases.has('forward')) await forwardRun({ tmp, events: forwardEvents, seconds, rounds, serverPin, load, log, results });
+  if (phases.has('forward') || phases.has('forward-ingest')) {
+    await forwardRun({ tmp, events: forwardEvents, seconds, rounds, serverPin, load, log, results, catchUpRates: phases.has('forward') });
+  }
 } finally {
   for (const s of stops) await s.stop();
   fs.rmSync(tmp, { recursive: true, force: true });

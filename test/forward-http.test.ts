@@ -2,7 +2,7 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestDaemon } from './helpers/daemon.js';
-import { caughtUp, ndjson, QUICK, sinksOf, sinkStatus, startPeer, waitFor, type PeerRecord } from './helpers/forward.js';
+import { caughtUp, failing, ndjson, QUICK, sinksOf, startPeer, type PeerRecord } from './helpers/forward.js';
 import { postEvent, request } from './helpers/http.js';
 import { removeDir, tempDir } from './helpers/tmp.js';
 
@@ -59,14 +59,11 @@ test('the peer down for a while: the sink retries, the backlog drains once it is
     await caughtUp(d.url, 'peer');
     await peer.down();
     for (let i = 11; i <= 200; i++) await postEvent(d.url, { type: 'weather', data: i });
-    const failing = await waitFor('the sink to be failing', async () => {
-      const s = await sinkStatus(d.url, 'peer');
-      return s.state === 'failing' ? s : undefined;
-    });
-    assert.is(failing.lag_events, 190);
-    assert.ok(failing.lag_seconds >= 0.3, `lag ${failing.lag_seconds} s`);
-    assert.ok(failing.retries >= 1);
-    assert.match(failing.last_error ?? '', /ECONNREFUSED/);
+    const down = await failing(d.url, 'peer');
+    assert.is(down.lag_events, 190);
+    assert.ok(down.lag_seconds >= 0.3, `lag ${down.lag_seconds} s`);
+    assert.ok(down.retries >= 1);
+    assert.match(down.last_error ?? '', /ECONNREFUSED/);
     await peer.up();
     const after = await caughtUp(d.url, 'peer');
     assert.equal(seqsOf(peer.records, 'site'), range(1, 200));

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestDaemon } from './helpers/daemon.js';
-import { caughtUp, ndjson, QUICK, sinksOf, sinkStatus, waitFor } from './helpers/forward.js';
+import { caughtUp, failing, ndjson, QUICK, sinksOf, waitFor } from './helpers/forward.js';
 import { postEvent, request } from './helpers/http.js';
 import { startBroker, subscribe, type Received, type TestBroker } from './helpers/mosquitto.js';
 import { removeDir } from './helpers/tmp.js';
@@ -69,11 +69,8 @@ test('the broker down for a while: the backlog drains once it is back, lag retur
     await broker.stop();
     try {
       for (let i = 11; i <= 160; i++) await postEvent(d.url, { type: 'weather', data: i });
-      const failing = await waitFor('the sink to be failing', async () => {
-        const s = await sinkStatus(d.url, 'bus');
-        return s.state === 'failing' ? s : undefined;
-      });
-      assert.is(failing.lag_events, 150);
+      const down = await failing(d.url, 'bus');
+      assert.is(down.lag_events, 150);
     } finally {
       await broker.start();
     }

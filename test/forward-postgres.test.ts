@@ -2,7 +2,7 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestDaemon } from './helpers/daemon.js';
-import { caughtUp, ndjson, QUICK, sinksOf, sinkStatus, waitFor } from './helpers/forward.js';
+import { caughtUp, failing, ndjson, QUICK, sinksOf } from './helpers/forward.js';
 import { postEvent, request } from './helpers/http.js';
 import { startPostgres, type TestPostgres } from './helpers/postgres.js';
 import { removeDir } from './helpers/tmp.js';
@@ -54,11 +54,8 @@ test('the database down for a while: the backlog drains once it is back, lag ret
     pg.stop();
     try {
       for (let i = 21; i <= 220; i++) await postEvent(d.url, { type: 'weather', data: i });
-      const failing = await waitFor('the sink to be failing', async () => {
-        const s = await sinkStatus(d.url, 'db');
-        return s.state === 'failing' ? s : undefined;
-      });
-      assert.is(failing.lag_events, 200);
+      const down = await failing(d.url, 'db');
+      assert.is(down.lag_events, 200);
     } finally {
       pg.start();
     }

@@ -1,5 +1,5 @@
 import { TelemetryConnectionError, TelemetryClientError } from '../client/errors.js';
-import type { RunRecord } from '../lib/wire.js';
+import type { RunRecord, SinkStatus } from '../lib/wire.js';
 import { trackChanges, type Snapshot, type SortKey } from '../table/rows.js';
 import { offsetOf, refineOffset, type OffsetBounds } from './daemon-clock.js';
 import type { PollOutcome } from './poller.js';
@@ -23,6 +23,8 @@ export interface ConsoleState {
   problem: string | undefined;
   runActive: boolean | undefined;
   run: RunRecord | undefined;
+  /** The daemon's forwarding sinks as of the last good poll. */
+  sinks: SinkStatus[];
   changedAt: Map<string, number>;
   selected: string | undefined;
   sort: SortKey;
@@ -40,7 +42,7 @@ export interface ConsoleState {
 export function initialState(): ConsoleState {
   return {
     snapshot: undefined, etag: undefined, clock: undefined, connection: 'connecting', lastGoodPoll: undefined,
-    problem: undefined, runActive: undefined, run: undefined, changedAt: new Map(), selected: undefined,
+    problem: undefined, runActive: undefined, run: undefined, sinks: [], changedAt: new Map(), selected: undefined,
     sort: 'type', filter: '', detail: true, paused: false, help: false, prompting: false, draft: '',
   };
 }
@@ -67,7 +69,7 @@ export function applyOutcome(state: ConsoleState, outcome: PollOutcome, type?: s
   const clock = poll.serverTime === undefined ? state.clock
     : refineOffset(state.clock, poll.serverTime, outcome.sentAt, outcome.receivedAt);
   const next = { ...state, clock, connection: 'live' as const, problem: undefined,
-    runActive: outcome.ready.run_active, run: outcome.run };
+    runActive: outcome.ready.run_active, run: outcome.run, sinks: outcome.sinks ?? state.sinks };
   const now = daemonNow(next, outcome.receivedAt);
   next.lastGoodPoll = now;
   if (!poll.changed || !poll.current) return next;

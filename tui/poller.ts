@@ -1,14 +1,17 @@
 import type { CurrentPoll, TelemetryClient } from '../client/client.js';
 import { TelemetryClientError } from '../client/errors.js';
 import type { Clock } from '../lib/time.js';
-import type { ReadyAnswer, RunRecord } from '../lib/wire.js';
+import type { ReadyAnswer, RunRecord, SinkStatus } from '../lib/wire.js';
 
-// The poll loop: one cycle (GET /ready, GET /run while a run is active, conditional
-// GET /current) at a time; the next is scheduled only after the previous settled.
+// The poll loop: one cycle (GET /ready, GET /run while a run is active, GET /status for the
+// forwarding sinks, conditional GET /current) at a time; the next is scheduled only after
+// the previous settled.
 
 /** What one poll cycle found (local clock times around the /current request). */
 export type PollOutcome =
-  | { ok: true; ready: ReadyAnswer; run: RunRecord | undefined; poll: CurrentPoll; sentAt: number; receivedAt: number }
+  | { ok: true; ready: ReadyAnswer; run: RunRecord | undefined; poll: CurrentPoll; sentAt: number; receivedAt: number;
+    /** The forwarding sinks (undefined when /status did not answer them). */
+    sinks?: SinkStatus[] }
   | { ok: false; error: unknown; receivedAt: number };
 
 /** Run one poll cycle; never rejects (a failure is an outcome). */
@@ -16,9 +19,11 @@ export async function pollOnce(client: TelemetryClient, clock: Clock, etag: stri
   try {
     const ready = await client.ready();
     const run = ready.run_active ? await client.getRun().catch(noRunAsUndefined) : undefined;
+    // the sinks are extra: a /status that fails leaves the console working
+    const sinks = await client.status().then((s) => s.forward, () => undefined);
     const sentAt = clock.now();
     const poll = await client.pollCurrent(etag);
-    return { ok: true, ready, run, poll, sentAt, receivedAt: clock.now() };
+    return { ok: true, ready, run, poll, sentAt, receivedAt: clock.now(), sinks };
   } catch (error) {
     return { ok: false, error, receivedAt: clock.now() };
   }

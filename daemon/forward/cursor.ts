@@ -1,9 +1,9 @@
 import fs from 'node:fs';
-import path from 'node:path';
+import { writeJsonAtomic } from '../storage/state-files.js';
 import type { StreamPosition } from './log-tail.js';
 
 // A sink's cursor: per stream, the position of the last record the sink acknowledged. It is
-// written atomically (temp file, fdatasync, rename) and only after an acknowledgement, so a
+// written atomically (temp file, fsync, rename) and only after an acknowledgement, so a
 // crash at any moment leaves the last acknowledged position or the one before it.
 
 const FORMAT = 1;
@@ -41,25 +41,11 @@ export function readCursor(file: string): CursorFile | undefined | Error {
   }
 }
 
-/** Write a sink's cursor atomically (the directory is created on first use). */
+/** Write a sink's cursor atomically (its directory exists: forwarding creates it at start). */
 export function writeCursor(file: string, sink: string, streams: Record<string, StreamPosition>): void {
   const body: CursorFile = { format: FORMAT, sink, streams };
-  const tmp = `${file}.tmp`;
-  let fd: number;
-  try {
-    fd = fs.openSync(tmp, 'w');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    fd = fs.openSync(tmp, 'w');
-  }
-  try {
-    fs.writeSync(fd, JSON.stringify(body));
-    fs.fdatasyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-  fs.renameSync(tmp, file);
+  // a power cut may leave the previous cursor: records are then sent again, never skipped
+  writeJsonAtomic(file, body, undefined, { syncDir: false });
 }
 
 /** A sink's cursor as the loop uses it: positions per stream, saved on every move. */

@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import { formatTs } from '../../lib/time.js';
 import { recordId, type ForwardRecord } from './record.js';
 
@@ -10,13 +9,7 @@ import { recordId, type ForwardRecord } from './record.js';
 export function writeDeadLetter(file: string, sink: string, record: ForwardRecord, reason: string, nowMs: number): void {
   const head = JSON.stringify({ at: formatTs(nowMs), sink, id: recordId(record), stream: record.stream, seq: record.seq, reason });
   const line = `${head.slice(0, -1)},"envelope":${record.line}}\n`;
-  try {
-    fs.appendFileSync(file, line);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.appendFileSync(file, line);
-  }
+  fs.appendFileSync(file, line);
 }
 
 /** How many records a dead-letter file holds (0 when there is none). */

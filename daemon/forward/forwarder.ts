@@ -19,6 +19,13 @@ import { Wake } from './wake.js';
 
 // an idle sink looks at the files this often even without being woken
 const IDLE_POLL_MS = 1000;
+// While events pour in (more than BUSY_EVENTS_PER_S), a sink catching up pauses this many
+// times as long as its last batch took before the next one, so it takes at most ~1/10 of
+// the daemon's time from ingest (the event loop is shared). At an observatory's usual rates
+// (tens of events a second) and with no ingest it runs flat out.
+const BUSY_EVENTS_PER_S = 500;
+const BUSY_PAUSE_FACTOR = 9;
+const BUSY_PAUSE_MAX_MS = 1000;
 
 /** The active run, as far as forwarding cares: its stream name, file and where it began. */
 export interface RunSource {
@@ -38,6 +45,8 @@ export interface ForwarderDeps {
   activeRun(): RunSource | undefined;
   /** The newest site file (for the site's head seq). */
   latestSiteFile(): string;
+  /** How many events the daemon has recorded since start (changes while ingest is busy). */
+  recordedCount(): number;
   clock: Clock;
   logger: Logger;
   random(): number;
@@ -62,6 +71,7 @@ export class Forwarder {
   private readonly deadFile: string;
   private oldestPendingTs: string | undefined;
   private stopped = false;
+  private recordedSeen = { count: 0, at: 0 };
   private loop: Promise<void> | undefined;
 
   constructor(deps: ForwarderDeps) {
@@ -133,11 +143,22 @@ export class Forwarder {
       batch = await this.nextBatch() ?? batch;
     }
     if (batch) {
+      const started = this.deps.clock.now();
       await this.deliver(batch);
+      if (!batch.partial) await this.yieldToIngest(this.deps.clock.now() - started);
       return;
     }
     this.oldestPendingTs = undefined;
     await this.wake.wait(IDLE_POLL_MS);
+  }
+
+  /** Catching up while events are being posted: pause, so ingest keeps nearly all of the time. */
+  private async yieldToIngest(batchMs: number): Promise<void> {
+    const seen = { count: this.deps.recordedCount(), at: this.deps.clock.now() };
+    const rate = (seen.count - this.recordedSeen.count) / Math.max(1, seen.at - this.recordedSeen.at) * 1000;
+    this.recordedSeen = seen;
+    if (rate < BUSY_EVENTS_PER_S) return;
+    await this.wake.wait(Math.min(BUSY_PAUSE_MAX_MS, Math.max(1, batchMs) * BUSY_PAUSE_FACTOR), true);
   }
 
   /** The next records after the cursor, from the first stream that has any. */

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../../lib/log.js';
 import type { Clock } from '../../lib/time.js';
@@ -44,6 +45,7 @@ export function startForwarding(specs: readonly SinkSpec[], deps: ForwardingDeps
   const tail = new LogTail(siteDir);
   const heads = new StreamHeads();
   const stateDir = path.join(statePaths(siteDir).dir, 'forward');
+  fs.mkdirSync(stateDir, { recursive: true });
   const latestSiteFile = () => listSiteFiles(siteDir).at(-1) ?? '';
   const activeRun = (): RunSource | undefined => {
     const run = store.activeRun();
@@ -53,11 +55,13 @@ export function startForwarding(specs: readonly SinkSpec[], deps: ForwardingDeps
     return { id: run.run_id, file: path.join(run.run_dir, RUN_FILE), startOffset };
   };
   const current = (type: string) => store.view.get(type)?.json;
+  let recorded = 0;
   const forwarders = specs.map((spec) => new Forwarder({
-    spec, sink: createSink(spec, current), tail, heads, stateDir, activeRun, latestSiteFile,
+    spec, sink: createSink(spec, current), tail, heads, stateDir, activeRun, latestSiteFile, recordedCount: () => recorded,
     clock: deps.clock, logger: deps.logger, random: deps.random ?? Math.random,
   }));
   const stopListening = store.onRecorded((event) => {
+    recorded++;
     heads.note(event.stream, event.reading.envelope.seq);
     for (const f of forwarders) f.notify(event.stream, event.file);
   });

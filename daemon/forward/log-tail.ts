@@ -35,6 +35,8 @@ export interface TailRead {
 /** Reads envelopes after a position from the site files or a run file. */
 export class LogTail {
   private readonly siteDir: string;
+  // average bytes per line seen so far: a read asks for about as many bytes as a batch needs
+  private lineBytes = 512;
 
   constructor(siteDir: string) {
     this.siteDir = siteDir;
@@ -61,7 +63,11 @@ export class LogTail {
     for (;;) {
       if (stream === 'site') at = this.siteFileFor(at);
       if (at.file === '') return { records: [], position: at, atEnd: true, skipped: 0 };
-      const got = await readLines(stream, at, limits);
+      const bytes = Math.min(limits.bytes, Math.max(64 * 1024, Math.ceil(limits.records * this.lineBytes * 1.25)));
+      const got = await readLines(stream, at, { records: limits.records, bytes });
+      if (got.records.length > 0 && got.position.file === at.file) {
+        this.lineBytes = Math.max(64, (got.position.offset - at.offset) / got.records.length);
+      }
       if (got.records.length > 0 || got.skipped > 0 || stream !== 'site') return got;
       // the day file is read to its end: move on when a later day file exists
       const next = listSiteFiles(this.siteDir).find((f) => path.basename(f) > path.basename(at.file));

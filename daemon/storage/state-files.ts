@@ -47,10 +47,12 @@ export function statePaths(siteDir: string) {
 /**
  * Write a JSON file whole or not at all: a temporary file written to its full length (short
  * writes continued, a write that makes no progress is an error), fsync, rename over `file`,
- * fsync of the directory. On any failure the temporary file is removed, `file` is as it was
- * and the error is thrown.
+ * fsync of the directory (unless `syncDir` is false: a power cut may then leave the previous
+ * version, never a torn one; for files rewritten often whose previous version is still
+ * correct, such as forwarding cursors). On any failure the temporary file is removed, `file`
+ * is as it was and the error is thrown.
  */
-export function writeJsonAtomic(file: string, value: unknown, io: StorageFs = nodeFs): void {
+export function writeJsonAtomic(file: string, value: unknown, io: StorageFs = nodeFs, opts: { syncDir?: boolean } = {}): void {
   const tmp = `${file}.tmp-${process.pid}`;
   const buf = Buffer.from(JSON.stringify(value), 'utf8');
   try {
@@ -70,7 +72,7 @@ export function writeJsonAtomic(file: string, value: unknown, io: StorageFs = no
     try { io.rmSync(tmp, { force: true }); } catch { /* the error below says what went wrong */ }
     throw error;
   }
-  syncDir(path.dirname(file), io);
+  if (opts.syncDir ?? true) syncDir(path.dirname(file), io);
 }
 
 /** Read a snapshot; undefined when absent, an Error describing why when unusable or unreadable. */

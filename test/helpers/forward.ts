@@ -44,6 +44,14 @@ export function caughtUp(url: string, name: string, deadlineMs?: number): Promis
   }, deadlineMs);
 }
 
+/** Wait until a sink's deliveries have been failing longer than its failing_after_s. */
+export function failing(url: string, name: string): Promise<SinkStatus> {
+  return waitFor(`sink ${name} to be failing`, async () => {
+    const s = await sinkStatus(url, name);
+    return s.state === 'failing' ? s : undefined;
+  });
+}
+
 /** The lines of an NDJSON file, parsed ([] when it does not exist). */
 export function ndjson(file: string): any[] {
   if (!fs.existsSync(file)) return [];
