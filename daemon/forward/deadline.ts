@@ -1,10 +1,13 @@
 // Bounded waits: a delivery that must be acknowledged in time, a shutdown that must end.
 
-/** `promise`, or a rejection with `message` once `ms` have passed. */
-export async function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+/** `promise`, or a rejection with `message` once `ms` have passed (`onTimeout` is called then). */
+export async function withTimeout<T>(promise: Promise<T>, ms: number, message: string, onTimeout: () => void = () => {}): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(message)), ms);
+    timer = setTimeout(() => {
+      onTimeout();
+      reject(new Error(message));
+    }, ms);
   });
   try {
     return await Promise.race([promise, timeout]);

@@ -8,6 +8,7 @@ import { countDeadLetters, writeDeadLetter } from './dead-letter.js';
 import { within, withTimeout } from './deadline.js';
 import type { StreamHeads } from './heads.js';
 import { SinkHealth } from './health.js';
+import { IngestShare } from './ingest-share.js';
 import type { LogTail, StreamPosition } from './log-tail.js';
 import type { ForwardRecord } from './record.js';
 import { errorText, redactUrl, SinkRejection, type Sink, type SinkSpec } from './sink.js';
@@ -19,13 +20,6 @@ import { Wake } from './wake.js';
 
 // an idle sink looks at the files this often even without being woken
 const IDLE_POLL_MS = 1000;
-// While events pour in (more than BUSY_EVENTS_PER_S), a sink catching up pauses this many
-// times as long as its last batch took before the next one, so it takes at most ~1/10 of
-// the daemon's time from ingest (the event loop is shared). At an observatory's usual rates
-// (tens of events a second) and with no ingest it runs flat out.
-const BUSY_EVENTS_PER_S = 500;
-const BUSY_PAUSE_FACTOR = 9;
-const BUSY_PAUSE_MAX_MS = 1000;
 
 /** The active run, as far as forwarding cares: its stream name, file and where it began. */
 export interface RunSource {
@@ -71,7 +65,7 @@ export class Forwarder {
   private readonly deadFile: string;
   private oldestPendingTs: string | undefined;
   private stopped = false;
-  private recordedSeen = { count: 0, at: 0 };
+  private readonly share = new IngestShare();
   private loop: Promise<void> | undefined;
 
   constructor(deps: ForwarderDeps) {
@@ -145,20 +139,14 @@ export class Forwarder {
     if (batch) {
       const started = this.deps.clock.now();
       await this.deliver(batch);
-      if (!batch.partial) await this.yieldToIngest(this.deps.clock.now() - started);
+      // catching up: leave the event loop to ingest when events pour in
+      const now = this.deps.clock.now();
+      const pause = batch.partial ? 0 : this.share.pauseAfter(this.deps.recordedCount(), now, now - started);
+      if (pause > 0) await this.wake.wait(pause, true);
       return;
     }
     this.oldestPendingTs = undefined;
     await this.wake.wait(IDLE_POLL_MS);
-  }
-
-  /** Catching up while events are being posted: pause, so ingest keeps nearly all of the time. */
-  private async yieldToIngest(batchMs: number): Promise<void> {
-    const seen = { count: this.deps.recordedCount(), at: this.deps.clock.now() };
-    const rate = (seen.count - this.recordedSeen.count) / Math.max(1, seen.at - this.recordedSeen.at) * 1000;
-    this.recordedSeen = seen;
-    if (rate < BUSY_EVENTS_PER_S) return;
-    await this.wake.wait(Math.min(BUSY_PAUSE_MAX_MS, Math.max(1, batchMs) * BUSY_PAUSE_FACTOR), true);
   }
 
   /** The next records after the cursor, from the first stream that has any. */
@@ -184,7 +172,7 @@ export class Forwarder {
     while (queue.length > 0 && !this.stopped) {
       const chunk = queue[0]!;
       try {
-        await withTimeout(this.deps.sink.send(chunk, this.abort.signal), this.spec.timeoutMs, `no acknowledgement within ${this.spec.timeoutMs} ms`);
+        await this.send(chunk);
         this.acknowledged(chunk);
         queue.shift();
       } catch (error) {
@@ -201,6 +189,19 @@ export class Forwarder {
       }
     }
     if (!this.stopped) this.cursor.moveTo(batch.records[0]!.stream, batch.position);
+  }
+
+  /** Send one chunk; past the timeout (or at a stop) the attempt is aborted, so one batch is ever in flight. */
+  private async send(chunk: ForwardRecord[]): Promise<void> {
+    const attempt = new AbortController();
+    const onStop = () => attempt.abort();
+    this.abort.signal.addEventListener('abort', onStop, { once: true });
+    try {
+      await withTimeout(this.deps.sink.send(chunk, attempt.signal), this.spec.timeoutMs,
+        `no acknowledgement within ${this.spec.timeoutMs} ms`, () => attempt.abort());
+    } finally {
+      this.abort.signal.removeEventListener('abort', onStop);
+    }
   }
 
   /** A refused chunk: halves to send on their own, or (one record) its dead letter. */

@@ -1,0 +1,60 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { retryDelay } from '../daemon/forward/backoff.js';
+import { ndjsonBody } from '../daemon/forward/http.js';
+import { IngestShare } from '../daemon/forward/ingest-share.js';
+import { topicOfType } from '../daemon/forward/mqtt.js';
+import { envelopeHead, type ForwardRecord } from '../daemon/forward/record.js';
+import { redactUrl } from '../daemon/forward/sink.js';
+
+// The pure parts of forwarding: retry delays, the ingest share, record heads, topics, bodies.
+
+test('retryDelay: capped exponential with full jitter between the bounds', () => {
+  const bounds = { minMs: 250, maxMs: 30_000 };
+  const rows: Array<[number, number, number]> = [
+    [1, 0, 250], [1, 0.999, 250], [2, 0, 250], [2, 0.5, 375], [2, 1, 500], [3, 1, 1000], [8, 1, 30_000], [8, 0.5, 15_125], [60, 1, 30_000],
+  ];
+  for (const [attempt, random, delay] of rows) assert.is(retryDelay(attempt, bounds, () => random), delay, `attempt ${attempt}, random ${random}`);
+});
+
+test('IngestShare: no pause at usual rates, 9x the batch time (at most 1 s) when events pour in', () => {
+  const share = new IngestShare();
+  const rows: Array<[string, number, number, number, number]> = [
+    ['first look: 0 events', 0, 1000, 20, 0],
+    ['20 events in a second', 20, 2000, 20, 0],
+    ['1,000 events in a second', 1020, 3000, 20, 180],
+    ['5,000 in a second, a slow batch', 6020, 4000, 500, 1000],
+    ['quiet again', 6020, 5000, 20, 0],
+  ];
+  for (const [name, recorded, now, batchMs, pause] of rows) assert.is(share.pauseAfter(recorded, now, batchMs), pause, name);
+});
+
+test('envelopeHead: seq, ts and type from the line head, else from the whole line, else nothing', () => {
+  const rows: Array<[string, string, ReturnType<typeof envelopeHead>]> = [
+    ['as Meridian writes it', '{"seq":41,"ts":"2026-03-18T00:05:48.955Z","type":"dome \\"a\\"","data":1,"meta":{}}', { seq: 41, ts: '2026-03-18T00:05:48.955Z', type: 'dome "a"' }],
+    ['the original service (stream key first)', '{"stream":"x","type":"w","seq":3,"ts":"2026-03-18T00:05:48.955Z","data":1}', { seq: 3, ts: '2026-03-18T00:05:48.955Z', type: 'w' }],
+    ['not JSON', '{"seq":1,"ts', undefined],
+    ['no seq', '{"ts":"x","type":"w"}', undefined],
+  ];
+  for (const [name, line, head] of rows) assert.equal(envelopeHead(line), head, name);
+});
+
+test('topicOfType: MQTT wildcards and % are escaped, the rest kept', () => {
+  const rows: Array<[string, string]> = [['weather', 'weather'], ['dome status', 'dome status'], ['a+b#c%d', 'a%2Bb%23c%25d'], ['mount/axis', 'mount/axis']];
+  for (const [type, topic] of rows) assert.is(topicOfType(type), topic, type);
+});
+
+test('ndjsonBody: one record per line with id, stream, seq and the envelope byte for byte', () => {
+  const line = '{"seq":7,"ts":"2026-03-18T00:05:48.955Z","type":"w","data":1.0,"meta":{}}';
+  const record: ForwardRecord = { stream: '042', seq: 7, ts: '', type: 'w', line, file: 'f', end: 0 };
+  assert.is(ndjsonBody([record, { ...record, seq: 8 }]),
+    `{"id":"042:7","stream":"042","seq":7,"envelope":${line}}\n{"id":"042:8","stream":"042","seq":8,"envelope":${line}}\n`);
+});
+
+test('redactUrl: a password never shows', () => {
+  assert.is(redactUrl('postgres://unit1:s3cret@db.site/obs'), 'postgres://unit1:***@db.site/obs');
+  assert.is(redactUrl('mqtt://broker:1883'), 'mqtt://broker:1883');
+  assert.is(redactUrl('not a url'), '(unparsable URL)');
+});
+
+test.run();
