@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { retryDelay } from '../daemon/forward/backoff.js';
 import { ndjsonBody } from '../daemon/forward/http.js';
-import { IngestShare } from '../daemon/forward/ingest-share.js';
+import { IngestShare, type LoopSampler } from '../daemon/forward/ingest-share.js';
 import { topicOfType } from '../daemon/forward/mqtt.js';
 import { envelopeHead, type ForwardRecord } from '../daemon/forward/record.js';
 import { redactUrl } from '../daemon/forward/sink.js';
@@ -17,16 +17,21 @@ test('retryDelay: capped exponential with full jitter between the bounds', () =>
   for (const [attempt, random, delay] of rows) assert.is(retryDelay(attempt, bounds, () => random), delay, `attempt ${attempt}, random ${random}`);
 });
 
-test('IngestShare: no pause at usual rates, 9x the batch time (at most 1 s) when events pour in', () => {
-  const share = new IngestShare();
-  const rows: Array<[string, number, number, number, number]> = [
-    ['first look: 0 events', 0, 1000, 20, 0],
-    ['20 events in a second', 20, 2000, 20, 0],
-    ['1,000 events in a second', 1020, 3000, 20, 180],
-    ['5,000 in a second, a slow batch', 6020, 4000, 500, 1000],
-    ['quiet again', 6020, 5000, 20, 0],
+test('IngestShare: no pause with spare loop time or no ingest; 9x the batch time (at most 1 s) when both are busy', () => {
+  // utilization readings since the previous call, as perf_hooks answers them
+  const loads = [0.9, 0.5, 0.95, 0.99, 0.99];
+  let i = 0;
+  const sampler: LoopSampler = (since) => ({ idle: 0, active: 0, utilization: since ? loads[i++]! : 0 });
+  const share = new IngestShare(sampler);
+  const rows: Array<[string, number, number, number]> = [
+    ['first look', 0, 20, 0],
+    ['ingest on a busy loop', 100, 20, 180],
+    ['ingest with spare loop time', 200, 20, 0],
+    ['a busy loop but no ingest (the sinks alone)', 200, 20, 0],
+    ['ingest on a busy loop, a slow batch', 300, 500, 1000],
+    ['ingest, a quick batch', 301, 0, 9],
   ];
-  for (const [name, recorded, now, batchMs, pause] of rows) assert.is(share.pauseAfter(recorded, now, batchMs), pause, name);
+  for (const [name, recorded, batchMs, pause] of rows) assert.is(share.pauseAfter(recorded, batchMs), pause, name);
 });
 
 test('envelopeHead: seq, ts and type from the line head, else from the whole line, else nothing', () => {

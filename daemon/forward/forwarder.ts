@@ -8,7 +8,7 @@ import { countDeadLetters, writeDeadLetter } from './dead-letter.js';
 import { within, withTimeout } from './deadline.js';
 import type { StreamHeads } from './heads.js';
 import { SinkHealth } from './health.js';
-import { IngestShare } from './ingest-share.js';
+import { IngestShare, type LoopSampler } from './ingest-share.js';
 import type { LogTail, StreamPosition } from './log-tail.js';
 import type { ForwardRecord } from './record.js';
 import { errorText, redactUrl, SinkRejection, type Sink, type SinkSpec } from './sink.js';
@@ -41,6 +41,8 @@ export interface ForwarderDeps {
   latestSiteFile(): string;
   /** How many events the daemon has recorded since start (changes while ingest is busy). */
   recordedCount(): number;
+  /** The event loop's utilization (shared with ingest). */
+  loopSampler: LoopSampler;
   clock: Clock;
   logger: Logger;
   random(): number;
@@ -65,7 +67,7 @@ export class Forwarder {
   private readonly deadFile: string;
   private oldestPendingTs: string | undefined;
   private stopped = false;
-  private readonly share = new IngestShare();
+  private readonly share: IngestShare;
   private loop: Promise<void> | undefined;
 
   constructor(deps: ForwarderDeps) {
@@ -75,6 +77,7 @@ export class Forwarder {
     this.cursor = new SinkCursor(cursorFile, deps.spec.name, (error) => deps.logger.error(
       `sink ${deps.spec.name}: could not write ${cursorFile} (${errorText(error)}); records may be sent again after a restart`));
     this.deadFile = path.join(deps.stateDir, `${deps.spec.name}.dead.ndjson`);
+    this.share = new IngestShare(deps.loopSampler);
   }
 
   /** Load the cursor (or start one) and run the loop in the background. */
@@ -140,8 +143,7 @@ export class Forwarder {
       const started = this.deps.clock.now();
       await this.deliver(batch);
       // catching up: leave the event loop to ingest when events pour in
-      const now = this.deps.clock.now();
-      const pause = batch.partial ? 0 : this.share.pauseAfter(this.deps.recordedCount(), now, now - started);
+      const pause = batch.partial ? 0 : this.share.pauseAfter(this.deps.recordedCount(), this.deps.clock.now() - started);
       if (pause > 0) await this.wake.wait(pause, true);
       return;
     }

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { performance } from 'node:perf_hooks';
 import type { Logger } from '../../lib/log.js';
 import type { Clock } from '../../lib/time.js';
 import type { SinkStatus } from '../../lib/wire.js';
@@ -9,6 +10,7 @@ import { RUN_FILE, type TelemetryStore } from '../storage/store.js';
 import { Forwarder, type RunSource } from './forwarder.js';
 import { StreamHeads } from './heads.js';
 import { httpSink } from './http.js';
+import type { LoopSampler } from './ingest-share.js';
 import { LogTail } from './log-tail.js';
 import { mqttSink } from './mqtt.js';
 import { postgresSink } from './postgres.js';
@@ -36,6 +38,8 @@ export interface ForwardingDeps {
   clock: Clock;
   logger: Logger;
   random?: () => number;
+  /** The event loop's utilization (default: perf_hooks'), for the share a catching-up sink takes. */
+  loopSampler?: LoopSampler;
 }
 
 /** Start a forwarder for each sink (none: nothing runs and nothing listens). */
@@ -58,6 +62,7 @@ export function startForwarding(specs: readonly SinkSpec[], deps: ForwardingDeps
   let recorded = 0;
   const forwarders = specs.map((spec) => new Forwarder({
     spec, sink: createSink(spec, current), tail, heads, stateDir, activeRun, latestSiteFile, recordedCount: () => recorded,
+    loopSampler: deps.loopSampler ?? ((since) => performance.eventLoopUtilization(since)),
     clock: deps.clock, logger: deps.logger, random: deps.random ?? Math.random,
   }));
   const stopListening = store.onRecorded((event) => {

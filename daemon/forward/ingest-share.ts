@@ -1,22 +1,36 @@
+import type { EventLoopUtilization } from 'node:perf_hooks';
+
 // How much of the daemon's time a sink catching up may take: ingest comes first.
 
-// While events pour in (more than BUSY_EVENTS_PER_S), a sink catching up pauses this many
-// times as long as its last batch took before the next one, so it takes at most ~1/10 of
-// the daemon's time from ingest (the event loop is shared). At an observatory's usual rates
-// (tens of events a second) and with no ingest it runs flat out.
-const BUSY_EVENTS_PER_S = 500;
-const BUSY_PAUSE_FACTOR = 9;
-const BUSY_PAUSE_MAX_MS = 1000;
+// When events are being recorded and the event loop (shared by ingest and forwarding) was
+// busy at least BUSY_UTILIZATION of the time since the last batch, a sink catching up pauses
+// PAUSE_FACTOR times as long as its last batch took: it then takes at most ~1/10 of the
+// loop. With spare time on the loop, or with no ingest, it runs flat out.
+const BUSY_UTILIZATION = 0.7;
+const PAUSE_FACTOR = 9;
+const PAUSE_MAX_MS = 1000;
 
-/** Decides the pause after each full batch from the ingest rate since the previous one. */
+/** A reading of the event loop's busy and idle time (perf_hooks' eventLoopUtilization). */
+export type LoopSampler = (since?: EventLoopUtilization) => EventLoopUtilization;
+
+/** Decides the pause after each full batch from the ingest and the loop's load since the previous one. */
 export class IngestShare {
-  private seen = { count: 0, at: 0 };
+  private readonly sample: LoopSampler;
+  private recorded = 0;
+  private loop: EventLoopUtilization | undefined;
 
-  /** The pause (ms) before the next batch, given the events recorded so far, now, and how long the batch took. */
-  pauseAfter(recorded: number, nowMs: number, batchMs: number): number {
-    const rate = (recorded - this.seen.count) / Math.max(1, nowMs - this.seen.at) * 1000;
-    this.seen = { count: recorded, at: nowMs };
-    if (rate < BUSY_EVENTS_PER_S) return 0;
-    return Math.min(BUSY_PAUSE_MAX_MS, Math.max(1, batchMs) * BUSY_PAUSE_FACTOR);
+  constructor(sample: LoopSampler) {
+    this.sample = sample;
+  }
+
+  /** The pause (ms) before the next batch, given the events recorded so far and how long the batch took. */
+  pauseAfter(recorded: number, batchMs: number): number {
+    const ingest = recorded !== this.recorded;
+    this.recorded = recorded;
+    const now = this.sample();
+    const busy = this.loop ? this.sample(this.loop).utilization : 0;
+    this.loop = now;
+    if (!ingest || busy < BUSY_UTILIZATION) return 0;
+    return Math.min(PAUSE_MAX_MS, Math.max(1, batchMs) * PAUSE_FACTOR);
   }
 }
