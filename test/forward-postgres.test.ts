@@ -1,11 +1,10 @@
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTestDaemon } from './helpers/daemon.js';
+import { withTestDaemon } from './helpers/daemon.js';
 import { caughtUp, failing, ndjson, QUICK, sinksOf } from './helpers/forward.js';
 import { postEvent, request } from './helpers/http.js';
 import { startPostgres, type TestPostgres } from './helpers/postgres.js';
-import { removeDir } from './helpers/tmp.js';
 
 // The PostgreSQL sink against a real PostgreSQL 15 started by the test: rows keyed by
 // (stream, seq), the current view, the database down for a while, a row it refuses.
@@ -21,8 +20,7 @@ interface Row { stream: string; seq: string; ts: Date; type: string; data: unkno
 const rowsOf = (table: string) => pg.query<Row>(`SELECT stream, seq, ts, type, data, meta FROM ${table} ORDER BY stream, seq`);
 
 test('steady state: one row per event keyed by (stream, seq), data and meta as JSON, and the current view', async () => {
-  const d = await startTestDaemon({ forward: sinksOf(SINK('steady')) });
-  try {
+  await withTestDaemon({ forward: sinksOf(SINK('steady')) }, async (d) => {
     const sent = [];
     for (let i = 1; i <= 70; i++) sent.push((await postEvent(d.url, { type: i % 2 ? 'weather' : 'dome', data: { i, t: -3.5 } })).json);
     await request(d.url, '/run/start', { method: 'POST', body: { run_id: '007' } });
@@ -40,15 +38,11 @@ test('steady state: one row per event keyed by (stream, seq), data and meta as J
     assert.equal(current, [{ type: 'camera', stream: '007', seq: '5' }, { type: 'dome', stream: 'site', seq: '70' }, { type: 'weather', stream: 'site', seq: '69' }]);
     const migrations = await pg.query<{ version: number }>('SELECT version FROM steady_migrations');
     assert.equal(migrations, [{ version: 1 }]);
-  } finally {
-    await d.close();
-    removeDir(d.siteDir);
-  }
+  });
 });
 
 test('the database down for a while: the backlog drains once it is back, lag returns to 0, each row once', async () => {
-  const d = await startTestDaemon({ forward: sinksOf(SINK('outage')) });
-  try {
+  await withTestDaemon({ forward: sinksOf(SINK('outage')) }, async (d) => {
     for (let i = 1; i <= 20; i++) await postEvent(d.url, { type: 'weather', data: i });
     await caughtUp(d.url, 'db');
     pg.stop();
@@ -62,15 +56,11 @@ test('the database down for a while: the backlog drains once it is back, lag ret
     await caughtUp(d.url, 'db');
     const rows = await pg.query<{ n: string; low: string; high: string }>('SELECT count(*) AS n, min(seq) AS low, max(seq) AS high FROM outage');
     assert.equal(rows, [{ n: '220', low: '1', high: '220' }]);
-  } finally {
-    await d.close();
-    removeDir(d.siteDir);
-  }
+  });
 });
 
 test('a row the database refuses (\\u0000 in jsonb) goes to the dead-letter file; the rest of its batch is inserted', async () => {
-  const d = await startTestDaemon({ forward: sinksOf(SINK('poison')) });
-  try {
+  await withTestDaemon({ forward: sinksOf(SINK('poison')) }, async (d) => {
     for (let i = 1; i <= 40; i++) await postEvent(d.url, { type: 'weather', data: i === 23 ? 'nul \u0000 here' : i });
     const status = await caughtUp(d.url, 'db');
     assert.is(status.dead_letters, 1);
@@ -80,10 +70,7 @@ test('a row the database refuses (\\u0000 in jsonb) goes to the dead-letter file
     assert.equal(dead.map((x) => [x.id, x.envelope.data, x.reason]), [
       ['site:23', 'nul \u0000 here', 'PostgreSQL refused the row: unsupported Unicode escape sequence (SQLSTATE 22P05)'],
     ]);
-  } finally {
-    await d.close();
-    removeDir(d.siteDir);
-  }
+  });
 });
 
 test.run();
