@@ -20,6 +20,8 @@ export interface RunningDaemon {
   /** The bound address as `host:port` (port resolved when 0 was asked for). */
   readonly address: string;
   readonly port: number;
+  /** The route table's method and path of every route (`:name` for a path parameter). */
+  readonly routes: readonly (readonly [method: string, path: string])[];
   /** Resolves once the daemon has stopped (by close() or /shutdown). */
   readonly closed: Promise<void>;
   /**
@@ -103,5 +105,5 @@ export async function startDaemon(config: DaemonConfig,
   const port = (server.address() as AddressInfo).port;
   address = hostPort(config.host, port);
   logger.info(`listening on http://${address} (site ${config.siteDir}, fsync ${config.fsync}, version ${VERSION})`);
-  return { server, store, address, port, closed, close };
+  return { server, store, address, port, closed, close, routes: app.routes.map(([method, path]) => [method, path] as const) };
 }

@@ -2,18 +2,20 @@ import { currentHandlers } from './current.js';
 import { eventHandlers } from './events.js';
 import type { Guard } from './guard.js';
 import { lifecycleHandlers } from './lifecycle.js';
+import { openApiHandlers } from './openapi/handler.js';
 import type { AppDeps, Route } from './route.js';
 import { runHandlers } from './runs.js';
 
 // The route table: every endpoint of the daemon, one row each. polka's registrations, the
 // Allow header of a 405 and the fast lane are all derived from it (daemon/http/app.ts).
 
-/** Every route of the daemon (docs/http-api.md documents each). */
+/** Every route of the daemon (docs/http-api.md and daemon/http/openapi/ document each). */
 export function routeTable(deps: AppDeps, guard: Guard): Route[] {
   const lifecycle = lifecycleHandlers(deps, guard);
   const runs = runHandlers(deps);
   const events = eventHandlers(deps);
   const current = currentHandlers(deps);
+  const openapi = openApiHandlers(deps);
   return [
     ['GET', '/health', lifecycle.health],
     ['GET', '/ready', lifecycle.ready],
@@ -25,5 +27,6 @@ export function routeTable(deps: AppDeps, guard: Guard): Route[] {
     ['GET', '/current', current.all],
     ['GET', '/current/:type', current.one, 'fast'],
     ['POST', '/shutdown', lifecycle.shutdown],
+    ['GET', '/openapi.json', openapi.document],
   ];
 }

@@ -1,0 +1,114 @@
+import type { SchemaObject } from 'openapi3-ts/oas31';
+import { TYPE_FORBIDDEN_CHARACTER } from '../../../lib/wire.js';
+
+// The JSON Schemas (2020-12) of the bodies the daemon takes and answers, as
+// `#/components/schemas/<name>`. Answers are closed (additionalProperties false), so a test
+// that validates real answers fails when a field appears that the document does not name.
+
+/** The envelope and answer `ts`: UTC ISO-8601 with milliseconds and a trailing Z. */
+export const TS_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$';
+
+/** A `$ref` to a component schema. */
+export function ref(name: keyof typeof SCHEMAS): SchemaObject {
+  return { $ref: `#/components/schemas/${name}` };
+}
+
+const ts: SchemaObject = { type: 'string', pattern: TS_PATTERN, examples: ['2026-03-18T00:05:48.955Z'] };
+const jsonObject: SchemaObject = { type: 'object' };
+// the character class of TYPE_FORBIDDEN_CHARACTER, negated: what a type may hold
+const typeChars = TYPE_FORBIDDEN_CHARACTER.source.replace(/^\[/, '[^');
+
+const runRecord: SchemaObject = {
+  type: 'object',
+  required: ['run_dir', 'run_id', 'meta', 'started_at'],
+  properties: {
+    run_dir: { type: 'string', description: 'Absolute path of the run directory.' },
+    run_id: { type: 'string', pattern: '^[A-Za-z0-9._-]{1,128}$' },
+    meta: { ...jsonObject, description: 'The meta given at the start, with `run_id` set.' },
+    started_at: ts,
+  },
+  additionalProperties: false,
+};
+
+/** Every component schema of the document. */
+export const SCHEMAS = {
+  Error: {
+    type: 'object',
+    description: 'Every error answer. Branch on `code` (stable), never on `detail` (a sentence for a person).',
+    required: ['detail', 'code'],
+    properties: { detail: { type: 'string', minLength: 1 }, code: { type: 'string', pattern: '^[A-Z_]+$' } },
+    additionalProperties: false,
+  },
+  EventType: {
+    type: 'string', minLength: 1, maxLength: 256, pattern: `^${typeChars}+$`,
+    description: 'Non-empty, at most 256 characters (code points), no control characters.',
+  },
+  EventRequest: {
+    type: 'object',
+    required: ['type', 'data'],
+    properties: {
+      type: { $ref: '#/components/schemas/EventType' },
+      data: { description: 'Any JSON value; `null` counts as given.' },
+      make_current: { type: 'boolean', default: true, description: '`false`: written with a seq, the current view unchanged.' },
+      meta: { ...jsonObject, default: {}, description: 'Caller metadata; during a run `run_id` is set to the active run.' },
+    },
+    description: 'Unknown keys are ignored.',
+  },
+  Envelope: {
+    type: 'object',
+    description: 'A recorded event: the very line stored in the file (keys in this order).',
+    required: ['seq', 'ts', 'type', 'data', 'meta'],
+    properties: {
+      seq: { type: 'integer', minimum: 1 },
+      ts: ts,
+      type: { $ref: '#/components/schemas/EventType' },
+      data: { description: 'The payload as sent.' },
+      meta: jsonObject,
+    },
+    additionalProperties: false,
+  },
+  Current: {
+    type: 'object',
+    required: ['current'],
+    properties: { current: { type: 'object', additionalProperties: { $ref: '#/components/schemas/Envelope' } } },
+    additionalProperties: false,
+  },
+  RunStartRequest: {
+    type: 'object',
+    properties: {
+      run_dir: { type: 'string', minLength: 1, description: 'Absolute, or relative to the site directory (must stay inside it).' },
+      run_id: { type: 'string', description: 'A safe path segment: letters, digits, `.`, `_`, `-`, 1-128 characters.' },
+      meta: jsonObject,
+    },
+    description: 'Every field is optional, and so is the body.',
+  },
+  RunRecord: runRecord,
+  StoppedRunRecord: {
+    ...runRecord,
+    required: [...runRecord.required!, 'stopped_at'],
+    properties: { ...runRecord.properties, stopped_at: ts },
+  },
+  Health: { type: 'object', required: ['ok'], properties: { ok: { const: true } }, additionalProperties: false },
+  Ready: {
+    type: 'object',
+    required: ['ready', 'run_active', 'version'],
+    properties: { ready: { const: true }, run_active: { type: 'boolean' }, version: { type: 'string' } },
+    additionalProperties: false,
+  },
+  Status: {
+    type: 'object',
+    required: ['version', 'pid', 'started_at', 'address', 'run_id', 'types'],
+    properties: {
+      version: { type: 'string' },
+      pid: { type: 'integer', minimum: 1 },
+      started_at: ts,
+      address: { type: 'string', description: '`host:port` the daemon is bound to.' },
+      run_id: { type: ['string', 'null'], description: 'The active run, or null.' },
+      types: { type: 'integer', minimum: 0, description: 'How many types the current view holds.' },
+    },
+    additionalProperties: false,
+  },
+  Shutdown: {
+    type: 'object', required: ['shutting_down'], properties: { shutting_down: { const: true } }, additionalProperties: false,
+  },
+} satisfies Record<string, SchemaObject>;
