@@ -9,6 +9,7 @@ import { buildApp } from './http/app.js';
 import { Drain } from './http/drain.js';
 import { SiteLockedError } from './storage/site-lock.js';
 import type { StorageFs } from './storage/storage-fs.js';
+import { DaemonMetrics } from './metrics/daemon-metrics.js';
 import { TelemetryStore } from './storage/store.js';
 
 // Listening: open the store, build the app, bind, and close it all down in order.
@@ -40,20 +41,25 @@ export class StartupError extends Error {
 }
 
 /** Start the daemon with a resolved config (port 0 picks a free port: for embedding and tests). */
-export async function startDaemon(config: DaemonConfig,
-  deps: { clock: Clock; logger: Logger; snapshotIntervalMs?: number; fs?: StorageFs }): Promise<RunningDaemon> {
+export async function startDaemon(config: DaemonConfig, deps: {
+  clock: Clock; logger: Logger; snapshotIntervalMs?: number; fs?: StorageFs;
+  /** The cap on types with a reading-age series (default 1000, docs/operations.md). */
+  maxAgeTypes?: number;
+}): Promise<RunningDaemon> {
   const { logger } = deps;
   if (!isLoopbackHost(config.host) && config.token === undefined) {
     throw new StartupError(`refusing to bind ${config.host} without a token: set --token or MERIDIAN_TELEMETRY_TOKEN, or bind localhost`);
   }
   if (config.zoneWarning) logger.warn(config.zoneWarning);
+  const metrics = new DaemonMetrics({ clock: deps.clock, version: VERSION, maxAgeTypes: deps.maxAgeTypes });
   let store: TelemetryStore;
   try {
     store = TelemetryStore.open({
       siteDir: config.siteDir, zone: config.zone, fsync: config.fsync, clock: deps.clock, logger,
-      snapshotIntervalMs: deps.snapshotIntervalMs, fs: deps.fs,
+      snapshotIntervalMs: deps.snapshotIntervalMs, fs: deps.fs, observer: metrics.storage,
     });
   } catch (error) {
+    metrics.close();
     if (error instanceof SiteLockedError) throw new StartupError(`${error.message}; stop it first or use another --site-dir`, { cause: error });
     const code = (error as NodeJS.ErrnoException).code;
     throw new StartupError(`site directory ${config.siteDir} is not usable (${code ?? (error as Error).message})`, { cause: error });
@@ -72,14 +78,16 @@ export async function startDaemon(config: DaemonConfig,
     closing = (async () => {
       await drain.stop(options?.now ? 0 : config.shutdownTimeoutMs);
       await store.close();
+      metrics.close();
       logger.info('stopped');
       resolveClosed();
     })();
     return closing;
   };
+  metrics.watch(store);
   let address = hostPort(config.host, config.port);
   const app = buildApp({
-    config, store, logger, clock: deps.clock, version: VERSION,
+    config, store, logger, clock: deps.clock, version: VERSION, metrics,
     bootId: randomBytes(4).toString('hex'),
     process: { pid: process.pid, startedAt: formatTs(deps.clock.now()), address: () => address },
     onShutdown: () => { logger.info('shutdown requested over HTTP'); void close(); },
@@ -96,6 +104,7 @@ export async function startDaemon(config: DaemonConfig,
     });
   } catch (error) {
     await store.close();
+    metrics.close();
     const code = (error as NodeJS.ErrnoException).code;
     const reason = code === 'EADDRINUSE' ? 'the port is already in use'
       : code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' ? 'the address is not available on this machine'

@@ -3,6 +3,7 @@ import type { Request } from 'polka';
 import type { DaemonConfig } from '../../lib/config.js';
 import type { Logger } from '../../lib/log.js';
 import type { Clock } from '../../lib/time.js';
+import type { DaemonMetrics } from '../metrics/daemon-metrics.js';
 import type { TelemetryStore } from '../storage/store.js';
 
 // What a route is and what its handlers are built from.
@@ -21,6 +22,8 @@ export interface AppDeps {
   logger: Logger;
   clock: Clock;
   version: string;
+  /** The daemon's metrics (GET /metrics). */
+  metrics: DaemonMetrics;
   /** Called once /shutdown has been answered. */
   onShutdown: () => void;
   /** Distinguishes ETags of this process from those of an earlier one. */

@@ -2,6 +2,7 @@ import { currentHandlers } from './current.js';
 import { eventHandlers } from './events.js';
 import type { Guard } from './guard.js';
 import { lifecycleHandlers } from './lifecycle.js';
+import { metricsHandlers } from './metrics.js';
 import { openApiHandlers } from './openapi/handler.js';
 import type { AppDeps, Route } from './route.js';
 import { runHandlers } from './runs.js';
@@ -16,6 +17,7 @@ export function routeTable(deps: AppDeps, guard: Guard): Route[] {
   const events = eventHandlers(deps);
   const current = currentHandlers(deps);
   const openapi = openApiHandlers(deps);
+  const metrics = metricsHandlers(deps);
   return [
     ['GET', '/health', lifecycle.health],
     ['GET', '/ready', lifecycle.ready],
@@ -28,5 +30,6 @@ export function routeTable(deps: AppDeps, guard: Guard): Route[] {
     ['GET', '/current/:type', current.one, 'fast'],
     ['POST', '/shutdown', lifecycle.shutdown],
     ['GET', '/openapi.json', openapi.document],
+    ['GET', '/metrics', metrics.scrape],
   ];
 }

@@ -53,6 +53,13 @@ export class CurrentView {
     return n;
   }
 
+  /** The type names of the merged view, unsorted. */
+  typeNames(): string[] {
+    const names = [...this.site.keys()];
+    if (this.run) for (const type of this.run.keys()) if (!this.site.has(type)) names.push(type);
+    return names;
+  }
+
   /** The site view's and the run view's readings (for snapshots). */
   entries(target: TargetKind): Reading[] {
     return [...((target === 'run' ? this.run : this.site)?.values() ?? [])];

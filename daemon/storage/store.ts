@@ -9,6 +9,7 @@ import { CurrentView, type Reading } from './current-view.js';
 import { Durability } from './durability.js';
 import { replayTarget } from './recover.js';
 import { prepareRunDir, reopenRunFile, unusableReason } from './run-dir.js';
+import type { StorageObserver } from './observer.js';
 import { assertSafeRunId, nextRunId, resolveRunDir } from './run-resolve.js';
 import { SiteLock } from './site-lock.js';
 import { listSiteFiles, SiteDays } from './site-days.js';
@@ -38,6 +39,8 @@ export interface StoreOptions {
   snapshotIntervalMs?: number;
   /** The file-system calls that write (default node:fs); tests inject failures here. */
   fs?: StorageFs;
+  /** Told of failed writes and sync rounds (the metrics). */
+  observer?: StorageObserver;
 }
 
 /** An active run that could not resume at start-up (its directory is not usable): events go to the site file. */
@@ -117,7 +120,7 @@ export class TelemetryStore {
     this.lock = lock;
     this.paths = statePaths(opts.siteDir);
     this.days = new SiteDays(opts.siteDir, opts.zone);
-    this.durability = new Durability(opts.fsync, opts.logger);
+    this.durability = new Durability(opts.fsync, opts.logger, opts.observer);
     this.site = new Target('site', siteFile, siteSeq, this.paths.heldSite, this.io);
   }
 
@@ -371,6 +374,7 @@ export class TelemetryStore {
       batch.write();
     } catch (error) {
       this.opts.logger.error(`write of ${batch.entries.length} line(s) to ${batch.target.path} failed (${errorCode(error)}); answered 503`);
+      this.opts.observer?.writeFailed(batch.target.kind, batch.entries.length);
       // reopened on next use; what earlier writes left unsynced is synced first (unless --fsync off)
       this.durability.closeTarget(batch.target);
       return;

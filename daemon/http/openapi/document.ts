@@ -27,6 +27,14 @@ const introspectionPaths: PathsObject = {
       answers: jsonAnswer('The OpenAPI 3.1 document of this daemon.', { type: 'object', required: ['openapi', 'paths'] }),
     }),
   },
+  '/metrics': {
+    get: operation({
+      operationId: 'metrics', tags: ['daemon'],
+      summary: 'Prometheus metrics: events recorded, rejections, write and sync failures, request durations, readings, process.',
+      description: 'The Prometheus text exposition format 0.0.4; docs/operations.md lists every metric.',
+      answers: { 200: { description: 'The metrics.', content: { 'text/plain': { schema: { type: 'string' } } } } },
+    }),
+  },
 };
 
 /** The document for a daemon of package version `version`. */
