@@ -32,7 +32,8 @@ function exerciser(d: TestDaemon, doc: OpenAPIObject) {
   return { call, seen };
 }
 
-function templateOf(doc: OpenAPIObject, rawPath: string): string {
+function templateOf(doc: OpenAPIObject, rawPathAndQuery: string): string {
+  const rawPath = rawPathAndQuery.split('?')[0]!;
   const found = Object.keys(doc.paths!).find((t) => new RegExp(`^${t.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(rawPath));
   return found ?? rawPath;
 }
@@ -49,7 +50,7 @@ const concrete = (template: string) => template.replace(/\{[^}]+\}/g, 'weather')
 const JSON_TYPE = { 'content-type': 'application/json' };
 
 test('every documented answer of every route is provoked, and each matches the document', () => withTestDaemon(
-  { clock: new ManualClock(AT), env: { TZ: 'UTC' }, flags: { maxBody: 512 } }, async (d) => {
+  { clock: new ManualClock(AT), env: { TZ: 'UTC' }, flags: { maxBody: 300_000 } }, async (d) => {
     const doc = (await request(d.url, '/openapi.json')).json as OpenAPIObject;
     const { call, seen } = exerciser(d, doc);
     const routes = Object.entries(doc.paths!).flatMap(([p, item]) => Object.keys(item as object).map((m) => [m.toUpperCase(), p] as const));
@@ -74,14 +75,21 @@ test('every documented answer of every route is provoked, and each matches the d
     const dayFile = path.join(d.siteDir, DAY_FILE);
     fs.symlinkSync('/dev/full', dayFile);
     await call('POST', '/event', 503, { body: { type: 'weather', data: 1 }, code: 'STORAGE_UNAVAILABLE' });
+    await call('POST', '/events', 503, { body: [{ type: 'weather', data: 1 }], code: 'STORAGE_UNAVAILABLE' });
     fs.unlinkSync(dayFile);
     const event = await call('POST', '/event', 200, { body: { type: 'weather', data: { t: -3.5 }, meta: { station: 'ws1' } } });
     assert.is(event.json.seq, 1);
     await call('GET', '/current/weather', 200);
     await call('GET', '/current', 200);
-    for (const route of ['/event', '/run/start']) {
+    await call('POST', '/events', 200, { body: [{ type: 'weather', data: 2 }, { type: 'dome', data: 'open' }] });
+    await call('POST', '/events', 422, { body: [{ type: 'weather' }], code: 'INVALID_BATCH' });
+    await call('POST', '/events?partial=true', 422, { body: [{ type: 'weather' }, { type: 'wind', data: 3 }], code: 'BATCH_PARTLY_RECORDED' });
+    await call('POST', '/events?partial=maybe', 422, { body: [{ type: 'wind', data: 3 }], code: 'INVALID_QUERY' });
+    const many = `${'{"type":"a","data":1}\n'.repeat(10_001)}`;
+    await call('POST', '/events', 413, { body: many, headers: { 'content-type': 'application/x-ndjson' }, code: 'BATCH_TOO_LARGE' });
+    for (const route of ['/event', '/events', '/run/start']) {
       await call('POST', route, 400, { body: '{"type":', headers: JSON_TYPE, code: 'MALFORMED_JSON' });
-      await call('POST', route, 413, { body: { type: 'x', data: 'y'.repeat(600) }, code: 'BODY_TOO_LARGE' });
+      await call('POST', route, 413, { body: { type: 'x', data: 'y'.repeat(300_000) }, code: 'BODY_TOO_LARGE' });
       await call('POST', route, 415, { body: '{}', headers: { 'content-type': 'text/plain' }, code: 'UNSUPPORTED_MEDIA_TYPE' });
       await call('POST', route, 422, { body: [], code: 'INVALID_BODY' });
     }

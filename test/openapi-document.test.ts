@@ -41,12 +41,17 @@ test('the document names every route of the route table and nothing else', () =>
 test('every code of the error catalogue is in the document, each under its own status', () => {
   const doc = openApiDocument(VERSION);
   const seen = new Map<string, Set<number>>();
+  const note = (code: string, status: number) => seen.set(code, new Set([...(seen.get(code) ?? []), status]));
+  // the codes an error schema allows: `properties.code` (enum or const), following $refs, not into `failures`
   const walk = (node: unknown, status: number | undefined): void => {
     if (Array.isArray(node)) return node.forEach((n) => walk(n, status));
     if (typeof node !== 'object' || node === null) return;
+    const { $ref, properties } = node as { $ref?: string; properties?: { code?: { enum?: string[]; const?: string } } };
+    if ($ref) walk(doc.components!.schemas![$ref.split('/').at(-1)!], status);
+    const codes = properties?.code?.enum ?? (properties?.code?.const ? [properties.code.const] : []);
+    if (status !== undefined) for (const code of codes) note(code, status);
     for (const [key, value] of Object.entries(node)) {
-      if (key === 'enum' && status !== undefined) for (const code of value as string[]) seen.set(code, new Set([...(seen.get(code) ?? []), status]));
-      walk(value, /^\d{3}$/.test(key) ? Number(key) : status);
+      if (key !== 'failures' && key !== 'properties') walk(value, /^\d{3}$/.test(key) ? Number(key) : status);
     }
   };
   walk(doc.paths, undefined);

@@ -33,6 +33,6 @@ export function sendError(res: ServerResponse, err: unknown, logger: Logger, req
     res.setHeader('Connection', 'close');
     res.on('finish', () => socket?.destroy());
   }
-  sendJson(res, error.status, JSON.stringify({ detail: error.message, code: error.code }));
+  sendJson(res, error.status, JSON.stringify({ detail: error.message, code: error.code, ...error.fields }));
   return error.code;
 }

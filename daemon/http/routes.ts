@@ -26,6 +26,7 @@ export function routeTable(deps: AppDeps, guard: Guard): Route[] {
     ['POST', '/run/start', runs.start],
     ['POST', '/run/stop', runs.stop],
     ['POST', '/event', events.post, 'fast'],
+    ['POST', '/events', events.batch],
     ['GET', '/current', current.all],
     ['GET', '/current/:type', current.one, 'fast'],
     ['POST', '/shutdown', lifecycle.shutdown],

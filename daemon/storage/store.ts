@@ -113,6 +113,8 @@ export class TelemetryStore {
   private readonly io: StorageFs;
   private readonly lock: SiteLock;
   private suspended: SuspendedRun | undefined;
+  /** True while a batch is queued: its lines must go out in one write. */
+  private grouping = false;
 
   private constructor(opts: StoreOptions, siteSeq: number, siteFile: string, lock: SiteLock) {
     this.opts = opts;
@@ -225,7 +227,7 @@ export class TelemetryStore {
     const envelope: Envelope = { seq, ts: this.tsAt(now), type: event.type, data: event.data, meta };
     const json = JSON.stringify(envelope);
     batch.entries.push({ reading: { envelope, json }, makeCurrent: event.makeCurrent });
-    if (batch.entries.length >= MAX_BATCH) this.writeQueued();
+    if (batch.entries.length >= MAX_BATCH && !this.grouping) this.writeQueued();
     let file;
     try {
       file = await batch.done;
@@ -244,6 +246,26 @@ export class TelemetryStore {
       }
     }
     return { envelope, json, target: target.kind, file: batch.target.path };
+  }
+
+  /**
+   * Record a batch: its events get consecutive seqs in batch order and go out in one write
+   * (and, in `always` mode, one sync round), so either every line is written or none. Rejects
+   * like `append` (503) when the write or the sync fails.
+   */
+  appendBatch(events: ValidEvent[]): Promise<Recorded[]> {
+    // lines of other requests of this turn go first, in their own write
+    this.writeQueued();
+    this.grouping = true;
+    let pending: Promise<Recorded>[];
+    try {
+      // a noon boundary passing inside this loop would split the batch between two day files
+      pending = events.map((event) => this.append(event));
+    } finally {
+      this.grouping = false;
+    }
+    this.writeQueued();
+    return Promise.all(pending);
   }
 
   /** Start a run: resolve id and directory, continue the run file's seq, open an empty run view. */

@@ -30,6 +30,29 @@ const runRecord: SchemaObject = {
   additionalProperties: false,
 };
 
+const batchRecorded = {
+  recorded: { type: 'integer', minimum: 1, description: 'How many events were recorded.' },
+  first_seq: { type: 'integer', minimum: 1, description: 'The seq of the first recorded event; the others follow in batch order.' },
+  last_seq: { type: 'integer', minimum: 1 },
+  run_id: { type: ['string', 'null'], description: 'The run the events went to, or null for the site file.' },
+} satisfies Record<string, SchemaObject>;
+
+const failures: SchemaObject = {
+  type: 'array',
+  minItems: 1,
+  items: {
+    type: 'object',
+    required: ['index', 'code', 'detail'],
+    properties: {
+      index: { type: 'integer', minimum: 0, description: '0-based position of the event in the batch.' },
+      line: { type: 'integer', minimum: 1, description: 'NDJSON bodies: the 1-based line.' },
+      code: { type: 'string', enum: ['INVALID_BODY', 'MALFORMED_JSON'] },
+      detail: { type: 'string', minLength: 1 },
+    },
+    additionalProperties: false,
+  },
+};
+
 /** Every component schema of the document. */
 export const SCHEMAS = {
   Error: {
@@ -105,6 +128,26 @@ export const SCHEMAS = {
       address: { type: 'string', description: '`host:port` the daemon is bound to.' },
       run_id: { type: ['string', 'null'], description: 'The active run, or null.' },
       types: { type: 'integer', minimum: 0, description: 'How many types the current view holds.' },
+    },
+    additionalProperties: false,
+  },
+  BatchRecorded: {
+    type: 'object', required: Object.keys(batchRecorded), properties: batchRecorded, additionalProperties: false,
+  },
+  InvalidBatch: {
+    type: 'object',
+    description: 'No event of the batch was recorded; each invalid one is listed.',
+    required: ['detail', 'code', 'failures'],
+    properties: { detail: { type: 'string' }, code: { const: 'INVALID_BATCH' }, failures },
+    additionalProperties: false,
+  },
+  BatchPartlyRecorded: {
+    type: 'object',
+    description: 'partial=true: the events at recorded_indexes were recorded (seqs first_seq..last_seq in that order); those in failures were not.',
+    required: ['detail', 'code', ...Object.keys(batchRecorded), 'recorded_indexes', 'failures'],
+    properties: {
+      detail: { type: 'string' }, code: { const: 'BATCH_PARTLY_RECORDED' }, ...batchRecorded,
+      recorded_indexes: { type: 'array', items: { type: 'integer', minimum: 0 } }, failures,
     },
     additionalProperties: false,
   },
