@@ -62,7 +62,7 @@ test('atomic by default: one invalid event and nothing is recorded, no seq consu
     code: 'INVALID_BATCH',
     failures: [
       { index: 1, line: 2, code: 'INVALID_BODY', detail: 'data is required (null counts as given).' },
-      { index: 3, line: 4, code: 'MALFORMED_JSON', detail: `Line 4 is not valid JSON: ${jsonError('not json')}.` },
+      { index: 3, line: 4, code: 'MALFORMED_JSON', detail: `The line is not valid JSON: ${jsonError('not json')}.` },
       { index: 4, line: 5, code: 'INVALID_BODY', detail: 'type must not be empty.' },
     ],
   });

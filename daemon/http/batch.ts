@@ -77,7 +77,7 @@ function ndjsonItems(text: string): Item[] {
     try {
       items.push({ line: i + 1, value: JSON.parse(source) });
     } catch (error) {
-      items.push({ line: i + 1, failure: { code: 'MALFORMED_JSON', detail: `Line ${i + 1} is not valid JSON: ${(error as Error).message}.` } });
+      items.push({ line: i + 1, failure: { code: 'MALFORMED_JSON', detail: `The line is not valid JSON: ${(error as Error).message}.` } });
     }
   }
   return items;
