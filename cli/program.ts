@@ -9,7 +9,7 @@ import type { ParsedOptions } from './options.js';
 // its module when it runs, so --help and usage mistakes answer without loading got or execa.
 
 /** The bare command names, in the order of the help. */
-export const COMMANDS = ['run', 'stop', 'current', 'status', 'post', 'import'] as const;
+export const COMMANDS = ['run', 'stop', 'current', 'status', 'post', 'import', 'du'] as const;
 
 const HOST = 'Daemon host (env MERIDIAN_TELEMETRY_HOST; default localhost)';
 const PORT = 'Daemon port (env MERIDIAN_TELEMETRY_PORT; default 6562)';
@@ -100,6 +100,14 @@ export function buildProgram(io: CliIo) {
     .example(`${p}import backlog.ndjson`)
     .example(`${p}import weather-2026-03.ndjson --partial --batch-size 5000`)
     .action(async (file: unknown, opts: ParsedOptions) => (await import('./import.js')).runImport(file, opts, io));
+
+  prog.command(`${p}du`)
+    .describe('Show the space the data files take: one line per site day and per run (gzip when compressed), and the totals. Reads the site directory; no daemon needed.')
+    .option('--site-dir', 'The site directory (env MERIDIAN_TELEMETRY_SITE_DIR; default $XDG_DATA_HOME/meridian/telemetry)')
+    .option('--json', 'Print {site_dir, files: [{kind, name, file, bytes, compressed}], total_bytes} instead')
+    .example(`${p}du`)
+    .example(`${p}du --site-dir /srv/telemetry --json | jq .total_bytes`)
+    .action(async (opts: ParsedOptions) => (await import('./du.js')).runDu(opts, io));
 
   return prog;
 }

@@ -10,6 +10,7 @@ import { Drain } from './http/drain.js';
 import { SiteLockedError } from './storage/site-lock.js';
 import type { StorageFs } from './storage/storage-fs.js';
 import { DaemonMetrics } from './metrics/daemon-metrics.js';
+import { Housekeeping } from './storage/housekeeping.js';
 import { TelemetryStore } from './storage/store.js';
 
 // Listening: open the store, build the app, bind, and close it all down in order.
@@ -21,6 +22,8 @@ export interface RunningDaemon {
   /** The bound address as `host:port` (port resolved when 0 was asked for). */
   readonly address: string;
   readonly port: number;
+  /** Retention and compression, when --compress-after or --retain is set. */
+  readonly housekeeping: Housekeeping | undefined;
   /** The route table's method and path of every route (`:name` for a path parameter). */
   readonly routes: readonly (readonly [method: string, path: string])[];
   /** Resolves once the daemon has stopped (by close() or /shutdown). */
@@ -45,6 +48,10 @@ export async function startDaemon(config: DaemonConfig, deps: {
   clock: Clock; logger: Logger; snapshotIntervalMs?: number; fs?: StorageFs;
   /** The cap on types with a reading-age series (default 1000, docs/operations.md). */
   maxAgeTypes?: number;
+  /** Whether a forwarder has yet to deliver a data file (by plain path): housekeeping leaves it alone. */
+  heldBack?: (file: string) => boolean;
+  /** How often housekeeping runs (ms; default hourly, 0: at start only). */
+  housekeepingIntervalMs?: number;
 }): Promise<RunningDaemon> {
   const { logger } = deps;
   if (!isLoopbackHost(config.host) && config.token === undefined) {
@@ -77,6 +84,7 @@ export async function startDaemon(config: DaemonConfig, deps: {
     }
     closing = (async () => {
       await drain.stop(options?.now ? 0 : config.shutdownTimeoutMs);
+      await housekeeping?.close();
       await store.close();
       metrics.close();
       logger.info('stopped');
@@ -85,6 +93,10 @@ export async function startDaemon(config: DaemonConfig, deps: {
     return closing;
   };
   metrics.watch(store);
+  const housekeeping = config.compressAfterMs === undefined && config.retainMs === undefined ? undefined : new Housekeeping({
+    siteDir: config.siteDir, compressAfterMs: config.compressAfterMs, retainMs: config.retainMs, clock: deps.clock, logger,
+    inUse: () => store.filesInUse(), heldBack: deps.heldBack, intervalMs: deps.housekeepingIntervalMs,
+  });
   let address = hostPort(config.host, config.port);
   const app = buildApp({
     config, store, logger, clock: deps.clock, version: VERSION, metrics,
@@ -114,5 +126,6 @@ export async function startDaemon(config: DaemonConfig, deps: {
   const port = (server.address() as AddressInfo).port;
   address = hostPort(config.host, port);
   logger.info(`listening on http://${address} (site ${config.siteDir}, fsync ${config.fsync}, version ${VERSION})`);
-  return { server, store, address, port, closed, close, routes: app.routes.map(([method, path]) => [method, path] as const) };
+  housekeeping?.start();
+  return { server, store, address, port, closed, close, housekeeping, routes: app.routes.map(([method, path]) => [method, path] as const) };
 }

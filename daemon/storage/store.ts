@@ -6,6 +6,7 @@ import type { Logger } from '../../lib/log.js';
 import { formatTs, type Clock } from '../../lib/time.js';
 import type { Envelope, JsonObject, JsonValue, RunRecord, StoppedRunRecord } from '../../lib/wire.js';
 import { CurrentView, type Reading } from './current-view.js';
+import { ensurePlain, GZ } from './compressed.js';
 import { Durability } from './durability.js';
 import { replayTarget } from './recover.js';
 import { prepareRunDir, reopenRunFile, unusableReason } from './run-dir.js';
@@ -157,7 +158,9 @@ export class TelemetryStore {
     const siteFiles = listSiteFiles(opts.siteDir);
     if (!snap && siteFiles.length > 0) logger.warn(`no usable snapshot; replaying ${siteFiles.length} site file(s)`);
     const site = replayTarget(siteFiles, snap?.site, readHeld(paths.heldSite, warn), logger, 'site');
-    const store = new TelemetryStore(opts, site.seq, siteFiles.at(-1) ?? '', lock);
+    // a compressed last file is closed: the first event opens the file of its own day
+    const last = siteFiles.at(-1);
+    const store = new TelemetryStore(opts, site.seq, last && !last.endsWith(GZ) ? last : '', lock);
     for (const reading of site.readings.values()) store.view.set('site', reading);
     const active = readActiveRun(paths.activeRun, warn);
     if (active) store.resumeRun(active, snap?.run ?? null);
@@ -193,6 +196,14 @@ export class TelemetryStore {
     return () => { this.listeners.delete(listener); };
   }
 
+  /** The data files that may be written to now (the day file in use, today's, the active run's): housekeeping never touches them. */
+  filesInUse(): string[] {
+    const files = [this.days.fileAt(this.opts.clock.now())];
+    if (this.site.path) files.push(this.site.path);
+    if (this.run) files.push(this.run.target.path);
+    return files;
+  }
+
   /** The active run's record, or undefined. */
   activeRun(): RunRecord | undefined {
     return this.run?.record;
@@ -217,6 +228,7 @@ export class TelemetryStore {
       const dayFile = this.days.fileAt(now);
       if (dayFile !== target.path) {
         this.writeQueued();
+        if (ensurePlain(dayFile)) this.opts.logger.warn(`${dayFile}: decompressed to append to it again (the clock went back?)`);
         this.durability.switchTarget(target, dayFile);
       }
     }
