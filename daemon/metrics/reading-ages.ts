@@ -7,6 +7,15 @@ import type { CurrentView } from '../storage/current-view.js';
 
 /** Register the reading-age gauges; at each scrape they read the view as it is then. */
 export function registerReadingAges(registry: Registry, view: () => CurrentView | undefined, clock: Clock, maxTypes: number): void {
+  // the first maxTypes names, sorted again only when the set of types changed (sorting
+  // 100,000 names took ~100 ms a scrape)
+  let exported: { version: number; types: string[] } | undefined;
+  const exportedTypes = (current: CurrentView) => {
+    if (exported?.version !== current.typesVersion) {
+      exported = { version: current.typesVersion, types: current.typeNames().sort().slice(0, maxTypes) };
+    }
+    return exported.types;
+  };
   new Gauge({
     name: 'meridian_reading_age_types_omitted',
     help: `Types in the current view without a meridian_reading_age_seconds series (only the first ${maxTypes} by name have one).`,
@@ -22,9 +31,8 @@ export function registerReadingAges(registry: Registry, view: () => CurrentView 
       this.reset();
       const current = view();
       if (!current) return;
-      const types = current.typeNames().sort();
       const now = clock.now();
-      for (const type of types.slice(0, maxTypes)) {
+      for (const type of exportedTypes(current)) {
         const ts = Date.parse(current.get(type)!.envelope.ts);
         if (Number.isFinite(ts)) this.labels(type).set((now - ts) / 1000);
       }

@@ -26,16 +26,16 @@ export function freePort() {
 }
 
 /** Start the real daemon (`meridian telemetry run`, with the Node flags every launch path uses); resolves once /ready answers. */
-export async function startDaemon({ siteDir, fsync = 'batch', pin = [], nodeArgs = DAEMON_NODE_FLAGS }) {
+export async function startDaemon({ siteDir, fsync = 'batch', pin = [], nodeArgs = DAEMON_NODE_FLAGS, args: extra = [] }) {
   const port = await freePort();
-  const args = [MERIDIAN, 'telemetry', 'run', '--host', '127.0.0.1', '--port', String(port), '--site-dir', siteDir, '--fsync', fsync];
+  const args = [MERIDIAN, 'telemetry', 'run', '--host', '127.0.0.1', '--port', String(port), '--site-dir', siteDir, '--fsync', fsync, ...extra];
   return launch([...pin, process.execPath, ...nodeArgs, ...args], port, `daemon (--fsync ${fsync})`);
 }
 
 /** Start the bare Node baseline server; resolves once it answers. */
-export async function startBaseline({ pin = [] }) {
+export async function startBaseline({ pin = [], batchFile }) {
   const port = await freePort();
-  return launch([...pin, process.execPath, BASELINE, String(port)], port, 'baseline');
+  return launch([...pin, process.execPath, BASELINE, String(port), ...(batchFile ? [batchFile] : [])], port, 'baseline');
 }
 
 async function launch(argv, port, name) {
