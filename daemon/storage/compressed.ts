@@ -78,8 +78,11 @@ export async function compressFile(file: string, options: {
   after('removed');
 }
 
-/** Finish what a crash interrupted: remove temp files, and plain files whose whole .gz is in place. */
-export function finishInterrupted(dir: string): string[] {
+/**
+ * Finish what a crash interrupted: remove temp files, and plain files whose whole .gz is in
+ * place, except those `inUse` names (plain paths).
+ */
+export function finishInterrupted(dir: string, inUse: (plain: string) => boolean = () => false): string[] {
   const done: string[] = [];
   let names: string[];
   try {
@@ -92,7 +95,7 @@ export function finishInterrupted(dir: string): string[] {
     if (name.endsWith(TMP)) {
       fs.rmSync(file, { force: true });
       done.push(file);
-    } else if (name.endsWith(`.ndjson${GZ}`) && names.includes(name.slice(0, -GZ.length))) {
+    } else if (name.endsWith(`.ndjson${GZ}`) && names.includes(name.slice(0, -GZ.length)) && !inUse(plainName(file))) {
       // the rename happened, the removal did not: the .gz was verified before its rename
       fs.unlinkSync(plainName(file));
       done.push(plainName(file));

@@ -77,7 +77,7 @@ export class Housekeeping {
     const { siteDir, compressAfterMs, retainMs, logger } = this.opts;
     const report: HousekeepingReport = { compressed: [], deleted: [], protected: [], failed: [] };
     for (const dir of new Set([siteDir, ...listDataFiles(siteDir).map((f) => path.dirname(f.file))])) {
-      for (const done of finishInterrupted(dir)) logger.warn(`finished an interrupted compression: removed ${done}`);
+      for (const done of finishInterrupted(dir, (plain) => this.opts.inUse().includes(plain))) logger.warn(`finished an interrupted compression: removed ${done}`);
     }
     for (const entry of listDataFiles(siteDir)) {
       if (this.stopped) break;

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import type { Logger } from '../../lib/log.js';
 import type { Envelope } from '../../lib/wire.js';
 import type { Reading } from './current-view.js';
-import { ensurePlain, plainName, readStored } from './compressed.js';
+import { plainName, readStored } from './compressed.js';
 import { cutTornTail, lastSeq, scanFile } from './scan.js';
 import type { TargetMark } from './state-files.js';
 
@@ -60,7 +60,6 @@ export function replayTarget(files: string[], mark: TargetMark | null | undefine
  * seq (0 for a missing file). Its directory must exist.
  */
 export function prepareRunFile(file: string, logger: Logger): number {
-  if (ensurePlain(file)) logger.info(`${file}: decompressed to continue the run`);
   const size = fileSize(file);
   if (size > 0) {
     const fd = fs.openSync(file, 'r');

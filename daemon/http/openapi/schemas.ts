@@ -128,6 +128,16 @@ export const SCHEMAS = {
       address: { type: 'string', description: '`host:port` the daemon is bound to.' },
       run_id: { type: ['string', 'null'], description: 'The active run, or null.' },
       types: { type: 'integer', minimum: 0, description: 'How many types the current view holds.' },
+      suspended_run: {
+        description: 'The run that was active but could not resume at start-up (its directory is not usable), or null.',
+        oneOf: [
+          { type: 'null' },
+          {
+            type: 'object', required: ['run_id', 'run_dir', 'reason'], additionalProperties: false,
+            properties: { run_id: { type: 'string' }, run_dir: { type: 'string' }, reason: { type: 'string', description: 'Why, e.g. `ENOENT`.' } },
+          },
+        ],
+      },
     },
     additionalProperties: false,
   },
