@@ -19,6 +19,7 @@ export function runCli(name: string, prefix: string): void {
     err: (text) => { process.stderr.write(text); },
     stdinIsTTY: process.stdin.isTTY === true,
     stdoutIsTTY: process.stdout.isTTY === true,
+    stderrIsTTY: process.stderr.isTTY === true,
     columns: process.stdout.columns || 80,
     color: process.stdout.isTTY === true && (process.env.NO_COLOR ?? '') === '',
     stopSignal: () => {

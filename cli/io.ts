@@ -19,6 +19,8 @@ export interface CliIo {
   err(text: string): void;
   readonly stdinIsTTY: boolean;
   readonly stdoutIsTTY: boolean;
+  /** stderr is a terminal (progress bars are drawn there). */
+  readonly stderrIsTTY: boolean;
   /** Terminal width of stdout (80 when unknown). */
   readonly columns: number;
   /** Colour on stdout: stdout is a terminal and NO_COLOR is unset or empty. */

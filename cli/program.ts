@@ -9,7 +9,7 @@ import type { ParsedOptions } from './options.js';
 // its module when it runs, so --help and usage mistakes answer without loading got or execa.
 
 /** The bare command names, in the order of the help. */
-export const COMMANDS = ['run', 'stop', 'current', 'status'] as const;
+export const COMMANDS = ['run', 'stop', 'current', 'status', 'post', 'import', 'du'] as const;
 
 const HOST = 'Daemon host (env MERIDIAN_TELEMETRY_HOST; default localhost)';
 const PORT = 'Daemon port (env MERIDIAN_TELEMETRY_PORT; default 6562)';
@@ -33,8 +33,11 @@ export function buildProgram(io: CliIo) {
     .option('--access-logs', 'Log one line per request')
     .option('--forward', 'Forward the log to this mqtt://, postgres:// or http(s):// URL (repeatable; see docs/forwarding.md)')
     .option('--config', 'Forwarding sinks and their options from this TOML file (docs/forwarding.md)')
+    .option('--log-format', 'Log lines as text or json (one object per line; default text)')
+    .option('--log-file', 'Append the log to this file instead of stderr, reopened on SIGHUP (with --detach default <site-dir>/.meridian/daemon.log)')
+    .option('--compress-after', 'Gzip closed day files and stopped runs older than this age, e.g. 2d or 36h (default never)')
+    .option('--retain', 'Delete closed day files and stopped runs older than this age, e.g. 365d (default keep all)')
     .option('--detach', 'Start in the background and exit once it answers /ready')
-    .option('--log-file', 'With --detach: append the log here (default <site-dir>/.meridian/daemon.log)')
     .option('--timeout', 'With --detach: seconds to wait for /ready (default 10)')
     .example(`${p}run`)
     .example(`${p}run --port 7000 --site-dir /srv/telemetry --fsync always`)
@@ -77,6 +80,37 @@ export function buildProgram(io: CliIo) {
     .example(`${p}status`)
     .example(`${p}status --json`)
     .action(async (opts: ParsedOptions) => (await import('./status.js')).runStatus(opts, io));
+
+  prog.command(`${p}post [TYPE]`)
+    .describe('Record one event of TYPE and print its envelope (the JSON line the daemon stored).')
+    .option('--host', HOST)
+    .option('--port', PORT)
+    .option('--token', TOKEN)
+    .option('--data', 'The reading, any JSON value (required; null counts)')
+    .option('--meta', 'Caller metadata, a JSON object (default {})')
+    .option('--not-current', 'Record it but leave the current view as it was (make_current false)')
+    .example(`${p}post weather --data '{"temp_c":-3.5,"wind_ms":4.2}'`)
+    .example(`${p}post "dome status" --data '"open"' --meta '{"by":"ops"}'`)
+    .action(async (type: unknown, opts: ParsedOptions) => (await import('./post.js')).runPost(type, opts, io));
+
+  prog.command(`${p}import [FILE]`)
+    .describe('Record the events of an NDJSON file (one POST /event body per line) in batches, with a progress bar on a terminal and a summary. A batch with an invalid line is refused whole and the import stops, unless --partial.')
+    .option('--host', HOST)
+    .option('--port', PORT)
+    .option('--token', TOKEN)
+    .option('--batch-size', 'Events per request (default 1000, at most 10000)')
+    .option('--partial', 'Record the valid lines of each batch, list the invalid ones at the end (exit 1 if any)')
+    .example(`${p}import backlog.ndjson`)
+    .example(`${p}import weather-2026-03.ndjson --partial --batch-size 5000`)
+    .action(async (file: unknown, opts: ParsedOptions) => (await import('./import.js')).runImport(file, opts, io));
+
+  prog.command(`${p}du`)
+    .describe('Show the space the data files take: one line per site day and per run (gzip when compressed), and the totals. Reads the site directory; no daemon needed.')
+    .option('--site-dir', 'The site directory (env MERIDIAN_TELEMETRY_SITE_DIR; default $XDG_DATA_HOME/meridian/telemetry)')
+    .option('--json', 'Print {site_dir, files: [{kind, name, file, bytes, compressed}], total_bytes} instead')
+    .example(`${p}du`)
+    .example(`${p}du --site-dir /srv/telemetry --json | jq .total_bytes`)
+    .action(async (opts: ParsedOptions) => (await import('./du.js')).runDu(opts, io));
 
   return prog;
 }

@@ -13,14 +13,15 @@ export async function runRun(opts: ParsedOptions, io: CliIo): Promise<number> {
     token: textOption(opts, 'token'), fsync: textOption(opts, 'fsync'), maxBody: textOption(opts, 'max-body'),
     shutdownTimeout: textOption(opts, 'shutdown-timeout'),
     verbose: switchOption(opts, 'verbose'), accessLogs: switchOption(opts, 'access-logs'),
+    logFormat: textOption(opts, 'log-format'), compressAfter: textOption(opts, 'compress-after'), retain: textOption(opts, 'retain'),
   };
   const forward = { config: textOption(opts, 'config'), forward: listOption(opts, 'forward') };
   if (!switchOption(opts, 'detach')) {
-    requireWith(opts, ['log-file', 'timeout'], 'detach');
+    requireWith(opts, ['timeout'], 'detach');
     // each path loads only its own modules: the launcher (execa, got) would cost the
     // foreground daemon ~19 MiB of resident memory for the whole night
     const { runDaemonForeground } = await import('../daemon/main.js');
-    return runDaemonForeground({ ...flags, ...forward });
+    return runDaemonForeground({ ...flags, ...forward }, { logFile: textOption(opts, 'log-file') });
   }
   const { startTelemetryServer } = await import('../launcher/launcher.js');
   const timeoutMs = secondsOption(opts, 'timeout', 10_000);

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import got, { type Got, type OptionsInit } from 'got';
 import type {
-  CurrentAnswer, Envelope, EventRequest, HealthAnswer, JsonObject, JsonValue, ReadyAnswer, RunRecord, RunStartRequest,
+  BatchAnswer, CurrentAnswer, Envelope, EventRequest, HealthAnswer, JsonObject, JsonValue, ReadyAnswer, RunRecord, RunStartRequest,
   ShutdownAnswer, StatusAnswer, StoppedRunRecord,
 } from '../lib/wire.js';
 import { TelemetryClientError } from './errors.js';
@@ -30,6 +30,24 @@ export interface PostEventOptions {
   meta?: JsonObject;
 }
 
+/** One event of `postEvents()`. */
+export interface BatchEvent {
+  type: string;
+  data: JsonValue;
+  /** False: record it but leave the current view as it was (default true). */
+  makeCurrent?: boolean;
+  meta?: JsonObject;
+}
+
+/** What `postEvents()` and `postEventLines()` take. */
+export interface PostEventsOptions {
+  /**
+   * Record the valid events even when others are invalid. The call then still rejects
+   * (422 BATCH_PARTLY_RECORDED) when any was invalid: `error.answer` says which were recorded.
+   */
+  partial?: boolean;
+}
+
 /** The answer to a conditional `/current` poll. */
 export interface CurrentPoll {
   /** False when the daemon answered 304: nothing changed since `etag`. */
@@ -42,7 +60,7 @@ export interface CurrentPoll {
 }
 
 /** What the client sends as a request body: the wire types of lib/wire.ts, snake_case. */
-type RequestBody = EventRequest | RunStartRequest;
+type RequestBody = EventRequest | RunStartRequest | EventRequest[];
 
 // Types that cannot travel as a path segment: URLs drop `.` and `..` segments (also as %2e), and `` is no segment.
 const UNADDRESSABLE_TYPES = new Set(['', '.', '..']);
@@ -120,6 +138,35 @@ export class TelemetryClient {
     return this.call('POST', 'event', body);
   }
 
+  /**
+   * POST /events: record a batch in one request (seqs in batch order, one write). Atomic
+   * unless `partial`: any invalid event rejects with 422 INVALID_BATCH and nothing is
+   * recorded; `error.answer.failures` lists each by index.
+   */
+  postEvents(events: readonly BatchEvent[], options: PostEventsOptions = {}): Promise<BatchAnswer> {
+    const body = events.map((e) => {
+      const wire: EventRequest = { type: e.type, data: e.data };
+      if (e.makeCurrent !== undefined) wire.make_current = e.makeCurrent;
+      if (e.meta !== undefined) wire.meta = e.meta;
+      return wire;
+    });
+    return this.call('POST', batchPath(options), body);
+  }
+
+  /**
+   * POST /events with events already in wire form, one JSON text each (the lines of an
+   * NDJSON file), sent as they are: the daemon validates exactly what the file holds.
+   */
+  async postEventLines(lines: readonly string[], options: PostEventsOptions = {}): Promise<BatchAnswer> {
+    const payload = lines.map((line) => `${line}\n`).join('');
+    const path = batchPath(options);
+    try {
+      return (await this.http(path, { method: 'POST', body: payload, headers: { 'content-type': 'application/x-ndjson' } })).body as unknown as BatchAnswer;
+    } catch (error) {
+      throw toClientError(error, { method: 'POST', baseUrl: this.baseUrl, path, timeoutSeconds: this.timeoutSeconds });
+    }
+  }
+
   /** GET /current: the latest envelope of every type. */
   current(): Promise<CurrentAnswer> {
     return this.call('GET', 'current');
@@ -178,4 +225,9 @@ export class TelemetryClient {
       throw toClientError(error, { method, baseUrl: this.baseUrl, path, timeoutSeconds: this.timeoutSeconds });
     }
   }
+}
+
+/** The path of POST /events with its query. */
+function batchPath(options: PostEventsOptions): string {
+  return options.partial ? 'events?partial=true' : 'events';
 }

@@ -8,8 +8,12 @@ export class TelemetryClientError extends Error {
   readonly code: string | undefined;
   readonly method: string;
   readonly url: string;
+  /** The decoded error answer when it was a JSON object: `failures` of a batch are here. */
+  readonly answer: Readonly<Record<string, unknown>> | undefined;
 
-  constructor(message: string, fields: { statusCode: number; detail: string; code?: string; method: string; url: string; cause?: unknown }) {
+  constructor(message: string, fields: {
+    statusCode: number; detail: string; code?: string; method: string; url: string; cause?: unknown; answer?: Record<string, unknown>;
+  }) {
     super(message, { cause: fields.cause });
     this.name = 'TelemetryClientError';
     this.statusCode = fields.statusCode;
@@ -17,6 +21,7 @@ export class TelemetryClientError extends Error {
     this.code = fields.code;
     this.method = fields.method;
     this.url = fields.url;
+    this.answer = fields.answer;
   }
 }
 

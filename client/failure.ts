@@ -39,8 +39,9 @@ export function toClientError(error: unknown, request: FailedRequest): unknown {
     const detail = typeof answer?.detail === 'string' ? answer.detail : error.response.statusMessage || error.message;
     const code = typeof answer?.code === 'string' ? answer.code : undefined;
     const statusCode = error.response.statusCode;
+    const body = typeof answer === 'object' && answer !== null && !Array.isArray(answer) ? answer as Record<string, unknown> : undefined;
     return new TelemetryClientError(`${method} ${url} answered ${statusCode}${code ? ` ${code}` : ''}: ${detail}`,
-      { statusCode, detail, code, method, url, cause: error });
+      { statusCode, detail, code, method, url, cause: error, answer: body });
   }
   if (error instanceof TimeoutError) {
     const limit = error.event === 'request' ? `within ${request.timeoutSeconds} s` : `before its ${error.event} timeout`;

@@ -5,9 +5,11 @@ import { ConfigError } from '../lib/errors.js';
 import { createLogger } from '../lib/log.js';
 import { resolveSinks } from './forward/config.js';
 import { systemClock } from '../lib/time.js';
+import { LogFile } from './log-file.js';
 import { startDaemon, StartupError, type RunningDaemon } from './server.js';
 
-// The daemon's entry: reads the environment, logs to stderr, stops cleanly on signals.
+// The daemon's entry: reads the environment, logs to stderr (or its log file, reopened on
+// SIGHUP), stops cleanly on signals.
 
 /** The forwarding flags: `--config FILE` and `--forward URL` (repeatable). */
 export interface ForwardFlags {
@@ -19,10 +21,26 @@ export interface ForwardFlags {
  * Run the daemon in the foreground until SIGINT, SIGTERM or /shutdown; resolves the exit code
  * (1 when it cannot start). A bad setting throws ConfigError (the CLI's exit 2).
  */
-export async function runDaemonForeground(flags: DaemonFlags & ForwardFlags): Promise<number> {
+export async function runDaemonForeground(flags: DaemonFlags & ForwardFlags, options: { logFile?: string } = {}): Promise<number> {
   const config = resolveDaemonConfig(flags, process.env, os.homedir());
   const forward = resolveSinks({ configFile: flags.config, configText: readConfig(flags.config), forward: flags.forward }, process.env);
-  const logger = createLogger((line) => process.stderr.write(line), config.verbose ? 'debug' : 'info');
+  let logFile: LogFile | undefined;
+  if (options.logFile !== undefined) {
+    try {
+      logFile = new LogFile(options.logFile);
+    } catch (error) {
+      process.stderr.write(`cannot open the log file ${options.logFile} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})\n`);
+      return 1;
+    }
+  }
+  const write = logFile ? (line: string) => logFile.write(line) : (line: string) => { process.stderr.write(line); };
+  const logger = createLogger(write, config.verbose ? 'debug' : 'info', Date.now, config.logFormat);
+  // logrotate moves the file away and sends SIGHUP: go on in a new file of the same name
+  const onHangup = () => {
+    const failure = logFile?.reopen();
+    if (failure) logger.error(failure); else logger.info(`log file reopened (SIGHUP): ${logFile?.path}`);
+  };
+  if (logFile) process.on('SIGHUP', onHangup);
   // the handlers are in place before the daemon says it is listening: a SIGTERM right after
   // that line (a supervisor, a test) is a clean stop, never the default death by signal
   let daemon: RunningDaemon | undefined;
@@ -49,6 +67,8 @@ export async function runDaemonForeground(flags: DaemonFlags & ForwardFlags): Pr
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    process.off('SIGHUP', onHangup);
+    logFile?.close();
   }
 }
 

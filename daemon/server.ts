@@ -11,6 +11,8 @@ import { buildApp } from './http/app.js';
 import { Drain } from './http/drain.js';
 import { SiteLockedError } from './storage/site-lock.js';
 import type { StorageFs } from './storage/storage-fs.js';
+import { DaemonMetrics } from './metrics/daemon-metrics.js';
+import { Housekeeping } from './storage/housekeeping.js';
 import { TelemetryStore } from './storage/store.js';
 
 // Listening: open the store, build the app, bind, and close it all down in order.
@@ -24,6 +26,10 @@ export interface RunningDaemon {
   /** The bound address as `host:port` (port resolved when 0 was asked for). */
   readonly address: string;
   readonly port: number;
+  /** Retention and compression, when --compress-after or --retain is set. */
+  readonly housekeeping: Housekeeping | undefined;
+  /** The route table's method and path of every route (`:name` for a path parameter). */
+  readonly routes: readonly (readonly [method: string, path: string])[];
   /** Resolves once the daemon has stopped (by close() or /shutdown). */
   readonly closed: Promise<void>;
   /**
@@ -42,20 +48,29 @@ export class StartupError extends Error {
 }
 
 /** Start the daemon with a resolved config (port 0 picks a free port: for embedding and tests). */
-export async function startDaemon(config: DaemonConfig,
-  deps: { clock: Clock; logger: Logger; snapshotIntervalMs?: number; fs?: StorageFs; forward?: readonly SinkSpec[] }): Promise<RunningDaemon> {
+export async function startDaemon(config: DaemonConfig, deps: {
+  clock: Clock; logger: Logger; snapshotIntervalMs?: number; fs?: StorageFs; forward?: readonly SinkSpec[];
+  /** The cap on types with a reading-age series (default 1000, docs/operations.md). */
+  maxAgeTypes?: number;
+  /** Whether a forwarder has yet to deliver a data file (by plain path): housekeeping leaves it alone. */
+  heldBack?: (file: string) => boolean;
+  /** How often housekeeping runs (ms; default hourly, 0: at start only). */
+  housekeepingIntervalMs?: number;
+}): Promise<RunningDaemon> {
   const { logger } = deps;
   if (!isLoopbackHost(config.host) && config.token === undefined) {
     throw new StartupError(`refusing to bind ${config.host} without a token: set --token or MERIDIAN_TELEMETRY_TOKEN, or bind localhost`);
   }
   if (config.zoneWarning) logger.warn(config.zoneWarning);
+  const metrics = new DaemonMetrics({ clock: deps.clock, version: VERSION, maxAgeTypes: deps.maxAgeTypes });
   let store: TelemetryStore;
   try {
     store = TelemetryStore.open({
       siteDir: config.siteDir, zone: config.zone, fsync: config.fsync, clock: deps.clock, logger,
-      snapshotIntervalMs: deps.snapshotIntervalMs, fs: deps.fs,
+      snapshotIntervalMs: deps.snapshotIntervalMs, fs: deps.fs, observer: metrics.storage,
     });
   } catch (error) {
+    metrics.close();
     if (error instanceof SiteLockedError) throw new StartupError(`${error.message}; stop it first or use another --site-dir`, { cause: error });
     const code = (error as NodeJS.ErrnoException).code;
     throw new StartupError(`site directory ${config.siteDir} is not usable (${code ?? (error as Error).message})`, { cause: error });
@@ -74,15 +89,22 @@ export async function startDaemon(config: DaemonConfig,
     }
     closing = (async () => {
       await Promise.all([drain.stop(options?.now ? 0 : config.shutdownTimeoutMs), forwarding.stop()]);
+      await housekeeping?.close();
       await store.close();
+      metrics.close();
       logger.info('stopped');
       resolveClosed();
     })();
     return closing;
   };
+  metrics.watch(store);
+  const housekeeping = config.compressAfterMs === undefined && config.retainMs === undefined ? undefined : new Housekeeping({
+    siteDir: config.siteDir, compressAfterMs: config.compressAfterMs, retainMs: config.retainMs, clock: deps.clock, logger,
+    inUse: () => store.filesInUse(), heldBack: (file) => deps.heldBack?.(file) === true || forwarding.holds(file), intervalMs: deps.housekeepingIntervalMs,
+  });
   let address = hostPort(config.host, config.port);
   const app = buildApp({
-    config, store, logger, clock: deps.clock, version: VERSION,
+    config, store, logger, clock: deps.clock, version: VERSION, metrics,
     bootId: randomBytes(4).toString('hex'),
     process: { pid: process.pid, startedAt: formatTs(deps.clock.now()), address: () => address },
     forwardStatus: () => forwarding.status(),
@@ -100,6 +122,7 @@ export async function startDaemon(config: DaemonConfig,
     });
   } catch (error) {
     await store.close();
+    metrics.close();
     const code = (error as NodeJS.ErrnoException).code;
     const reason = code === 'EADDRINUSE' ? 'the port is already in use'
       : code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' ? 'the address is not available on this machine'
@@ -110,5 +133,9 @@ export async function startDaemon(config: DaemonConfig,
   address = hostPort(config.host, port);
   forwarding = startForwarding(deps.forward ?? [], { store, siteDir: config.siteDir, clock: deps.clock, logger });
   logger.info(`listening on http://${address} (site ${config.siteDir}, fsync ${config.fsync}, version ${VERSION})`);
-  return { server, store, get forwarding() { return forwarding; }, address, port, closed, close };
+  housekeeping?.start();
+  return {
+    server, store, get forwarding() { return forwarding; }, address, port, closed, close, housekeeping,
+    routes: app.routes.map(([method, path]) => [method, path] as const),
+  };
 }

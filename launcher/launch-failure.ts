@@ -33,7 +33,7 @@ const CLI_MESSAGE = /^(?:meridian|telemetry): (.+)$/;
  * undefined (it died some other way, e.g. a crash with a stack: the caller points at the log).
  */
 export function startFailureReason(logText: string): string | undefined {
-  const lines = logText.split(/\r?\n/).map((l) => l.trimEnd()).filter((l) => l !== '');
+  const lines = logText.split(/\r?\n/).map((l) => l.trimEnd()).filter((l) => l !== '').map(jsonLogAsText);
   for (const pattern of [LOG_ERROR, CLI_MESSAGE]) {
     for (let i = lines.length - 1; i >= 0; i--) {
       const match = pattern.exec(lines[i]!);
@@ -41,4 +41,15 @@ export function startFailureReason(logText: string): string | undefined {
     }
   }
   return undefined;
+}
+
+/** A `--log-format json` line as its text form (`<time> ERROR <msg>`), any other line as it is. */
+function jsonLogAsText(line: string): string {
+  if (!line.startsWith('{')) return line;
+  try {
+    const { time, level, msg } = JSON.parse(line) as { time?: unknown; level?: unknown; msg?: unknown };
+    return typeof time === 'string' && typeof level === 'string' && typeof msg === 'string' ? `${time} ${level.toUpperCase()} ${msg}` : line;
+  } catch {
+    return line;
+  }
 }

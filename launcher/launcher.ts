@@ -34,8 +34,14 @@ export interface TelemetryServerOptions {
   /** Forwarding: a TOML config file and URLs (docs/forwarding.md). */
   config?: string;
   forward?: readonly string[];
-  /** Where the daemon's stdout and stderr are appended; default `<site_dir>/.meridian/daemon.log`. */
+  /** Where the daemon logs (reopened on SIGHUP) and its stdout and stderr are appended; default `<site_dir>/.meridian/daemon.log`. */
   logFile?: string;
+  /** `text` (default) or `json`. */
+  logFormat?: string;
+  /** Gzip closed files older than this age (`2d`, `36h`). */
+  compressAfter?: string;
+  /** Delete closed files older than this age (`365d`). */
+  retain?: string;
   /** The environment settings default from and the child runs with (default `process.env`). */
   env?: Readonly<Record<string, string | undefined>>;
 }
@@ -70,6 +76,7 @@ export class TelemetryServer {
     this.config = resolveDaemonConfig({
       host: options.host, port: options.port, siteDir: options.siteDir, token: options.token,
       fsync: options.fsync, maxBody: options.maxBody, shutdownTimeout: options.shutdownTimeout, verbose: options.verbose, accessLogs: options.accessLogs,
+      logFormat: options.logFormat, compressAfter: options.compressAfter, retain: options.retain,
     }, env, os.homedir());
     const c = this.config;
     this.url = `http://${hostPort(c.host, c.port)}`;
@@ -78,6 +85,9 @@ export class TelemetryServer {
     this.args = [...DAEMON_NODE_FLAGS, MERIDIAN_JS, 'telemetry', 'run', '--host', c.host, '--port', String(c.port), '--site-dir', c.siteDir,
       '--fsync', c.fsync, '--max-body', String(c.maxBody),
       ...(options.shutdownTimeout !== undefined ? ['--shutdown-timeout', String(c.shutdownTimeoutMs / 1000)] : []), ...(c.verbose ? ['--verbose'] : []), ...(c.accessLogs ? ['--access-logs'] : []),
+      '--log-file', this.logFile, '--log-format', c.logFormat,
+      ...(options.compressAfter !== undefined ? ['--compress-after', options.compressAfter] : []),
+      ...(options.retain !== undefined ? ['--retain', options.retain] : []),
       ...(options.config !== undefined ? ['--config', path.resolve(options.config)] : []), ...(options.forward ?? []).flatMap((u) => ['--forward', u])];
     this.env = { ...env };
     if (c.token !== undefined) this.env.MERIDIAN_TELEMETRY_TOKEN = c.token;

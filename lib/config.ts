@@ -14,6 +14,10 @@ export const DEFAULT_SHUTDOWN_TIMEOUT_S = 3;
 export type FsyncMode = 'always' | 'batch' | 'off';
 export const FSYNC_MODES: readonly FsyncMode[] = ['always', 'batch', 'off'];
 
+/** How log lines are written: `<time> <LEVEL> <message>`, or one JSON object per line. */
+export type LogFormat = 'text' | 'json';
+export const LOG_FORMATS: readonly LogFormat[] = ['text', 'json'];
+
 /** Everything the daemon needs to know, resolved and frozen. */
 export interface DaemonConfig {
   readonly host: string;
@@ -26,6 +30,11 @@ export interface DaemonConfig {
   readonly accessLogs: boolean;
   /** How long a stop waits for requests in flight (ms) before closing their connections. */
   readonly shutdownTimeoutMs: number;
+  readonly logFormat: LogFormat;
+  /** Gzip closed day files and stopped runs' files older than this (ms); undefined: never. */
+  readonly compressAfterMs: number | undefined;
+  /** Delete closed day files and stopped runs' files older than this (ms); undefined: keep all. */
+  readonly retainMs: number | undefined;
   /** The luxon zone of the site day: the zone TZ names, "system" when TZ is unset, "utc" when TZ is invalid. */
   readonly zone: string;
   /** Set when TZ named an unknown zone: the warning to log at start-up. */
@@ -44,6 +53,9 @@ export interface DaemonFlags {
   accessLogs?: boolean;
   /** Seconds (`--shutdown-timeout`). */
   shutdownTimeout?: string | number;
+  logFormat?: string;
+  compressAfter?: string;
+  retain?: string;
 }
 
 /** Where a client finds the daemon. */
@@ -78,6 +90,9 @@ export function resolveDaemonConfig(rawFlags: DaemonFlags, env: Env, homeDir: st
     verbose: flags.verbose === true,
     accessLogs: flags.accessLogs === true,
     shutdownTimeoutMs: parseShutdownTimeout(flags.shutdownTimeout ?? DEFAULT_SHUTDOWN_TIMEOUT_S),
+    logFormat: parseLogFormat(flags.logFormat ?? 'text'),
+    compressAfterMs: flags.compressAfter === undefined ? undefined : parseAge(flags.compressAfter, '--compress-after'),
+    retainMs: flags.retain === undefined ? undefined : parseAge(flags.retain, '--retain'),
     zone,
     zoneWarning,
   });
@@ -145,6 +160,19 @@ function parseFsync(value: string): FsyncMode {
     throw new ConfigError('--fsync', `one of ${FSYNC_MODES.join(', ')}`, value);
   }
   return value as FsyncMode;
+}
+
+function parseLogFormat(value: string): LogFormat {
+  if (!(LOG_FORMATS as readonly string[]).includes(value)) throw new ConfigError('--log-format', `one of ${LOG_FORMATS.join(', ')}`, value);
+  return value as LogFormat;
+}
+
+/** An age such as `2d` or `36h` (days or hours, a whole number, at least 1), in ms. */
+export function parseAge(value: string, option: string): number {
+  const match = /^\s*(\d+)\s*([dh])\s*$/.exec(String(value));
+  const n = match ? Number(match[1]) : NaN;
+  if (!match || !Number.isSafeInteger(n) || n < 1) throw new ConfigError(option, 'an age in days or hours, such as 2d or 36h', value);
+  return n * (match[2] === 'd' ? 86_400_000 : 3_600_000);
 }
 
 function parseMaxBody(value: string | number): number {

@@ -18,9 +18,13 @@ export const ERROR_CATALOGUE = {
   METHOD_NOT_ALLOWED: { status: 405, meaning: 'The path exists but not with this method.' },
   RUN_ACTIVE: { status: 409, meaning: 'A run is already active; it was left untouched.' },
   BODY_TOO_LARGE: { status: 413, meaning: 'The request body exceeds the configured limit (`--max-body`).' },
+  BATCH_TOO_LARGE: { status: 413, meaning: 'A batch (`POST /events`) holds more events than the maximum (10,000); nothing was recorded.' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, meaning: 'The request has a body whose `Content-Type` is not `application/json`.' },
   INVALID_BODY: { status: 422, meaning: 'The body is JSON but not of the expected shape (a field is missing or ill-typed).' },
   INVALID_RUN: { status: 422, meaning: 'The run id or run directory is unsafe or unusable.' },
+  INVALID_QUERY: { status: 422, meaning: 'A query parameter has a value the endpoint does not take.' },
+  INVALID_BATCH: { status: 422, meaning: 'Events of a batch (`POST /events`) are invalid; `failures` lists each by index; nothing was recorded.' },
+  BATCH_PARTLY_RECORDED: { status: 422, meaning: 'With `?partial=true`: the valid events of a batch were recorded, the invalid ones (`failures`) were not.' },
   INTERNAL: { status: 500, meaning: 'An unexpected error; it is logged with its stack, nothing internal is answered.' },
   STORAGE_UNAVAILABLE: { status: 503, meaning: 'Writing to disk failed; nothing was recorded and no seq was consumed.' },
 } as const satisfies Record<string, ErrorSpec>;
@@ -32,12 +36,15 @@ export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 export class MeridianError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
+  /** Fields the error answer carries after `detail` and `code` (a batch's `failures`). */
+  readonly fields: Readonly<Record<string, unknown>> | undefined;
 
-  constructor(code: ErrorCode, detail: string, options?: { cause?: unknown }) {
+  constructor(code: ErrorCode, detail: string, options?: { cause?: unknown; fields?: Record<string, unknown> }) {
     super(detail, options);
     this.name = 'MeridianError';
     this.code = code;
     this.status = ERROR_CATALOGUE[code].status;
+    this.fields = options?.fields;
   }
 }
 

@@ -11,16 +11,27 @@ export interface Logger {
   error(message: string, error?: unknown): void;
 }
 
-/** A logger writing `<iso time> <LEVEL> <message>` lines at or above `level`. */
-export function createLogger(write: (line: string) => void, level: LogLevel, now: () => number = Date.now): Logger {
-  const emit = (at: LogLevel, message: string) => {
-    if (RANK[at] >= RANK[level]) write(`${new Date(now()).toISOString()} ${at.toUpperCase()} ${message}\n`);
+/**
+ * A logger writing lines at or above `level`: `<iso time> <LEVEL> <message>`, or with
+ * format `json` one object per line, `{"time","level","msg"}` (plus `"stack"` for an error
+ * with one), for log shippers.
+ */
+export function createLogger(write: (line: string) => void, level: LogLevel, now: () => number = Date.now,
+  format: 'text' | 'json' = 'text'): Logger {
+  const emit = (at: LogLevel, message: string, stack?: string) => {
+    if (RANK[at] < RANK[level]) return;
+    const time = new Date(now()).toISOString();
+    if (format === 'json') {
+      write(`${JSON.stringify({ time, level: at, msg: message, ...(stack ? { stack } : {}) })}\n`);
+    } else {
+      write(`${time} ${at.toUpperCase()} ${stack ? `${message}\n${stack}` : message}\n`);
+    }
   };
   return {
     debug: (m) => emit('debug', m),
     info: (m) => emit('info', m),
     warn: (m) => emit('warn', m),
-    error: (m, error) => emit('error', error instanceof Error && error.stack ? `${m}\n${error.stack}` : m),
+    error: (m, error) => emit('error', m, error instanceof Error ? error.stack : undefined),
   };
 }
 

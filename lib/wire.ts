@@ -27,6 +27,30 @@ export interface EventRequest {
   meta?: JsonObject;
 }
 
+/** The answer to POST /events when every event was recorded: seqs first_seq..last_seq in batch order. */
+export interface BatchAnswer {
+  recorded: number;
+  first_seq: number;
+  last_seq: number;
+  /** The run the events went to, or null for the site file. */
+  run_id: string | null;
+}
+
+/** One refused event of a batch: its 0-based index (and NDJSON line), its error code and detail. */
+export interface BatchFailure {
+  index: number;
+  line?: number;
+  code: string;
+  detail: string;
+}
+
+/** The 422 answer to POST /events?partial=true when some events were invalid (code BATCH_PARTLY_RECORDED). */
+export interface BatchPartlyRecordedAnswer extends BatchAnswer, ErrorAnswer {
+  /** The index of each recorded event; the k-th got seq first_seq + k. */
+  recorded_indexes: number[];
+  failures: BatchFailure[];
+}
+
 /** The body of POST /run/start (every field optional). */
 export interface RunStartRequest {
   run_dir?: string;

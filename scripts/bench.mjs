@@ -4,8 +4,8 @@
 // hold every acknowledged event, and writes the figures as JSON to bench-results/.
 // It never fails a test run: it is not part of npm test, and missed targets are printed,
 // not thrown. Options: --quick, --rounds N, --seconds S, --events N, --history N,
-// --loader autocannon|wrk, --only post,get,rss,startup,forward (forward-ingest: only its POST
-// part), --forward-events N, --out DIR.
+// --loader autocannon|wrk, --only post,get,rss,startup,forward,batch,metrics,compress (forward-ingest:
+// only the forwarding POST part), --forward-events N, --out DIR.
 // See docs/performance.md and docs/forwarding.md.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -14,6 +14,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { hasWrk, pinTo, runLoad } from './bench/load.mjs';
 import { forwardReport, forwardRun } from './bench/forward.mjs';
+import { batchIngest, compression, metricsScrape } from './bench/ops.mjs';
 import { eventBodies, weatherEvent } from './bench/payload.mjs';
 import { postMany, request, startBaseline, startDaemon } from './bench/servers.mjs';
 import { timeStartups, writeHistory } from './bench/startup.mjs';
@@ -35,7 +36,7 @@ const historyLines = Number(opt.history ?? 1_000_000);
 // wrk (C, steadier figures) when installed, else autocannon (installed with the dev dependencies)
 const loader = opt.loader ?? (hasWrk() ? 'wrk' : 'autocannon');
 if (loader === 'wrk' && !hasWrk()) throw new Error('--loader wrk: wrk is not installed');
-const phases = new Set((opt.only ?? 'post,get,rss,startup,forward').split(','));
+const phases = new Set((opt.only ?? 'post,get,rss,startup,forward,batch,metrics,compress').split(','));
 const forwardEvents = Number(opt['forward-events'] ?? (quick ? 100_000 : 1_000_000));
 const cpus = os.availableParallelism?.() ?? os.cpus().length;
 const serverPin = pinTo(0, cpus);
@@ -69,6 +70,13 @@ try {
   if (phases.has('forward') || phases.has('forward-ingest')) {
     await forwardRun({ tmp, events: forwardEvents, seconds, rounds, serverPin, load, log, results, catchUpRates: phases.has('forward') });
   }
+  // autocannon for the batch rounds whatever the loader: the wrk script sends JSON bodies only
+  const ops = { tmp, rounds, seconds, pin: serverPin, log, problems: results.problems, notes: [],
+    load: (url, job) => runLoad({ url, seconds, ...job }, { pin: loadPin, loader: 'autocannon' }) };
+  if (phases.has('batch')) results.figures.batchIngest = await batchIngest(ops);
+  if (phases.has('metrics')) results.figures.metricsScrape = await metricsScrape(ops, quick ? 20_000 : 100_000);
+  if (phases.has('compress')) results.figures.compression = await compression(ops, quick ? 100_000 : 500_000);
+  results.notes = ops.notes;
 } finally {
   for (const s of stops) await s.stop();
   fs.rmSync(tmp, { recursive: true, force: true });
@@ -221,6 +229,26 @@ function printReport() {
       `(target < 1000 ms: ${met(s.withSnapshotMs < 1000)}), snapshot deleted (full replay) ${s.fullReplayMs.toFixed(0)} ms, replay peak RSS ${s.replayPeakMiB.toFixed(0)} MiB`);
   }
   if (f.forward) out.push(...forwardReport(f.forward, met));
+  if (f.batchIngest) {
+    const b = f.batchIngest;
+    out.push('', `POST /events, NDJSON batches of 1,000 events, 4 connections (events/s; baseline: bare Node parsing and appending the same lines to a file)`);
+    out.push(`  baseline ${b.baseline.rps.toFixed(0)} events/s`);
+    for (const mode of ['batch', 'always']) {
+      const m = b[mode];
+      out.push(`  --fsync ${mode.padEnd(6)} ${m.rps.toFixed(0)} events/s  ${m.ratio.toFixed(2)}x baseline (target >= 0.5x: ${met(m.ratio >= 0.5)})` +
+        (m.influxRatio !== undefined ? `  ${m.influxRatio.toFixed(2)}x InfluxDB (target >= 2x: ${met(m.influxRatio >= 2)})` : '') + `  noise ±${(m.ratioSpreadPct / 2).toFixed(0)}%`);
+    }
+    if (b.influx) out.push(`  InfluxDB 1.6 /write (line protocol, WAL synced per write) ${b.influx.rps.toFixed(0)} events/s  ${b.influx.ratio.toFixed(2)}x baseline`);
+  }
+  if (f.metricsScrape) {
+    const m = f.metricsScrape;
+    out.push(`GET /metrics with ${m.types} types: ${m.ms.toFixed(1)} ms median of ${m.runs.length} (${m.bytes} bytes, ${m.ageSeries} reading-age series: the cap)`);
+  }
+  if (f.compression) {
+    const c = f.compression;
+    out.push(`compression of a ${(c.bytes / 2 ** 20).toFixed(0)} MiB day file (${c.lines} events): ${c.mbPerSecond.toFixed(1)} MiB/s, ratio ${c.ratio.toFixed(1)}:1 (gzip level 6, with sync and read-back check)`);
+  }
+  for (const note of results.notes ?? []) out.push(`note: ${note}`);
   out.push(results.problems.length ? `\nCORRECTNESS PROBLEMS:\n${results.problems.map((p) => `  - ${p}`).join('\n')}` : '\ncorrectness: every acknowledged event is on disk, seq contiguous, answers match the files');
   fs.mkdirSync(opt.out, { recursive: true });
   const file = path.join(opt.out, `${results.started.replace(/[:.]/g, '-')}-${results.commit}.json`);

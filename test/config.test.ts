@@ -10,7 +10,8 @@ import { withTestDaemon } from './helpers/daemon.js';
 const HOME = '/home/operator';
 const DEFAULTS: DaemonConfig = {
   host: 'localhost', port: 6562, siteDir: '/home/operator/.local/share/meridian/telemetry', token: undefined,
-  fsync: 'batch', maxBody: 1048576, verbose: false, accessLogs: false, shutdownTimeoutMs: 3000, zone: 'system', zoneWarning: undefined,
+  fsync: 'batch', maxBody: 1048576, verbose: false, accessLogs: false, shutdownTimeoutMs: 3000, logFormat: 'text', compressAfterMs: undefined,
+  retainMs: undefined, zone: 'system', zoneWarning: undefined,
 };
 const ENV = {
   MERIDIAN_TELEMETRY_HOST: '127.0.0.2', MERIDIAN_TELEMETRY_PORT: '7000',
@@ -27,6 +28,7 @@ const RESOLVED: [string, DaemonFlags, Record<string, string>, Partial<DaemonConf
   ['empty environment values count as unset', {}, {
     MERIDIAN_TELEMETRY_HOST: '', MERIDIAN_TELEMETRY_PORT: '', MERIDIAN_TELEMETRY_SITE_DIR: '', MERIDIAN_TELEMETRY_TOKEN: '',
   }, {}],
+  ['log format, compression and retention ages', { logFormat: 'json', compressAfter: '2d', retain: '36h' }, {}, { logFormat: 'json', compressAfterMs: 172_800_000, retainMs: 129_600_000 }],
   ['XDG_DATA_HOME gives the default site directory', {}, { XDG_DATA_HOME: '/data' }, { siteDir: '/data/meridian/telemetry' }],
   ['a relative XDG_DATA_HOME is ignored (XDG spec)', {}, { XDG_DATA_HOME: 'data' }, {}],
   ['an empty XDG_DATA_HOME falls back to ~/.local/share', {}, { XDG_DATA_HOME: '' }, {}],

@@ -133,7 +133,7 @@ test('content types: charset parameter and +json suffix are JSON', () => withDae
 // [name, method, path, status, code, detail, Allow header]
 const ROUTING: [string, string, string, number, string, string, string | undefined][] = [
   ['unknown path', 'GET', '/nope', 404, 'NOT_FOUND', 'There is no /nope here; see docs/http-api.md for the endpoints.', undefined],
-  ['unknown path with POST', 'POST', '/events', 404, 'NOT_FOUND', 'There is no /events here; see docs/http-api.md for the endpoints.', undefined],
+  ['unknown path with POST', 'POST', '/eventz', 404, 'NOT_FOUND', 'There is no /eventz here; see docs/http-api.md for the endpoints.', undefined],
   ['unknown nested path', 'GET', '/run/status', 404, 'NOT_FOUND', 'There is no /run/status here; see docs/http-api.md for the endpoints.', undefined],
   ['GET /event', 'GET', '/event', 405, 'METHOD_NOT_ALLOWED', '/event does not accept GET; use POST.', 'POST'],
   ['PUT /event', 'PUT', '/event', 405, 'METHOD_NOT_ALLOWED', '/event does not accept PUT; use POST.', 'POST'],

@@ -105,3 +105,21 @@ export class SinkCursor {
     }
   }
 }
+
+/**
+ * Whether a sink at `positions` has read all of `file` (whose length is `size`): a stream
+ * whose position is in the file has reached its end, and the site stream has moved on to a
+ * later day file. A file no stream names (a run stopped before the sink existed) holds
+ * nothing back.
+ */
+export function deliveredAll(positions: readonly (readonly [string, StreamPosition])[], file: string, size: number): boolean {
+  const dayFile = /site_(\d{8})\.ndjson$/.exec(file)?.[1];
+  for (const [stream, position] of positions) {
+    if (position.file === file && position.offset < size) return false;
+    if (stream === 'site' && dayFile !== undefined) {
+      const at = /site_(\d{8})\.ndjson$/.exec(position.file)?.[1];
+      if (at === undefined || at < dayFile) return false;
+    }
+  }
+  return true;
+}

@@ -3,7 +3,7 @@ import type { Logger } from '../../lib/log.js';
 import type { Clock } from '../../lib/time.js';
 import type { SinkStatus } from '../../lib/wire.js';
 import { retryDelay } from './backoff.js';
-import { SinkCursor } from './cursor.js';
+import { deliveredAll, SinkCursor } from './cursor.js';
 import { countDeadLetters, writeDeadLetter } from './dead-letter.js';
 import { within, withTimeout } from './deadline.js';
 import type { StreamHeads } from './heads.js';
@@ -109,6 +109,11 @@ export class Forwarder {
   }
 
   /** The sink's line in /status. */
+  /** Whether this sink has delivered all of `file` (`size` bytes long): housekeeping may compress or delete it. */
+  delivered(file: string, size: number): boolean {
+    return deliveredAll(this.cursor.entries(), file, size);
+  }
+
   status(): SinkStatus {
     let lag = 0;
     for (const [stream, pos] of this.cursor.entries()) {

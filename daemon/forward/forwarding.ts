@@ -29,6 +29,8 @@ export interface Forwarding {
   status(): SinkStatus[];
   /** Stop every sink (bounded: a peer that is down cannot hold shutdown up). */
   stop(): Promise<void>;
+  /** Whether some sink has not yet delivered all of a data file (retention and compression leave it alone). */
+  holds(file: string): boolean;
 }
 
 /** What forwarding needs from the daemon. */
@@ -44,7 +46,7 @@ export interface ForwardingDeps {
 
 /** Start a forwarder for each sink (none: nothing runs and nothing listens). */
 export function startForwarding(specs: readonly SinkSpec[], deps: ForwardingDeps): Forwarding {
-  if (specs.length === 0) return { status: () => [], stop: async () => undefined };
+  if (specs.length === 0) return { status: () => [], stop: async () => undefined, holds: () => false };
   const { store, siteDir } = deps;
   const tail = new LogTail(siteDir);
   const heads = new StreamHeads();
@@ -73,6 +75,15 @@ export function startForwarding(specs: readonly SinkSpec[], deps: ForwardingDeps
   for (const f of forwarders) f.start();
   return {
     status: () => forwarders.map((f) => f.status()),
+    holds: (file) => {
+      let size: number;
+      try {
+        size = fs.statSync(file).size;
+      } catch {
+        return false; // gone already
+      }
+      return forwarders.some((f) => !f.delivered(file, size));
+    },
     stop: async () => {
       stopListening();
       await Promise.all(forwarders.map((f) => f.stop(STOP_GRACE_MS)));

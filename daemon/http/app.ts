@@ -1,6 +1,8 @@
 import type { ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
 import polka, { type Request } from 'polka';
 import { MeridianError } from '../../lib/errors.js';
+import { UNMATCHED_ROUTE } from '../metrics/daemon-metrics.js';
 import { createGuard } from './guard.js';
 import { sendError } from './respond.js';
 import type { AppDeps, Handler, Route } from './route.js';
@@ -21,12 +23,16 @@ interface ParamLane {
 
 /** Build the polka app of the daemon and the request listener that fronts it. */
 export function buildApp(deps: AppDeps) {
-  const { config, logger, clock } = deps;
+  const { config, logger, clock, metrics } = deps;
   const guard = createGuard(config.host, config.token);
-  const routes = routeTable(deps, guard);
+  // each handler notes its route pattern, the route label of the request metrics
+  const routeOf = new WeakMap<ServerResponse, string>();
+  const routes = routeTable(deps, guard).map(([method, path, handle, lane]): Route =>
+    [method, path, (req, res) => { routeOf.set(res, path); return handle(req, res); }, lane]);
+  const fail = (res: ServerResponse, err: unknown, req: Request) => metrics.rejected(sendError(res, err, logger, req));
 
   const app = polka({
-    onError: (err, req, res) => sendError(res, err, logger, req),
+    onError: (err, req, res) => fail(res, err, req),
     onNoMatch: (req, res) => { throw noMatch(routes, req, res); },
   });
   for (const [method, path, handler] of routes) app.add(method as 'GET', path, handler);
@@ -60,6 +66,9 @@ export function buildApp(deps: AppDeps) {
     const url = req.url ?? '/';
     const query = url.indexOf('?');
     const path = query === -1 ? url : url.slice(0, query);
+    const started = performance.now();
+    res.on('finish', () => metrics.requestDone(routeOf.get(res) ?? patternOf(routes, path), req.method,
+      res.statusCode, (performance.now() - started) / 1000));
     try {
       if (config.accessLogs) {
         const started = clock.now();
@@ -69,11 +78,11 @@ export function buildApp(deps: AppDeps) {
       const fast = fastLane(req, path);
       if (fast) {
         const pending = fast(req, res);
-        if (pending) pending.catch((err: unknown) => sendError(res, err, logger, req));
+        if (pending) pending.catch((err: unknown) => fail(res, err, req));
         return;
       }
     } catch (err) {
-      sendError(res, err, logger, req);
+      fail(res, err, req);
       return;
     }
     // polka's own top-level call: no outer next (its errors go to onError)
@@ -82,13 +91,23 @@ export function buildApp(deps: AppDeps) {
   return { app, handler, routes };
 }
 
-/** The error for a request no route matched: 405 (with Allow) when the path exists with other methods, else 404. */
-function noMatch(routes: readonly Route[], req: Request, res: ServerResponse): MeridianError {
-  const { method, path } = req;
-  const matching = routes.filter(([, pattern]) => {
+/** The route label of a request no handler saw (refused by the guard, 404, 405): the pattern its path matches, else UNMATCHED_ROUTE. */
+function patternOf(routes: readonly Route[], path: string): string {
+  return matchingRoutes(routes, path)[0]?.[1] ?? UNMATCHED_ROUTE;
+}
+
+/** The routes whose pattern matches `path`, whatever their method. */
+function matchingRoutes(routes: readonly Route[], path: string): readonly Route[] {
+  return routes.filter(([, pattern]) => {
     const colon = pattern.indexOf('/:');
     return colon === -1 ? pattern === path : path.startsWith(pattern.slice(0, colon + 1));
   });
+}
+
+/** The error for a request no route matched: 405 (with Allow) when the path exists with other methods, else 404. */
+function noMatch(routes: readonly Route[], req: Request, res: ServerResponse): MeridianError {
+  const { method, path } = req;
+  const matching = matchingRoutes(routes, path);
   const allowed = [...new Set(matching.map(([m]) => m))];
   if (allowed.length > 0 && !allowed.includes(method)) {
     res.setHeader('Allow', allowed.join(', '));

@@ -33,6 +33,33 @@ export async function readJsonBody(req: IncomingMessage, limit: number): Promise
   }
 }
 
+/** A batch body as text, and whether it is NDJSON (one event per line) or a JSON array. */
+export interface BatchText {
+  format: 'json' | 'ndjson';
+  text: string;
+}
+
+/**
+ * Read the body of POST /events: JSON (`application/json`) or NDJSON (`application/x-ndjson`,
+ * `application/ndjson`), at most `limit` bytes (413 past it, 415 for another type).
+ * Resolves NO_BODY for an empty body.
+ */
+export async function readBatchBody(req: IncomingMessage, limit: number): Promise<BatchText | typeof NO_BODY> {
+  const declared = req.headers['content-length'];
+  if (req.headers['transfer-encoding'] === undefined && (declared === undefined || declared === '0')) return NO_BODY;
+  const type = req.headers['content-type'];
+  const media = type?.split(';')[0]!.trim().toLowerCase();
+  const format = media === 'application/x-ndjson' || media === 'application/ndjson' ? 'ndjson' : isJsonType(type) ? 'json' : undefined;
+  if (!format) {
+    throw new MeridianError('UNSUPPORTED_MEDIA_TYPE', 'A batch must be sent as Content-Type: application/json (an array) or '
+      + `application/x-ndjson (one event per line); got ${type ? JSON.stringify(type) : 'no Content-Type'}.`);
+  }
+  if (declared !== undefined && Number(declared) > limit) throw tooLarge(limit);
+  const { chunks, size } = await collect(req, limit);
+  if (size === 0) return NO_BODY;
+  return { format, text: Buffer.concat(chunks).toString('utf8') };
+}
+
 /** Collect the body; past `limit` stop reading (the stream is paused, never drained) and reject. */
 function collect(req: IncomingMessage, limit: number): Promise<{ chunks: Buffer[]; size: number }> {
   return new Promise((resolve, reject) => {

@@ -1,13 +1,33 @@
-import { readJsonBody } from './body.js';
+import { MeridianError } from '../../lib/errors.js';
+import type { Recorded } from '../storage/store.js';
+import { parseBatch, type ParsedBatch } from './batch.js';
+import { readBatchBody, readJsonBody } from './body.js';
 import { sendJson } from './respond.js';
 import type { AppDeps, Handler } from './route.js';
 import { parseEventBody } from './validate.js';
 
-// Recording events: POST /event.
+// Recording events: POST /event, and batches: POST /events.
 
-/** Handler of POST /event: validate, record, answer the envelope as stored. */
-export function eventHandlers({ store, config, logger }: AppDeps): Record<'post', Handler> {
+/** Handlers of POST /event (validate, record, answer the envelope as stored) and POST /events. */
+export function eventHandlers({ store, config, logger }: AppDeps): Record<'post' | 'batch', Handler> {
   return {
+    batch: async (req, res) => {
+      const partial = partialFlag(req.query.partial);
+      const batch = parseBatch(await readBatchBody(req, config.maxBody));
+      const { total, events, failures } = batch;
+      if (failures.length > 0 && (!partial || events.length === 0)) {
+        throw new MeridianError('INVALID_BATCH',
+          `${failures.length} of ${total} event(s) are invalid; nothing was recorded.`, { fields: { failures } });
+      }
+      const recorded = await store.appendBatch(events.map((e) => e.event));
+      const summary = batchSummary(recorded);
+      if (config.verbose) {
+        logger.debug(`batch of ${recorded.length} event(s) target=${recorded[0]!.target} file=${recorded[0]!.file} `
+          + `seq=${summary.first_seq}..${summary.last_seq}${failures.length ? ` invalid=${failures.length}` : ''}`);
+      }
+      if (failures.length > 0) throw partlyRecorded(batch, summary);
+      sendJson(res, 200, JSON.stringify(summary));
+    },
     post: async (req, res) => {
       const event = parseEventBody(await readJsonBody(req, config.maxBody));
       const recorded = await store.append(event);
@@ -19,4 +39,29 @@ export function eventHandlers({ store, config, logger }: AppDeps): Record<'post'
       sendJson(res, 200, recorded.json);
     },
   };
+}
+
+/** What a recorded batch answers: how many, their seq range, and the run they went to. */
+function batchSummary(recorded: Recorded[]) {
+  const first = recorded[0]!;
+  return {
+    recorded: recorded.length,
+    first_seq: first.envelope.seq,
+    last_seq: recorded.at(-1)!.envelope.seq,
+    run_id: first.target === 'run' ? first.envelope.meta.run_id as string : null,
+  };
+}
+
+/** The answer of a partial batch that had invalid events: never a 2xx, so no client takes it for success. */
+function partlyRecorded({ total, events, failures }: ParsedBatch, summary: ReturnType<typeof batchSummary>): MeridianError {
+  return new MeridianError('BATCH_PARTLY_RECORDED',
+    `${summary.recorded} of ${total} event(s) were recorded; the ${failures.length} invalid one(s) listed in failures were not.`,
+    { fields: { ...summary, recorded_indexes: events.map((e) => e.index), failures } });
+}
+
+/** `?partial=`: true or false (also 1 or 0); absent means false. */
+function partialFlag(value: unknown): boolean {
+  if (value === undefined || value === 'false' || value === '0') return false;
+  if (value === 'true' || value === '1' || value === '') return true;
+  throw new MeridianError('INVALID_QUERY', `partial must be true or false; got ${JSON.stringify(value)}.`);
 }

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { Request } from 'polka';
-import { MeridianError } from '../../lib/errors.js';
+import { MeridianError, type ErrorCode } from '../../lib/errors.js';
 import type { Logger } from '../../lib/log.js';
 
 // The two ways a request is answered: a JSON body, or the one error path.
@@ -13,9 +13,9 @@ export function sendJson(res: ServerResponse, status: number, body: string | Buf
 
 /**
  * Answer an error as `{"detail", "code"}`: a MeridianError with its status, anything else
- * logged with its stack and answered 500 without internals.
+ * logged with its stack and answered 500 without internals. Returns the code answered.
  */
-export function sendError(res: ServerResponse, err: unknown, logger: Logger, req: Request): void {
+export function sendError(res: ServerResponse, err: unknown, logger: Logger, req: Request): ErrorCode {
   let error: MeridianError;
   if (err instanceof MeridianError) {
     error = err;
@@ -25,7 +25,7 @@ export function sendError(res: ServerResponse, err: unknown, logger: Logger, req
   }
   if (res.headersSent) {
     res.destroy();
-    return;
+    return error.code;
   }
   if (error.code === 'BODY_TOO_LARGE') {
     // the rest of the body is not read: close the connection once this answer is out
@@ -33,5 +33,6 @@ export function sendError(res: ServerResponse, err: unknown, logger: Logger, req
     res.setHeader('Connection', 'close');
     res.on('finish', () => socket?.destroy());
   }
-  sendJson(res, error.status, JSON.stringify({ detail: error.message, code: error.code }));
+  sendJson(res, error.status, JSON.stringify({ detail: error.message, code: error.code, ...error.fields }));
+  return error.code;
 }

@@ -4,6 +4,7 @@ import type { DaemonConfig } from '../../lib/config.js';
 import type { Logger } from '../../lib/log.js';
 import type { Clock } from '../../lib/time.js';
 import type { SinkStatus } from '../../lib/wire.js';
+import type { DaemonMetrics } from '../metrics/daemon-metrics.js';
 import type { TelemetryStore } from '../storage/store.js';
 
 // What a route is and what its handlers are built from.
@@ -24,6 +25,8 @@ export interface AppDeps {
   version: string;
   /** Each forwarding sink's line of GET /status. */
   forwardStatus: () => SinkStatus[];
+  /** The daemon's metrics (GET /metrics). */
+  metrics: DaemonMetrics;
   /** Called once /shutdown has been answered. */
   onShutdown: () => void;
   /** Distinguishes ETags of this process from those of an earlier one. */

@@ -2,18 +2,22 @@ import { currentHandlers } from './current.js';
 import { eventHandlers } from './events.js';
 import type { Guard } from './guard.js';
 import { lifecycleHandlers } from './lifecycle.js';
+import { metricsHandlers } from './metrics.js';
+import { openApiHandlers } from './openapi/handler.js';
 import type { AppDeps, Route } from './route.js';
 import { runHandlers } from './runs.js';
 
 // The route table: every endpoint of the daemon, one row each. polka's registrations, the
 // Allow header of a 405 and the fast lane are all derived from it (daemon/http/app.ts).
 
-/** Every route of the daemon (docs/http-api.md documents each). */
+/** Every route of the daemon (docs/http-api.md and daemon/http/openapi/ document each). */
 export function routeTable(deps: AppDeps, guard: Guard): Route[] {
   const lifecycle = lifecycleHandlers(deps, guard);
   const runs = runHandlers(deps);
   const events = eventHandlers(deps);
   const current = currentHandlers(deps);
+  const openapi = openApiHandlers(deps);
+  const metrics = metricsHandlers(deps);
   return [
     ['GET', '/health', lifecycle.health],
     ['GET', '/ready', lifecycle.ready],
@@ -22,8 +26,11 @@ export function routeTable(deps: AppDeps, guard: Guard): Route[] {
     ['POST', '/run/start', runs.start],
     ['POST', '/run/stop', runs.stop],
     ['POST', '/event', events.post, 'fast'],
+    ['POST', '/events', events.batch],
     ['GET', '/current', current.all],
     ['GET', '/current/:type', current.one, 'fast'],
     ['POST', '/shutdown', lifecycle.shutdown],
+    ['GET', '/openapi.json', openapi.document],
+    ['GET', '/metrics', metrics.scrape],
   ];
 }

@@ -14,6 +14,8 @@ export class CurrentView {
   private readonly site = new Map<string, Reading>();
   private run: Map<string, Reading> | undefined;
   private generation = 0;
+  /** Changes only when the set of types may have changed (a new type, run start or stop). */
+  private typeGeneration = 0;
   private cached: { generation: number; body: Buffer } | undefined;
 
   /** A counter that changes whenever the merged view may have changed (for ETags). */
@@ -25,6 +27,7 @@ export class CurrentView {
   set(target: TargetKind, reading: Reading): void {
     const view = target === 'run' ? this.run : this.site;
     if (!view) throw new Error('no run view is open');
+    if (!view.has(reading.envelope.type)) this.typeGeneration++;
     view.set(reading.envelope.type, reading);
     this.generation++;
   }
@@ -33,12 +36,14 @@ export class CurrentView {
   openRun(): void {
     this.run = new Map();
     this.generation++;
+    this.typeGeneration++;
   }
 
   /** Discard the run view (run stop); `/current` shows site readings only again. */
   closeRun(): void {
     this.run = undefined;
     this.generation++;
+    this.typeGeneration++;
   }
 
   /** The reading of one type, run view first. */
@@ -51,6 +56,18 @@ export class CurrentView {
     let n = this.site.size;
     if (this.run) for (const type of this.run.keys()) if (!this.site.has(type)) n++;
     return n;
+  }
+
+  /** A counter that changes whenever the set of types may have changed (not on a new reading of a known type). */
+  get typesVersion(): number {
+    return this.typeGeneration;
+  }
+
+  /** The type names of the merged view, unsorted. */
+  typeNames(): string[] {
+    const names = [...this.site.keys()];
+    if (this.run) for (const type of this.run.keys()) if (!this.site.has(type)) names.push(type);
+    return names;
   }
 
   /** The site view's and the run view's readings (for snapshots). */

@@ -1,6 +1,7 @@
 import type { FsyncMode } from '../../lib/config.js';
 import type { Logger } from '../../lib/log.js';
 import type { LineFile } from './line-file.js';
+import { unobserved, type StorageObserver } from './observer.js';
 import type { Target } from './target.js';
 
 // When written lines reach stable storage: per request (group commit), per second, or never.
@@ -19,10 +20,12 @@ export class Durability {
   private readonly dirty = new Set<LineFile>();
   private timer: NodeJS.Timeout | undefined;
   private syncRounds = 0;
+  private readonly observer: StorageObserver;
 
-  constructor(mode: FsyncMode, logger: Logger) {
+  constructor(mode: FsyncMode, logger: Logger, observer: StorageObserver = unobserved) {
     this.mode = mode;
     this.logger = logger;
+    this.observer = observer;
     if (mode === 'batch') {
       this.timer = setInterval(() => {
         this.flush().catch((error) => this.logger.error('periodic fsync failed', error));
@@ -89,7 +92,11 @@ export class Durability {
   private sync(file: LineFile): Promise<void> {
     const before = file.rounds;
     const done = file.sync();
-    this.syncRounds += file.rounds - before;
+    if (file.rounds !== before) {
+      this.syncRounds += file.rounds - before;
+      const end = this.observer.syncStarted();
+      done.then(() => end(false), () => end(true));
+    }
     return done;
   }
 }

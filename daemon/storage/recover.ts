@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import type { Logger } from '../../lib/log.js';
 import type { Envelope } from '../../lib/wire.js';
 import type { Reading } from './current-view.js';
+import { plainName, readStored } from './compressed.js';
 import { cutTornTail, lastSeq, scanFile } from './scan.js';
 import type { TargetMark } from './state-files.js';
 
@@ -27,8 +28,9 @@ export function replayTarget(files: string[], mark: TargetMark | null | undefine
   let from = 0;
   let offset = 0;
   if (mark) {
-    const at = files.indexOf(mark.file);
-    const size = at === -1 ? -1 : fileSize(mark.file);
+    // the mark names the plain file; it may be stored gzipped since
+    const at = files.findIndex((f) => plainName(f) === mark.file);
+    const size = at === -1 ? -1 : files[at] === mark.file ? fileSize(mark.file) : readStored(files[at]!).length;
     if (at !== -1 && size >= mark.offset) {
       from = at;
       offset = mark.offset;

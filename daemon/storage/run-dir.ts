@@ -3,6 +3,7 @@ import path from 'node:path';
 import { makeDirectory, removeCreated } from '../../lib/directories.js';
 import { MeridianError } from '../../lib/errors.js';
 import type { Logger } from '../../lib/log.js';
+import { ensurePlain } from './compressed.js';
 import type { Reading } from './current-view.js';
 import { prepareRunFile, replayTarget } from './recover.js';
 import { checkCreatedRunDir, resolveRunDir, type RunDirPlace } from './run-resolve.js';
@@ -39,6 +40,8 @@ export function prepareRunDir(siteDir: string, place: RunDirPlace, runFile: stri
   try {
     created = makeDirectory(place.dir, io);
     checkCreatedRunDir(siteDir, place, runFile);
+    // a stopped run's file compressed by --compress-after: decompressed back, its seq continues
+    if (ensurePlain(file)) logger.info(`${file}: decompressed to continue the run`);
     fileExisted = fs.existsSync(file);
     const fd = io.openSync(file, 'a');
     io.closeSync(fd);

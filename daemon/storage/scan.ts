@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import type { Envelope } from '../../lib/wire.js';
+import { GZ, readStored } from './compressed.js';
 
 // Reading NDJSON files back: the last seq, a replay from an offset, a torn tail.
 
@@ -20,38 +21,59 @@ export interface ScanResult {
  * the whole lines end. A line that does not parse as an envelope is skipped and reported.
  */
 export function scanFile(file: string, offset: number, onEnvelope: (env: Envelope, line: string) => void): ScanResult {
+  if (file.endsWith(GZ)) {
+    // a compressed file is whole (verified before it was put in place): read it at once
+    const data = readStored(file);
+    return scanSource({ size: data.length, read: (buf, len, pos) => data.copy(buf, 0, pos, pos + len) }, offset, onEnvelope);
+  }
   const fd = fs.openSync(file, 'r');
   try {
     const size = fs.fstatSync(fd).size;
-    const buf = Buffer.allocUnsafe(CHUNK);
-    let pos = Math.min(offset, size);
-    let carry = Buffer.alloc(0);
-    let carryStart = pos;
-    const bad: number[] = [];
-    while (pos < size) {
-      const n = fs.readSync(fd, buf, 0, Math.min(CHUNK, size - pos), pos);
-      if (n <= 0) break;
-      pos += n;
-      const data = carry.length ? Buffer.concat([carry, buf.subarray(0, n)]) : buf.subarray(0, n);
-      let start = 0;
-      for (let nl = data.indexOf(10, start); nl !== -1; nl = data.indexOf(10, start)) {
-        const line = data.toString('utf8', start, nl);
-        const env = parseEnvelope(line);
-        if (env) onEnvelope(env, line);
-        else if (line.trim() !== '') bad.push(carryStart + start);
-        start = nl + 1;
-      }
-      carry = Buffer.from(data.subarray(start));
-      carryStart += start;
-    }
-    return { end: carryStart, tornBytes: carry.length, bad };
+    return scanSource({ size, read: (buf, len, pos) => fs.readSync(fd, buf, 0, len, pos) }, offset, onEnvelope);
   } finally {
     fs.closeSync(fd);
   }
 }
 
+/** Bytes to scan: a length, and a read of `len` bytes at `pos` into `buf`. */
+interface Source {
+  size: number;
+  read(buf: Buffer, len: number, pos: number): number;
+}
+
+function scanSource(source: Source, offset: number, onEnvelope: (env: Envelope, line: string) => void): ScanResult {
+  const { size } = source;
+  const buf = Buffer.allocUnsafe(CHUNK);
+  let pos = Math.min(offset, size);
+  let carry = Buffer.alloc(0);
+  let carryStart = pos;
+  const bad: number[] = [];
+  while (pos < size) {
+    const n = source.read(buf, Math.min(CHUNK, size - pos), pos);
+    if (n <= 0) break;
+    pos += n;
+    const data = carry.length ? Buffer.concat([carry, buf.subarray(0, n)]) : buf.subarray(0, n);
+    let start = 0;
+    for (let nl = data.indexOf(10, start); nl !== -1; nl = data.indexOf(10, start)) {
+      const line = data.toString('utf8', start, nl);
+      const env = parseEnvelope(line);
+      if (env) onEnvelope(env, line);
+      else if (line.trim() !== '') bad.push(carryStart + start);
+      start = nl + 1;
+    }
+    carry = Buffer.from(data.subarray(start));
+    carryStart += start;
+  }
+  return { end: carryStart, tornBytes: carry.length, bad };
+}
+
 /** The seq of the last whole envelope line of a file, or 0 (reads only the tail). */
 export function lastSeq(file: string): number {
+  if (file.endsWith(GZ)) {
+    let seq = 0;
+    scanFile(file, 0, (env) => { seq = env.seq; });
+    return seq;
+  }
   let fd: number;
   try {
     fd = fs.openSync(file, 'r');
@@ -83,7 +105,7 @@ export function lastSeq(file: string): number {
 
 /** Cut a torn final line off a file; returns the offset it was cut at, or undefined. */
 export function cutTornTail(file: string, scan: ScanResult): number | undefined {
-  if (scan.tornBytes === 0) return undefined;
+  if (scan.tornBytes === 0 || file.endsWith(GZ)) return undefined;
   fs.truncateSync(file, scan.end);
   return scan.end;
 }

@@ -6,9 +6,11 @@ import type { Logger } from '../../lib/log.js';
 import { formatTs, type Clock } from '../../lib/time.js';
 import type { Envelope, JsonObject, JsonValue, RunRecord, StoppedRunRecord } from '../../lib/wire.js';
 import { CurrentView, type Reading } from './current-view.js';
+import { ensurePlain, GZ } from './compressed.js';
 import { Durability } from './durability.js';
 import { replayTarget } from './recover.js';
 import { prepareRunDir, reopenRunFile, unusableReason } from './run-dir.js';
+import type { StorageObserver } from './observer.js';
 import { assertSafeRunId, nextRunId, resolveRunDir } from './run-resolve.js';
 import { SiteLock } from './site-lock.js';
 import { listSiteFiles, SiteDays } from './site-days.js';
@@ -38,6 +40,8 @@ export interface StoreOptions {
   snapshotIntervalMs?: number;
   /** The file-system calls that write (default node:fs); tests inject failures here. */
   fs?: StorageFs;
+  /** Told of failed writes and sync rounds (the metrics). */
+  observer?: StorageObserver;
 }
 
 /** An active run that could not resume at start-up (its directory is not usable): events go to the site file. */
@@ -110,6 +114,8 @@ export class TelemetryStore {
   private readonly io: StorageFs;
   private readonly lock: SiteLock;
   private suspended: SuspendedRun | undefined;
+  /** True while a batch is queued: its lines must go out in one write. */
+  private grouping = false;
 
   private constructor(opts: StoreOptions, siteSeq: number, siteFile: string, lock: SiteLock) {
     this.opts = opts;
@@ -117,7 +123,7 @@ export class TelemetryStore {
     this.lock = lock;
     this.paths = statePaths(opts.siteDir);
     this.days = new SiteDays(opts.siteDir, opts.zone);
-    this.durability = new Durability(opts.fsync, opts.logger);
+    this.durability = new Durability(opts.fsync, opts.logger, opts.observer);
     this.site = new Target('site', siteFile, siteSeq, this.paths.heldSite, this.io);
   }
 
@@ -152,7 +158,9 @@ export class TelemetryStore {
     const siteFiles = listSiteFiles(opts.siteDir);
     if (!snap && siteFiles.length > 0) logger.warn(`no usable snapshot; replaying ${siteFiles.length} site file(s)`);
     const site = replayTarget(siteFiles, snap?.site, readHeld(paths.heldSite, warn), logger, 'site');
-    const store = new TelemetryStore(opts, site.seq, siteFiles.at(-1) ?? '', lock);
+    // a compressed last file is closed: the first event opens the file of its own day
+    const last = siteFiles.at(-1);
+    const store = new TelemetryStore(opts, site.seq, last && !last.endsWith(GZ) ? last : '', lock);
     for (const reading of site.readings.values()) store.view.set('site', reading);
     const active = readActiveRun(paths.activeRun, warn);
     if (active) store.resumeRun(active, snap?.run ?? null);
@@ -188,6 +196,14 @@ export class TelemetryStore {
     return () => { this.listeners.delete(listener); };
   }
 
+  /** The data files that may be written to now (the day file in use, today's, the active run's): housekeeping never touches them. */
+  filesInUse(): string[] {
+    const files = [this.days.fileAt(this.opts.clock.now())];
+    if (this.site.path) files.push(this.site.path);
+    if (this.run) files.push(this.run.target.path);
+    return files;
+  }
+
   /** The active run's record, or undefined. */
   activeRun(): RunRecord | undefined {
     return this.run?.record;
@@ -212,6 +228,7 @@ export class TelemetryStore {
       const dayFile = this.days.fileAt(now);
       if (dayFile !== target.path) {
         this.writeQueued();
+        if (ensurePlain(dayFile)) this.opts.logger.warn(`${dayFile}: decompressed to append to it again (the clock went back?)`);
         this.durability.switchTarget(target, dayFile);
       }
     }
@@ -222,7 +239,7 @@ export class TelemetryStore {
     const envelope: Envelope = { seq, ts: this.tsAt(now), type: event.type, data: event.data, meta };
     const json = JSON.stringify(envelope);
     batch.entries.push({ reading: { envelope, json }, makeCurrent: event.makeCurrent });
-    if (batch.entries.length >= MAX_BATCH) this.writeQueued();
+    if (batch.entries.length >= MAX_BATCH && !this.grouping) this.writeQueued();
     let file;
     try {
       file = await batch.done;
@@ -241,6 +258,26 @@ export class TelemetryStore {
       }
     }
     return { envelope, json, target: target.kind, file: batch.target.path };
+  }
+
+  /**
+   * Record a batch: its events get consecutive seqs in batch order and go out in one write
+   * (and, in `always` mode, one sync round), so either every line is written or none. Rejects
+   * like `append` (503) when the write or the sync fails.
+   */
+  appendBatch(events: ValidEvent[]): Promise<Recorded[]> {
+    // lines of other requests of this turn go first, in their own write
+    this.writeQueued();
+    this.grouping = true;
+    let pending: Promise<Recorded>[];
+    try {
+      // a noon boundary passing inside this loop would split the batch between two day files
+      pending = events.map((event) => this.append(event));
+    } finally {
+      this.grouping = false;
+    }
+    this.writeQueued();
+    return Promise.all(pending);
   }
 
   /** Start a run: resolve id and directory, continue the run file's seq, open an empty run view. */
@@ -371,6 +408,7 @@ export class TelemetryStore {
       batch.write();
     } catch (error) {
       this.opts.logger.error(`write of ${batch.entries.length} line(s) to ${batch.target.path} failed (${errorCode(error)}); answered 503`);
+      this.opts.observer?.writeFailed(batch.target.kind, batch.entries.length);
       // reopened on next use; what earlier writes left unsynced is synced first (unless --fsync off)
       this.durability.closeTarget(batch.target);
       return;

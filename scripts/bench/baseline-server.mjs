@@ -1,11 +1,15 @@
 #!/usr/bin/env node
 // The ceiling: a bare Node HTTP server on the same machine. POST /event parses the JSON
-// body and answers a small envelope (no disk); GET /current answers a precomputed body of
-// 1,000 types; GET /current/<type> one precomputed envelope. Usage: baseline-server.mjs PORT
+// body and answers a small envelope (no disk); POST /events parses an NDJSON batch, stamps
+// each event and appends the envelope lines to FILE in one write (no sync); GET /current
+// answers a precomputed body of 1,000 types; GET /current/<type> one precomputed envelope.
+// Usage: baseline-server.mjs PORT [FILE]
+import fs from 'node:fs';
 import http from 'node:http';
 import { weatherEvent } from './payload.mjs';
 
 const port = Number(process.argv[2]);
+const batchFd = process.argv[3] ? fs.openSync(process.argv[3], 'a') : undefined;
 const now = Date.now();
 const current = {};
 for (let i = 0; i < 1000; i++) {
@@ -22,7 +26,23 @@ function send(res, status, body) {
 }
 
 const server = http.createServer({ keepAliveTimeout: 5000 }, (req, res) => {
-  if (req.method === 'POST') {
+  if (req.method === 'POST' && req.url === '/events') {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const ts = new Date().toISOString();
+      const first = seq + 1;
+      const lines = [];
+      for (const line of Buffer.concat(chunks).toString('utf8').split('\n')) {
+        if (line === '') continue;
+        const e = JSON.parse(line);
+        seq += 1;
+        lines.push(`${JSON.stringify({ seq, ts, type: e.type, data: e.data, meta: e.meta ?? {} })}\n`);
+      }
+      if (batchFd !== undefined) fs.writeSync(batchFd, lines.join(''));
+      send(res, 200, JSON.stringify({ recorded: lines.length, first_seq: first, last_seq: seq, run_id: null }));
+    });
+  } else if (req.method === 'POST') {
     const chunks = [];
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => {

@@ -1,13 +1,15 @@
 #!/usr/bin/env node
 // One load run, in its own process (pinned away from the server by the caller). Reads a
-// JSON job from argv[2], prints one JSON result line: counts, req/s, p50/p99 in ms.
+// JSON job from argv[2] (or from the file `@path` names), prints one JSON result line: counts, req/s, p50/p99 in ms.
 // Latencies are recorded here with sub-millisecond resolution (autocannon's own histogram
 // has whole milliseconds).
+import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 
-const job = JSON.parse(process.argv[2]);
+const arg = process.argv[2];
+const job = JSON.parse(arg.startsWith('@') ? readFileSync(arg.slice(1), 'utf8') : arg);
 const requests = job.bodies
-  ? job.bodies.map((body) => ({ method: 'POST', path: job.path, body, headers: { 'content-type': 'application/json' } }))
+  ? job.bodies.map((body) => ({ method: 'POST', path: job.path, body, headers: { 'content-type': job.contentType ?? 'application/json' } }))
   : [{ method: 'GET', path: job.path, headers: job.headers ?? {} }];
 
 let lat = new Float64Array(1 << 16);

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -28,9 +29,18 @@ export function hasWrk() {
  */
 export function runLoad(job, { pin = [], loader = 'autocannon' } = {}) {
   if (loader === 'wrk') return runWrk(job, pin);
-  const argv = [...pin, process.execPath, path.join(HERE, 'load-worker.mjs'), JSON.stringify(job)];
+  // a large job (batch bodies) goes through a file: argv has a size limit
+  let text = JSON.stringify(job);
+  let jobFile;
+  if (text.length > 64 * 1024) {
+    jobFile = path.join(os.tmpdir(), `meridian-load-${process.pid}-${Date.now()}.json`);
+    writeFileSync(jobFile, text);
+    text = `@${jobFile}`;
+  }
+  const argv = [...pin, process.execPath, path.join(HERE, 'load-worker.mjs'), text];
   return new Promise((resolve, reject) => {
     execFile(argv[0], argv.slice(1), { maxBuffer: 1 << 20, timeout: (job.seconds + 60) * 1000 }, (error, stdout, stderr) => {
+      if (jobFile) rmSync(jobFile, { force: true });
       if (error) return reject(new Error(`load generator failed: ${error.message}\n${stderr}`));
       const result = JSON.parse(stdout.trim().split('\n').at(-1));
       if (result.error) return reject(new Error(result.error));

@@ -27,3 +27,19 @@ export function historyLine(seq, epochMs) {
   const e = weatherEvent(seq);
   return `${JSON.stringify({ seq, ts: new Date(epochMs).toISOString(), type: e.type, data: e.data, meta: e.meta })}\n`;
 }
+
+/** One NDJSON batch of `count` weather events (the body of POST /events). */
+export function eventBatch(count, from = 0) {
+  return Array.from({ length: count }, (_, i) => JSON.stringify(weatherEvent(from + i))).join('\n') + '\n';
+}
+
+/** The same events as InfluxDB line protocol, one point per event (the body of POST /write). */
+export function lineProtocolBatch(count, from = 0, epochMs = Date.UTC(2026, 2, 17, 20)) {
+  const lines = [];
+  for (let i = 0; i < count; i++) {
+    const { type, data, meta } = weatherEvent(from + i);
+    const fields = Object.entries(data).map(([k, v]) => `${k}=${typeof v === 'string' ? JSON.stringify(v) : typeof v === 'boolean' ? v : v}`).join(',');
+    lines.push(`weather,type=${type},source=${meta.source},host=${meta.host} ${fields} ${epochMs + from + i}`);
+  }
+  return `${lines.join('\n')}\n`;
+}

@@ -33,9 +33,9 @@ export async function startDaemon({ siteDir, fsync = 'batch', pin = [], nodeArgs
 }
 
 /** Start the bare Node baseline server; resolves once it answers. */
-export async function startBaseline({ pin = [] }) {
+export async function startBaseline({ pin = [], batchFile }) {
   const port = await freePort();
-  return launch([...pin, process.execPath, BASELINE, String(port)], port, 'baseline');
+  return launch([...pin, process.execPath, BASELINE, String(port), ...(batchFile ? [batchFile] : [])], port, 'baseline');
 }
 
 async function launch(argv, port, name) {

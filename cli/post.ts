@@ -1,0 +1,35 @@
+import { ConfigError } from '../lib/errors.js';
+import type { JsonObject, JsonValue } from '../lib/wire.js';
+import { connect } from './connect.js';
+import type { CliIo } from './io.js';
+import { noExtraArguments, switchOption, textOption, UsageError, type ParsedOptions } from './options.js';
+
+// `telemetry post TYPE --data JSON`: record one event, print its envelope.
+
+/** Post one event and print the envelope the daemon answers (one JSON line). */
+export async function runPost(type: unknown, opts: ParsedOptions, io: CliIo): Promise<number> {
+  noExtraArguments(opts);
+  if (typeof type !== 'string' && typeof type !== 'number') throw new UsageError('missing TYPE (the event type: telemetry post weather --data 1)');
+  const dataText = textOption(opts, 'data');
+  if (dataText === undefined) throw new UsageError('--data is required (a JSON value: --data \'{"temp_c":-3.5}\', --data null)');
+  const data = jsonOption('--data', dataText) as JsonValue;
+  const metaText = textOption(opts, 'meta');
+  let meta: JsonObject | undefined;
+  if (metaText !== undefined) {
+    const value = jsonOption('--meta', metaText);
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ConfigError('--meta', 'a JSON object', metaText);
+    meta = value as JsonObject;
+  }
+  const { client } = connect(opts, io);
+  const envelope = await client.postEvent(String(type), data, { makeCurrent: !switchOption(opts, 'not-current'), meta });
+  io.out(`${JSON.stringify(envelope)}\n`);
+  return 0;
+}
+
+function jsonOption(option: string, text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ConfigError(option, 'JSON (strings in double quotes: \'"open"\')', text);
+  }
+}

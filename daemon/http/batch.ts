@@ -1,0 +1,84 @@
+import { MeridianError, type ErrorCode } from '../../lib/errors.js';
+import type { ValidEvent } from '../storage/store.js';
+import { NO_BODY, type BatchText } from './body.js';
+import { parseEventBody } from './validate.js';
+
+// A batch body (POST /events) turned into valid events and per-index failures, all of it
+// before anything is recorded.
+
+/** The most events one batch may hold (docs/http-api.md). */
+export const MAX_BATCH_EVENTS = 10_000;
+
+/** Why one event of a batch was refused: its 0-based index (and NDJSON line), code and detail. */
+export interface BatchFailure {
+  index: number;
+  /** The 1-based line of an NDJSON body. */
+  line?: number;
+  code: ErrorCode;
+  detail: string;
+}
+
+/** The valid events of a batch with their indexes, and the failures. */
+export interface ParsedBatch {
+  total: number;
+  events: { index: number; event: ValidEvent }[];
+  failures: BatchFailure[];
+}
+
+/** One item of a batch before validation: its value, or why it could not be parsed. */
+type Item = { line?: number } & ({ value: unknown } | { failure: { code: ErrorCode; detail: string } });
+
+/** Parse and validate every event of a batch. A body that is no batch at all throws (400, 413, 422). */
+export function parseBatch(body: BatchText | typeof NO_BODY, maxEvents: number = MAX_BATCH_EVENTS): ParsedBatch {
+  if (body === NO_BODY) throw new MeridianError('INVALID_BODY', 'The batch is empty; send a JSON array of events, or NDJSON.');
+  const items = body.format === 'json' ? jsonItems(body.text) : ndjsonItems(body.text);
+  if (items.length === 0) throw new MeridianError('INVALID_BODY', 'The batch holds no events.');
+  if (items.length > maxEvents) {
+    throw new MeridianError('BATCH_TOO_LARGE', `The batch holds ${items.length} events; at most ${maxEvents} are taken per request.`);
+  }
+  const parsed: ParsedBatch = { total: items.length, events: [], failures: [] };
+  items.forEach((item, index) => {
+    const line = item.line === undefined ? {} : { line: item.line };
+    if ('failure' in item) {
+      parsed.failures.push({ index, ...line, ...item.failure });
+      return;
+    }
+    try {
+      parsed.events.push({ index, event: parseEventBody(item.value) });
+    } catch (error) {
+      if (!(error instanceof MeridianError)) throw error;
+      parsed.failures.push({ index, ...line, code: error.code, detail: error.message });
+    }
+  });
+  return parsed;
+}
+
+function jsonItems(text: string): Item[] {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new MeridianError('MALFORMED_JSON', `The body is not valid JSON: ${(error as Error).message}.`);
+  }
+  if (!Array.isArray(value)) {
+    const got = value === null ? 'null' : typeof value === 'object' ? 'an object' : typeof value;
+    throw new MeridianError('INVALID_BODY', `A JSON batch must be an array of events; got ${got} (send one event to POST /event).`);
+  }
+  return value.map((v: unknown) => ({ value: v }));
+}
+
+/** One item per non-blank line; a line that is not JSON is a failure of its own. */
+function ndjsonItems(text: string): Item[] {
+  const items: Item[] = [];
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const source = lines[i]!;
+    if (source.trim() === '') continue;
+    try {
+      items.push({ line: i + 1, value: JSON.parse(source) });
+    } catch (error) {
+      items.push({ line: i + 1, failure: { code: 'MALFORMED_JSON', detail: `The line is not valid JSON: ${(error as Error).message}.` } });
+    }
+  }
+  return items;
+}

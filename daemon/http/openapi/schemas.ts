@@ -1,0 +1,186 @@
+import type { SchemaObject } from 'openapi3-ts/oas31';
+import { TYPE_FORBIDDEN_CHARACTER } from '../../../lib/wire.js';
+
+// The JSON Schemas (2020-12) of the bodies the daemon takes and answers, as
+// `#/components/schemas/<name>`. Answers are closed (additionalProperties false), so a test
+// that validates real answers fails when a field appears that the document does not name.
+
+/** The envelope and answer `ts`: UTC ISO-8601 with milliseconds and a trailing Z. */
+export const TS_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$';
+
+/** A `$ref` to a component schema. */
+export function ref(name: keyof typeof SCHEMAS): SchemaObject {
+  return { $ref: `#/components/schemas/${name}` };
+}
+
+const ts: SchemaObject = { type: 'string', pattern: TS_PATTERN, examples: ['2026-03-18T00:05:48.955Z'] };
+const jsonObject: SchemaObject = { type: 'object' };
+// the character class of TYPE_FORBIDDEN_CHARACTER, negated: what a type may hold
+const typeChars = TYPE_FORBIDDEN_CHARACTER.source.replace(/^\[/, '[^');
+
+const runRecord: SchemaObject = {
+  type: 'object',
+  required: ['run_dir', 'run_id', 'meta', 'started_at'],
+  properties: {
+    run_dir: { type: 'string', description: 'Absolute path of the run directory.' },
+    run_id: { type: 'string', pattern: '^[A-Za-z0-9._-]{1,128}$' },
+    meta: { ...jsonObject, description: 'The meta given at the start, with `run_id` set.' },
+    started_at: ts,
+  },
+  additionalProperties: false,
+};
+
+const batchRecorded = {
+  recorded: { type: 'integer', minimum: 1, description: 'How many events were recorded.' },
+  first_seq: { type: 'integer', minimum: 1, description: 'The seq of the first recorded event; the others follow in batch order.' },
+  last_seq: { type: 'integer', minimum: 1 },
+  run_id: { type: ['string', 'null'], description: 'The run the events went to, or null for the site file.' },
+} satisfies Record<string, SchemaObject>;
+
+const failures: SchemaObject = {
+  type: 'array',
+  minItems: 1,
+  items: {
+    type: 'object',
+    required: ['index', 'code', 'detail'],
+    properties: {
+      index: { type: 'integer', minimum: 0, description: '0-based position of the event in the batch.' },
+      line: { type: 'integer', minimum: 1, description: 'NDJSON bodies: the 1-based line.' },
+      code: { type: 'string', enum: ['INVALID_BODY', 'MALFORMED_JSON'] },
+      detail: { type: 'string', minLength: 1 },
+    },
+    additionalProperties: false,
+  },
+};
+
+/** Every component schema of the document. */
+export const SCHEMAS = {
+  Error: {
+    type: 'object',
+    description: 'Every error answer. Branch on `code` (stable), never on `detail` (a sentence for a person).',
+    required: ['detail', 'code'],
+    properties: { detail: { type: 'string', minLength: 1 }, code: { type: 'string', pattern: '^[A-Z_]+$' } },
+    additionalProperties: false,
+  },
+  EventType: {
+    type: 'string', minLength: 1, maxLength: 256, pattern: `^${typeChars}+$`,
+    description: 'Non-empty, at most 256 characters (code points), no control characters.',
+  },
+  EventRequest: {
+    type: 'object',
+    required: ['type', 'data'],
+    properties: {
+      type: { $ref: '#/components/schemas/EventType' },
+      data: { description: 'Any JSON value; `null` counts as given.' },
+      make_current: { type: 'boolean', default: true, description: '`false`: written with a seq, the current view unchanged.' },
+      meta: { ...jsonObject, default: {}, description: 'Caller metadata; during a run `run_id` is set to the active run.' },
+    },
+    description: 'Unknown keys are ignored.',
+  },
+  Envelope: {
+    type: 'object',
+    description: 'A recorded event: the very line stored in the file (keys in this order).',
+    required: ['seq', 'ts', 'type', 'data', 'meta'],
+    properties: {
+      seq: { type: 'integer', minimum: 1 },
+      ts: ts,
+      type: { $ref: '#/components/schemas/EventType' },
+      data: { description: 'The payload as sent.' },
+      meta: jsonObject,
+    },
+    additionalProperties: false,
+  },
+  Current: {
+    type: 'object',
+    required: ['current'],
+    properties: { current: { type: 'object', additionalProperties: { $ref: '#/components/schemas/Envelope' } } },
+    additionalProperties: false,
+  },
+  RunStartRequest: {
+    type: 'object',
+    properties: {
+      run_dir: { type: 'string', minLength: 1, description: 'Absolute, or relative to the site directory (must stay inside it).' },
+      run_id: { type: 'string', description: 'A safe path segment: letters, digits, `.`, `_`, `-`, 1-128 characters.' },
+      meta: jsonObject,
+    },
+    description: 'Every field is optional, and so is the body.',
+  },
+  RunRecord: runRecord,
+  StoppedRunRecord: {
+    ...runRecord,
+    required: [...runRecord.required!, 'stopped_at'],
+    properties: { ...runRecord.properties, stopped_at: ts },
+  },
+  Health: { type: 'object', required: ['ok'], properties: { ok: { const: true } }, additionalProperties: false },
+  Ready: {
+    type: 'object',
+    required: ['ready', 'run_active', 'version'],
+    properties: { ready: { const: true }, run_active: { type: 'boolean' }, version: { type: 'string' } },
+    additionalProperties: false,
+  },
+  Status: {
+    type: 'object',
+    required: ['version', 'pid', 'started_at', 'address', 'run_id', 'types'],
+    properties: {
+      version: { type: 'string' },
+      pid: { type: 'integer', minimum: 1 },
+      started_at: ts,
+      address: { type: 'string', description: '`host:port` the daemon is bound to.' },
+      run_id: { type: ['string', 'null'], description: 'The active run, or null.' },
+      types: { type: 'integer', minimum: 0, description: 'How many types the current view holds.' },
+      suspended_run: {
+        description: 'The run that was active but could not resume at start-up (its directory is not usable), or null.',
+        oneOf: [
+          { type: 'null' },
+          {
+            type: 'object', required: ['run_id', 'run_dir', 'reason'], additionalProperties: false,
+            properties: { run_id: { type: 'string' }, run_dir: { type: 'string' }, reason: { type: 'string', description: 'Why, e.g. `ENOENT`.' } },
+          },
+        ],
+      },
+      forward: {
+        type: 'array', description: 'Each forwarding sink (docs/forwarding.md), in configuration order; empty without sinks.',
+        items: {
+          type: 'object', additionalProperties: false,
+          required: ['name', 'kind', 'url', 'state', 'lag_events', 'lag_seconds', 'last_success', 'retries', 'dead_letters', 'last_error'],
+          properties: {
+            name: { type: 'string' },
+            kind: { enum: ['mqtt', 'postgres', 'http'] },
+            url: { type: 'string', description: 'The sink URL, any password replaced by `***`.' },
+            state: { enum: ['ok', 'retrying', 'failing'] },
+            lag_events: { type: 'integer', minimum: 0, description: 'Events recorded but not yet acknowledged by the sink.' },
+            lag_seconds: { type: 'number', minimum: 0, description: 'Age of the oldest event not yet acknowledged.' },
+            last_success: { type: ['string', 'null'], description: 'When the sink last acknowledged a batch (ts format).' },
+            retries: { type: 'integer', minimum: 0 },
+            dead_letters: { type: 'integer', minimum: 0, description: 'Records the peer refused for good.' },
+            last_error: { type: ['string', 'null'] },
+          },
+        },
+      },
+    },
+    additionalProperties: false,
+  },
+  BatchRecorded: {
+    type: 'object', required: Object.keys(batchRecorded), properties: batchRecorded, additionalProperties: false,
+  },
+  InvalidBatch: {
+    type: 'object',
+    description: 'No event of the batch was recorded; each invalid one is listed.',
+    required: ['detail', 'code', 'failures'],
+    properties: { detail: { type: 'string' }, code: { const: 'INVALID_BATCH' }, failures },
+    additionalProperties: false,
+  },
+  BatchPartlyRecorded: {
+    type: 'object',
+    description: 'partial=true: the events at recorded_indexes were recorded (seqs first_seq..last_seq in that order); those in failures were not.',
+    required: ['detail', 'code', ...Object.keys(batchRecorded), 'recorded_indexes', 'failures'],
+    properties: {
+      detail: { type: 'string' }, code: { const: 'BATCH_PARTLY_RECORDED' }, ...batchRecorded,
+      recorded_indexes: { type: 'array', items: { type: 'integer', minimum: 0 } }, failures,
+    },
+    additionalProperties: false,
+  },
+  Shutdown: {
+    type: 'object', required: ['shutting_down'], properties: { shutting_down: { const: true } }, additionalProperties: false,
+  },
+} satisfies Record<string, SchemaObject>;

@@ -1,0 +1,118 @@
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { ERROR_CATALOGUE, type ErrorCode } from '../../lib/errors.js';
+import type { Clock } from '../../lib/time.js';
+import type { StorageObserver } from '../storage/observer.js';
+import type { RecordedEvent, TelemetryStore } from '../storage/store.js';
+import { registerProcessMetrics } from './process.js';
+import { registerReadingAges } from './reading-ages.js';
+
+// The daemon's metrics (GET /metrics, docs/operations.md "Metrics"), on a registry of its
+// own: prom-client's global registry is module state shared by every daemon of a process.
+
+/** The default cap on types with a reading-age series. */
+export const DEFAULT_MAX_AGE_TYPES = 1000;
+/** The route label of a request no route matched (404, 405). */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+const SYNC_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
+const REQUEST_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
+
+/** What the metrics are built from. */
+export interface MetricsOptions {
+  clock: Clock;
+  version: string;
+  /** How many types get a meridian_reading_age_seconds series (default 1000, by type name). */
+  maxAgeTypes?: number;
+  /**
+   * How many types are stale now (the console's staleness rule). Until the daemon knows
+   * staleness (issue 14), nobody passes it and meridian_current_stale_types is not exported.
+   */
+  staleTypes?: () => number;
+}
+
+/** The daemon's registry and the calls that feed it. */
+export class DaemonMetrics {
+  /** The daemon's own registry; other parts (forwarders) may register their metrics on it. */
+  readonly registry = new Registry();
+  /** Hand to the store: counts write failures, times sync rounds. */
+  readonly storage: StorageObserver;
+  private readonly stopProcessMetrics: () => void;
+  private readonly requests: Histogram<'route' | 'method' | 'status'>;
+  private readonly rejections: Counter<'code'>;
+  private readonly recorded: Counter<'target' | 'storage'>;
+  private store: TelemetryStore | undefined;
+
+  constructor(opts: MetricsOptions) {
+    const registers = [this.registry];
+    new Gauge({ name: 'meridian_info', help: 'Always 1; the version label is the package version.', labelNames: ['version'], registers })
+      .labels(opts.version).set(1);
+    this.recorded = new Counter({ name: 'meridian_events_recorded_total', help: 'Events recorded, by target (site, run) and storage (permanent, ephemeral).', labelNames: ['target', 'storage'], registers });
+    for (const target of ['site', 'run']) for (const storage of ['permanent', 'ephemeral']) this.recorded.labels(target, storage).inc(0);
+    this.rejections = new Counter({ name: 'meridian_requests_rejected_total', help: 'Requests answered with an error, by error code.', labelNames: ['code'], registers });
+    for (const code of Object.keys(ERROR_CATALOGUE)) this.rejections.labels(code).inc(0);
+    this.requests = new Histogram({ name: 'meridian_http_request_duration_seconds', help: 'Time from request to the end of the answer, by route pattern, method and status.', labelNames: ['route', 'method', 'status'], buckets: REQUEST_BUCKETS, registers });
+    this.storage = storageMetrics(this.registry);
+    const view = () => this.store?.view;
+    const run = () => this.store?.activeRun();
+    new Gauge({ name: 'meridian_current_types', help: 'Types in the current view.', registers, collect() { this.set(view()?.size ?? 0); } });
+    new Gauge({ name: 'meridian_run_active', help: '1 while a run is active, else 0.', registers, collect() { this.set(run() ? 1 : 0); } });
+    if (opts.staleTypes) {
+      const stale = opts.staleTypes;
+      new Gauge({ name: 'meridian_current_stale_types', help: 'Types whose current reading is stale.', registers, collect() { this.set(stale()); } });
+    }
+    registerReadingAges(this.registry, view, opts.clock, opts.maxAgeTypes ?? DEFAULT_MAX_AGE_TYPES);
+    this.stopProcessMetrics = registerProcessMetrics(this.registry);
+  }
+
+  /** Watch a store: count its recorded events, read its view at each scrape. */
+  watch(store: TelemetryStore): void {
+    this.store = store;
+    const children = new Map<string, Counter.Internal>();
+    store.onRecorded((event: RecordedEvent) => {
+      const storage = 'permanent';
+      const key = `${event.target} ${storage}`;
+      let child = children.get(key);
+      if (!child) children.set(key, child = this.recorded.labels(event.target, storage));
+      child.inc();
+    });
+  }
+
+  /** A request was answered: `route` is the route table's pattern (or UNMATCHED_ROUTE). */
+  requestDone(route: string, method: string, status: number, seconds: number): void {
+    this.requests.labels(route, method, String(status)).observe(seconds);
+  }
+
+  /** A request was answered with an error of `code`. */
+  rejected(code: ErrorCode): void {
+    this.rejections.labels(code).inc();
+  }
+
+  /** The Prometheus text exposition of every metric, and its content type. */
+  async exposition(): Promise<{ contentType: string; text: string }> {
+    return { contentType: this.registry.contentType, text: await this.registry.metrics() };
+  }
+
+  /** Stop what the process metrics started (the event-loop delay histogram). */
+  close(): void {
+    this.stopProcessMetrics();
+  }
+}
+
+/** The storage metrics: write failures by target, sync rounds timed and failures counted. */
+function storageMetrics(registry: Registry): StorageObserver {
+  const registers = [registry];
+  const writeFailures = new Counter({ name: 'meridian_write_failures_total', help: 'Writes that failed (their events were answered 503), by target.', labelNames: ['target'], registers });
+  for (const target of ['site', 'run']) writeFailures.labels(target).inc(0);
+  const syncFailures = new Counter({ name: 'meridian_sync_failures_total', help: 'fsync rounds that failed.', registers });
+  const syncs = new Histogram({ name: 'meridian_sync_duration_seconds', help: 'Duration of fsync rounds (fdatasync of a data file).', buckets: SYNC_BUCKETS, registers });
+  return {
+    writeFailed: (target) => writeFailures.labels(target).inc(),
+    syncStarted: () => {
+      const end = syncs.startTimer();
+      return (failed) => {
+        end();
+        if (failed) syncFailures.inc();
+      };
+    },
+  };
+}

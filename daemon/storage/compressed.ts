@@ -1,0 +1,135 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import zlib from 'node:zlib';
+
+// Gzipped data files (`<name>.ndjson.gz`): reading them like plain ones, and compressing a
+// closed file so that a crash at any point leaves one whole copy (docs/storage.md).
+
+/** The suffix of a compressed data file. */
+export const GZ = '.gz';
+const TMP = '.gz.tmp';
+
+/** The steps of compressFile, in order (a test can fail after any of them). */
+export type CompressStep = 'written' | 'synced' | 'verified' | 'renamed' | 'removed';
+
+/** The plain name of a data file: `site_20260317.ndjson.gz` -> `site_20260317.ndjson`. */
+export function plainName(file: string): string {
+  return file.endsWith(GZ) ? file.slice(0, -GZ.length) : file;
+}
+
+/** The whole content of a data file, decompressed when it is gzipped. */
+export function readStored(file: string): Buffer {
+  const data = fs.readFileSync(file);
+  return file.endsWith(GZ) ? zlib.gunzipSync(data) : data;
+}
+
+/** The file a plain data file is stored as now: itself, else its `.gz`, else undefined. */
+export function storedAs(plain: string): string | undefined {
+  if (fs.existsSync(plain)) return plain;
+  return fs.existsSync(plain + GZ) ? plain + GZ : undefined;
+}
+
+/**
+ * Gzip `file` to `file.gz`: write a temp file, sync it, check that it decompresses to
+ * exactly the original, rename it into place, sync the directory, then remove the original.
+ * A crash before the rename leaves the original (and a temp file, removed by
+ * finishInterrupted); after it, both whole copies (readers take the plain one; the next
+ * pass removes it). The .gz keeps the original's modification time. A file written to
+ * meanwhile is left as it was.
+ */
+export async function compressFile(file: string, options: {
+  /** Asked (synchronously, just before the rename) whether the file is still closed: false aborts. */
+  stillClosed?: () => boolean;
+  after?: (step: CompressStep) => void;
+} = {}): Promise<void> {
+  const { stillClosed = () => true, after = () => {} } = options;
+  const tmp = file + TMP;
+  const original = fs.statSync(file);
+  const digest = createHash('sha256');
+  const source = fs.createReadStream(file);
+  source.on('data', (chunk) => digest.update(chunk));
+  await pipeline(source, zlib.createGzip({ level: 6 }), fs.createWriteStream(tmp));
+  after('written');
+  syncPath(tmp);
+  after('synced');
+  const check = createHash('sha256');
+  await pipeline(fs.createReadStream(tmp), zlib.createGunzip(), async function* (chunks) {
+    for await (const chunk of chunks) check.update(chunk as Buffer);
+  });
+  if (check.digest('hex') !== digest.digest('hex')) {
+    fs.rmSync(tmp, { force: true });
+    throw new Error(`${file}: the compressed copy does not read back the same; the original is kept`);
+  }
+  after('verified');
+  // from here to the removal nothing awaits: no append can come in between
+  const now = fs.statSync(file);
+  if (!stillClosed() || now.size !== original.size || now.mtimeMs !== original.mtimeMs) {
+    fs.rmSync(tmp, { force: true });
+    throw new Error(`${file} was written to while it was being compressed; it is left as it was`);
+  }
+  fs.utimesSync(tmp, original.atime, original.mtime);
+  fs.renameSync(tmp, file + GZ);
+  syncPath(path.dirname(file));
+  after('renamed');
+  fs.unlinkSync(file);
+  syncPath(path.dirname(file));
+  after('removed');
+}
+
+/**
+ * Finish what a crash interrupted: remove temp files, and plain files whose whole .gz is in
+ * place, except those `inUse` names (plain paths).
+ */
+export function finishInterrupted(dir: string, inUse: (plain: string) => boolean = () => false): string[] {
+  const done: string[] = [];
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return done;
+  }
+  for (const name of names) {
+    const file = path.join(dir, name);
+    if (name.endsWith(TMP)) {
+      fs.rmSync(file, { force: true });
+      done.push(file);
+    } else if (name.endsWith(`.ndjson${GZ}`) && names.includes(name.slice(0, -GZ.length)) && !inUse(plainName(file))) {
+      // the rename happened, the removal did not: the .gz was verified before its rename
+      fs.unlinkSync(plainName(file));
+      done.push(plainName(file));
+    }
+  }
+  return done;
+}
+
+/**
+ * Make sure `file` is plain before it is appended to: when only its `.gz` exists (a stopped
+ * run started again on its directory, a clock stepped back over noon) decompress it back.
+ * Returns whether it did.
+ */
+export function ensurePlain(file: string): boolean {
+  if (fs.existsSync(file) || !fs.existsSync(file + GZ)) return false;
+  restorePlain(file);
+  return true;
+}
+
+/** Turn `<file>.gz` back into `<file>`. */
+function restorePlain(file: string): void {
+  const tmp = `${file}.restore.tmp`;
+  fs.writeFileSync(tmp, zlib.gunzipSync(fs.readFileSync(file + GZ)));
+  syncPath(tmp);
+  fs.renameSync(tmp, file);
+  syncPath(path.dirname(file));
+  fs.unlinkSync(file + GZ);
+}
+
+function syncPath(p: string): void {
+  const fd = fs.openSync(p, 'r');
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}

@@ -1,0 +1,107 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Logger } from '../../lib/log.js';
+import type { Clock } from '../../lib/time.js';
+import { compressFile, finishInterrupted, GZ, plainName } from './compressed.js';
+import { listDataFiles } from './data-files.js';
+
+// Retention and compression of closed data files (--compress-after, --retain): closed day
+// files and the files of stopped runs, by age; never what is in use or not yet delivered.
+
+const DEFAULT_INTERVAL_MS = 60 * 60 * 1000;
+
+/** What housekeeping is given. */
+export interface HousekeepingOptions {
+  siteDir: string;
+  /** Gzip files older than this (ms since last written); undefined: never. */
+  compressAfterMs: number | undefined;
+  /** Delete files older than this; undefined: never. */
+  retainMs: number | undefined;
+  clock: Clock;
+  logger: Logger;
+  /** The plain paths in use now (the active day file, today's, the active run's): never touched. */
+  inUse: () => readonly string[];
+  /**
+   * Whether a forwarder still has to deliver (part of) a file, by its plain path: such a
+   * file is neither compressed nor deleted. Forwarders answer it; without them nothing is held.
+   */
+  heldBack?: (file: string) => boolean;
+  /** How often a pass runs (default hourly; 0: only when runOnce is called). */
+  intervalMs?: number;
+}
+
+/** What one pass did, by stored path. */
+export interface HousekeepingReport {
+  compressed: string[];
+  deleted: string[];
+  /** Files left alone because they are in use or held back by a forwarder. */
+  protected: string[];
+  failed: string[];
+}
+
+/** Runs passes at start, then every interval; one pass at a time. */
+export class Housekeeping {
+  private readonly opts: HousekeepingOptions;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<HousekeepingReport> | undefined;
+  private stopped = false;
+
+  constructor(opts: HousekeepingOptions) {
+    this.opts = opts;
+  }
+
+  /** Run a first pass now and then every interval. */
+  start(): void {
+    void this.runOnce();
+    const interval = this.opts.intervalMs ?? DEFAULT_INTERVAL_MS;
+    if (interval > 0) {
+      this.timer = setInterval(() => void this.runOnce(), interval);
+      this.timer.unref();
+    }
+  }
+
+  /** One pass (joins the pass under way, if any). Never rejects: failures are logged and reported. */
+  runOnce(): Promise<HousekeepingReport> {
+    this.running ??= this.pass().finally(() => { this.running = undefined; });
+    return this.running;
+  }
+
+  /** Stop the timer and wait for the file being worked on. */
+  async close(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.running;
+  }
+
+  private async pass(): Promise<HousekeepingReport> {
+    const { siteDir, compressAfterMs, retainMs, logger } = this.opts;
+    const report: HousekeepingReport = { compressed: [], deleted: [], protected: [], failed: [] };
+    for (const dir of new Set([siteDir, ...listDataFiles(siteDir).map((f) => path.dirname(f.file))])) {
+      for (const done of finishInterrupted(dir, (plain) => this.opts.inUse().includes(plain))) logger.warn(`finished an interrupted compression: removed ${done}`);
+    }
+    for (const entry of listDataFiles(siteDir)) {
+      if (this.stopped) break;
+      const plain = plainName(entry.file);
+      if (this.opts.inUse().includes(plain) || this.opts.heldBack?.(plain)) {
+        report.protected.push(entry.file);
+        continue;
+      }
+      const age = this.opts.clock.now() - entry.mtimeMs;
+      try {
+        if (retainMs !== undefined && age > retainMs) {
+          fs.unlinkSync(entry.file);
+          report.deleted.push(entry.file);
+          logger.info(`retention: deleted ${entry.file} (${entry.bytes} bytes)`);
+        } else if (compressAfterMs !== undefined && age > compressAfterMs && !entry.file.endsWith(GZ)) {
+          await compressFile(entry.file, { stillClosed: () => !this.opts.inUse().includes(plain) });
+          report.compressed.push(entry.file);
+          logger.info(`compressed ${entry.file} (${entry.bytes} bytes -> ${fs.statSync(entry.file + GZ).size})`);
+        }
+      } catch (error) {
+        report.failed.push(entry.file);
+        logger.error(`housekeeping of ${entry.file} failed (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); it is left as it was`);
+      }
+    }
+    return report;
+  }
+}
