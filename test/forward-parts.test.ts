@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { retryDelay } from '../daemon/forward/backoff.js';
+import { deliveredAll } from '../daemon/forward/cursor.js';
 import { ndjsonBody } from '../daemon/forward/http.js';
 import { IngestShare, type LoopSampler } from '../daemon/forward/ingest-share.js';
 import { topicOfType } from '../daemon/forward/mqtt.js';
@@ -60,6 +61,22 @@ test('redactUrl: a password never shows', () => {
   assert.is(redactUrl('postgres://unit1:s3cret@db.site/obs'), 'postgres://unit1:***@db.site/obs');
   assert.is(redactUrl('mqtt://broker:1883'), 'mqtt://broker:1883');
   assert.is(redactUrl('not a url'), '(unparsable URL)');
+});
+
+test('deliveredAll: what retention may touch, by a sink\'s cursor', () => {
+  const day = (d: string) => `/s/site_${d}.ndjson`;
+  const run = '/s/042/telemetry.ndjson';
+  const at = (file: string, offset: number) => ({ file, offset, seq: 1 });
+  const rows: Array<[string, Array<[string, ReturnType<typeof at>]>, string, number, boolean]> = [
+    ['site stream on a later day', [['site', at(day('20260318'), 0)]], day('20260317'), 500, true],
+    ['site stream inside the day', [['site', at(day('20260317'), 200)]], day('20260317'), 500, false],
+    ['site stream at the end of the day', [['site', at(day('20260317'), 500)]], day('20260317'), 500, true],
+    ['site stream on an earlier day', [['site', at(day('20260316'), 900)]], day('20260317'), 500, false],
+    ['run stream inside the run file', [['site', at(day('20260318'), 0)], ['042', at(run, 10)]], run, 50, false],
+    ['run stream at its end', [['site', at(day('20260318'), 0)], ['042', at(run, 50)]], run, 50, true],
+    ['a run no stream names', [['site', at(day('20260318'), 0)]], run, 50, true],
+  ];
+  for (const [name, positions, file, size, expected] of rows) assert.is(deliveredAll(positions, file, size), expected, name);
 });
 
 test.run();
