@@ -24,14 +24,18 @@ export interface EventRequest {
   type: string;
   data: JsonValue;
   make_current?: boolean;
+  /** false: update the current view and use a seq, but write no line (an ephemeral reading). */
+  store_permanently?: boolean;
+  /** The reading's own time, ISO-8601 with Z or an offset (null: the daemon's clock). */
+  ts?: string | null;
   meta?: JsonObject;
 }
 
-/** The body of POST /run/start (every field optional). */
+/** The body of POST /run/start (every field optional; null means not given). */
 export interface RunStartRequest {
-  run_dir?: string;
-  run_id?: string;
-  meta?: JsonObject;
+  run_dir?: string | null;
+  run_id?: string | null;
+  meta?: JsonObject | null;
 }
 
 /** The record of a run, as answered by GET /run and POST /run/start. */
@@ -72,6 +76,12 @@ export interface StatusAnswer {
   run_id: string | null;
   /** How many event types the current view holds. */
   types: number;
+  /** Events recorded since the daemon started: written to a file, and ephemeral (store_permanently false). */
+  recorded: { permanent: number; ephemeral: number };
+  /** Whether requests need a token. */
+  authenticated: boolean;
+  /** Present only when the daemon listens beyond loopback without a token (--allow-unauthenticated). */
+  warning?: string;
 }
 
 /** GET /current. */

@@ -1,4 +1,4 @@
-import { readJsonBody } from './body.js';
+import { readBodyText } from './body.js';
 import { sendJson } from './respond.js';
 import type { AppDeps, Handler } from './route.js';
 import { parseEventBody } from './validate.js';
@@ -9,14 +9,15 @@ import { parseEventBody } from './validate.js';
 export function eventHandlers({ store, config, logger }: AppDeps): Record<'post', Handler> {
   return {
     post: async (req, res) => {
-      const event = parseEventBody(await readJsonBody(req, config.maxBody));
+      const event = parseEventBody(await readBodyText(req, config.maxBody));
       const recorded = await store.append(event);
       if (config.verbose) {
-        const { envelope } = recorded;
-        logger.debug(`event type=${JSON.stringify(envelope.type)} target=${recorded.target} file=${recorded.file} ` +
-          `seq=${envelope.seq} run=${envelope.meta.run_id ?? '-'}${event.makeCurrent ? '' : ' make_current=false'}`);
+        const { reading } = recorded;
+        logger.debug(`event type=${JSON.stringify(reading.type)} target=${recorded.target} ` +
+          `${event.storePermanently ? `file=${recorded.file}` : 'ephemeral (no line written)'} ` +
+          `seq=${reading.seq} run=${recorded.runId ?? '-'}${event.makeCurrent ? '' : ' make_current=false'}`);
       }
-      sendJson(res, 200, recorded.json);
+      sendJson(res, 200, recorded.reading.json);
     },
   };
 }

@@ -20,6 +20,35 @@ export interface ScanResult {
  * the whole lines end. A line that does not parse as an envelope is skipped and reported.
  */
 export function scanFile(file: string, offset: number, onEnvelope: (env: Envelope, line: string) => void): ScanResult {
+  return scanLines(file, offset, (line) => {
+    const env = parseEnvelope(line);
+    if (env) onEnvelope(env, line);
+    return env !== undefined || line.trim() === '';
+  });
+}
+
+/**
+ * The highest seq of any whole line of a file (0 for none or a missing file), and where its
+ * whole lines end. Reads every line, as a file of the original service restarts its seq
+ * (1, 2, 3, 1, 2): its last line need not hold the highest.
+ */
+export function maxSeq(file: string): { seq: number; scan: ScanResult | undefined } {
+  if (!fs.existsSync(file)) return { seq: 0, scan: undefined };
+  let seq = 0;
+  const scan = scanLines(file, 0, (line) => {
+    // Meridian's lines (and the original's) start with the seq: no need to parse the rest
+    const fast = LEADING_SEQ.exec(line);
+    const n = fast ? Number(fast[1]) : parseEnvelope(line)?.seq;
+    if (n !== undefined && n > seq) seq = n;
+    return n !== undefined || line.trim() === '';
+  });
+  return { seq, scan };
+}
+
+const LEADING_SEQ = /^\{"seq":(\d{1,15}),/;
+
+/** Call `onLine` for every whole line from `offset` on; it answers whether the line was usable (else reported in `bad`). */
+function scanLines(file: string, offset: number, onLine: (line: string) => boolean): ScanResult {
   const fd = fs.openSync(file, 'r');
   try {
     const size = fs.fstatSync(fd).size;
@@ -35,10 +64,7 @@ export function scanFile(file: string, offset: number, onEnvelope: (env: Envelop
       const data = carry.length ? Buffer.concat([carry, buf.subarray(0, n)]) : buf.subarray(0, n);
       let start = 0;
       for (let nl = data.indexOf(10, start); nl !== -1; nl = data.indexOf(10, start)) {
-        const line = data.toString('utf8', start, nl);
-        const env = parseEnvelope(line);
-        if (env) onEnvelope(env, line);
-        else if (line.trim() !== '') bad.push(carryStart + start);
+        if (!onLine(data.toString('utf8', start, nl))) bad.push(carryStart + start);
         start = nl + 1;
       }
       carry = Buffer.from(data.subarray(start));

@@ -1,25 +1,26 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import type { FsyncMode } from '../../lib/config.js';
 import { MeridianError } from '../../lib/errors.js';
+import { setMember } from '../../lib/json-text.js';
 import type { Logger } from '../../lib/log.js';
 import { formatTs, type Clock } from '../../lib/time.js';
-import type { Envelope, JsonObject, JsonValue, RunRecord, StoppedRunRecord } from '../../lib/wire.js';
-import { CurrentView, type Reading } from './current-view.js';
+import type { RunRecord } from '../../lib/wire.js';
+import { CurrentView, Reading } from './current-view.js';
 import { Durability } from './durability.js';
-import { prepareRunFile, replayTarget } from './recover.js';
-import { assertSafeRunId, nextRunId, resolveRunDir } from './run-resolve.js';
-import { listSiteFiles, SiteDays } from './site-days.js';
+import { envelopeLine } from './envelope-line.js';
+import { restore, type Restored } from './restore.js';
+import { RunBook, type ValidRunStart } from './run-book.js';
+import { SiteDays } from './site-days.js';
 import {
-  newSnapshot, readActiveRun, readHeld, readSnapshot, removeIfExists, statePaths, writeJsonAtomic,
-  type ActiveRunState, type SnapshotFile, type TargetMark,
+  newSnapshot, removeIfExists, statePaths, writeJsonAtomic, type ActiveRunState, type TargetMark,
 } from './state-files.js';
 import { Target, type TargetKind } from './target.js';
 import { WriteBatch } from './write-batch.js';
 
 // The storage module: the only code that touches the files. Handlers call these methods.
 
-export const RUN_FILE = 'telemetry.ndjson';
+export { RUN_FILE } from './restore.js';
+export type { ValidRunStart } from './run-book.js';
 const SNAPSHOT_INTERVAL_MS = 5000;
 // at most this many lines wait for the write of one turn
 const MAX_BATCH = 1024;
@@ -35,27 +36,27 @@ export interface StoreOptions {
   snapshotIntervalMs?: number;
 }
 
-/** An event that passed validation. */
+/** An event that passed validation; `data` and `meta` are JSON texts as the caller spelled them. */
 export interface ValidEvent {
   type: string;
-  data: JsonValue;
+  data: string;
   makeCurrent: boolean;
-  meta: JsonObject;
+  /** false: ephemeral (a seq and a view update, no line in any telemetry file). */
+  storePermanently: boolean;
+  /** The caller's ts, already in the envelope form; undefined: the daemon's clock. */
+  ts?: string;
+  /** A JSON object text. */
+  meta: string;
 }
 
-/** A run start request that passed validation (ids and dirs are checked by the store). */
-export interface ValidRunStart {
-  runDir?: string;
-  runId?: string;
-  meta: JsonObject;
-}
-
-/** A recorded event: the envelope, its line (without newline) and where it went. */
+/** A recorded event: its reading (envelope line and all), where it went, the run it belongs to. */
 export interface Recorded {
-  envelope: Envelope;
-  json: string;
+  reading: Reading;
   target: TargetKind;
+  /** The target's file (for an ephemeral event: where it would have gone; nothing was written). */
   file: string;
+  runId: string | undefined;
+  permanent: boolean;
 }
 
 /** An event as it was recorded, for the listeners of `onRecorded` (streams, forwarders, metrics). */
@@ -65,18 +66,30 @@ export interface RecordedEvent {
   /** `site`, or the run's id: the seq counter the envelope belongs to. */
   stream: string;
   target: TargetKind;
-  /** The file the line went to. */
+  /** The target's file (for an ephemeral event nothing was written to it). */
   file: string;
   makeCurrent: boolean;
+  /** false: an ephemeral event (store_permanently false), in no file. */
+  permanent: boolean;
 }
 
 /** Called once per recorded event, in seq order, after its line was handed to the OS. */
 export type RecordedListener = (event: RecordedEvent) => void;
 
+/** Events recorded since the daemon started, permanent and ephemeral apart (GET /status). */
+export interface RecordedCounts {
+  permanent: number;
+  ephemeral: number;
+}
+
 interface ActiveRun {
   record: RunRecord;
+  /** The record as answered (meta spelled as the caller sent it). */
+  recordJson: string;
+  /** The run id as JSON text, and the meta of an event that sent none. */
+  idJson: string;
+  emptyMeta: string;
   target: Target;
-  startOffset: number;
 }
 
 /** Appends envelopes to site and run files, keeps the current view, survives restarts. */
@@ -87,6 +100,7 @@ export class TelemetryStore {
   private readonly days: SiteDays;
   private readonly durability: Durability;
   private readonly site: Target;
+  private readonly runBook: RunBook;
   private run: ActiveRun | undefined;
   private snapshotAt = '';
   private timer: NodeJS.Timeout | undefined;
@@ -95,13 +109,23 @@ export class TelemetryStore {
   private lastTsMs = NaN;
   private lastTs = '';
   private readonly listeners = new Set<RecordedListener>();
+  private readonly counts: RecordedCounts = { permanent: 0, ephemeral: 0 };
 
-  private constructor(opts: StoreOptions, siteSeq: number, siteFile: string) {
+  private constructor(opts: StoreOptions, restored: Restored) {
     this.opts = opts;
     this.paths = statePaths(opts.siteDir);
     this.days = new SiteDays(opts.siteDir, opts.zone);
     this.durability = new Durability(opts.fsync, opts.logger);
-    this.site = new Target('site', siteFile, siteSeq, this.paths.heldSite);
+    this.site = new Target('site', restored.siteFile, restored.site.seq, this.paths.site);
+    this.runBook = new RunBook(opts.siteDir, this.paths.runs, restored.knownRuns);
+    for (const reading of restored.current) this.view.set(reading);
+    if (restored.run) {
+      const { state, recovered, file } = restored.run;
+      const recordJson = state.record_json ?? JSON.stringify(state.record);
+      const target = new Target('run', file, recovered.seq, this.paths.run);
+      this.run = this.activeRunOf(state.record, recordJson, target);
+      opts.logger.info(`run ${state.record.run_id} is active again (seq ${target.seq})`);
+    }
   }
 
   /** Open the site directory, recover seqs, current view and active run, and start. */
@@ -109,23 +133,12 @@ export class TelemetryStore {
     const paths = statePaths(opts.siteDir);
     fs.mkdirSync(paths.dir, { recursive: true });
     fs.accessSync(opts.siteDir, fs.constants.W_OK);
-    const { logger } = opts;
-    let snap = readSnapshot(paths.snapshot);
-    if (snap instanceof Error) {
-      logger.warn(`${snap.message}; replaying the files instead`);
-      snap = undefined;
-    }
-    const siteFiles = listSiteFiles(opts.siteDir);
-    if (!snap && siteFiles.length > 0) logger.warn(`no usable snapshot; replaying ${siteFiles.length} site file(s)`);
-    const site = replayTarget(siteFiles, snap?.site, readHeld(paths.heldSite), logger, 'site');
-    const store = new TelemetryStore(opts, site.seq, siteFiles.at(-1) ?? '');
-    for (const reading of site.readings.values()) store.view.set('site', reading);
-    const active = readActiveRun(paths.activeRun, (m) => logger.warn(m));
-    if (active) store.resumeRun(active, snap?.run ?? null);
-    // a fresh snapshot also drops held seqs that a crash left without their line
+    const restored = restore(opts.siteDir, opts.logger);
+    const store = new TelemetryStore(opts, restored);
+    // a fresh snapshot also drops side files (held seqs, ephemeral lines) it now covers
     store.snapshot();
-    logger.info(`recovered: site seq ${site.seq} (${site.replayed} line(s) replayed), ` +
-      `${store.view.entries('site').length} type(s) current, run ${store.run ? store.run.record.run_id : 'none'}`);
+    opts.logger.info(`recovered: site seq ${restored.site.seq} (${restored.site.replayed} line(s) replayed), ` +
+      `${store.view.size} type(s) current, run ${store.run ? store.run.record.run_id : 'none'}`);
     const interval = opts.snapshotIntervalMs ?? SNAPSHOT_INTERVAL_MS;
     if (interval > 0) {
       store.timer = setInterval(() => store.snapshotIfChanged(), interval);
@@ -154,6 +167,16 @@ export class TelemetryStore {
     return this.run?.record;
   }
 
+  /** The active run's record as answered (its meta spelled as sent), or undefined. */
+  activeRunJson(): string | undefined {
+    return this.run?.recordJson;
+  }
+
+  /** Events recorded since the daemon started, permanent and ephemeral apart. */
+  recordedCounts(): RecordedCounts {
+    return { ...this.counts };
+  }
+
   /**
    * Record one event: stamp seq and ts, queue its line for the write of this event-loop
    * turn, update the current view. Resolves once the line is written (and synced in
@@ -174,10 +197,11 @@ export class TelemetryStore {
     if (this.batch && this.batch.target !== target) this.writeQueued();
     const batch = this.batch ??= this.openBatch(target);
     const seq = batch.nextSeq;
-    const meta = run ? { ...event.meta, run_id: run.record.run_id } : event.meta;
-    const envelope: Envelope = { seq, ts: this.tsAt(now), type: event.type, data: event.data, meta };
-    const json = JSON.stringify(envelope);
-    batch.entries.push({ reading: { envelope, json }, makeCurrent: event.makeCurrent });
+    const meta = !run ? event.meta : event.meta === '{}' ? run.emptyMeta : setMember(event.meta, 'run_id', run.idJson);
+    const reading = new Reading(event.type, seq,
+      envelopeLine(seq, event.ts ?? this.tsAt(now), JSON.stringify(event.type), event.data, meta));
+    const permanent = event.storePermanently;
+    batch.entries.push({ reading, makeCurrent: event.makeCurrent, permanent });
     if (batch.entries.length >= MAX_BATCH) this.writeQueued();
     let file;
     try {
@@ -187,7 +211,8 @@ export class TelemetryStore {
       throw new MeridianError('STORAGE_UNAVAILABLE',
         `Could not write to ${batch.target.path} (${reason}); the event was not recorded.`, { cause: error });
     }
-    const synced = this.durability.written(file);
+    const recorded: Recorded = { reading, target: target.kind, file: batch.target.path, runId: run?.record.run_id, permanent };
+    const synced = permanent && file ? this.durability.written(file) : undefined;
     if (synced) {
       try {
         await synced;
@@ -196,76 +221,74 @@ export class TelemetryStore {
           `The event was written as seq ${seq} but could not be synced to disk (${(error as Error).message}).`, { cause: error });
       }
     }
-    return { envelope, json, target: target.kind, file: batch.target.path };
+    return recorded;
   }
 
-  /** Start a run: resolve id and directory, continue the run file's seq, open an empty run view. */
-  startRun(req: ValidRunStart): RunRecord {
+  /**
+   * Start a run: resolve id and directory, continue the run file's seq, remember the run.
+   * The current view is left as it is. Answers the record (as JSON text).
+   */
+  startRun(req: ValidRunStart): string {
     this.writeQueued();
     if (this.run) {
       throw new MeridianError('RUN_ACTIVE', `Run ${this.run.record.run_id} is already active; stop it first.`);
     }
-    const metaId = req.meta.run_id;
-    if (req.runId === undefined && metaId !== undefined && typeof metaId !== 'string') {
-      throw new MeridianError('INVALID_RUN', 'meta.run_id must be a string when it names the run');
-    }
-    const runId = req.runId ?? (metaId as string | undefined) ?? nextRunId(this.opts.siteDir);
-    assertSafeRunId(runId, req.runId !== undefined ? 'run_id' : metaId !== undefined ? 'meta.run_id' : 'run id');
-    const runDir = resolveRunDir(this.opts.siteDir, runId, req.runDir);
-    const file = path.join(runDir, RUN_FILE);
-    let seq: number;
+    const { record, recordJson, file, seq } = this.runBook.resolve(req, formatTs(this.opts.clock.now()), this.opts.logger);
+    const target = new Target('run', file, seq, this.paths.run);
     try {
-      seq = prepareRunFile(file, this.opts.logger);
-    } catch (error) {
-      throw new MeridianError('INVALID_RUN',
-        `Cannot use run_dir ${runDir} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).`, { cause: error });
-    }
-    const record: RunRecord = {
-      run_dir: runDir, run_id: runId, meta: { ...req.meta, run_id: runId }, started_at: formatTs(this.opts.clock.now()),
-    };
-    const target = new Target('run', file, seq, this.paths.heldRun);
-    target.dropHeld();
-    const startOffset = target.size;
-    const state: ActiveRunState = { record, start_offset: startOffset };
-    try {
+      target.dropSideFiles();
+      const state: ActiveRunState = { record, record_json: recordJson, start_offset: target.size, start_seq: seq };
+      this.runBook.started(record);
       writeJsonAtomic(this.paths.activeRun, state);
     } catch (error) {
       target.close(false);
       throw new MeridianError('STORAGE_UNAVAILABLE', `Could not record the run start (${(error as Error).message}).`, { cause: error });
     }
-    this.run = { record, target, startOffset };
-    this.view.openRun();
-    this.opts.logger.info(`run ${runId} started in ${runDir} (seq continues after ${seq})`);
-    return record;
+    this.run = this.activeRunOf(record, recordJson, target);
+    this.opts.logger.info(`run ${record.run_id} started in ${record.run_dir} (seq continues after ${seq})`);
+    return recordJson;
   }
 
-  /** Stop the active run: close its file, discard its view, forget it across restarts. */
-  stopRun(): StoppedRunRecord {
+  /**
+   * Stop the active run: snapshot (the view keeps the run's readings), forget the run across
+   * restarts, close its file. Answers the record with `stopped_at` (as JSON text).
+   */
+  stopRun(): string {
     this.writeQueued();
     const run = this.run;
     if (!run) throw new MeridianError('NO_ACTIVE_RUN', 'No run is active.');
-    this.durability.closeTarget(run.target);
-    run.target.dropHeld();
-    removeIfExists(this.paths.activeRun);
+    try {
+      // first the snapshot, still with the run's mark: a crash before the record is removed
+      // finds the run active again with nothing to replay
+      this.snapshot();
+      removeIfExists(this.paths.activeRun);
+    } catch (error) {
+      throw new MeridianError('STORAGE_UNAVAILABLE', `Could not record the run stop (${(error as Error).message}); the run is still active.`, { cause: error });
+    }
     this.run = undefined;
-    this.view.closeRun();
-    this.snapshot();
+    this.durability.closeTarget(run.target);
+    run.target.dropSideFiles();
+    try {
+      this.runBook.stopped(run.record, run.target.seq);
+    } catch (error) {
+      this.opts.logger.warn(`could not note the last seq of run ${run.record.run_id} in ${this.paths.runs} (${(error as Error).message})`);
+    }
     this.opts.logger.info(`run ${run.record.run_id} stopped at seq ${run.target.seq}`);
-    return { ...run.record, stopped_at: formatTs(this.opts.clock.now()) };
+    return `${run.recordJson.slice(0, -1)},"stopped_at":"${formatTs(this.opts.clock.now())}"}`;
   }
 
-  /** Write the snapshot now: sync the files, then the marks and views atomically. */
+  /** Write the snapshot now: sync the files, then the marks and the view atomically. */
   snapshot(): void {
     this.writeQueued();
-    const site = this.site.path ? this.mark(this.site, 'site') : null;
+    const site = this.site.path ? this.mark(this.site) : null;
     const run = this.run
-      ? { ...this.mark(this.run.target, 'run'), run_id: this.run.record.run_id, started_at: this.run.record.started_at }
+      ? { ...this.mark(this.run.target), run_id: this.run.record.run_id, started_at: this.run.record.started_at }
       : null;
-    const snap: SnapshotFile = newSnapshot(formatTs(this.opts.clock.now()), site, run);
-    writeJsonAtomic(this.paths.snapshot, snap);
-    // every held seq is now covered by the snapshot's views
-    this.site.dropHeld();
-    this.run?.target.dropHeld();
+    const current = this.view.entries().map((reading) => reading.json);
+    writeJsonAtomic(this.paths.snapshot, newSnapshot(formatTs(this.opts.clock.now()), site, run, current));
+    // every held seq and ephemeral reading is now covered by the snapshot
+    this.site.dropSideFiles();
+    this.run?.target.dropSideFiles();
     this.snapshotAt = this.changeMark();
   }
 
@@ -310,12 +333,18 @@ export class TelemetryStore {
       this.opts.logger.error(`write of ${batch.entries.length} line(s) to ${batch.target.path} failed (${reason}); answered 503`);
       return;
     }
-    for (const e of batch.entries) if (e.makeCurrent) this.view.set(batch.target.kind, e.reading);
+    for (const e of batch.entries) {
+      if (e.makeCurrent) this.view.set(e.reading);
+      if (e.permanent) this.counts.permanent++;
+      else this.counts.ephemeral++;
+    }
     if (this.listeners.size === 0) return;
     const target = batch.target;
     const stream = target.kind === 'site' ? 'site' : this.run!.record.run_id;
     for (const e of batch.entries) {
-      const event: RecordedEvent = { reading: e.reading, stream, target: target.kind, file: target.path, makeCurrent: e.makeCurrent };
+      const event: RecordedEvent = {
+        reading: e.reading, stream, target: target.kind, file: target.path, makeCurrent: e.makeCurrent, permanent: e.permanent,
+      };
       for (const listener of this.listeners) listener(event);
     }
   }
@@ -342,23 +371,14 @@ export class TelemetryStore {
     return `${this.view.version}:${this.site.seq}:${this.run?.target.seq ?? 0}`;
   }
 
-  private mark(target: Target, kind: TargetKind): TargetMark {
+  private mark(target: Target): TargetMark {
     const file = target.open();
     this.durability.beforeMark(file);
-    return { file: target.path, offset: file.size, seq: target.seq, current: this.view.entries(kind).map((r) => r.envelope) };
+    return { file: target.path, offset: file.size, seq: target.seq };
   }
 
-  private resumeRun(state: ActiveRunState, mark: SnapshotFile['run']): void {
-    const { record } = state;
-    const file = path.join(record.run_dir, RUN_FILE);
-    const seq = prepareRunFile(file, this.opts.logger);
-    const usable = mark && mark.run_id === record.run_id && mark.started_at === record.started_at && mark.file === file;
-    const startMark: TargetMark = usable ? mark : { file, offset: state.start_offset, seq: 0, current: [] };
-    const replay = replayTarget([file], startMark, readHeld(this.paths.heldRun), this.opts.logger, `run ${record.run_id}`);
-    const target = new Target('run', file, Math.max(seq, replay.seq), this.paths.heldRun);
-    this.run = { record, target, startOffset: state.start_offset };
-    this.view.openRun();
-    for (const reading of replay.readings.values()) this.view.set('run', reading);
-    this.opts.logger.info(`run ${record.run_id} is active again (seq ${target.seq})`);
+  private activeRunOf(record: RunRecord, recordJson: string, target: Target): ActiveRun {
+    const idJson = JSON.stringify(record.run_id);
+    return { record, recordJson, idJson, emptyMeta: `{"run_id":${idJson}}`, target };
   }
 }
