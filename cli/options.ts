@@ -9,7 +9,7 @@ export type ParsedOptions = Readonly<Record<string, unknown>>;
 /** Options that take a value (kept as text by the parser: `--token 0123` stays "0123"). */
 export const VALUE_OPTIONS = ['host', 'port', 'token', 'site-dir', 'fsync', 'max-body', 'log-file', 'timeout', 'interval', 'stale'];
 /** Options that are switches (never swallow the next word: `--json weather`). */
-export const SWITCH_OPTIONS = ['json', 'follow', 'detach', 'verbose', 'access-logs'];
+export const SWITCH_OPTIONS = ['json', 'follow', 'detach', 'verbose', 'access-logs', 'allow-unauthenticated'];
 
 /** A bad command line the parser did not catch: unknown command or option, extra argument (exit 2). */
 export class UsageError extends Error {

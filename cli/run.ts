@@ -12,6 +12,7 @@ export async function runRun(opts: ParsedOptions, io: CliIo): Promise<number> {
     host: textOption(opts, 'host'), port: textOption(opts, 'port'), siteDir: textOption(opts, 'site-dir'),
     token: textOption(opts, 'token'), fsync: textOption(opts, 'fsync'), maxBody: textOption(opts, 'max-body'),
     verbose: switchOption(opts, 'verbose'), accessLogs: switchOption(opts, 'access-logs'),
+    allowUnauthenticated: switchOption(opts, 'allow-unauthenticated'),
   };
   if (!switchOption(opts, 'detach')) {
     requireWith(opts, ['log-file', 'timeout'], 'detach');
@@ -22,7 +23,9 @@ export async function runRun(opts: ParsedOptions, io: CliIo): Promise<number> {
   }
   const { startTelemetryServer } = await import('../launcher/launcher.js');
   const timeoutMs = secondsOption(opts, 'timeout', 10_000);
-  const server = startTelemetryServer({ ...flags, logFile: textOption(opts, 'log-file'), env: io.env, autoStart: false });
+  // the detached child hears of --allow-unauthenticated through its environment
+  const env = flags.allowUnauthenticated ? { ...io.env, MERIDIAN_TELEMETRY_ALLOW_UNAUTHENTICATED: '1' } : io.env;
+  const server = startTelemetryServer({ ...flags, logFile: textOption(opts, 'log-file'), env, autoStart: false });
   const child = server.start();
   try {
     const status = await server.ready({ timeout: timeoutMs / 1000 });

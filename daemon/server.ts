@@ -34,8 +34,14 @@ export class StartupError extends Error {
 /** Start the daemon with a resolved config (port 0 picks a free port: for embedding and tests). */
 export async function startDaemon(config: DaemonConfig, deps: { clock: Clock; logger: Logger; snapshotIntervalMs?: number }): Promise<RunningDaemon> {
   const { logger } = deps;
-  if (!isLoopbackHost(config.host) && config.token === undefined) {
-    throw new StartupError(`refusing to bind ${config.host} without a token: set --token or MERIDIAN_TELEMETRY_TOKEN, or bind localhost`);
+  const exposed = !isLoopbackHost(config.host) && config.token === undefined;
+  if (exposed && !config.allowUnauthenticated) {
+    throw new StartupError(`refusing to bind ${config.host} without a token: set --token or MERIDIAN_TELEMETRY_TOKEN, ` +
+      'bind localhost, or accept an open daemon with --allow-unauthenticated');
+  }
+  if (exposed) {
+    logger.warn(`UNAUTHENTICATED: bound to ${config.host} without a token (--allow-unauthenticated): ` +
+      'anyone who can reach this port can record and read telemetry, start and stop runs');
   }
   if (config.zoneWarning) logger.warn(config.zoneWarning);
   let store: TelemetryStore;
