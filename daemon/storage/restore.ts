@@ -5,7 +5,7 @@ import type { Envelope } from '../../lib/wire.js';
 import type { Reading } from './current-view.js';
 import { readingOfLine } from './envelope-line.js';
 import { prepareRunFile, replayTarget, type Recovered } from './recover.js';
-import { parseEnvelope, scanFile } from './scan.js';
+import { firstEnvelope, parseEnvelope, scanFile } from './scan.js';
 import type { SidePaths } from './target.js';
 import { listSiteFiles } from './site-days.js';
 import {
@@ -44,7 +44,7 @@ export function restore(siteDir: string, logger: Logger): Restored {
     logger.warn(`${snap.message}; replaying the files instead`);
     snap = undefined;
   }
-  const knownRuns = readKnownRuns(paths.runs, (m) => logger.warn(m));
+  const knownRuns = fs.existsSync(paths.runs) ? readKnownRuns(paths.runs, (m) => logger.warn(m)) : discoverRuns(siteDir);
   const siteFiles = listSiteFiles(siteDir);
   if (!snap && siteFiles.length > 0) logger.warn(`no usable snapshot; replaying ${siteFiles.length} site file(s)`);
   const site = replayTarget(siteFiles, snap?.site, paths.site, logger, 'site');
@@ -104,6 +104,22 @@ function readingsOf(file: string): Reading[] {
 function lineReading(line: string): Reading | undefined {
   const env = typeof line === 'string' ? parseEnvelope(line) : undefined;
   return env && readingOfLine(env, line);
+}
+
+/**
+ * The runs of a site directory that has no runs.json yet (an earlier version's, or the
+ * original service's): the id and time of the first line of every run file found, oldest
+ * first, so that a derived id does not repeat one of theirs (the original derived 001 for
+ * every POCS night: its runs lie under runs/).
+ */
+function discoverRuns(siteDir: string): KnownRun[] {
+  const runs: KnownRun[] = [];
+  for (const file of runFilesOf(siteDir, [])) {
+    const first = firstEnvelope(file);
+    const id = first?.meta?.run_id;
+    if (typeof id === 'string') runs.push({ run_id: id, run_dir: path.dirname(file), started_at: first!.ts });
+  }
+  return runs.sort((a, b) => (a.started_at < b.started_at ? -1 : a.started_at > b.started_at ? 1 : 0));
 }
 
 /**

@@ -107,6 +107,19 @@ export function lastSeq(file: string): number {
   }
 }
 
+/** The first whole envelope line of a file, parsed; undefined when there is none in its first 64 KiB. */
+export function firstEnvelope(file: string): Envelope | undefined {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const buf = Buffer.allocUnsafe(CHUNK);
+    const text = buf.toString('utf8', 0, fs.readSync(fd, buf, 0, CHUNK, 0));
+    const nl = text.indexOf('\n');
+    return nl === -1 ? undefined : parseEnvelope(text.slice(0, nl));
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 /** Cut a torn final line off a file; returns the offset it was cut at, or undefined. */
 export function cutTornTail(file: string, scan: ScanResult): number | undefined {
   if (scan.tornBytes === 0) return undefined;
