@@ -1,20 +1,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { compactText, JsonSyntaxError, scanMembers, setMember } from '../lib/json-text.js';
+import { prng } from './helpers/prng.js';
 
 // The JSON text scanner behind exact data: it accepts exactly what JSON.parse accepts, and
 // keeps each member's value as spelled, without the whitespace between tokens.
-
-/** A small seeded PRNG (mulberry32), so a failure can be replayed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const PIECES = ['{', '}', '[', ']', '"', '\\', ',', ':', ' ', '\n', '\t', '1', '0', '-', '.', 'e', 'E', '+', 'true', 'null', 'false',
   'a', '"k"', '"v"', '\u0001', 'u', '00', '1.5', '"\\u00e9"', '"\\ud800"', '\u2028', '1e400'];
