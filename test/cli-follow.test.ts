@@ -67,7 +67,7 @@ test('piped --follow TYPE: only that type; make_current false is not a change; a
     await request(d.url, '/run/start', { method: 'POST', body: { run_id: '042' } });
     const inRun = (await postEvent(d.url, { type: 'weather', data: 3 })).text;
     await follow.until('the run reading', () => follow.lines().length >= 2);
-    // the run's reading stays current after the stop (contract section 1): no line for the stop
+    // the run's reading stays current after the stop (docs/storage.md, current view): no line for the stop
     await request(d.url, '/run/stop', { method: 'POST' });
     assert.is((await request(d.url, '/current/weather')).text, inRun);
     const last = (await postEvent(d.url, { type: 'weather', data: 4 })).text;

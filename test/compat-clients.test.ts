@@ -8,7 +8,7 @@ import { request } from './helpers/http.js';
 
 // The exact requests of the original PANOPTES clients (the seed's and panoptes-utils 0.5.3),
 // as Python's json.dumps spells them (", " and ": " separators, floats as 1.0), each with
-// the exact answer, file content and current view (contract sections 1 and 3, issue 12).
+// the exact answer, file content and current view (docs/http-api.md, issue 12).
 
 const T0 = '2026-03-17T20:05:48.955Z';
 const SITE_FILE = 'site_20260317.ndjson';

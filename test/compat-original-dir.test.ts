@@ -6,7 +6,7 @@ import { spawnDaemon, type ChildDaemon } from './helpers/daemon.js';
 import { postEvent, request } from './helpers/http.js';
 import { removeDir, tempDir } from './helpers/tmp.js';
 
-// A site directory written by the original PANOPTES service (contract section 4): lines
+// A site directory written by the original PANOPTES service (docs/storage.md): lines
 // with an extra "stream" key, a seq that restarts after each restart of the service, gaps
 // where ephemeral readings were, run directories under runs/. Meridian opens it, keeps
 // every original line as it is, continues each target from its highest seq and never

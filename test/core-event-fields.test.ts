@@ -8,7 +8,7 @@ import { postEvent, request } from './helpers/http.js';
 import { removeDir, tempDir } from './helpers/tmp.js';
 
 // The event fields of the newer PANOPTES clients: store_permanently (ephemeral readings)
-// and the caller's ts (contract sections 1 and 3).
+// and the caller's ts (docs/http-api.md, POST /event).
 
 const T0 = '2026-03-17T20:05:48.955Z';
 const SITE_FILE = 'site_20260317.ndjson';

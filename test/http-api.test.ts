@@ -101,7 +101,7 @@ test('current view: the latest reading of every type, whatever its target; run s
   assert.is((await request(d.url, '/current')).text, afterRun);
   assert.is((await request(d.url, '/current/dome')).text, domeRun.text);
   assert.is((await request(d.url, '/current/weather')).text, weather.text);
-  // a reading taken during the run stays the newest of its type after the stop (contract section 1)
+  // a reading taken during the run stays the newest of its type after the stop (docs/storage.md, current view)
   await request(d.url, '/run/stop', { method: 'POST' });
   assert.is((await request(d.url, '/current')).text, afterRun);
   assert.is((await request(d.url, '/current/dome')).text, domeRun.text);

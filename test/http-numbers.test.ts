@@ -7,7 +7,7 @@ import { spawnDaemon, startTestDaemon, type TestDaemon, withTestDaemon } from '.
 import { request } from './helpers/http.js';
 import { removeDir, tempDir } from './helpers/tmp.js';
 
-// Data kept exactly (contract section 3): every number spelled as sent, byte for byte,
+// Data kept exactly (docs/http-api.md, request bodies): every number spelled as sent, byte for byte,
 // through the POST answer, the file, /current, /current/{type} and restarts; a nesting
 // limit answered 422, never a 500 or a stack trace.
 

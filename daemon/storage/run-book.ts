@@ -45,7 +45,7 @@ export class RunBook {
     this.runs = runs;
   }
 
-  /** Resolve id, directory and seq of a run start (contract section 3); creates the directory. */
+  /** Resolve id, directory and seq of a run start (docs/http-api.md, run start); creates the directory. */
   resolve(req: ValidRunStart, startedAt: string, logger: Logger): ResolvedRun {
     const runId = req.runId ?? req.metaRunId ?? nextRunId(this.siteDir, this.runs.map((run) => run.run_id));
     assertSafeRunId(runId, req.runId !== undefined ? 'run_id' : req.metaRunId !== undefined ? 'meta.run_id' : 'run id');
