@@ -58,7 +58,7 @@ test('piped --follow: waits for a daemon, prints each new reading once, survives
 });
 
 test('piped --follow TYPE: only that type; make_current false is not a change; a run reading is, its end is not', () => withTestDaemon({}, async (d) => {
-  const follow = new RunningCli(['current', 'weather', '--follow', '--interval', '0.05', '--host', '127.0.0.1', '--port', String(d.port)]);
+  const follow = new RunningCli(['current', 'weather', '--follow', '--interval', '0.1', '--host', '127.0.0.1', '--port', String(d.port)]);
   try {
     const site = (await postEvent(d.url, { type: 'weather', data: 1 })).text;
     await postEvent(d.url, { type: 'dome', data: 'open' });
@@ -85,7 +85,7 @@ test('piped --follow TYPE: only that type; make_current false is not a change; a
 test('piped --follow: the reader going away ends it quietly (exit 0); an error answer ends it with exit 1', () => withTestDaemon({ flags: { token: 'tok' } }, async (d) => {
   const at = ['--host', '127.0.0.1', '--port', String(d.port)];
   const auth = { authorization: 'Bearer tok' };
-  const follow = new RunningCli(['current', '--follow', '--interval', '0.05', '--token', 'tok', ...at]);
+  const follow = new RunningCli(['current', '--follow', '--interval', '0.1', '--token', 'tok', ...at]);
   const refused = new RunningCli(['current', '--follow', ...at]);
   try {
     await postEvent(d.url, { type: 'weather', data: 1 }, auth);
