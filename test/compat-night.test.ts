@@ -2,9 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawnDaemon, type ChildDaemon } from './helpers/daemon.js';
 import { request, type RawAnswer } from './helpers/http.js';
-import { removeDir, tempDir } from './helpers/tmp.js';
+import { withRestarts } from './helpers/restart.js';
 
 // A compressed POCS night against the real daemon process, through the exact bodies of the
 // panoptes-utils 0.5.3 client: site telemetry in the evening, runs started with
@@ -65,90 +64,80 @@ function telemetryLines(dir: string): Array<{ file: string; line: string }> {
   return out;
 }
 
-test('a POCS night with a kill -9 in the middle of a run', async () => {
-  const dir = tempDir();
+test('a POCS night with a kill -9 in the middle of a run', () => withRestarts(async (site) => {
+  const dir = site.dir;
   const night = new Night();
-  let d: ChildDaemon | undefined;
-  try {
-    d = await spawnDaemon({ siteDir: dir });
-    night.url = d.url;
-    await night.rounds(3);
-    const run1 = await night.startRun('PAN001_14d3bd_20260317T200000');
-    await night.rounds(4);
-    assert.is((await request(d.url, '/run/stop', { method: 'POST' })).status, 200);
-    await night.rounds(1);
-    const run2 = await night.startRun('PAN001_14d3bd_20260317T230000');
-    await night.rounds(3);
+  let d = await site.start();
+  night.url = d.url;
+  await night.rounds(3);
+  const run1 = await night.startRun('PAN001_14d3bd_20260317T200000');
+  await night.rounds(4);
+  assert.is((await request(d.url, '/run/stop', { method: 'POST' })).status, 200);
+  await night.rounds(1);
+  const run2 = await night.startRun('PAN001_14d3bd_20260317T230000');
+  await night.rounds(3);
 
-    // a burst of concurrent readings, and the daemon killed under it
-    let killing = false;
-    const burst = async (w: number) => {
-      for (let i = 0; i < 40 && !killing; i++) {
-        try {
-          await night.post(`burst-${w}`, i % 3 === 0);
-        } catch {
-          return; // the daemon died under this request: never acknowledged
-        }
-      }
-    };
-    const workers = [0, 1, 2, 3].map(burst);
-    while (night.sent.filter((s) => s.type.startsWith('burst') && s.answer).length < 60) await night.post('status', false);
-    killing = true;
-    d.child.kill('SIGKILL');
-    assert.is(await d.exited, 'SIGKILL');
-    await Promise.all(workers);
-    const beforeKill = lastAcknowledged(night.sent);
-
-    d = await spawnDaemon({ siteDir: dir, port: d.port });
-    night.url = d.url;
-    // the run is active again with the same record; the view is what was acknowledged
-    assert.is((await request(d.url, '/run')).text, run2.text);
-    const view = (await request(d.url, '/current')).json.current as Record<string, { seq: number; data: { n: number } }>;
-    for (const [type, answer] of beforeKill) {
-      if (type.startsWith('burst')) {
-        // a reading in flight at the kill may have been written without its answer
-        assert.ok(view[type]!.data.n >= answer.json.data.n, `${type}: at least the last acknowledged one`);
-      } else {
-        assert.equal(view[type], answer.json, `${type} after kill -9`);
+  // a burst of concurrent readings, and the daemon killed under it
+  let killing = false;
+  const burst = async (w: number) => {
+    for (let i = 0; i < 40 && !killing; i++) {
+      try {
+        await night.post(`burst-${w}`, i % 3 === 0);
+      } catch {
+        return; // the daemon died under this request: never acknowledged
       }
     }
-    await night.rounds(2);
-    assert.is((await request(d.url, '/run/stop', { method: 'POST' })).status, 200);
-    const run3 = await night.startRun('PAN001_14d3bd_20260318T010000');
-    await night.rounds(2);
-    await request(d.url, '/run/stop', { method: 'POST' });
-    await night.rounds(2);
+  };
+  const workers = [0, 1, 2, 3].map(burst);
+  while (night.sent.filter((s) => s.type.startsWith('burst') && s.answer).length < 60) await night.post('status', false);
+  killing = true;
+  await site.kill9();
+  await Promise.all(workers);
+  const beforeKill = lastAcknowledged(night.sent);
 
-    assert.equal([run1, run2, run3].map((r) => r.json.run_id), ['001', '002', '003'], 'run ids unique');
-    const lines = telemetryLines(dir);
-    const answered = night.sent.filter((s) => s.answer?.status === 200);
-    for (const s of answered.filter((s) => s.permanent)) {
-      const found = lines.filter((l) => l.line === s.answer!.text);
-      assert.is(found.length, 1, `permanent reading ${s.n} (${s.type}) is in its file exactly once`);
+  d = await site.start();
+  night.url = d.url;
+  // the run is active again with the same record; the view is what was acknowledged
+  assert.is((await request(d.url, '/run')).text, run2.text);
+  const view = (await request(d.url, '/current')).json.current as Record<string, { seq: number; data: { n: number } }>;
+  for (const [type, answer] of beforeKill) {
+    if (type.startsWith('burst')) {
+      // a reading in flight at the kill may have been written without its answer
+      assert.ok(view[type]!.data.n >= answer.json.data.n, `${type}: at least the last acknowledged one`);
+    } else {
+      assert.equal(view[type], answer.json, `${type} after kill -9`);
     }
-    const ephemeral = new Set(night.sent.filter((s) => !s.permanent).map((s) => s.n));
-    assert.equal(lines.filter((l) => ephemeral.has(JSON.parse(l.line).data.n)).map((l) => l.line), [], 'no ephemeral reading in any file');
-    const unanswered = night.sent.filter((s) => s.permanent && s.answer?.status !== 200).map((s) => s.n);
-    for (const n of unanswered) assert.ok(lines.filter((l) => JSON.parse(l.line).data.n === n).length <= 1, `in-flight ${n} at most once`);
-    for (const file of new Set(lines.map((l) => l.file))) {
-      const seqs = lines.filter((l) => l.file === file).map((l) => JSON.parse(l.line).seq as number);
-      assert.ok(seqs.every((seq, i) => i === 0 || seq > seqs[i - 1]!), `${file}: seqs rise, never repeat`);
-    }
-    const share = night.sent.filter((s) => !s.permanent).length / night.sent.length;
-    assert.ok(share > 0.5, `most readings ephemeral (${share})`);
-    // the view: the last acknowledged reading of every type, whatever its target
-    const final = (await request(d.url, '/current')).json.current;
-    for (const [type, answer] of lastAcknowledged(night.sent)) {
-      if (!type.startsWith('burst')) assert.equal(final[type], answer.json, `${type} at dawn`);
-    }
-  } finally {
-    if (d && d.child.exitCode === null && d.child.signalCode === null) {
-      d.child.kill('SIGTERM');
-      await d.exited;
-    }
-    removeDir(dir);
   }
-});
+  await night.rounds(2);
+  assert.is((await request(d.url, '/run/stop', { method: 'POST' })).status, 200);
+  const run3 = await night.startRun('PAN001_14d3bd_20260318T010000');
+  await night.rounds(2);
+  await request(d.url, '/run/stop', { method: 'POST' });
+  await night.rounds(2);
+
+  assert.equal([run1, run2, run3].map((r) => r.json.run_id), ['001', '002', '003'], 'run ids unique');
+  const lines = telemetryLines(dir);
+  const answered = night.sent.filter((s) => s.answer?.status === 200);
+  for (const s of answered.filter((s) => s.permanent)) {
+    const found = lines.filter((l) => l.line === s.answer!.text);
+    assert.is(found.length, 1, `permanent reading ${s.n} (${s.type}) is in its file exactly once`);
+  }
+  const ephemeral = new Set(night.sent.filter((s) => !s.permanent).map((s) => s.n));
+  assert.equal(lines.filter((l) => ephemeral.has(JSON.parse(l.line).data.n)).map((l) => l.line), [], 'no ephemeral reading in any file');
+  const unanswered = night.sent.filter((s) => s.permanent && s.answer?.status !== 200).map((s) => s.n);
+  for (const n of unanswered) assert.ok(lines.filter((l) => JSON.parse(l.line).data.n === n).length <= 1, `in-flight ${n} at most once`);
+  for (const file of new Set(lines.map((l) => l.file))) {
+    const seqs = lines.filter((l) => l.file === file).map((l) => JSON.parse(l.line).seq as number);
+    assert.ok(seqs.every((seq, i) => i === 0 || seq > seqs[i - 1]!), `${file}: seqs rise, never repeat`);
+  }
+  const share = night.sent.filter((s) => !s.permanent).length / night.sent.length;
+  assert.ok(share > 0.5, `most readings ephemeral (${share})`);
+  // the view: the last acknowledged reading of every type, whatever its target
+  const final = (await request(d.url, '/current')).json.current;
+  for (const [type, answer] of lastAcknowledged(night.sent)) {
+    if (!type.startsWith('burst')) assert.equal(final[type], answer.json, `${type} at dawn`);
+  }
+}));
 
 /** Per type, the answer of the last reading acknowledged. */
 function lastAcknowledged(sent: Sent[]): Map<string, RawAnswer> {

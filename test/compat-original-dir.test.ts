@@ -2,9 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawnDaemon, type ChildDaemon } from './helpers/daemon.js';
 import { postEvent, request } from './helpers/http.js';
-import { removeDir, tempDir } from './helpers/tmp.js';
+import { withRestarts } from './helpers/restart.js';
 
 // A site directory written by the original PANOPTES service (docs/storage.md): lines
 // with an extra "stream" key, a seq that restarts after each restart of the service, gaps
@@ -58,78 +57,53 @@ function added(dir: string, name: string): Array<{ seq: number; data: unknown }>
 
 const seqsOf = (name: string) => (FIXTURE[name] ?? []).map((l) => (JSON.parse(l) as { seq: number }).seq);
 
-async function stop(d: ChildDaemon): Promise<void> {
-  d.child.kill('SIGTERM');
-  assert.is(await d.exited, 0);
-}
+test('an original site directory opens, continues from the highest seq and never writes a seq already in a file', () => withRestarts(async (site) => {
+  const dir = site.dir;
+  writeFixture(dir);
+  let d = await site.start();
+  assert.not.match(d.stderr(), / ERROR /);
+  assert.match(d.stderr(), 'recovered: site seq 9 (7 line(s) replayed), 4 type(s) current, run none');
+  // the view from the newest line of each type, in the envelope's five keys, numbers as written
+  const expected = {
+    camera: envelope(1, '2026-03-16T22:00:00.000Z', 'camera', '{"exptime":60.0}', '{"run_id":"001"}'),
+    dome: envelope(9, '2026-03-17T12:00:05.000Z', 'dome', '"open"'),
+    power: envelope(1, '2026-03-17T13:00:00.000Z', 'power', '{"mains":true,"v":-0.0}'),
+    weather: envelope(8, '2026-03-16T20:02:00.000Z', 'weather', '{"safe":true,"temp":1e400}', '{"run_id":"001"}'),
+  };
+  const current = `{"current":{${Object.entries(expected).map(([t, e]) => `"${t}":${e}`).join(',')}}}`;
+  assert.is((await request(d.url, '/current')).text, current);
+  assert.is((await request(d.url, '/current/weather')).text, expected.weather);
 
-test('an original site directory opens, continues from the highest seq and never writes a seq already in a file', async () => {
-  const dir = tempDir();
-  try {
-    writeFixture(dir);
-    let d = await spawnDaemon({ siteDir: dir, env: { TZ: 'UTC' } });
-    try {
-      assert.not.match(d.stderr(), / ERROR /);
-      assert.match(d.stderr(), 'recovered: site seq 9 (7 line(s) replayed), 4 type(s) current, run none');
-      // the view from the newest line of each type, in the envelope's five keys, numbers as written
-      const expected = {
-        camera: envelope(1, '2026-03-16T22:00:00.000Z', 'camera', '{"exptime":60.0}', '{"run_id":"001"}'),
-        dome: envelope(9, '2026-03-17T12:00:05.000Z', 'dome', '"open"'),
-        power: envelope(1, '2026-03-17T13:00:00.000Z', 'power', '{"mains":true,"v":-0.0}'),
-        weather: envelope(8, '2026-03-16T20:02:00.000Z', 'weather', '{"safe":true,"temp":1e400}', '{"run_id":"001"}'),
-      };
-      const current = `{"current":{${Object.entries(expected).map(([t, e]) => `"${t}":${e}`).join(',')}}}`;
-      assert.is((await request(d.url, '/current')).text, current);
-      assert.is((await request(d.url, '/current/weather')).text, expected.weather);
+  // the site continues after the highest seq (9), not after the last line's (1)
+  assert.is((await postEvent(d.url, { type: 'power', data: 1 })).json.seq, 10);
+  // a new POCS night: the derived id does not repeat the original's "001"
+  const run = await request(d.url, '/run/start', { body: { run_dir: 'runs/PAN001_14d3bd_20260317T200000', run_id: null, meta: {} } });
+  assert.is(run.json.run_id, '002');
+  await request(d.url, '/run/stop', { method: 'POST' });
+  // POCS reusing the original run directory: its seq continues after 8, not after 1
+  await request(d.url, '/run/start', { body: { run_dir: RUN, run_id: null, meta: {} } });
+  assert.is((await postEvent(d.url, { type: 'camera', data: 2 })).json.seq, 9);
+  await request(d.url, '/run/stop', { method: 'POST' });
+  await site.stop();
+  d = await site.start();
+  assert.match(d.stderr(), 'recovered: site seq 10 (0 line(s) replayed), 4 type(s) current, run none');
+  assert.is((await postEvent(d.url, { type: 'dome', data: 'shut' })).json.seq, 11);
+  await site.stop();
 
-      // the site continues after the highest seq (9), not after the last line's (1)
-      const site = await postEvent(d.url, { type: 'power', data: 1 });
-      assert.is(site.json.seq, 10);
-      // a new POCS night: the derived id does not repeat the original's "001"
-      const run = await request(d.url, '/run/start', { body: { run_dir: 'runs/PAN001_14d3bd_20260317T200000', run_id: null, meta: {} } });
-      assert.is(run.json.run_id, '002');
-      await request(d.url, '/run/stop', { method: 'POST' });
-      // POCS reusing the original run directory: its seq continues after 8, not after 1
-      await request(d.url, '/run/start', { body: { run_dir: RUN, run_id: null, meta: {} } });
-      assert.is((await postEvent(d.url, { type: 'camera', data: 2 })).json.seq, 9);
-      await request(d.url, '/run/stop', { method: 'POST' });
-      d = await restart(d, dir);
-      assert.match(d.stderr(), 'recovered: site seq 10 (0 line(s) replayed), 4 type(s) current, run none');
-      assert.is((await postEvent(d.url, { type: 'dome', data: 'shut' })).json.seq, 11);
-    } finally {
-      await stop(d);
-    }
-    const newSite = added(dir, 'site_20260317.ndjson').concat(added(dir, 'site_20260316.ndjson'))
-      .concat(fs.readdirSync(dir).filter((n) => /^site_/.test(n) && !(n in FIXTURE)).flatMap((n) => added(dir, n)));
-    assert.equal(newSite.map((e) => e.seq).sort((a, b) => a - b), [10, 11]);
-    for (const e of newSite) assert.not.ok([...seqsOf('site_20260316.ndjson'), ...seqsOf('site_20260317.ndjson')].includes(e.seq));
-    assert.equal(added(dir, `${RUN}/telemetry.ndjson`).map((e) => e.seq), [9]);
-    assert.equal(fs.readdirSync(path.join(dir, 'runs')).sort(), ['PAN001_14d3bd_20260316T200000', 'PAN001_14d3bd_20260317T200000']);
-  } finally {
-    removeDir(dir);
-  }
-});
+  const newSite = fs.readdirSync(dir).filter((n) => /^site_/.test(n)).flatMap((n) => added(dir, n));
+  assert.equal(newSite.map((e) => e.seq).sort((a, b) => a - b), [10, 11]);
+  const originalSeqs = [...seqsOf('site_20260316.ndjson'), ...seqsOf('site_20260317.ndjson')];
+  for (const e of newSite) assert.not.ok(originalSeqs.includes(e.seq), `seq ${e.seq} is new`);
+  assert.equal(added(dir, `${RUN}/telemetry.ndjson`).map((e) => e.seq), [9]);
+  assert.equal(fs.readdirSync(path.join(dir, 'runs')).sort(), ['PAN001_14d3bd_20260316T200000', 'PAN001_14d3bd_20260317T200000']);
+}));
 
-test('an original directory with a torn last line: the line is cut, the rest opens', async () => {
-  const dir = tempDir();
-  try {
-    writeFixture(dir);
-    fs.appendFileSync(path.join(dir, 'site_20260317.ndjson'), '{"seq":2,"ts":"2026-03-17T13:00:0');
-    const d = await spawnDaemon({ siteDir: dir, env: { TZ: 'UTC' } });
-    try {
-      assert.match(d.stderr(), 'cut a torn final line of 33 bytes');
-      assert.is((await postEvent(d.url, { type: 'power', data: 1 })).json.seq, 10);
-    } finally {
-      await stop(d);
-    }
-  } finally {
-    removeDir(dir);
-  }
-});
-
-async function restart(d: ChildDaemon, dir: string): Promise<ChildDaemon> {
-  await stop(d);
-  return spawnDaemon({ siteDir: dir, env: { TZ: 'UTC' }, port: d.port });
-}
+test('an original directory with a torn last line: the line is cut, the rest opens', () => withRestarts(async (site) => {
+  writeFixture(site.dir);
+  fs.appendFileSync(path.join(site.dir, 'site_20260317.ndjson'), '{"seq":2,"ts":"2026-03-17T13:00:0');
+  const d = await site.start();
+  assert.match(d.stderr(), 'cut a torn final line of 33 bytes');
+  assert.is((await postEvent(d.url, { type: 'power', data: 1 })).json.seq, 10);
+}));
 
 test.run();

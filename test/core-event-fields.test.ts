@@ -3,9 +3,9 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ManualClock } from './helpers/clock.js';
-import { spawnDaemon, startTestDaemon, type TestDaemon, withTestDaemon } from './helpers/daemon.js';
+import { type TestDaemon, withTestDaemon } from './helpers/daemon.js';
 import { postEvent, request } from './helpers/http.js';
-import { removeDir, tempDir } from './helpers/tmp.js';
+import { withRestarts } from './helpers/restart.js';
 
 // The event fields of the newer PANOPTES clients: store_permanently (ephemeral readings)
 // and the caller's ts (docs/http-api.md, POST /event).
@@ -105,52 +105,35 @@ test('ephemeral readings: a seq each, no line, current; the only gaps in the fil
   assert.equal((await request(d.url, '/status')).json.recorded, { permanent: 3, ephemeral: 4 });
 }));
 
-test('ephemeral readings survive a clean restart and a kill -9 in the view, and their seqs are never used again', async () => {
-  const dir = tempDir();
-  try {
-    let d = await spawnDaemon({ siteDir: dir });
-    await postEvent(d.url, { type: 'weather', data: 1 });
-    const passing = await postEvent(d.url, { type: 'weather', data: 2, store_permanently: false });
-    const held = await postEvent(d.url, { type: 'status', data: 3, store_permanently: false, make_current: false });
-    const before = (await request(d.url, '/current')).text;
-    assert.is(before, `{"current":{"weather":${passing.text}}}`);
-    d.child.kill('SIGKILL');
-    assert.is(await d.exited, 'SIGKILL');
+test('ephemeral readings survive a clean restart and a kill -9 in the view, and their seqs are never used again', () => withRestarts(async (site) => {
+  let d = await site.start();
+  await postEvent(d.url, { type: 'weather', data: 1 });
+  const passing = await postEvent(d.url, { type: 'weather', data: 2, store_permanently: false });
+  const held = await postEvent(d.url, { type: 'status', data: 3, store_permanently: false, make_current: false });
+  const before = (await request(d.url, '/current')).text;
+  assert.is(before, `{"current":{"weather":${passing.text}}}`);
+  await site.kill9();
 
-    d = await spawnDaemon({ siteDir: dir, port: d.port });
-    assert.is((await request(d.url, '/current')).text, before, 'after kill -9');
-    const next = await postEvent(d.url, { type: 'weather', data: 4, store_permanently: false });
-    assert.is(next.json.seq, held.json.seq + 1);
-    d.child.kill('SIGTERM');
-    assert.is(await d.exited, 0);
+  d = await site.start();
+  assert.is((await request(d.url, '/current')).text, before, 'after kill -9');
+  const next = await postEvent(d.url, { type: 'weather', data: 4, store_permanently: false });
+  assert.is(next.json.seq, held.json.seq + 1);
+  await site.stop();
 
-    d = await spawnDaemon({ siteDir: dir, port: d.port });
-    try {
-      assert.is((await request(d.url, '/current')).text, `{"current":{"weather":${next.text}}}`, 'after a clean stop');
-      assert.is((await postEvent(d.url, { type: 'weather', data: 5 })).json.seq, next.json.seq + 1);
-    } finally {
-      d.child.kill('SIGTERM');
-      await d.exited;
-    }
-    const files = fs.readdirSync(dir).filter((n) => n.startsWith('site_'));
-    const lines = files.flatMap((n) => fs.readFileSync(path.join(dir, n), 'utf8').split('\n').filter(Boolean));
-    assert.equal(lines.map((l) => JSON.parse(l).data), [1, 5], 'no ephemeral reading in any telemetry file');
-  } finally {
-    removeDir(dir);
-  }
-});
+  d = await site.start();
+  assert.is((await request(d.url, '/current')).text, `{"current":{"weather":${next.text}}}`, 'after a clean stop');
+  assert.is((await postEvent(d.url, { type: 'weather', data: 5 })).json.seq, next.json.seq + 1);
+  await site.stop();
+  const files = fs.readdirSync(site.dir).filter((n) => n.startsWith('site_'));
+  const lines = files.flatMap((n) => fs.readFileSync(path.join(site.dir, n), 'utf8').split('\n').filter(Boolean));
+  assert.equal(lines.map((l) => JSON.parse(l).data), [1, 5], 'no ephemeral reading in any telemetry file');
+}));
 
-test('the day file follows the daemon clock, not the caller\'s ts', async () => {
-  const clock = new ManualClock('2026-03-18T11:59:59.000Z');
-  const d = await startTestDaemon({ clock, env: { TZ: 'UTC' } });
-  try {
+test('the day file follows the daemon clock, not the caller\'s ts', () =>
+  withTestDaemon({ clock: new ManualClock('2026-03-18T11:59:59.000Z'), env: { TZ: 'UTC' } }, async (d) => {
     const answer = await postEvent(d.url, { type: 'power', data: 1, ts: '2026-03-18T13:00:00.000Z' });
     assert.is(fileText(path.join(d.siteDir, SITE_FILE)), `${answer.text}\n`);
     assert.not.ok(fs.existsSync(path.join(d.siteDir, 'site_20260318.ndjson')));
-  } finally {
-    await d.close();
-    removeDir(d.siteDir);
-  }
-});
+  }));
 
 test.run();

@@ -243,22 +243,15 @@ test('derived run ids never repeat across restarts, and when a run directory was
   }
 });
 
-test('an unreadable runs.json: a warning, and ids follow the directories', async () => {
+test('an unreadable runs.json: a warning, and ids follow the directories', () => {
   const siteDir = tempDir();
-  try {
-    fs.mkdirSync(path.join(siteDir, '.meridian'));
-    fs.writeFileSync(path.join(siteDir, '.meridian', 'runs.json'), '{"runs":');
-    fs.mkdirSync(path.join(siteDir, '004'));
-    const d = await startTestDaemon({ siteDir, env: { TZ: 'UTC' } });
-    try {
-      assert.ok(d.logs.some((l) => l.endsWith(`WARN run list ${path.join(siteDir, '.meridian', 'runs.json')} is unreadable; run ids are derived from the directories only`)));
-      assert.is((await request(d.url, '/run/start', { method: 'POST' })).json.run_id, '005');
-    } finally {
-      await d.close();
-    }
-  } finally {
-    removeDir(siteDir);
-  }
+  fs.mkdirSync(path.join(siteDir, '.meridian'));
+  fs.writeFileSync(path.join(siteDir, '.meridian', 'runs.json'), '{"runs":');
+  fs.mkdirSync(path.join(siteDir, '004'));
+  return withTestDaemon({ siteDir, env: { TZ: 'UTC' } }, async (d) => {
+    assert.ok(d.logs.some((l) => l.endsWith(`WARN run list ${path.join(siteDir, '.meridian', 'runs.json')} is unreadable; run ids are derived from the directories only`)));
+    assert.is((await request(d.url, '/run/start', { method: 'POST' })).json.run_id, '005');
+  });
 });
 
 test('a run restarted on its directory continues after ephemeral readings at its end', () => withDaemon(async (d) => {
