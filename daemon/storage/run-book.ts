@@ -26,8 +26,6 @@ export interface ValidRunStart {
 export interface ResolvedRun {
   record: RunRecord;
   recordJson: string;
-  /** The run id as JSON text, and `{"run_id":...}`: what an event's meta gets during the run. */
-  idJson: string;
   file: string;
   /** The seq the run continues after (0 for a new run file). */
   seq: number;
@@ -63,7 +61,7 @@ export class RunBook {
     const idJson = JSON.stringify(runId);
     const recordJson = `{"run_dir":${JSON.stringify(runDir)},"run_id":${idJson},"meta":${setMember(req.meta, 'run_id', idJson)},` +
       `"started_at":"${startedAt}"}`;
-    return { record: JSON.parse(recordJson) as RunRecord, recordJson, idJson, file, seq };
+    return { record: JSON.parse(recordJson) as RunRecord, recordJson, file, seq };
   }
 
   /** Remember a run that starts now (written before the run is active: its id is taken even if the start fails later). */
