@@ -10,7 +10,7 @@ export type ParsedOptions = Readonly<Record<string, unknown>>;
 export const VALUE_OPTIONS = ['host', 'port', 'token', 'site-dir', 'fsync', 'max-body', 'shutdown-timeout', 'log-file', 'timeout', 'interval', 'stale',
   'config', 'forward', 'data', 'meta', 'batch-size', 'log-format', 'compress-after', 'retain'];
 /** Options that are switches (never swallow the next word: `--json weather`). */
-export const SWITCH_OPTIONS = ['json', 'follow', 'detach', 'verbose', 'access-logs', 'partial', 'not-current'];
+export const SWITCH_OPTIONS = ['json', 'follow', 'detach', 'verbose', 'access-logs', 'partial', 'not-current', 'allow-unauthenticated'];
 
 /** A bad command line the parser did not catch: unknown command or option, extra argument (exit 2). */
 export class UsageError extends Error {

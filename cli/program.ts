@@ -26,6 +26,7 @@ export function buildProgram(io: CliIo) {
     .option('--port', 'Port to listen on (env MERIDIAN_TELEMETRY_PORT; default 6562)')
     .option('--site-dir', 'Where telemetry files live (env MERIDIAN_TELEMETRY_SITE_DIR; default $XDG_DATA_HOME/meridian/telemetry)')
     .option('--token', 'Require this bearer token (env MERIDIAN_TELEMETRY_TOKEN)')
+    .option('--allow-unauthenticated', 'Bind a non-loopback --host without a token (env MERIDIAN_TELEMETRY_ALLOW_UNAUTHENTICATED)')
     .option('--fsync', 'Durability: always, batch or off (default batch)')
     .option('--max-body', 'Largest request body in bytes (default 1048576)')
     .option('--shutdown-timeout', 'Seconds a stop waits for requests in flight before closing their connections (default 3)')

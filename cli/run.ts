@@ -14,6 +14,7 @@ export async function runRun(opts: ParsedOptions, io: CliIo): Promise<number> {
     shutdownTimeout: textOption(opts, 'shutdown-timeout'),
     verbose: switchOption(opts, 'verbose'), accessLogs: switchOption(opts, 'access-logs'),
     logFormat: textOption(opts, 'log-format'), compressAfter: textOption(opts, 'compress-after'), retain: textOption(opts, 'retain'),
+    allowUnauthenticated: switchOption(opts, 'allow-unauthenticated'),
   };
   const forward = { config: textOption(opts, 'config'), forward: listOption(opts, 'forward') };
   if (!switchOption(opts, 'detach')) {
@@ -25,7 +26,9 @@ export async function runRun(opts: ParsedOptions, io: CliIo): Promise<number> {
   }
   const { startTelemetryServer } = await import('../launcher/launcher.js');
   const timeoutMs = secondsOption(opts, 'timeout', 10_000);
-  const server = startTelemetryServer({ ...flags, ...forward, logFile: textOption(opts, 'log-file'), env: io.env, autoStart: false });
+  // the detached child hears of --allow-unauthenticated through its environment
+  const env = flags.allowUnauthenticated ? { ...io.env, MERIDIAN_TELEMETRY_ALLOW_UNAUTHENTICATED: '1' } : io.env;
+  const server = startTelemetryServer({ ...flags, ...forward, logFile: textOption(opts, 'log-file'), env, autoStart: false });
   const child = server.start();
   try {
     const status = await server.ready({ timeout: timeoutMs / 1000 });

@@ -58,8 +58,14 @@ export async function startDaemon(config: DaemonConfig, deps: {
   housekeepingIntervalMs?: number;
 }): Promise<RunningDaemon> {
   const { logger } = deps;
-  if (!isLoopbackHost(config.host) && config.token === undefined) {
-    throw new StartupError(`refusing to bind ${config.host} without a token: set --token or MERIDIAN_TELEMETRY_TOKEN, or bind localhost`);
+  const exposed = !isLoopbackHost(config.host) && config.token === undefined;
+  if (exposed && !config.allowUnauthenticated) {
+    throw new StartupError(`refusing to bind ${config.host} without a token: set --token or MERIDIAN_TELEMETRY_TOKEN, ` +
+      'bind localhost, or accept an open daemon with --allow-unauthenticated');
+  }
+  if (exposed) {
+    logger.warn(`UNAUTHENTICATED: bound to ${config.host} without a token (--allow-unauthenticated): ` +
+      'anyone who can reach this port can record and read telemetry, start and stop runs');
   }
   if (config.zoneWarning) logger.warn(config.zoneWarning);
   const metrics = new DaemonMetrics({ clock: deps.clock, version: VERSION, maxAgeTypes: deps.maxAgeTypes });

@@ -35,6 +35,8 @@ export interface DaemonConfig {
   readonly compressAfterMs: number | undefined;
   /** Delete closed day files and stopped runs' files older than this (ms); undefined: keep all. */
   readonly retainMs: number | undefined;
+  /** Start on a non-loopback address without a token (a PANOPTES unit on a private network). */
+  readonly allowUnauthenticated: boolean;
   /** The luxon zone of the site day: the zone TZ names, "system" when TZ is unset, "utc" when TZ is invalid. */
   readonly zone: string;
   /** Set when TZ named an unknown zone: the warning to log at start-up. */
@@ -56,6 +58,7 @@ export interface DaemonFlags {
   logFormat?: string;
   compressAfter?: string;
   retain?: string;
+  allowUnauthenticated?: boolean;
 }
 
 /** Where a client finds the daemon. */
@@ -78,12 +81,12 @@ export function resolveDaemonConfig(rawFlags: DaemonFlags, env: Env, homeDir: st
   const { zone, zoneWarning } = resolveZone(env.TZ);
   // argv parsers turn `--token 123` or `--site-dir 2026` into numbers: take them as the text given
   const flags = { ...rawFlags, host: text(rawFlags.host), siteDir: text(rawFlags.siteDir), token: text(rawFlags.token) };
+  const siteDirEnv = fromEnv(env, 'SITE_DIR');
   return Object.freeze({
     host: pickHost(flags.host, env),
-    port: parsePort(flags.port ?? nonEmpty(env.MERIDIAN_TELEMETRY_PORT) ?? DEFAULT_PORT,
-      flags.port !== undefined ? '--port' : 'MERIDIAN_TELEMETRY_PORT'),
+    port: pickPort(flags.port, '--port', env),
     siteDir: path.resolve(nonEmptyFlag(flags.siteDir, '--site-dir', 'a directory path')
-      ?? nonEmpty(env.MERIDIAN_TELEMETRY_SITE_DIR) ?? defaultSiteDir(env, homeDir)),
+      ?? siteDirEnv?.value ?? defaultSiteDir(env, homeDir)),
     token: nonEmptyFlag(flags.token, '--token', 'a non-empty token') ?? nonEmpty(env.MERIDIAN_TELEMETRY_TOKEN),
     fsync: parseFsync(flags.fsync ?? 'batch'),
     maxBody: parseMaxBody(flags.maxBody ?? DEFAULT_MAX_BODY),
@@ -93,20 +96,22 @@ export function resolveDaemonConfig(rawFlags: DaemonFlags, env: Env, homeDir: st
     logFormat: parseLogFormat(flags.logFormat ?? 'text'),
     compressAfterMs: flags.compressAfter === undefined ? undefined : parseAge(flags.compressAfter, '--compress-after'),
     retainMs: flags.retain === undefined ? undefined : parseAge(flags.retain, '--retain'),
+    allowUnauthenticated: flags.allowUnauthenticated === true
+      || parseSwitch(env.MERIDIAN_TELEMETRY_ALLOW_UNAUTHENTICATED, 'MERIDIAN_TELEMETRY_ALLOW_UNAUTHENTICATED'),
     zone,
     zoneWarning,
   });
 }
 
 /**
- * Resolve where a client (library or CLI) finds the daemon, once: option, then environment,
- * then default. A bad port, or a host that is not a plain name or address (it holds a port,
- * a path or a user), throws ConfigError naming the option (`names`) or the variable.
+ * Resolve where a client (library or CLI) finds the daemon, once: option, then environment
+ * (MERIDIAN_, else PANOPTES_), then default. A bad port, or a host that is not a plain name
+ * or address (it holds a port, a path or a user), throws ConfigError naming the option
+ * (`names`) or the variable.
  */
 export function resolveClientAddress(flags: { host?: string; port?: string | number; token?: string }, env: Env,
   names: AddressOptionNames = { host: 'host', port: 'port' }): ClientAddress {
-  const port = parsePort(flags.port ?? nonEmpty(env.MERIDIAN_TELEMETRY_PORT) ?? DEFAULT_PORT,
-    flags.port !== undefined ? names.port : 'MERIDIAN_TELEMETRY_PORT');
+  const port = pickPort(flags.port, names.port, env);
   const host = pickHost(flags.host, env, names.host);
   return Object.freeze({ host, port, token: flags.token ?? nonEmpty(env.MERIDIAN_TELEMETRY_TOKEN) });
 }
@@ -114,6 +119,19 @@ export function resolveClientAddress(flags: { host?: string; port?: string | num
 /** The base URL of a resolved address, `http://host:port` (what a client is handed as `baseUrl`). */
 export function addressUrl(address: { host: string; port: number }): string {
   return `http://${hostPort(address.host, address.port)}`;
+}
+
+/**
+ * A setting's environment variable: `MERIDIAN_TELEMETRY_<name>`, else (for drop-in use on
+ * PANOPTES units) `PANOPTES_TELEMETRY_<name>`; with the variable's name for messages.
+ * Only HOST, PORT and SITE_DIR have PANOPTES names (the original service has no token).
+ */
+export function fromEnv(env: Env, name: 'HOST' | 'PORT' | 'SITE_DIR'): { value: string; variable: string } | undefined {
+  for (const variable of [`MERIDIAN_TELEMETRY_${name}`, `PANOPTES_TELEMETRY_${name}`]) {
+    const value = nonEmpty(env[variable]);
+    if (value !== undefined) return { value, variable };
+  }
+  return undefined;
 }
 
 /** `host:port` as written in URLs and messages (an IPv6 host in brackets). */
@@ -192,13 +210,27 @@ function parseShutdownTimeout(value: string | number): number {
 }
 
 function pickHost(flag: string | undefined, env: Env, flagName = '--host'): string {
-  const fromEnv = nonEmpty(env.MERIDIAN_TELEMETRY_HOST);
-  const value = flag ?? fromEnv ?? DEFAULT_HOST;
+  const fromVariable = fromEnv(env, 'HOST');
+  const value = flag ?? fromVariable?.value ?? DEFAULT_HOST;
   // `localhost:7000` or `http://host` is a mistake the bind or the request would report less clearly
   if (value.trim() === '' || !isPlainHost(value, DEFAULT_PORT)) {
-    throw new ConfigError(flag !== undefined ? flagName : 'MERIDIAN_TELEMETRY_HOST', 'a host name or address', value);
+    throw new ConfigError(flag !== undefined ? flagName : fromVariable!.variable, 'a host name or address', value);
   }
   return value;
+}
+
+function pickPort(flag: string | number | undefined, option: string, env: Env): number {
+  if (flag !== undefined) return parsePort(flag, option);
+  const fromVariable = fromEnv(env, 'PORT');
+  return fromVariable ? parsePort(fromVariable.value, fromVariable.variable) : DEFAULT_PORT;
+}
+
+/** A yes/no environment variable: 1/true/yes/on or 0/false/no/off (any case); unset or empty is no. */
+function parseSwitch(value: string | undefined, variable: string): boolean {
+  const v = value?.trim().toLowerCase();
+  if (v === undefined || v === '' || v === '0' || v === 'false' || v === 'no' || v === 'off') return false;
+  if (v === '1' || v === 'true' || v === 'yes' || v === 'on') return true;
+  throw new ConfigError(variable, 'one of 1, true, yes, on, 0, false, no, off', value);
 }
 
 // An empty flag is a mistake (`--site-dir ""` would mean the working directory), not "unset".

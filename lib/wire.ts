@@ -24,6 +24,10 @@ export interface EventRequest {
   type: string;
   data: JsonValue;
   make_current?: boolean;
+  /** false: update the current view and use a seq, but write no line (an ephemeral reading). */
+  store_permanently?: boolean;
+  /** The reading's own time, ISO-8601 with Z or an offset (null: the daemon's clock). */
+  ts?: string | null;
   meta?: JsonObject;
 }
 
@@ -51,11 +55,11 @@ export interface BatchPartlyRecordedAnswer extends BatchAnswer, ErrorAnswer {
   failures: BatchFailure[];
 }
 
-/** The body of POST /run/start (every field optional). */
+/** The body of POST /run/start (every field optional; null means not given). */
 export interface RunStartRequest {
-  run_dir?: string;
-  run_id?: string;
-  meta?: JsonObject;
+  run_dir?: string | null;
+  run_id?: string | null;
+  meta?: JsonObject | null;
 }
 
 /** The record of a run, as answered by GET /run and POST /run/start. */
@@ -101,6 +105,12 @@ export interface StatusAnswer {
    * events go to the site file until it is stopped. Null when there is none.
    */
   suspended_run?: { run_id: string; run_dir: string; reason: string } | null;
+  /** Events recorded since the daemon started: written to a file, and ephemeral (store_permanently false). */
+  recorded: { permanent: number; ephemeral: number };
+  /** Whether requests need a token. */
+  authenticated: boolean;
+  /** Present only when the daemon listens beyond loopback without a token (--allow-unauthenticated). */
+  warning?: string;
   /** Each configured forwarding sink (docs/forwarding.md); empty when none is configured. */
   forward: SinkStatus[];
 }

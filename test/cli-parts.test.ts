@@ -115,7 +115,8 @@ test('describeFailure: each kind of error to its exit code and one stderr line',
 });
 
 test('statusLine and formatUptime', () => {
-  const base = { version: '0.1.0', pid: 1234, started_at: '2026-03-17T20:00:00.000Z', address: 'localhost:6562', run_id: '042' as string | null, types: 7, forward: [] as StatusAnswer['forward'] };
+  const base = { version: '0.1.0', pid: 1234, started_at: '2026-03-17T20:00:00.000Z', address: 'localhost:6562', run_id: '042' as string | null, types: 7,
+    recorded: { permanent: 7, ephemeral: 0 }, authenticated: false, forward: [] as StatusAnswer['forward'] };
   const at = Date.parse(base.started_at);
   const rows: Array<[string, typeof base, number, string]> = [
     ['in a run', base, at + 192_000, 'telemetry daemon at localhost:6562  pid 1234  version 0.1.0  up 3m12s  run 042  7 types'],

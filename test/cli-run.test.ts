@@ -45,7 +45,8 @@ test('run --detach, status, stop: the daemon starts in its own session, answers,
     assert.match(inRun.stdout, new RegExp(`^telemetry daemon at 127\\.0\\.0\\.1:${port}  pid ${pid}  version \\S+  up \\d+s  run 042  2 types\\n$`));
     const json = await cli(['status', '--json', ...at]);
     const body = JSON.parse(json.stdout);
-    assert.equal(body, { version: VERSION, pid, started_at: body.started_at, address: `127.0.0.1:${port}`, run_id: '042', types: 2, suspended_run: null, forward: [] });
+    assert.equal(body, { version: VERSION, pid, started_at: body.started_at, address: `127.0.0.1:${port}`, run_id: '042', types: 2,
+      recorded: { permanent: 2, ephemeral: 0 }, authenticated: false, suspended_run: null, forward: [] });
     assert.match(body.started_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     assert.is(json.stdout, `${(await request(`http://127.0.0.1:${port}`, '/status')).text}\n`, 'exactly the API body');
 
@@ -126,7 +127,7 @@ test('run --detach with an unusable site directory (also under /proc), an unusab
       ['log file under a file', ['--site-dir', path.join(dir, 'site'), '--log-file', path.join(file, 'd.log')],
         `cannot open the log file ${path.join(file, 'd.log')} (ENOTDIR)`],
       ['public address without a token', ['--host', '0.0.0.0', '--site-dir', path.join(dir, 'site')],
-        'refusing to bind 0.0.0.0 without a token: set --token or MERIDIAN_TELEMETRY_TOKEN, or bind localhost'],
+        'refusing to bind 0.0.0.0 without a token: set --token or MERIDIAN_TELEMETRY_TOKEN, bind localhost, or accept an open daemon with --allow-unauthenticated'],
       ['site dir under /proc (a recursive mkdir would spin there forever)', ['--site-dir', '/proc/meridian-telemetry'],
         'site directory /proc/meridian-telemetry is not usable (ENOENT)'],
     ];

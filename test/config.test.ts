@@ -11,11 +11,16 @@ const HOME = '/home/operator';
 const DEFAULTS: DaemonConfig = {
   host: 'localhost', port: 6562, siteDir: '/home/operator/.local/share/meridian/telemetry', token: undefined,
   fsync: 'batch', maxBody: 1048576, verbose: false, accessLogs: false, shutdownTimeoutMs: 3000, logFormat: 'text', compressAfterMs: undefined,
-  retainMs: undefined, zone: 'system', zoneWarning: undefined,
+  retainMs: undefined, allowUnauthenticated: false, zone: 'system', zoneWarning: undefined,
 };
 const ENV = {
   MERIDIAN_TELEMETRY_HOST: '127.0.0.2', MERIDIAN_TELEMETRY_PORT: '7000',
   MERIDIAN_TELEMETRY_SITE_DIR: '/srv/telemetry', MERIDIAN_TELEMETRY_TOKEN: 'from-env',
+};
+
+// what a PANOPTES unit's environment sets for the original service
+const PANOPTES = {
+  PANOPTES_TELEMETRY_HOST: '0.0.0.0', PANOPTES_TELEMETRY_PORT: '6563', PANOPTES_TELEMETRY_SITE_DIR: '/var/panoptes/telemetry',
 };
 
 const RESOLVED: [string, DaemonFlags, Record<string, string>, Partial<DaemonConfig>][] = [
@@ -48,6 +53,20 @@ const RESOLVED: [string, DaemonFlags, Record<string, string>, Partial<DaemonConf
   ['--verbose and --access-logs', { verbose: true, accessLogs: true }, {}, { verbose: true, accessLogs: true }],
   ['numeric flags from an argv parser are taken as text', { host: 0 as unknown as string, siteDir: 2026 as unknown as string, token: 123 as unknown as string }, {},
     { host: '0', siteDir: path.resolve('2026'), token: '123' }],
+  ['PANOPTES_TELEMETRY_* when the MERIDIAN_ variables are unset', {}, PANOPTES, { host: '0.0.0.0', port: 6563, siteDir: '/var/panoptes/telemetry' }],
+  ['MERIDIAN_ variables win over the PANOPTES ones', {}, { ...PANOPTES, ...ENV }, { host: '127.0.0.2', port: 7000, siteDir: '/srv/telemetry', token: 'from-env' }],
+  ['each PANOPTES variable stands in for its own MERIDIAN one', {}, { ...PANOPTES, MERIDIAN_TELEMETRY_PORT: '7000' },
+    { host: '0.0.0.0', port: 7000, siteDir: '/var/panoptes/telemetry' }],
+  ['an empty MERIDIAN_ variable counts as unset: the PANOPTES one applies', {}, { ...PANOPTES, MERIDIAN_TELEMETRY_HOST: '' },
+    { host: '0.0.0.0', port: 6563, siteDir: '/var/panoptes/telemetry' }],
+  ['flags win over PANOPTES variables', { host: '::1', port: '7100', siteDir: '/x' }, PANOPTES, { host: '::1', port: 7100, siteDir: '/x' }],
+  ['there is no PANOPTES token variable', {}, { PANOPTES_TELEMETRY_TOKEN: 't' }, {}],
+  ['--allow-unauthenticated', { allowUnauthenticated: true }, {}, { allowUnauthenticated: true }],
+  ...['1', 'true', 'YES', 'on'].map((value): [string, DaemonFlags, Record<string, string>, Partial<DaemonConfig>] =>
+    [`MERIDIAN_TELEMETRY_ALLOW_UNAUTHENTICATED=${value}`, {}, { MERIDIAN_TELEMETRY_ALLOW_UNAUTHENTICATED: value }, { allowUnauthenticated: true }]),
+  ...['0', 'false', 'no', 'off', ''].map((value): [string, DaemonFlags, Record<string, string>, Partial<DaemonConfig>] =>
+    [`MERIDIAN_TELEMETRY_ALLOW_UNAUTHENTICATED=${JSON.stringify(value)}`, {}, { MERIDIAN_TELEMETRY_ALLOW_UNAUTHENTICATED: value }, {}]),
+  ['the flag wins over a variable saying no', { allowUnauthenticated: true }, { MERIDIAN_TELEMETRY_ALLOW_UNAUTHENTICATED: '0' }, { allowUnauthenticated: true }],
   ['TZ names the site day zone', {}, { TZ: 'Europe/Berlin' }, { zone: 'Europe/Berlin' }],
   ['TZ with the POSIX leading colon', {}, { TZ: ':America/New_York' }, { zone: 'America/New_York' }],
   ['an empty TZ means the system zone', {}, { TZ: '' }, {}],
@@ -85,6 +104,10 @@ const REFUSED: [string, DaemonFlags, Record<string, string>, string][] = [
   ['a blank --host', { host: ' ' }, {}, '--host must be a host name or address; got " "'],
   ['a blank host in the environment', {}, { MERIDIAN_TELEMETRY_HOST: ' ' }, 'MERIDIAN_TELEMETRY_HOST must be a host name or address; got " "'],
   ['an empty --site-dir', { siteDir: '' }, {}, '--site-dir must be a directory path; got ""'],
+  ['a bad PANOPTES port names its variable', {}, { PANOPTES_TELEMETRY_PORT: 'abc' }, 'PANOPTES_TELEMETRY_PORT must be a whole number from 1 to 65535; got "abc"'],
+  ['a blank PANOPTES host names its variable', {}, { PANOPTES_TELEMETRY_HOST: ' ' }, 'PANOPTES_TELEMETRY_HOST must be a host name or address; got " "'],
+  ['an unclear allow-unauthenticated variable', {}, { MERIDIAN_TELEMETRY_ALLOW_UNAUTHENTICATED: 'maybe' },
+    'MERIDIAN_TELEMETRY_ALLOW_UNAUTHENTICATED must be one of 1, true, yes, on, 0, false, no, off; got "maybe"'],
 ];
 
 for (const [name, flags, env, message] of REFUSED) {
@@ -100,6 +123,8 @@ test('resolveClientAddress: flag > environment > default', () => {
   assert.equal({ ...resolveClientAddress({ host: 'obs1', port: '7001', token: 't' }, ENV) }, { host: 'obs1', port: 7001, token: 't' });
   assert.throws(() => resolveClientAddress({}, { MERIDIAN_TELEMETRY_PORT: '65536' }),
     (error: unknown) => error instanceof ConfigError && error.message === 'MERIDIAN_TELEMETRY_PORT must be a whole number from 1 to 65535; got "65536"');
+  assert.equal({ ...resolveClientAddress({}, PANOPTES) }, { host: '0.0.0.0', port: 6563, token: undefined }, 'PANOPTES variables');
+  assert.equal({ ...resolveClientAddress({}, { ...PANOPTES, ...ENV }) }, { host: '127.0.0.2', port: 7000, token: 'from-env' }, 'MERIDIAN first');
 });
 
 test('resolveClientAddress refuses a host that is not a plain name or address, naming the option (library or CLI) or the variable', () => {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ManualClock } from './helpers/clock.js';
-import { type TestDaemon, withTestDaemon } from './helpers/daemon.js';
+import { startTestDaemon, type TestDaemon, withTestDaemon } from './helpers/daemon.js';
 import { postEvent, request } from './helpers/http.js';
 import { readLines, removeDir, tempDir } from './helpers/tmp.js';
 
@@ -165,11 +165,11 @@ test('run record: GET /run, stop adds stopped_at, /ready run_active follows', ()
 test('a run restarted on an existing run_dir continues its seq; a new run starts at 1', () => withDaemon(async (d) => {
   await request(d.url, '/run/start', { body: { run_id: 'n1' } });
   await postEvent(d.url, { type: 'a', data: 1 });
-  await postEvent(d.url, { type: 'a', data: 2 });
+  const second = await postEvent(d.url, { type: 'a', data: 2 });
   await request(d.url, '/run/stop', { method: 'POST' });
   const again = await request(d.url, '/run/start', { body: { run_id: 'n1' } });
   assert.is(again.status, 200);
-  assert.is((await request(d.url, '/current')).text, '{"current":{}}');
+  assert.is((await request(d.url, '/current')).text, `{"current":{"a":${second.text}}}`, 'a run start leaves the view as it was');
   assert.is((await postEvent(d.url, { type: 'a', data: 3 })).json.seq, 3);
   await request(d.url, '/run/stop', { method: 'POST' });
   await request(d.url, '/run/start', { body: { run_id: 'n2' } });
@@ -184,6 +184,84 @@ test('the derived id counts runs started earlier in the same site directory', ()
     await request(d.url, '/run/stop', { method: 'POST' });
   }
   assert.equal(ids, ['001', '002', '003']);
+}));
+
+// [name, run starts in order (body), derived ids expected]: ids never repeat in a site directory
+const NEVER_REPEAT: [string, object[], string[]][] = [
+  ['POCS: run_dir runs/<sequence id>, no id', [{ run_dir: 'runs/a' }, { run_dir: 'runs/b' }, { run_dir: 'runs/c' }], ['001', '002', '003']],
+  ['an absolute run_dir elsewhere', [{ run_dir: '<elsewhere>/x' }, {}], ['001', '002']],
+  ['an explicit numeric id counts', [{ run_id: '041', run_dir: 'runs/a' }, { run_dir: 'runs/b' }], ['041', '042']],
+  ['an explicit wide id sets the width', [{ run_id: '00007', run_dir: 'runs/a' }, {}], ['00007', '00008']],
+  ['non-numeric ids do not count', [{ run_id: 'calib', run_dir: 'runs/a' }, { run_dir: 'runs/b' }], ['calib', '001']],
+  ['a directory beats the runs seen', [{ run_dir: 'runs/a' }, { run_id: '010' }, { run_dir: 'runs/b' }], ['001', '010', '011']],
+];
+
+for (const [name, starts, ids] of NEVER_REPEAT) {
+  test(`derived run ids never repeat: ${name}`, () => withDaemon(async (d) => {
+    const elsewhere = tempDir();
+    try {
+      const got: string[] = [];
+      for (const body of starts) {
+        const fixed = JSON.parse(JSON.stringify(body).replace('<elsewhere>', elsewhere)) as object;
+        const answer = await request(d.url, '/run/start', { body: fixed });
+        assert.is(answer.status, 200, answer.text);
+        got.push(answer.json.run_id);
+        await request(d.url, '/run/stop', { method: 'POST' });
+      }
+      assert.equal(got, ids);
+    } finally {
+      removeDir(elsewhere);
+    }
+  }));
+}
+
+test('derived run ids never repeat across restarts, and when a run directory was deleted', async () => {
+  const siteDir = tempDir();
+  const clock = new ManualClock(T0);
+  try {
+    const start = async (d: TestDaemon, body: object) => (await request(d.url, '/run/start', { body })).json.run_id as string;
+    let d = await startTestDaemon({ siteDir, clock, env: { TZ: 'UTC' } });
+    assert.is(await start(d, { run_dir: 'runs/night1' }), '001');
+    await request(d.url, '/run/stop', { method: 'POST' });
+    assert.is(await start(d, {}), '002');
+    await request(d.url, '/run/stop', { method: 'POST' });
+    await d.close();
+    removeDir(path.join(siteDir, '002'));
+    d = await startTestDaemon({ siteDir, clock, env: { TZ: 'UTC' } });
+    assert.is(await start(d, { run_dir: 'runs/night2' }), '003');
+    await d.close();
+    assert.equal(JSON.parse(fs.readFileSync(path.join(siteDir, '.meridian', 'runs.json'), 'utf8')), {
+      format: 1,
+      runs: [
+        { run_id: '001', run_dir: path.join(siteDir, 'runs', 'night1'), started_at: T0, last_seq: 0 },
+        { run_id: '002', run_dir: path.join(siteDir, '002'), started_at: T0, last_seq: 0 },
+        { run_id: '003', run_dir: path.join(siteDir, 'runs', 'night2'), started_at: T0 },
+      ],
+    });
+  } finally {
+    removeDir(siteDir);
+  }
+});
+
+test('an unreadable runs.json: a warning, and ids follow the directories', () => {
+  const siteDir = tempDir();
+  fs.mkdirSync(path.join(siteDir, '.meridian'));
+  fs.writeFileSync(path.join(siteDir, '.meridian', 'runs.json'), '{"runs":');
+  fs.mkdirSync(path.join(siteDir, '004'));
+  return withTestDaemon({ siteDir, env: { TZ: 'UTC' } }, async (d) => {
+    assert.ok(d.logs.some((l) => l.endsWith(`WARN run list ${path.join(siteDir, '.meridian', 'runs.json')} is unreadable; run ids are derived from the directories only`)));
+    assert.is((await request(d.url, '/run/start', { method: 'POST' })).json.run_id, '005');
+  });
+});
+
+test('a run restarted on its directory continues after ephemeral readings at its end', () => withDaemon(async (d) => {
+  await request(d.url, '/run/start', { body: { run_dir: 'runs/x' } });
+  await postEvent(d.url, { type: 'a', data: 1 });
+  await postEvent(d.url, { type: 'a', data: 2, store_permanently: false });
+  await request(d.url, '/run/stop', { method: 'POST' });
+  await request(d.url, '/run/start', { body: { run_dir: 'runs/x', run_id: 'again' } });
+  assert.is((await postEvent(d.url, { type: 'a', data: 3 })).json.seq, 3);
+  assert.equal((readLines(path.join(d.siteDir, 'runs', 'x', 'telemetry.ndjson')) as { seq: number }[]).map((e) => e.seq), [1, 3]);
 }));
 
 test.run();

@@ -165,6 +165,30 @@ test('a corrupt snapshot falls back to replaying the files, with a warning', () 
   assert.is((await postEvent(d.url, { type: 'dome', data: 'open' })).json.seq, 3);
 }));
 
+test('a snapshot of format 1 (an earlier version) is read, and replaced by format 2', () => withRestarts(async (site) => {
+  const lines = [
+    '{"seq":1,"ts":"2026-03-17T20:00:00.000Z","type":"weather","data":{"t":1},"meta":{}}',
+    '{"seq":2,"ts":"2026-03-17T20:00:01.000Z","type":"dome","data":"open","meta":{}}',
+    '{"seq":3,"ts":"2026-03-17T20:00:02.000Z","type":"weather","data":{"t":3},"meta":{}}',
+  ];
+  const siteFile = path.join(site.dir, 'site_20260317.ndjson');
+  fs.writeFileSync(siteFile, `${lines.join('\n')}\n`);
+  fs.mkdirSync(path.join(site.dir, '.meridian'));
+  // format 1 marked the first two lines and held the views as envelope objects
+  const offset = Buffer.byteLength(`${lines[0]}\n${lines[1]}\n`);
+  fs.writeFileSync(path.join(site.dir, '.meridian', 'snapshot.json'), JSON.stringify({
+    format: 1, written_at: '2026-03-17T20:00:01.500Z',
+    site: { file: siteFile, offset, seq: 2, current: [JSON.parse(lines[0]!), JSON.parse(lines[1]!)] }, run: null,
+  }));
+  const d = await site.start();
+  assert.match(d.stderr(), 'recovered: site seq 3 (1 line(s) replayed), 2 type(s) current');
+  assert.is((await request(d.url, '/current')).text, `{"current":{"dome":${lines[1]},"weather":${lines[2]}}}`);
+  const snap = JSON.parse(fs.readFileSync(path.join(site.dir, '.meridian', 'snapshot.json'), 'utf8'));
+  assert.equal({ format: snap.format, site: snap.site, run: snap.run, current: snap.current },
+    { format: 2, site: { file: siteFile, offset: Buffer.byteLength(`${lines.join('\n')}\n`), seq: 3 }, run: null, current: [lines[2], lines[1]] });
+  assert.is((await postEvent(d.url, { type: 'dome', data: 'shut' })).json.seq, 4);
+}));
+
 test('a reused run directory continues its seq', () => withRestarts(async (site) => {
   const d = await site.start();
   await request(d.url, '/run/start', { method: 'POST', body: { run_id: 'night' } });
@@ -172,7 +196,7 @@ test('a reused run directory continues its seq', () => withRestarts(async (site)
   await postEvent(d.url, { type: 'a', data: 2 });
   await request(d.url, '/run/stop', { method: 'POST' });
   await request(d.url, '/run/start', { method: 'POST', body: { run_id: 'night' } });
-  assert.equal((await request(d.url, '/current')).json.current, {}, 'a restarted run starts with an empty view');
+  assert.equal((await request(d.url, '/current')).json.current.a.data, 2, 'a restarted run leaves the view as it was');
   assert.is((await postEvent(d.url, { type: 'a', data: 3 })).json.seq, 3);
   assert.equal((readLines(path.join(site.dir, 'night', 'telemetry.ndjson')) as Env[]).map((e) => e.seq), [1, 2, 3]);
 }));

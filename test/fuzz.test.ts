@@ -7,6 +7,7 @@ import * as assert from 'uvu/assert';
 import { spawnDaemon } from './helpers/daemon.js';
 import { request } from './helpers/http.js';
 import { readLines, removeDir } from './helpers/tmp.js';
+import { prng } from './helpers/prng.js';
 
 // Thousands of random and malformed requests, then: the daemon still serves, every line on
 // disk is a whole envelope, seqs are contiguous, and exactly the acknowledged events are there.
@@ -14,17 +15,6 @@ import { readLines, removeDir } from './helpers/tmp.js';
 const REQUESTS = 2500;
 const WORKERS = 8;
 const DEADLINE_MS = 60_000;
-
-/** A small seeded PRNG (mulberry32) so a failing run can be replayed with the same seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
 const rand = prng(SEED);

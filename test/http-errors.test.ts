@@ -110,7 +110,7 @@ const ACCEPTED: [string, object, object][] = [
   ['data false', { type: 'weather', data: false }, { data: false, meta: {} }],
   ['a type of exactly 256 characters', { type: 'x'.repeat(256), data: 1 }, { data: 1, meta: {} }],
   ['a type of 256 emoji', { type: '\u{1F52D}'.repeat(256), data: 1 }, { data: 1, meta: {} }],
-  ['unknown keys are ignored', { type: 'weather', data: 1, extra: true, seq: 99, ts: 'x' }, { data: 1, meta: {} }],
+  ['unknown keys are ignored (the seed client\'s stream too)', { type: 'weather', data: 1, extra: true, seq: 99, stream: 'site' }, { data: 1, meta: {} }],
   ['meta an empty object', { type: 'weather', data: 1, meta: {} }, { data: 1, meta: {} }],
 ];
 
@@ -186,12 +186,13 @@ test('413 on /run/start: nothing started, nothing created', () => withDaemon(asy
 const BAD_RUN_STARTS: [string, RawRequest, number, string, string][] = [
   ['malformed JSON', raw('{"run_id":'), 400, 'MALFORMED_JSON', jsonError('{"run_id":')],
   ['text/plain', raw('{}', 'text/plain'), 415, 'UNSUPPORTED_MEDIA_TYPE', 'The body must be JSON sent with Content-Type: application/json; got "text/plain".'],
-  ['an array body', raw('[]'), 422, 'INVALID_BODY', 'The run start body must be a JSON object; got an array.'],
-  ['run_dir a number', { body: { run_dir: 5 } }, 422, 'INVALID_BODY', 'run_dir must be a non-empty string; got number 5.'],
-  ['run_dir empty', { body: { run_dir: '' } }, 422, 'INVALID_BODY', 'run_dir must be a non-empty string; got string "".'],
-  ['run_id a number', { body: { run_id: 7 } }, 422, 'INVALID_BODY', 'run_id must be a string; got number 7.'],
+  ['an array body', raw('[]'), 422, 'INVALID_BODY', 'The run start body must be a JSON object or null; got an array.'],
+  ['run_dir a number', { body: { run_dir: 5 } }, 422, 'INVALID_BODY', 'run_dir must be a non-empty string or null; got number 5.'],
+  ['run_dir empty', { body: { run_dir: '' } }, 422, 'INVALID_BODY', 'run_dir must be a non-empty string or null; got string "".'],
+  ['run_id a number', { body: { run_id: 7 } }, 422, 'INVALID_BODY', 'run_id must be a string or null; got number 7.'],
   ['meta an array', { body: { meta: [] } }, 422, 'INVALID_BODY', 'meta must be a JSON object; got an array.'],
-  ['meta null', { body: { meta: null } }, 422, 'INVALID_BODY', 'meta must be a JSON object; got null.'],
+  ['meta a string', { body: { meta: 'x' } }, 422, 'INVALID_BODY', 'meta must be a JSON object; got string "x".'],
+  ['a string body', raw('"x"'), 422, 'INVALID_BODY', 'The run start body must be a JSON object or null; got string "x".'],
 ];
 
 for (const [name, req, status, code, detail] of BAD_RUN_STARTS) {

@@ -7,8 +7,8 @@ import { resolveDaemonConfig } from '../lib/config.js';
 import { silentLogger } from '../lib/log.js';
 import { systemClock } from '../lib/time.js';
 import { startDaemon, StartupError } from '../daemon/server.js';
-import { spawnSync } from 'node:child_process';
-import { cleanEnv, MERIDIAN_BIN, withTestDaemon } from './helpers/daemon.js';
+import { spawn, spawnSync } from 'node:child_process';
+import { cleanEnv, freePort, MERIDIAN_BIN, withTestDaemon } from './helpers/daemon.js';
 import { postEvent, request } from './helpers/http.js';
 import { removeDir, tempDir } from './helpers/tmp.js';
 
@@ -78,17 +78,69 @@ test('binding a non-loopback address without a token is refused, with the reason
     const config = resolveDaemonConfig({ host: '0.0.0.0', port: 1, siteDir: dir }, {}, dir);
     const error = await startDaemon(config, { clock: systemClock, logger: silentLogger }).then(() => undefined, (e: unknown) => e);
     assert.instance(error, StartupError);
-    assert.is((error as Error).message,
-      'refusing to bind 0.0.0.0 without a token: set --token or MERIDIAN_TELEMETRY_TOKEN, or bind localhost');
+    assert.is((error as Error).message, REFUSAL);
     const child = spawnSync(process.execPath, [MERIDIAN_BIN, 'telemetry', 'run', '--host', '0.0.0.0', '--site-dir', dir],
       { env: cleanEnv(), encoding: 'utf8', timeout: 20000 });
     assert.is(child.status, 1);
     assert.is(child.stdout, '');
-    assert.match(child.stderr, / ERROR refusing to bind 0\.0\.0\.0 without a token: set --token or MERIDIAN_TELEMETRY_TOKEN, or bind localhost\n$/);
+    assert.ok(child.stderr.endsWith(` ERROR ${REFUSAL}\n`), child.stderr);
   } finally {
     removeDir(dir);
   }
 });
+
+const REFUSAL = 'refusing to bind 0.0.0.0 without a token: set --token or MERIDIAN_TELEMETRY_TOKEN, bind localhost, '
+  + 'or accept an open daemon with --allow-unauthenticated';
+const OPEN_WARNING = 'WARN UNAUTHENTICATED: bound to 0.0.0.0 without a token (--allow-unauthenticated): '
+  + 'anyone who can reach this port can record and read telemetry, start and stop runs';
+
+test('--allow-unauthenticated: a non-loopback bind without a token starts, warns at start-up, and /status says so', async () => {
+  await withTestDaemon({ flags: { host: '0.0.0.0', allowUnauthenticated: true } }, async (d) => {
+    assert.equal(d.logs.filter((l) => / WARN /.test(l)).map((l) => l.replace(/^\S+ /, '')), [OPEN_WARNING]);
+    const status = await request(d.url, '/status');
+    assert.is(status.json.authenticated, false);
+    assert.is(status.json.warning, 'no token: anyone who can reach 0.0.0.0 can record and read telemetry (--allow-unauthenticated)');
+    assert.is((await postEvent(d.url, { type: 'weather', data: 1 })).status, 200);
+  });
+  await withTestDaemon({ flags: { allowUnauthenticated: true } }, async (local) => {
+    assert.equal(local.logs.filter((l) => / WARN /.test(l)), [], 'on loopback the switch changes nothing');
+    const status = await request(local.url, '/status');
+    assert.is(status.json.authenticated, false);
+    assert.is('warning' in status.json, false);
+  });
+});
+
+// [name, extra argv, extra environment]: the two ways a unit's supervisor can say it
+const OPEN_STARTS: Array<[string, string[], Record<string, string>]> = [
+  ['the flag', ['--allow-unauthenticated'], {}],
+  ['the environment variable', [], { MERIDIAN_TELEMETRY_ALLOW_UNAUTHENTICATED: '1' }],
+];
+
+for (const [name, args, env] of OPEN_STARTS) {
+  test(`telemetry run --host 0.0.0.0 without a token starts with ${name}, warning on stderr`, async () => {
+    const dir = tempDir();
+    try {
+      const port = await freePort();
+      const child = spawn(process.execPath, [MERIDIAN_BIN, 'telemetry', 'run', '--host', '0.0.0.0', '--port', String(port), '--site-dir', dir, ...args],
+        { env: { ...cleanEnv(), ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      let stderr = '';
+      await new Promise<void>((resolve, reject) => {
+        child.stderr!.on('data', (chunk: Buffer) => {
+          stderr += chunk.toString();
+          if (/listening on/.test(stderr)) resolve();
+        });
+        void exited.then(() => reject(new Error(`exited before listening:\n${stderr}`)));
+      });
+      assert.ok(stderr.includes(` ${OPEN_WARNING}\n`), stderr);
+      assert.is((await request(`http://127.0.0.1:${port}`, '/status')).json.authenticated, false);
+      child.kill('SIGTERM');
+      assert.is(await exited, 0);
+    } finally {
+      removeDir(dir);
+    }
+  });
+}
 
 /** A non-loopback IPv4 address of this machine (the tests are loopback-only otherwise). */
 function externalAddress(): string | undefined {

@@ -69,7 +69,7 @@ export function startForwarding(specs: readonly SinkSpec[], deps: ForwardingDeps
   }));
   const stopListening = store.onRecorded((event) => {
     recorded++;
-    heads.note(event.stream, event.reading.envelope.seq);
+    heads.note(event.stream, event.reading.seq);
     for (const f of forwarders) f.notify(event.stream, event.file);
   });
   for (const f of forwarders) f.start();

@@ -26,7 +26,7 @@ export interface ParsedBatch {
 }
 
 /** One item of a batch before validation: its value, or why it could not be parsed. */
-type Item = { line?: number } & ({ value: unknown } | { failure: { code: ErrorCode; detail: string } });
+type Item = { line?: number } & ({ text: string } | { failure: { code: ErrorCode; detail: string } });
 
 /** Parse and validate every event of a batch. A body that is no batch at all throws (400, 413, 422). */
 export function parseBatch(body: BatchText | typeof NO_BODY, maxEvents: number = MAX_BATCH_EVENTS): ParsedBatch {
@@ -44,7 +44,7 @@ export function parseBatch(body: BatchText | typeof NO_BODY, maxEvents: number =
       return;
     }
     try {
-      parsed.events.push({ index, event: parseEventBody(item.value) });
+      parsed.events.push({ index, event: parseEventBody(item.text) });
     } catch (error) {
       if (!(error instanceof MeridianError)) throw error;
       parsed.failures.push({ index, ...line, code: error.code, detail: error.message });
@@ -64,7 +64,8 @@ function jsonItems(text: string): Item[] {
     const got = value === null ? 'null' : typeof value === 'object' ? 'an object' : typeof value;
     throw new MeridianError('INVALID_BODY', `A JSON batch must be an array of events; got ${got} (send one event to POST /event).`);
   }
-  return value.map((v: unknown) => ({ value: v }));
+  // an array's items are taken as JSON.parse read them (an NDJSON line is kept as spelled)
+  return value.map((v: unknown) => ({ text: JSON.stringify(v) }));
 }
 
 /** One item per non-blank line; a line that is not JSON is a failure of its own. */
@@ -74,11 +75,7 @@ function ndjsonItems(text: string): Item[] {
   for (let i = 0; i < lines.length; i++) {
     const source = lines[i]!;
     if (source.trim() === '') continue;
-    try {
-      items.push({ line: i + 1, value: JSON.parse(source) });
-    } catch (error) {
-      items.push({ line: i + 1, failure: { code: 'MALFORMED_JSON', detail: `The line is not valid JSON: ${(error as Error).message}.` } });
-    }
+    items.push({ line: i + 1, text: source });
   }
   return items;
 }

@@ -7,11 +7,11 @@ import { MeridianError } from '../../lib/errors.js';
 export const NO_BODY: unique symbol = Symbol('no body');
 
 /**
- * Read and parse the JSON body of `req`. Answers 415 for a body that is not declared JSON,
- * 413 past `limit` bytes (checked on Content-Length first, then while reading), 400 for
- * malformed JSON. Resolves NO_BODY for an empty body.
+ * Read the body of `req` as text. Answers 415 for a body that is not declared JSON, 413 past
+ * `limit` bytes (checked on Content-Length first, then while reading). Resolves NO_BODY for
+ * an empty body. The text is parsed by the caller (validate.ts keeps numbers as spelled).
  */
-export async function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
+export async function readBodyText(req: IncomingMessage, limit: number): Promise<string | typeof NO_BODY> {
   const declared = req.headers['content-length'];
   const chunked = req.headers['transfer-encoding'] !== undefined;
   if (!chunked && (declared === undefined || declared === '0')) {
@@ -25,7 +25,17 @@ export async function readJsonBody(req: IncomingMessage, limit: number): Promise
   if (declared !== undefined && Number(declared) > limit) throw tooLarge(limit);
   const { chunks, size } = await collect(req, limit);
   if (size === 0) return NO_BODY;
-  const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
+  return chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
+}
+
+/** Read and parse the JSON body of `req` (readBodyText, then 400 for malformed JSON). */
+export async function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
+  const text = await readBodyText(req, limit);
+  return text === NO_BODY ? NO_BODY : parseJson(text);
+}
+
+/** JSON.parse, with malformed text answered 400 MALFORMED_JSON (the parser's message as the detail). */
+export function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {

@@ -1,7 +1,7 @@
 import { MeridianError } from '../../lib/errors.js';
 import type { Recorded } from '../storage/store.js';
 import { parseBatch, type ParsedBatch } from './batch.js';
-import { readBatchBody, readJsonBody } from './body.js';
+import { readBatchBody, readBodyText } from './body.js';
 import { sendJson } from './respond.js';
 import type { AppDeps, Handler } from './route.js';
 import { parseEventBody } from './validate.js';
@@ -29,14 +29,15 @@ export function eventHandlers({ store, config, logger }: AppDeps): Record<'post'
       sendJson(res, 200, JSON.stringify(summary));
     },
     post: async (req, res) => {
-      const event = parseEventBody(await readJsonBody(req, config.maxBody));
+      const event = parseEventBody(await readBodyText(req, config.maxBody));
       const recorded = await store.append(event);
       if (config.verbose) {
-        const { envelope } = recorded;
-        logger.debug(`event type=${JSON.stringify(envelope.type)} target=${recorded.target} file=${recorded.file} ` +
-          `seq=${envelope.seq} run=${envelope.meta.run_id ?? '-'}${event.makeCurrent ? '' : ' make_current=false'}`);
+        const { reading } = recorded;
+        logger.debug(`event type=${JSON.stringify(reading.type)} target=${recorded.target} ` +
+          `${event.storePermanently ? `file=${recorded.file}` : 'ephemeral (no line written)'} ` +
+          `seq=${reading.seq} run=${recorded.runId ?? '-'}${event.makeCurrent ? '' : ' make_current=false'}`);
       }
-      sendJson(res, 200, recorded.json);
+      sendJson(res, 200, recorded.reading.json);
     },
   };
 }
@@ -46,9 +47,9 @@ function batchSummary(recorded: Recorded[]) {
   const first = recorded[0]!;
   return {
     recorded: recorded.length,
-    first_seq: first.envelope.seq,
-    last_seq: recorded.at(-1)!.envelope.seq,
-    run_id: first.target === 'run' ? first.envelope.meta.run_id as string : null,
+    first_seq: first.reading.seq,
+    last_seq: recorded.at(-1)!.reading.seq,
+    run_id: first.runId ?? null,
   };
 }
 

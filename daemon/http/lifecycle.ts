@@ -1,3 +1,4 @@
+import { isLoopbackHost } from '../../lib/config.js';
 import { MeridianError } from '../../lib/errors.js';
 import { fromLoopback, type Guard } from './guard.js';
 import { sendJson } from './respond.js';
@@ -8,7 +9,11 @@ import type { TelemetryStore } from '../storage/store.js';
 
 /** Handlers of /health, /ready, /status and /shutdown. */
 export function lifecycleHandlers(deps: AppDeps, guard: Guard): Record<'health' | 'ready' | 'status' | 'shutdown', Handler> {
-  const { store } = deps;
+  const { store, config } = deps;
+  const authenticated = config.token !== undefined;
+  // said on every /status while anyone on the network may write (docs/operations.md "Security")
+  const warning = !authenticated && !isLoopbackHost(config.host)
+    ? `no token: anyone who can reach ${config.host} can record and read telemetry (--allow-unauthenticated)` : undefined;
   return {
     health: (_req, res) => sendJson(res, 200, '{"ok":true}'),
 
@@ -17,7 +22,9 @@ export function lifecycleHandlers(deps: AppDeps, guard: Guard): Record<'health' 
 
     status: (_req, res) => sendJson(res, 200, JSON.stringify({
       version: deps.version, pid: deps.process.pid, started_at: deps.process.startedAt, address: deps.process.address(),
-      run_id: store.activeRun()?.run_id ?? null, types: store.view.size, suspended_run: suspendedRun(store), forward: deps.forwardStatus(),
+      run_id: store.activeRun()?.run_id ?? null, types: store.view.size, recorded: store.recordedCounts(),
+      authenticated, ...(warning === undefined ? {} : { warning }),
+      suspended_run: suspendedRun(store), forward: deps.forwardStatus(),
     })),
 
     shutdown: (req, res) => {

@@ -1,61 +1,59 @@
 import type { Envelope } from '../../lib/wire.js';
-import type { TargetKind } from './target.js';
 
-// The latest envelope of every type: the site view overlaid by the active run's view.
+// The latest envelope of every type, whatever its target: starting or stopping a run does
+// not change it (a reading taken during a run is still the newest of its type afterwards).
 
-/** One reading in a view: the envelope and its serialized JSON (the line as stored). */
-export interface Reading {
-  readonly envelope: Envelope;
+/** One reading: its type and seq, and the envelope line as stored (the exact text answered). */
+export class Reading {
+  readonly type: string;
+  readonly seq: number;
   readonly json: string;
+  private parsed: Envelope | undefined;
+
+  constructor(type: string, seq: number, json: string) {
+    this.type = type;
+    this.seq = seq;
+    this.json = json;
+  }
+
+  /**
+   * The envelope as an object, parsed on first use. Numbers are JS numbers here (`1.0` is 1,
+   * 20-digit integers are rounded): whatever must be exact uses `json`.
+   */
+  get envelope(): Envelope {
+    this.parsed ??= JSON.parse(this.json) as Envelope;
+    return this.parsed;
+  }
 }
 
-/** The site and run views and the merged `/current` body, serialized once per change. */
+/** The current view and the `/current` body, serialized once per change. */
 export class CurrentView {
-  private readonly site = new Map<string, Reading>();
-  private run: Map<string, Reading> | undefined;
+  private readonly readings = new Map<string, Reading>();
   private generation = 0;
-  /** Changes only when the set of types may have changed (a new type, run start or stop). */
   private typeGeneration = 0;
+  /** Changes only when the set of types may have changed (a new type, run start or stop). */
   private cached: { generation: number; body: Buffer } | undefined;
 
-  /** A counter that changes whenever the merged view may have changed (for ETags). */
+  /** A counter that changes whenever the view changed (for ETags and snapshots). */
   get version(): number {
     return this.generation;
   }
 
-  /** Record a reading in the site view, or in the run view while a run is active. */
-  set(target: TargetKind, reading: Reading): void {
-    const view = target === 'run' ? this.run : this.site;
-    if (!view) throw new Error('no run view is open');
-    if (!view.has(reading.envelope.type)) this.typeGeneration++;
-    view.set(reading.envelope.type, reading);
+  /** Make `reading` the current one of its type. */
+  set(reading: Reading): void {
+    if (!this.readings.has(reading.type)) this.typeGeneration++;
+    this.readings.set(reading.type, reading);
     this.generation++;
   }
 
-  /** Start an empty run view (run start). */
-  openRun(): void {
-    this.run = new Map();
-    this.generation++;
-    this.typeGeneration++;
-  }
-
-  /** Discard the run view (run stop); `/current` shows site readings only again. */
-  closeRun(): void {
-    this.run = undefined;
-    this.generation++;
-    this.typeGeneration++;
-  }
-
-  /** The reading of one type, run view first. */
+  /** The reading of one type. */
   get(type: string): Reading | undefined {
-    return this.run?.get(type) ?? this.site.get(type);
+    return this.readings.get(type);
   }
 
-  /** How many types the merged view holds. */
+  /** How many types the view holds. */
   get size(): number {
-    let n = this.site.size;
-    if (this.run) for (const type of this.run.keys()) if (!this.site.has(type)) n++;
-    return n;
+    return this.readings.size;
   }
 
   /** A counter that changes whenever the set of types may have changed (not on a new reading of a known type). */
@@ -63,16 +61,14 @@ export class CurrentView {
     return this.typeGeneration;
   }
 
-  /** The type names of the merged view, unsorted. */
+  /** The type names of the view, unsorted. */
   typeNames(): string[] {
-    const names = [...this.site.keys()];
-    if (this.run) for (const type of this.run.keys()) if (!this.site.has(type)) names.push(type);
-    return names;
+    return [...this.readings.keys()];
   }
 
-  /** The site view's and the run view's readings (for snapshots). */
-  entries(target: TargetKind): Reading[] {
-    return [...((target === 'run' ? this.run : this.site)?.values() ?? [])];
+  /** Every reading (for snapshots). */
+  entries(): Reading[] {
+    return [...this.readings.values()];
   }
 
   /**
@@ -82,10 +78,8 @@ export class CurrentView {
    */
   body(): Buffer {
     if (this.cached?.generation === this.generation) return this.cached.body;
-    const merged = new Map(this.site);
-    if (this.run) for (const [type, reading] of this.run) merged.set(type, reading);
-    const types = [...merged.keys()].sort();
-    const parts = types.map((type) => `${JSON.stringify(type)}:${merged.get(type)!.json}`);
+    const types = [...this.readings.keys()].sort();
+    const parts = types.map((type) => `${JSON.stringify(type)}:${this.readings.get(type)!.json}`);
     const body = Buffer.from(`{"current":{${parts.join(',')}}}`, 'utf8');
     this.cached = { generation: this.generation, body };
     return body;

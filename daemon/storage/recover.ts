@@ -3,95 +3,92 @@ import type { Logger } from '../../lib/log.js';
 import type { Envelope } from '../../lib/wire.js';
 import type { Reading } from './current-view.js';
 import { plainName, readStored } from './compressed.js';
-import { cutTornTail, lastSeq, scanFile } from './scan.js';
-import type { TargetMark } from './state-files.js';
+import { readingOfLine } from './envelope-line.js';
+import { cutTornTail, maxSeq, scanFile, type ScanResult } from './scan.js';
+import { readHeld, type TargetMark } from './state-files.js';
+import type { SidePaths } from './target.js';
 
-// Start-up: bring a target's seq and view back from a snapshot mark plus the lines after it.
+// Start-up: bring a target's seq and readings back from a snapshot mark plus what follows it.
 
-/** What replaying a target gave: the last seq and the latest reading of every type. */
+/** What replaying a target gave: the last seq and the newest reading of every type in it. */
 export interface Recovered {
   seq: number;
+  /** The newest reading of each type recorded after the mark (or in the whole target). */
   readings: Map<string, Reading>;
   /** Lines replayed (0 when the snapshot was up to date). */
   replayed: number;
+  /** Whether the replay resumed at the mark; false: it read the files from their start. */
+  fromMark: boolean;
 }
 
 /**
  * Replay `files` (in order) starting at `mark` when it is usable, otherwise from the start
- * of the first file. Held seqs are counted but do not become current. Torn final lines are
- * cut off and logged with file and byte offset.
+ * of the first file, then the ephemeral readings of `side` since the mark. Held seqs are
+ * counted but do not become current. Torn final lines are cut off and logged with file and
+ * byte offset. In file order the later line wins (the original service restarted its seq).
  */
-export function replayTarget(files: string[], mark: TargetMark | null | undefined, held: Set<number>,
+export function replayTarget(files: string[], mark: TargetMark | null | undefined, side: SidePaths | undefined,
   logger: Logger, what: string): Recovered {
-  const readings = new Map<string, Reading>();
+  const held = side ? readHeld(side.held, (m) => logger.warn(m)) : new Set<number>();
   let seq = 0;
   let from = 0;
   let offset = 0;
+  let fromMark = false;
   if (mark) {
     // the mark names the plain file; it may be stored gzipped since
     const at = files.findIndex((f) => plainName(f) === mark.file);
     const size = at === -1 ? -1 : files[at] === mark.file ? fileSize(mark.file) : readStored(files[at]!).length;
     if (at !== -1 && size >= mark.offset) {
-      from = at;
-      offset = mark.offset;
-      seq = mark.seq;
-      for (const env of mark.current) readings.set(env.type, { envelope: env, json: JSON.stringify(env) });
+      [from, offset, seq, fromMark] = [at, mark.offset, mark.seq, true];
     } else {
       logger.warn(`${what}: snapshot points at ${mark.file} byte ${mark.offset}, which is not there; replaying every file`);
     }
   }
+  const newest = new Map<string, { env: Envelope; line: string }>();
   let replayed = 0;
   for (let i = from; i < files.length; i++) {
     const file = files[i]!;
-    const scan = scanFile(file, i === from ? offset : 0, (env: Envelope, line: string) => {
+    const scan = scanFile(file, i === from ? offset : 0, (env, line) => {
       replayed++;
       if (env.seq > seq) seq = env.seq;
-      if (!held.has(env.seq)) readings.set(env.type, { envelope: env, json: line });
+      if (!held.has(env.seq)) newest.set(env.type, { env, line });
     });
-    for (const at of scan.bad) logger.warn(`${file}: skipped a line that is not an envelope at byte ${at}`);
-    const cut = cutTornTail(file, scan);
-    if (cut !== undefined) logger.warn(`${file}: cut a torn final line of ${scan.tornBytes} bytes at byte ${cut}`);
+    reportScan(file, scan, logger);
   }
-  return { seq, readings, replayed };
+  const readings = new Map<string, Reading>();
+  for (const { env, line } of newest.values()) readings.set(env.type, readingOfLine(env, line));
+  if (side) seq = Math.max(seq, replayEphemeral(side.ephemeral, fromMark ? mark!.seq : 0, held, readings, logger));
+  return { seq, readings, replayed, fromMark };
 }
 
 /**
- * Make sure a run file ends with a whole line; cuts a torn tail (logged) and returns its last
- * seq (0 for a missing file). Its directory must exist.
+ * Make sure a run file ends with a whole line (a torn tail is cut and logged) and return the
+ * highest seq in it, 0 for a new file. The whole file is read: its last line need not hold
+ * the highest seq (the original service restarted its seq). Its directory must exist.
  */
 export function prepareRunFile(file: string, logger: Logger): number {
-  const size = fileSize(file);
-  if (size > 0) {
-    const fd = fs.openSync(file, 'r');
-    const last = Buffer.alloc(1);
-    fs.readSync(fd, last, 0, 1, size - 1);
-    fs.closeSync(fd);
-    if (last[0] !== 10) {
-      // scanning from the last newline finds the torn bytes without reading the whole file
-      const scan = scanFile(file, lastNewline(file, size), () => {});
-      const cut = cutTornTail(file, scan);
-      if (cut !== undefined) logger.warn(`${file}: cut a torn final line of ${scan.tornBytes} bytes at byte ${cut}`);
-    }
-  }
-  return lastSeq(file);
+  const { seq, scan } = maxSeq(file);
+  if (scan) reportScan(file, scan, logger);
+  return seq;
 }
 
-function lastNewline(file: string, size: number): number {
-  const fd = fs.openSync(file, 'r');
-  try {
-    const buf = Buffer.allocUnsafe(64 * 1024);
-    let end = size;
-    while (end > 0) {
-      const start = Math.max(0, end - buf.length);
-      fs.readSync(fd, buf, 0, end - start, start);
-      const at = buf.subarray(0, end - start).lastIndexOf(10);
-      if (at !== -1) return start + at + 1;
-      end = start;
-    }
-    return 0;
-  } finally {
-    fs.closeSync(fd);
-  }
+/** Apply the ephemeral readings after seq `after` that are newer than the target's; returns their highest seq. */
+function replayEphemeral(file: string, after: number, held: Set<number>, readings: Map<string, Reading>, logger: Logger): number {
+  if (!fs.existsSync(file)) return 0;
+  let seq = 0;
+  const scan = scanFile(file, 0, (env, line) => {
+    if (env.seq <= after) return; // older than the snapshot (a crash before the side file was emptied)
+    if (env.seq > seq) seq = env.seq;
+    if (!held.has(env.seq) && env.seq > (readings.get(env.type)?.seq ?? 0)) readings.set(env.type, readingOfLine(env, line));
+  });
+  reportScan(file, scan, logger);
+  return seq;
+}
+
+function reportScan(file: string, scan: ScanResult, logger: Logger): void {
+  for (const at of scan.bad) logger.warn(`${file}: skipped a line that is not an envelope at byte ${at}`);
+  const cut = cutTornTail(file, scan);
+  if (cut !== undefined) logger.warn(`${file}: cut a torn final line of ${scan.tornBytes} bytes at byte ${cut}`);
 }
 
 function fileSize(file: string): number {

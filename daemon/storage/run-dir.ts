@@ -4,14 +4,13 @@ import { makeDirectory, removeCreated } from '../../lib/directories.js';
 import { MeridianError } from '../../lib/errors.js';
 import type { Logger } from '../../lib/log.js';
 import { ensurePlain } from './compressed.js';
-import type { Reading } from './current-view.js';
-import { prepareRunFile, replayTarget } from './recover.js';
-import { checkCreatedRunDir, resolveRunDir, type RunDirPlace } from './run-resolve.js';
-import { errorCode, type ActiveRunState, type SnapshotFile, type TargetMark } from './state-files.js';
+import { prepareRunFile } from './recover.js';
+import { checkCreatedRunDir, type RunDirPlace } from './run-resolve.js';
+import { errorCode } from './state-files.js';
 import type { StorageFs } from './storage-fs.js';
 
 // A run's directory and file: made ready before a start is recorded (and taken back when
-// recording it fails), found again at start-up.
+// recording it fails).
 
 /** A run file ready to be written: its last seq and length, and how to undo its preparation. */
 export interface PreparedRunFile {
@@ -54,31 +53,7 @@ export function prepareRunDir(siteDir: string, place: RunDirPlace, runFile: stri
   }
 }
 
-/** The active run's file found again at start-up: its last seq and the run's latest readings. */
-export interface ReopenedRunFile {
-  file: string;
-  seq: number;
-  readings: Iterable<Reading>;
-}
 
-/**
- * At start-up, find the active run's file again, cut a torn tail, and replay it from the
- * snapshot's mark when that belongs to this run (else from where the run started). Throws
- * when the file is missing or unusable: it is never created anew, as its seqs would repeat
- * those of the missing one (a disk not mounted, a directory removed).
- */
-export function reopenRunFile(siteDir: string, runFile: string, state: ActiveRunState, mark: SnapshotFile['run'],
-  held: Set<number>, logger: Logger): ReopenedRunFile {
-  const { record } = state;
-  resolveRunDir(siteDir, record.run_id, record.run_dir); // still not a name the daemon keeps
-  const file = path.join(record.run_dir, runFile);
-  if (!fs.statSync(file).isFile()) throw Object.assign(new Error(`${file} is not a file`), { code: 'EISDIR' });
-  const seq = prepareRunFile(file, logger);
-  const usable = mark && mark.run_id === record.run_id && mark.started_at === record.started_at && mark.file === file;
-  const startMark: TargetMark = usable ? mark : { file, offset: state.start_offset, seq: 0, current: [] };
-  const replay = replayTarget([file], startMark, held, logger, `run ${record.run_id}`);
-  return { file, seq: Math.max(seq, replay.seq), readings: replay.readings.values() };
-}
 
 /** Why a run directory is unusable, short: the errno code (`ENOENT`), else the refusal's sentence. */
 export function unusableReason(error: unknown): string {

@@ -17,24 +17,27 @@ export function assertSafeRunId(id: string, field: string): void {
 }
 
 /**
- * The next run id after the numeric directory names under the site directory, zero-padded
- * to at least 3 digits and to the widest existing name: 001, 002 -> 003; 0999 -> 1000.
+ * The next run id after the numeric directory names under the site directory and the numeric
+ * ids of earlier runs (`earlierIds`: runs whose run_dir lay elsewhere, or whose directory is
+ * gone), zero-padded to at least 3 digits and to the widest of them: 001, 002 -> 003;
+ * 0999 -> 1000. A derived id never repeats within a site directory.
  */
-export function nextRunId(siteDir: string): string {
+export function nextRunId(siteDir: string, earlierIds: readonly string[] = []): string {
   let entries: fs.Dirent[];
   try {
     entries = fs.readdirSync(siteDir, { withFileTypes: true });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return '001';
-    throw error;
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    entries = [];
   }
+  const names = [...entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name), ...earlierIds];
   let max = 0n;
   let width = 3;
-  for (const entry of entries) {
-    if (!entry.isDirectory() || !/^\d+$/.test(entry.name)) continue;
-    const n = BigInt(entry.name);
+  for (const name of names) {
+    if (!/^\d+$/.test(name)) continue;
+    const n = BigInt(name);
     if (n > max) max = n;
-    width = Math.max(width, entry.name.length);
+    width = Math.max(width, name.length);
   }
   return (max + 1n).toString().padStart(width, '0');
 }

@@ -21,19 +21,32 @@ export interface ScanResult {
  * the whole lines end. A line that does not parse as an envelope is skipped and reported.
  */
 export function scanFile(file: string, offset: number, onEnvelope: (env: Envelope, line: string) => void): ScanResult {
-  if (file.endsWith(GZ)) {
-    // a compressed file is whole (verified before it was put in place): read it at once
-    const data = readStored(file);
-    return scanSource({ size: data.length, read: (buf, len, pos) => data.copy(buf, 0, pos, pos + len) }, offset, onEnvelope);
-  }
-  const fd = fs.openSync(file, 'r');
-  try {
-    const size = fs.fstatSync(fd).size;
-    return scanSource({ size, read: (buf, len, pos) => fs.readSync(fd, buf, 0, len, pos) }, offset, onEnvelope);
-  } finally {
-    fs.closeSync(fd);
-  }
+  return scanLines(file, offset, (line) => {
+    const env = parseEnvelope(line);
+    if (env) onEnvelope(env, line);
+    return env !== undefined || line.trim() === '';
+  });
 }
+
+/**
+ * The highest seq of any whole line of a file (0 for none or a missing file), and where its
+ * whole lines end. Reads every line, as a file of the original service restarts its seq
+ * (1, 2, 3, 1, 2): its last line need not hold the highest.
+ */
+export function maxSeq(file: string): { seq: number; scan: ScanResult | undefined } {
+  if (!fs.existsSync(file)) return { seq: 0, scan: undefined };
+  let seq = 0;
+  const scan = scanLines(file, 0, (line) => {
+    // Meridian's lines (and the original's) start with the seq: no need to parse the rest
+    const fast = LEADING_SEQ.exec(line);
+    const n = fast ? Number(fast[1]) : parseEnvelope(line)?.seq;
+    if (n !== undefined && n > seq) seq = n;
+    return n !== undefined || line.trim() === '';
+  });
+  return { seq, scan };
+}
+
+const LEADING_SEQ = /^\{"seq":(\d{1,15}),/;
 
 /** Bytes to scan: a length, and a read of `len` bytes at `pos` into `buf`. */
 interface Source {
@@ -41,7 +54,26 @@ interface Source {
   read(buf: Buffer, len: number, pos: number): number;
 }
 
-function scanSource(source: Source, offset: number, onEnvelope: (env: Envelope, line: string) => void): ScanResult {
+/**
+ * Call `onLine` for every whole line from `offset` on; it answers whether the line was usable
+ * (else reported in `bad`). A `.gz` file is whole (verified before it was put in place): it
+ * is read at once.
+ */
+function scanLines(file: string, offset: number, onLine: (line: string) => boolean): ScanResult {
+  if (file.endsWith(GZ)) {
+    const data = readStored(file);
+    return scanSource({ size: data.length, read: (buf, len, pos) => data.copy(buf, 0, pos, pos + len) }, offset, onLine);
+  }
+  const fd = fs.openSync(file, 'r');
+  try {
+    const size = fs.fstatSync(fd).size;
+    return scanSource({ size, read: (buf, len, pos) => fs.readSync(fd, buf, 0, len, pos) }, offset, onLine);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function scanSource(source: Source, offset: number, onLine: (line: string) => boolean): ScanResult {
   const { size } = source;
   const buf = Buffer.allocUnsafe(CHUNK);
   let pos = Math.min(offset, size);
@@ -55,10 +87,7 @@ function scanSource(source: Source, offset: number, onEnvelope: (env: Envelope, 
     const data = carry.length ? Buffer.concat([carry, buf.subarray(0, n)]) : buf.subarray(0, n);
     let start = 0;
     for (let nl = data.indexOf(10, start); nl !== -1; nl = data.indexOf(10, start)) {
-      const line = data.toString('utf8', start, nl);
-      const env = parseEnvelope(line);
-      if (env) onEnvelope(env, line);
-      else if (line.trim() !== '') bad.push(carryStart + start);
+      if (!onLine(data.toString('utf8', start, nl))) bad.push(carryStart + start);
       start = nl + 1;
     }
     carry = Buffer.from(data.subarray(start));
@@ -103,9 +132,22 @@ export function lastSeq(file: string): number {
   }
 }
 
+/** The first whole envelope line of a file, parsed; undefined when there is none in its first 64 KiB. */
+export function firstEnvelope(file: string): Envelope | undefined {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const buf = Buffer.allocUnsafe(CHUNK);
+    const text = buf.toString('utf8', 0, fs.readSync(fd, buf, 0, CHUNK, 0));
+    const nl = text.indexOf('\n');
+    return nl === -1 ? undefined : parseEnvelope(text.slice(0, nl));
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 /** Cut a torn final line off a file; returns the offset it was cut at, or undefined. */
 export function cutTornTail(file: string, scan: ScanResult): number | undefined {
-  if (scan.tornBytes === 0 || file.endsWith(GZ)) return undefined;
+  if (scan.tornBytes === 0) return undefined;
   fs.truncateSync(file, scan.end);
   return scan.end;
 }

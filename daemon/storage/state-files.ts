@@ -4,32 +4,56 @@ import type { Envelope, RunRecord } from '../../lib/wire.js';
 import { nodeFs, type StorageFs } from './storage-fs.js';
 
 // The daemon's own bookkeeping under `<site_dir>/.meridian/`: the snapshot that makes
-// start-up fast, the record of the active run, and the seqs posted with make_current false.
+// start-up fast, the record of the active run, the runs this site directory has seen, and
+// the side files of each target (held seqs, ephemeral readings).
 
 export const STATE_DIR = '.meridian';
-const SNAPSHOT_FORMAT = 1;
+/** Format 2 keeps the current view as envelope lines (exact numbers); format 1 is still read. */
+const SNAPSHOT_FORMAT = 2;
 
 /** Where one target's replay can resume: the file, the byte offset and the seq reached there. */
 export interface TargetMark {
   file: string;
   offset: number;
   seq: number;
-  current: Envelope[];
 }
 
-/** What the snapshot holds: the site mark and, while a run is active, the run's mark. */
+/** What the snapshot holds: the site mark, the active run's mark, the current view's lines. */
 export interface SnapshotFile {
   format: number;
   written_at: string;
   site: TargetMark | null;
   run: (TargetMark & { run_id: string; started_at: string }) | null;
+  /** The envelope line of every current reading, in the order they became current. */
+  current: string[];
+}
+
+/** Format 1: each mark held the current envelopes of its target (the run's overlaid the site's). */
+interface SnapshotFileV1 {
+  format: 1;
+  written_at: string;
+  site: (TargetMark & { current: Envelope[] }) | null;
+  run: (TargetMark & { current: Envelope[]; run_id: string; started_at: string }) | null;
+}
+
+/** One run this site directory has seen (for run ids that never repeat, and seqs that continue). */
+export interface KnownRun {
+  run_id: string;
+  run_dir: string;
+  started_at: string;
+  /** The last seq the run used, once it stopped (ephemeral readings at the end have no line). */
+  last_seq?: number;
 }
 
 /** The active run as persisted at run start, so a restart finds it again. */
 export interface ActiveRunState {
   record: RunRecord;
+  /** The record as answered, meta spelled as the caller sent it (absent in records of earlier versions). */
+  record_json?: string;
   /** Byte length of the run file when the run started: where its view replay begins. */
   start_offset: number;
+  /** The seq the run continued after (absent in records of earlier versions). */
+  start_seq?: number;
 }
 
 /** Paths of the bookkeeping files for a site directory. */
@@ -39,8 +63,9 @@ export function statePaths(siteDir: string) {
     dir,
     snapshot: path.join(dir, 'snapshot.json'),
     activeRun: path.join(dir, 'active-run.json'),
-    heldSite: path.join(dir, 'held-site.ndjson'),
-    heldRun: path.join(dir, 'held-run.ndjson'),
+    runs: path.join(dir, 'runs.json'),
+    site: { held: path.join(dir, 'held-site.ndjson'), ephemeral: path.join(dir, 'ephemeral-site.ndjson') },
+    run: { held: path.join(dir, 'held-run.ndjson'), ephemeral: path.join(dir, 'ephemeral-run.ndjson') },
   };
 }
 
@@ -75,7 +100,7 @@ export function writeJsonAtomic(file: string, value: unknown, io: StorageFs = no
   if (opts.syncDir ?? true) syncDir(path.dirname(file), io);
 }
 
-/** Read a snapshot; undefined when absent, an Error describing why when unusable or unreadable. */
+/** Read a snapshot (format 2, or 1 converted); undefined when absent, an Error describing why when unusable. */
 export function readSnapshot(file: string): SnapshotFile | undefined | Error {
   let raw: string | undefined;
   try {
@@ -84,26 +109,57 @@ export function readSnapshot(file: string): SnapshotFile | undefined | Error {
     return new Error(`snapshot ${file} cannot be read (${errorCode(error)})`);
   }
   if (raw === undefined) return undefined;
+  let snap: SnapshotFile | SnapshotFileV1;
   try {
-    const snap = JSON.parse(raw) as SnapshotFile;
-    if (snap?.format !== SNAPSHOT_FORMAT || typeof snap.written_at !== 'string') {
-      return new Error(`unknown snapshot format in ${file}`);
-    }
-    for (const mark of [snap.site, snap.run]) {
-      if (mark !== null && (typeof mark?.file !== 'string' || !Number.isSafeInteger(mark.offset)
-        || !Number.isSafeInteger(mark.seq) || !Array.isArray(mark.current))) {
-        return new Error(`snapshot ${file} is incomplete`);
-      }
-    }
-    return snap;
+    snap = JSON.parse(raw) as SnapshotFile | SnapshotFileV1;
   } catch (error) {
     return new Error(`snapshot ${file} is not valid JSON (${(error as Error).message})`);
   }
+  if ((snap?.format !== SNAPSHOT_FORMAT && snap?.format !== 1) || typeof snap.written_at !== 'string') {
+    return new Error(`unknown snapshot format in ${file}`);
+  }
+  const marks: Array<TargetMark | null> = [snap.site, snap.run];
+  const v1 = snap as SnapshotFileV1;
+  const current: unknown = snap.format === 1
+    ? [v1.site?.current ?? [], v1.run?.current ?? []].flatMap((list) => (Array.isArray(list) ? list : [undefined]))
+    : (snap as SnapshotFile).current;
+  if (!Array.isArray(current) || current.includes(undefined) || marks.some((m) => m !== null && (typeof m?.file !== 'string'
+    || !Number.isSafeInteger(m.offset) || !Number.isSafeInteger(m.seq)))) {
+    return new Error(`snapshot ${file} is incomplete`);
+  }
+  if (snap.format === SNAPSHOT_FORMAT) return snap as SnapshotFile;
+  // format 1: envelopes as objects; the run's readings overlay the site's
+  const { site, run } = v1;
+  const strip = (mark: TargetMark | null): TargetMark | null => mark && { file: mark.file, offset: mark.offset, seq: mark.seq };
+  return {
+    format: SNAPSHOT_FORMAT, written_at: snap.written_at, site: strip(site),
+    run: run && { ...strip(run)!, run_id: run.run_id, started_at: run.started_at },
+    current: (current as Envelope[]).map((env) => JSON.stringify(env)),
+  };
 }
 
 /** The snapshot format written now. */
-export function newSnapshot(writtenAt: string, site: TargetMark | null, run: SnapshotFile['run']): SnapshotFile {
-  return { format: SNAPSHOT_FORMAT, written_at: writtenAt, site, run };
+export function newSnapshot(writtenAt: string, site: TargetMark | null, run: SnapshotFile['run'], current: string[]): SnapshotFile {
+  return { format: SNAPSHOT_FORMAT, written_at: writtenAt, site, run, current };
+}
+
+/** The runs recorded in `runs.json`, oldest first; [] when none (or unreadable, reported through `warn`). */
+export function readKnownRuns(file: string, warn: (message: string) => void): KnownRun[] {
+  const raw = readIfExists(file);
+  if (raw === undefined) return [];
+  try {
+    const runs = (JSON.parse(raw) as { runs?: unknown }).runs;
+    if (Array.isArray(runs)) {
+      return runs.filter((r): r is KnownRun => typeof r?.run_id === 'string' && typeof r.run_dir === 'string');
+    }
+  } catch { /* reported below */ }
+  warn(`run list ${file} is unreadable; run ids are derived from the directories only`);
+  return [];
+}
+
+/** Write the list of known runs (atomically). */
+export function writeKnownRuns(file: string, runs: KnownRun[]): void {
+  writeJsonAtomic(file, { format: 1, runs });
 }
 
 /**

@@ -1,22 +1,21 @@
-import fs from 'node:fs';
 import type { FsyncMode } from '../../lib/config.js';
-import { makeDirectory } from '../../lib/directories.js';
 import { MeridianError } from '../../lib/errors.js';
+import { setMember } from '../../lib/json-text.js';
 import type { Logger } from '../../lib/log.js';
 import { formatTs, type Clock } from '../../lib/time.js';
-import type { Envelope, JsonObject, JsonValue, RunRecord, StoppedRunRecord } from '../../lib/wire.js';
-import { CurrentView, type Reading } from './current-view.js';
-import { ensurePlain, GZ } from './compressed.js';
+import type { RunRecord } from '../../lib/wire.js';
+import { makeDirectory } from '../../lib/directories.js';
+import { ensurePlain } from './compressed.js';
+import { CurrentView, Reading } from './current-view.js';
 import { Durability } from './durability.js';
-import { replayTarget } from './recover.js';
-import { prepareRunDir, reopenRunFile, unusableReason } from './run-dir.js';
+import { envelopeLine } from './envelope-line.js';
 import type { StorageObserver } from './observer.js';
-import { assertSafeRunId, nextRunId, resolveRunDir } from './run-resolve.js';
+import { restore, type Restored, type SuspendedRun } from './restore.js';
+import { RunBook, type ValidRunStart } from './run-book.js';
 import { SiteLock } from './site-lock.js';
-import { listSiteFiles, SiteDays } from './site-days.js';
+import { SiteDays } from './site-days.js';
 import {
-  errorCode, newSnapshot, readActiveRun, readHeld, readSnapshot, removeIfExists, statePaths, writeJsonAtomic,
-  type ActiveRunState, type SnapshotFile, type TargetMark,
+  errorCode, newSnapshot, removeIfExists, statePaths, writeJsonAtomic, type ActiveRunState, type TargetMark,
 } from './state-files.js';
 import { nodeFs, type StorageFs } from './storage-fs.js';
 import { Target, type TargetKind } from './target.js';
@@ -24,7 +23,9 @@ import { WriteBatch } from './write-batch.js';
 
 // The storage module: the only code that touches the files. Handlers call these methods.
 
-export const RUN_FILE = 'telemetry.ndjson';
+export { RUN_FILE } from './restore.js';
+export type { ValidRunStart } from './run-book.js';
+export type { SuspendedRun } from './restore.js';
 const SNAPSHOT_INTERVAL_MS = 5000;
 // at most this many lines wait for the write of one turn
 const MAX_BATCH = 1024;
@@ -44,34 +45,27 @@ export interface StoreOptions {
   observer?: StorageObserver;
 }
 
-/** An active run that could not resume at start-up (its directory is not usable): events go to the site file. */
-export interface SuspendedRun {
-  record: RunRecord;
-  /** Why it could not resume, e.g. `ENOENT`. */
-  reason: string;
-}
-
-/** An event that passed validation. */
+/** An event that passed validation; `data` and `meta` are JSON texts as the caller spelled them. */
 export interface ValidEvent {
   type: string;
-  data: JsonValue;
+  data: string;
   makeCurrent: boolean;
-  meta: JsonObject;
+  /** false: ephemeral (a seq and a view update, no line in any telemetry file). */
+  storePermanently: boolean;
+  /** The caller's ts, already in the envelope form; undefined: the daemon's clock. */
+  ts?: string;
+  /** A JSON object text. */
+  meta: string;
 }
 
-/** A run start request that passed validation (ids and dirs are checked by the store). */
-export interface ValidRunStart {
-  runDir?: string;
-  runId?: string;
-  meta: JsonObject;
-}
-
-/** A recorded event: the envelope, its line (without newline) and where it went. */
+/** A recorded event: its reading (envelope line and all), where it went, the run it belongs to. */
 export interface Recorded {
-  envelope: Envelope;
-  json: string;
+  reading: Reading;
   target: TargetKind;
+  /** The target's file (for an ephemeral event: where it would have gone; nothing was written). */
   file: string;
+  runId: string | undefined;
+  permanent: boolean;
 }
 
 /** An event as it was recorded, for the listeners of `onRecorded` (streams, forwarders, metrics). */
@@ -81,18 +75,30 @@ export interface RecordedEvent {
   /** `site`, or the run's id: the seq counter the envelope belongs to. */
   stream: string;
   target: TargetKind;
-  /** The file the line went to. */
+  /** The target's file (for an ephemeral event nothing was written to it). */
   file: string;
   makeCurrent: boolean;
+  /** false: an ephemeral event (store_permanently false), in no file. */
+  permanent: boolean;
 }
 
 /** Called once per recorded event, in seq order, after its line was handed to the OS. */
 export type RecordedListener = (event: RecordedEvent) => void;
 
+/** Events recorded since the daemon started, permanent and ephemeral apart (GET /status). */
+export interface RecordedCounts {
+  permanent: number;
+  ephemeral: number;
+}
+
 interface ActiveRun {
   record: RunRecord;
+  /** The record as answered (meta spelled as the caller sent it). */
+  recordJson: string;
+  /** The run id as JSON text, and the meta of an event that sent none. */
+  idJson: string;
+  emptyMeta: string;
   target: Target;
-  startOffset: number;
 }
 
 /** Appends envelopes to site and run files, keeps the current view, survives restarts. */
@@ -103,6 +109,7 @@ export class TelemetryStore {
   private readonly days: SiteDays;
   private readonly durability: Durability;
   private readonly site: Target;
+  private readonly runBook: RunBook;
   private run: ActiveRun | undefined;
   private snapshotAt = '';
   private timer: NodeJS.Timeout | undefined;
@@ -111,20 +118,31 @@ export class TelemetryStore {
   private lastTsMs = NaN;
   private lastTs = '';
   private readonly listeners = new Set<RecordedListener>();
+  private readonly counts: RecordedCounts = { permanent: 0, ephemeral: 0 };
   private readonly io: StorageFs;
   private readonly lock: SiteLock;
   private suspended: SuspendedRun | undefined;
   /** True while a batch is queued: its lines must go out in one write. */
   private grouping = false;
 
-  private constructor(opts: StoreOptions, siteSeq: number, siteFile: string, lock: SiteLock) {
+  private constructor(opts: StoreOptions, restored: Restored, lock: SiteLock) {
     this.opts = opts;
     this.io = opts.fs ?? nodeFs;
     this.lock = lock;
+    this.suspended = restored.suspended;
     this.paths = statePaths(opts.siteDir);
     this.days = new SiteDays(opts.siteDir, opts.zone);
     this.durability = new Durability(opts.fsync, opts.logger, opts.observer);
-    this.site = new Target('site', siteFile, siteSeq, this.paths.heldSite, this.io);
+    this.site = new Target('site', restored.siteFile, restored.site.seq, this.paths.site, this.io);
+    this.runBook = new RunBook(opts.siteDir, this.paths.runs, restored.knownRuns);
+    for (const reading of restored.current) this.view.set(reading);
+    if (restored.run) {
+      const { state, recovered, file } = restored.run;
+      const recordJson = state.record_json ?? JSON.stringify(state.record);
+      const target = new Target('run', file, recovered.seq, this.paths.run, this.io);
+      this.run = this.activeRunOf(state.record, recordJson, target);
+      opts.logger.info(`run ${state.record.run_id} is active again (seq ${target.seq})`);
+    }
   }
 
   /**
@@ -136,43 +154,22 @@ export class TelemetryStore {
   static open(opts: StoreOptions): TelemetryStore {
     const paths = statePaths(opts.siteDir);
     makeDirectory(paths.dir, opts.fs);
-    fs.accessSync(opts.siteDir, fs.constants.W_OK);
     const lock = SiteLock.acquire(paths.dir, opts.siteDir, (m) => opts.logger.warn(m));
+    let store: TelemetryStore;
     try {
-      return TelemetryStore.recover(opts, lock);
+      store = new TelemetryStore(opts, restore(opts.siteDir, opts.logger), lock);
     } catch (error) {
       lock.release();
       throw error;
     }
-  }
-
-  private static recover(opts: StoreOptions, lock: SiteLock): TelemetryStore {
-    const paths = statePaths(opts.siteDir);
-    const { logger } = opts;
-    const warn = (m: string) => logger.warn(m);
-    let snap = readSnapshot(paths.snapshot);
-    if (snap instanceof Error) {
-      logger.warn(`${snap.message}; replaying the files instead`);
-      snap = undefined;
-    }
-    const siteFiles = listSiteFiles(opts.siteDir);
-    if (!snap && siteFiles.length > 0) logger.warn(`no usable snapshot; replaying ${siteFiles.length} site file(s)`);
-    const site = replayTarget(siteFiles, snap?.site, readHeld(paths.heldSite, warn), logger, 'site');
-    // a compressed last file is closed: the first event opens the file of its own day
-    const last = siteFiles.at(-1);
-    const store = new TelemetryStore(opts, site.seq, last && !last.endsWith(GZ) ? last : '', lock);
-    for (const reading of site.readings.values()) store.view.set('site', reading);
-    const active = readActiveRun(paths.activeRun, warn);
-    if (active) store.resumeRun(active, snap?.run ?? null);
-    // a fresh snapshot also drops held seqs that a crash left without their line
+    // a fresh snapshot also drops side files (held seqs, ephemeral lines) it now covers
     try {
       store.snapshot();
     } catch (error) {
-      logger.error(`could not write the snapshot ${paths.snapshot} (${errorCode(error)}); until it can be written, a start replays the files`);
+      opts.logger.error(`could not write the snapshot ${paths.snapshot} (${errorCode(error)}); until it can be written, a start replays the files`);
     }
     const runState = store.run ? store.run.record.run_id : store.suspended ? `${store.suspended.record.run_id} (suspended)` : 'none';
-    logger.info(`recovered: site seq ${site.seq} (${site.replayed} line(s) replayed), ` +
-      `${store.view.entries('site').length} type(s) current, run ${runState}`);
+    opts.logger.info(`recovered: site seq ${store.site.seq}, ${store.view.size} type(s) current, run ${runState}`);
     const interval = opts.snapshotIntervalMs ?? SNAPSHOT_INTERVAL_MS;
     if (interval > 0) {
       store.timer = setInterval(() => store.snapshotIfChanged(), interval);
@@ -196,6 +193,16 @@ export class TelemetryStore {
     return () => { this.listeners.delete(listener); };
   }
 
+  /** The active run's record, or undefined. */
+  activeRun(): RunRecord | undefined {
+    return this.run?.record;
+  }
+
+  /** The active run's record as answered (its meta spelled as sent), or undefined. */
+  activeRunJson(): string | undefined {
+    return this.run?.recordJson;
+  }
+
   /** The data files that may be written to now (the day file in use, today's, the active run's): housekeeping never touches them. */
   filesInUse(): string[] {
     const files = [this.days.fileAt(this.opts.clock.now())];
@@ -204,14 +211,14 @@ export class TelemetryStore {
     return files;
   }
 
-  /** The active run's record, or undefined. */
-  activeRun(): RunRecord | undefined {
-    return this.run?.record;
-  }
-
   /** The run that was active but could not resume at start-up, or undefined. */
   suspendedRun(): SuspendedRun | undefined {
     return this.suspended;
+  }
+
+  /** Events recorded since the daemon started, permanent and ephemeral apart. */
+  recordedCounts(): RecordedCounts {
+    return { ...this.counts };
   }
 
   /**
@@ -235,10 +242,11 @@ export class TelemetryStore {
     if (this.batch && this.batch.target !== target) this.writeQueued();
     const batch = this.batch ??= this.openBatch(target);
     const seq = batch.nextSeq;
-    const meta = run ? { ...event.meta, run_id: run.record.run_id } : event.meta;
-    const envelope: Envelope = { seq, ts: this.tsAt(now), type: event.type, data: event.data, meta };
-    const json = JSON.stringify(envelope);
-    batch.entries.push({ reading: { envelope, json }, makeCurrent: event.makeCurrent });
+    const meta = !run ? event.meta : event.meta === '{}' ? run.emptyMeta : setMember(event.meta, 'run_id', run.idJson);
+    const reading = new Reading(event.type, seq,
+      envelopeLine(seq, event.ts ?? this.tsAt(now), JSON.stringify(event.type), event.data, meta));
+    const permanent = event.storePermanently;
+    batch.entries.push({ reading, makeCurrent: event.makeCurrent, permanent });
     if (batch.entries.length >= MAX_BATCH && !this.grouping) this.writeQueued();
     let file;
     try {
@@ -248,7 +256,8 @@ export class TelemetryStore {
       throw new MeridianError('STORAGE_UNAVAILABLE',
         `Could not write to ${batch.target.path} (${reason}); the event was not recorded.`, { cause: error });
     }
-    const synced = this.durability.written(file);
+    const recorded: Recorded = { reading, target: target.kind, file: batch.target.path, runId: run?.record.run_id, permanent };
+    const synced = permanent && file ? this.durability.written(file) : undefined;
     if (synced) {
       try {
         await synced;
@@ -257,7 +266,7 @@ export class TelemetryStore {
           `The event was written as seq ${seq} but could not be synced to disk (${(error as Error).message}).`, { cause: error });
       }
     }
-    return { envelope, json, target: target.kind, file: batch.target.path };
+    return recorded;
   }
 
   /**
@@ -280,92 +289,95 @@ export class TelemetryStore {
     return Promise.all(pending);
   }
 
-  /** Start a run: resolve id and directory, continue the run file's seq, open an empty run view. */
-  startRun(req: ValidRunStart): RunRecord {
+  /**
+   * Start a run: resolve id and directory, continue the run file's seq, remember the run.
+   * The current view is left as it is. Answers the record (as JSON text).
+   */
+  startRun(req: ValidRunStart): string {
     this.writeQueued();
     if (this.run) {
       throw new MeridianError('RUN_ACTIVE', `Run ${this.run.record.run_id} is already active; stop it first.`);
     }
-    const metaId = req.meta.run_id;
-    if (req.runId === undefined && metaId !== undefined && typeof metaId !== 'string') {
-      throw new MeridianError('INVALID_RUN', 'meta.run_id must be a string when it names the run');
-    }
-    const runId = req.runId ?? (metaId as string | undefined) ?? nextRunId(this.opts.siteDir);
-    assertSafeRunId(runId, req.runId !== undefined ? 'run_id' : metaId !== undefined ? 'meta.run_id' : 'run id');
-    const place = resolveRunDir(this.opts.siteDir, runId, req.runDir);
-    const prepared = prepareRunDir(this.opts.siteDir, place, RUN_FILE, this.opts.logger, this.io);
-    const runDir = place.dir;
-    const record: RunRecord = {
-      run_dir: runDir, run_id: runId, meta: { ...req.meta, run_id: runId }, started_at: formatTs(this.opts.clock.now()),
-    };
-    const target = new Target('run', prepared.file, prepared.seq, this.paths.heldRun, this.io);
-    const startOffset = prepared.size;
-    const state: ActiveRunState = { record, start_offset: startOffset };
+    const resolved = this.runBook.resolve(req, formatTs(this.opts.clock.now()), this.opts.logger, this.io);
+    const { record, recordJson, file, seq } = resolved;
+    const target = new Target('run', file, seq, this.paths.run, this.io);
     // the record is the commit point: written whole, or the start did not happen
     try {
-      target.dropHeld();
+      target.dropSideFiles();
+      const state: ActiveRunState = { record, record_json: recordJson, start_offset: resolved.size, start_seq: seq };
       writeJsonAtomic(this.paths.activeRun, state, this.io);
     } catch (error) {
       target.close(false);
-      prepared.undo();
+      resolved.undo();
       throw new MeridianError('STORAGE_UNAVAILABLE',
-        `Could not record the start of run ${runId} (${errorCode(error)}); no run was started.`, { cause: error });
+        `Could not record the start of run ${record.run_id} (${errorCode(error)}); no run was started.`, { cause: error });
     }
-    if (this.suspended) this.opts.logger.warn(`run ${runId} replaces the suspended run ${this.suspended.record.run_id}`);
+    try {
+      this.runBook.started(record);
+    } catch (error) {
+      this.opts.logger.warn(`could not note run ${record.run_id} in ${this.paths.runs} (${errorCode(error)})`);
+    }
+    if (this.suspended) this.opts.logger.warn(`run ${record.run_id} replaces the suspended run ${this.suspended.record.run_id}`);
     this.suspended = undefined;
-    this.run = { record, target, startOffset };
-    this.view.openRun();
-    this.opts.logger.info(`run ${runId} started in ${runDir} (seq continues after ${prepared.seq})`);
-    return record;
+    this.run = this.activeRunOf(record, recordJson, target);
+    this.opts.logger.info(`run ${record.run_id} started in ${record.run_dir} (seq continues after ${seq})`);
+    return recordJson;
   }
 
   /**
-   * Stop the active run (or end a suspended one): forget it across restarts, close its file,
-   * discard its view. When that cannot be recorded the run stays as it was (503).
+   * Stop the active run: snapshot (the view keeps the run's readings), forget the run across
+   * restarts, close its file. Answers the record with `stopped_at` (as JSON text).
    */
-  stopRun(): StoppedRunRecord {
+  stopRun(): string {
     this.writeQueued();
     const run = this.run;
-    const record = run?.record ?? this.suspended?.record;
-    if (!record) throw new MeridianError('NO_ACTIVE_RUN', 'No run is active.');
-    // removing the record is the commit point
+    const suspended = this.suspended;
+    if (!run && !suspended) throw new MeridianError('NO_ACTIVE_RUN', 'No run is active.');
+    if (!run) {
+      // removing the record is the commit point
+      try {
+        removeIfExists(this.paths.activeRun, this.io);
+      } catch (error) {
+        throw new MeridianError('STORAGE_UNAVAILABLE', `Could not record the stop of run ${suspended!.record.run_id} ` +
+          `(${errorCode(error)}); it is still suspended, try again.`, { cause: error });
+      }
+      this.suspended = undefined;
+      this.opts.logger.info(`suspended run ${suspended!.record.run_id} ended`);
+      return JSON.stringify({ ...suspended!.record, stopped_at: formatTs(this.opts.clock.now()) });
+    }
     try {
+      // first the snapshot, still with the run's mark: a crash before the record is removed
+      // finds the run active again with nothing to replay; removing the record is the commit point
+      this.snapshot();
       removeIfExists(this.paths.activeRun, this.io);
     } catch (error) {
-      throw new MeridianError('STORAGE_UNAVAILABLE', `Could not record the stop of run ${record.run_id} ` +
-        `(${errorCode(error)}); it is still ${run ? 'active' : 'suspended'}, try again.`, { cause: error });
-    }
-    const stopped = { ...record, stopped_at: formatTs(this.opts.clock.now()) };
-    if (!run) {
-      this.suspended = undefined;
-      this.opts.logger.info(`suspended run ${record.run_id} ended`);
-      return stopped;
+      throw new MeridianError('STORAGE_UNAVAILABLE', `Could not record the stop of run ${run.record.run_id} ` +
+        `(${errorCode(error)}); it is still active, try again.`, { cause: error });
     }
     this.run = undefined;
     this.durability.closeTarget(run.target);
-    this.view.closeRun();
+    run.target.dropSideFiles();
     try {
-      run.target.dropHeld();
-      this.snapshot();
+      this.runBook.stopped(run.record, run.target.seq);
     } catch (error) {
-      this.opts.logger.error(`run ${record.run_id} stopped, but the snapshot after it failed (${errorCode(error)}); the next start replays the files`);
+      this.opts.logger.warn(`could not note the last seq of run ${run.record.run_id} in ${this.paths.runs} (${(error as Error).message})`);
     }
-    this.opts.logger.info(`run ${record.run_id} stopped at seq ${run.target.seq}`);
-    return stopped;
+    this.opts.logger.info(`run ${run.record.run_id} stopped at seq ${run.target.seq}`);
+    return `${run.recordJson.slice(0, -1)},"stopped_at":"${formatTs(this.opts.clock.now())}"}`;
   }
 
-  /** Write the snapshot now: sync the files, then the marks and views atomically. */
+  /** Write the snapshot now: sync the files, then the marks and the view atomically. */
   snapshot(): void {
     this.writeQueued();
-    const site = this.site.path ? this.mark(this.site, 'site') : null;
+    const site = this.site.path ? this.mark(this.site) : null;
     const run = this.run
-      ? { ...this.mark(this.run.target, 'run'), run_id: this.run.record.run_id, started_at: this.run.record.started_at }
+      ? { ...this.mark(this.run.target), run_id: this.run.record.run_id, started_at: this.run.record.started_at }
       : null;
-    const snap: SnapshotFile = newSnapshot(formatTs(this.opts.clock.now()), site, run);
-    writeJsonAtomic(this.paths.snapshot, snap, this.io);
-    // every held seq is now covered by the snapshot's views
-    this.site.dropHeld();
-    this.run?.target.dropHeld();
+    const current = this.view.entries().map((reading) => reading.json);
+    writeJsonAtomic(this.paths.snapshot, newSnapshot(formatTs(this.opts.clock.now()), site, run, current), this.io);
+    // every held seq and ephemeral reading is now covered by the snapshot
+    this.site.dropSideFiles();
+    this.run?.target.dropSideFiles();
     this.snapshotAt = this.changeMark();
   }
 
@@ -413,12 +425,18 @@ export class TelemetryStore {
       this.durability.closeTarget(batch.target);
       return;
     }
-    for (const e of batch.entries) if (e.makeCurrent) this.view.set(batch.target.kind, e.reading);
+    for (const e of batch.entries) {
+      if (e.makeCurrent) this.view.set(e.reading);
+      if (e.permanent) this.counts.permanent++;
+      else this.counts.ephemeral++;
+    }
     if (this.listeners.size === 0) return;
     const target = batch.target;
     const stream = target.kind === 'site' ? 'site' : this.run!.record.run_id;
     for (const e of batch.entries) {
-      const event: RecordedEvent = { reading: e.reading, stream, target: target.kind, file: target.path, makeCurrent: e.makeCurrent };
+      const event: RecordedEvent = {
+        reading: e.reading, stream, target: target.kind, file: target.path, makeCurrent: e.makeCurrent, permanent: e.permanent,
+      };
       for (const listener of this.listeners) listener(event);
     }
   }
@@ -445,34 +463,14 @@ export class TelemetryStore {
     return `${this.view.version}:${this.site.seq}:${this.run?.target.seq ?? 0}`;
   }
 
-  private mark(target: Target, kind: TargetKind): TargetMark {
+  private mark(target: Target): TargetMark {
     const file = target.open();
     this.durability.beforeMark(file);
-    return { file: target.path, offset: file.size, seq: target.seq, current: this.view.entries(kind).map((r) => r.envelope) };
+    return { file: target.path, offset: file.size, seq: target.seq };
   }
 
-  /**
-   * Make the run of the state file active again; when its run file is not there or not
-   * usable (a disk not mounted, a directory removed, a name the daemon keeps), suspend it
-   * instead: events go to the site file.
-   */
-  private resumeRun(state: ActiveRunState, mark: SnapshotFile['run']): void {
-    const { record } = state;
-    const { logger } = this.opts;
-    let reopened;
-    try {
-      reopened = reopenRunFile(this.opts.siteDir, RUN_FILE, state, mark, readHeld(this.paths.heldRun, (m) => logger.warn(m)), logger);
-    } catch (error) {
-      this.suspended = { record, reason: unusableReason(error) };
-      logger.error(`run ${record.run_id} cannot resume: its run_dir ${record.run_dir} is not usable (${this.suspended.reason}). ` +
-        'The run is suspended: events go to the site file until it is stopped (POST /run/stop) ' +
-        'or the daemon is restarted with the directory back');
-      return;
-    }
-    const target = new Target('run', reopened.file, reopened.seq, this.paths.heldRun, this.io);
-    this.run = { record, target, startOffset: state.start_offset };
-    this.view.openRun();
-    for (const reading of reopened.readings) this.view.set('run', reading);
-    logger.info(`run ${record.run_id} is active again (seq ${target.seq})`);
+  private activeRunOf(record: RunRecord, recordJson: string, target: Target): ActiveRun {
+    const idJson = JSON.stringify(record.run_id);
+    return { record, recordJson, idJson, emptyMeta: `{"run_id":${idJson}}`, target };
   }
 }

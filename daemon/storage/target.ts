@@ -1,27 +1,39 @@
 import { LineFile } from './line-file.js';
 import { nodeFs, type StorageFs } from './storage-fs.js';
 
-// A storage target's writer: the open file, its seq, and the held-seq side file.
+// A storage target's writer: the open file, its seq, and two side files under .meridian/
+// that a replay needs and a snapshot makes obsolete: the seqs of readings that must not
+// become current (make_current false), and the lines of ephemeral readings
+// (store_permanently false), which go to no telemetry file.
 
 /** The two kinds of storage target: the site day files, or the active run's file. */
 export type TargetKind = 'site' | 'run';
 
+/** Where a target's side files are. */
+export interface SidePaths {
+  /** One seq per line: readings posted with make_current false. */
+  held: string;
+  /** One envelope line per ephemeral reading, since the last snapshot. */
+  ephemeral: string;
+}
+
 /** One place events are written: the site day file in use or the active run's file. */
 export class Target {
   readonly kind: TargetKind;
-  /** The last seq written to this target. */
+  readonly sidePaths: SidePaths;
+  /** The last seq used in this target (ephemeral readings use seqs too). */
   seq: number;
   private filePath: string;
   private file: LineFile | undefined;
-  private readonly heldPath: string;
   private held: LineFile | undefined;
+  private ephemeral: LineFile | undefined;
   private readonly io: StorageFs;
 
-  constructor(kind: TargetKind, filePath: string, seq: number, heldPath: string, io: StorageFs = nodeFs) {
+  constructor(kind: TargetKind, filePath: string, seq: number, sidePaths: SidePaths, io: StorageFs = nodeFs) {
     this.kind = kind;
     this.filePath = filePath;
     this.seq = seq;
-    this.heldPath = heldPath;
+    this.sidePaths = sidePaths;
     this.io = io;
   }
 
@@ -49,39 +61,36 @@ export class Target {
   }
 
   /**
-   * Write whole envelope lines (and, for held readings, their seqs to the side file first,
-   * `held` being one seq per line or empty). On failure nothing stays written; the caller
-   * then closes the target (syncing what earlier writes left) so that the next use reopens
-   * the files.
+   * Write whole envelope lines, each text being whole lines or empty: held seqs and
+   * ephemeral lines to the side files first, then `lines` to the target's file. On failure
+   * nothing stays written; the caller then closes the target (syncing what earlier writes
+   * left) so that the next use reopens the files. Returns the target's file, or undefined
+   * when `lines` was empty (nothing went to it).
    */
-  write(lines: string, held: string): LineFile {
-    let heldFile: LineFile | undefined;
-    let heldSize = 0;
+  write(lines: string, held: string, ephemeral: string): LineFile | undefined {
+    const written: Array<[LineFile, number]> = [];
+    const appendTo = (file: LineFile, text: string) => {
+      written.push([file, file.size]);
+      file.append(text);
+    };
     try {
-      if (held) {
-        heldFile = this.held ??= LineFile.open(this.heldPath, this.io);
-        heldSize = heldFile.size;
-        heldFile.append(held);
-      }
+      if (held) appendTo(this.held ??= LineFile.open(this.sidePaths.held, this.io), held);
+      if (ephemeral) appendTo(this.ephemeral ??= LineFile.open(this.sidePaths.ephemeral, this.io), ephemeral);
+      if (!lines) return undefined;
       const file = this.open();
       file.append(lines);
       return file;
     } catch (error) {
-      try {
-        heldFile?.cutTo(heldSize);
-      } catch {
-        this.held?.close();
-        this.held = undefined;
-      }
+      this.undo(written);
       throw error;
     }
   }
 
-  /** Forget every held seq (after a snapshot covered them, or at run start/stop). */
-  dropHeld(): void {
-    this.held?.close();
-    this.held = undefined;
-    LineFile.truncate(this.heldPath, this.io);
+  /** Empty both side files (after a snapshot covered them, or at run start and stop). */
+  dropSideFiles(): void {
+    this.closeSideFiles();
+    LineFile.truncate(this.sidePaths.held, this.io);
+    LineFile.truncate(this.sidePaths.ephemeral, this.io);
   }
 
   /** Sync (unless told not to) and close the files. */
@@ -91,7 +100,23 @@ export class Target {
     }
     this.file?.close();
     this.file = undefined;
+    this.closeSideFiles();
+  }
+
+  private undo(written: Array<[LineFile, number]>): void {
+    for (const [file, size] of written) {
+      try {
+        file.cutTo(size);
+      } catch {
+        this.closeSideFiles();
+      }
+    }
+  }
+
+  private closeSideFiles(): void {
     this.held?.close();
     this.held = undefined;
+    this.ephemeral?.close();
+    this.ephemeral = undefined;
   }
 }

@@ -8,21 +8,24 @@ import type { Reading } from './current-view.js';
 export interface Queued {
   reading: Reading;
   makeCurrent: boolean;
+  /** false: an ephemeral reading (a seq and a view update, no line in the target's file). */
+  permanent: boolean;
 }
 
 /**
  * The events of one turn for one target, in seq order. `done` settles once their lines are
- * handed to the OS (all of them, or none: the file is cut back on failure).
+ * handed to the OS (all of them, or none: the files are cut back on failure); it resolves
+ * the target's file, or undefined when every event of the batch was ephemeral.
  */
 export class WriteBatch {
   readonly target: Target;
   readonly entries: Queued[] = [];
-  readonly done: Promise<LineFile>;
-  private settle!: { resolve: (file: LineFile) => void; reject: (error: unknown) => void };
+  readonly done: Promise<LineFile | undefined>;
+  private settle!: { resolve: (file: LineFile | undefined) => void; reject: (error: unknown) => void };
 
   constructor(target: Target) {
     this.target = target;
-    this.done = new Promise<LineFile>((resolve, reject) => { this.settle = { resolve, reject }; });
+    this.done = new Promise<LineFile | undefined>((resolve, reject) => { this.settle = { resolve, reject }; });
   }
 
   /** The seq the next event of this batch gets. */
@@ -30,12 +33,18 @@ export class WriteBatch {
     return this.target.seq + this.entries.length + 1;
   }
 
-  /** Write every line (held seqs first) in one go; resolves or rejects `done`. Returns the file, or throws. */
-  write(): LineFile {
-    const lines = this.entries.map((e) => `${e.reading.json}\n`).join('');
-    const held = this.entries.filter((e) => !e.makeCurrent).map((e) => `${e.reading.envelope.seq}\n`).join('');
+  /** Write every line (side files first) in one go; resolves or rejects `done`. Returns the file, or throws. */
+  write(): LineFile | undefined {
+    let lines = '';
+    let held = '';
+    let ephemeral = '';
+    for (const e of this.entries) {
+      if (e.permanent) lines += `${e.reading.json}\n`;
+      else ephemeral += `${e.reading.json}\n`;
+      if (!e.makeCurrent) held += `${e.reading.seq}\n`;
+    }
     try {
-      const file = this.target.write(lines, held);
+      const file = this.target.write(lines, held, ephemeral);
       this.target.seq += this.entries.length;
       this.settle.resolve(file);
       return file;

@@ -115,11 +115,11 @@ function spawnOnce(siteDir: string, port: number, args: string[], env: Record<st
   });
 }
 
-/** The environment without any MERIDIAN_* variables of the developer's shell. */
+/** The environment without any MERIDIAN_* or PANOPTES_TELEMETRY_* variables of the developer's shell. */
 export function cleanEnv(): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) {
-    if (v !== undefined && !k.startsWith('MERIDIAN_') && k !== 'NO_COLOR') env[k] = v;
+    if (v !== undefined && !k.startsWith('MERIDIAN_') && !k.startsWith('PANOPTES_TELEMETRY_') && k !== 'NO_COLOR') env[k] = v;
   }
   return env;
 }

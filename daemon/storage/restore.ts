@@ -1,0 +1,176 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Logger } from '../../lib/log.js';
+import type { Envelope, RunRecord } from '../../lib/wire.js';
+import { GZ } from './compressed.js';
+import type { Reading } from './current-view.js';
+import { readingOfLine } from './envelope-line.js';
+import { prepareRunFile, replayTarget, type Recovered } from './recover.js';
+import { unusableReason } from './run-dir.js';
+import { resolveRunDir } from './run-resolve.js';
+import { firstEnvelope, parseEnvelope, scanFile } from './scan.js';
+import type { SidePaths } from './target.js';
+import { listSiteFiles } from './site-days.js';
+import {
+  readActiveRun, readKnownRuns, readSnapshot, STATE_DIR, statePaths,
+  type ActiveRunState, type KnownRun, type SnapshotFile,
+} from './state-files.js';
+
+// Start-up as a whole: the site target, the active run and the current view, from the
+// snapshot and what was recorded after it; without a usable snapshot, from every file.
+
+/** The file name of a run's telemetry inside its run_dir. */
+export const RUN_FILE = 'telemetry.ndjson';
+
+/** An active run that could not resume at start-up (its directory is not usable): events go to the site file. */
+export interface SuspendedRun {
+  record: RunRecord;
+  /** Why it could not resume, e.g. `ENOENT`. */
+  reason: string;
+}
+
+/** What the store starts from. */
+export interface Restored {
+  site: Recovered;
+  /** The newest site day file ('' when there is none yet). */
+  siteFile: string;
+  run: { state: ActiveRunState; recovered: Recovered; file: string } | undefined;
+  /** The active run whose directory is not usable at start-up (it is suspended), or undefined. */
+  suspended: SuspendedRun | undefined;
+  /** The current view's readings. */
+  current: Reading[];
+  knownRuns: KnownRun[];
+}
+
+/**
+ * Read the state of a site directory. With a usable snapshot the view is exact: the
+ * snapshot's, then what the site and the active run recorded after it (in that order: while
+ * a run is active nothing goes to the site). Without one (deleted, corrupt, pointing past the
+ * end of a file, or a directory of the original service) every site and run file is read and
+ * each type's reading with the latest `ts` wins.
+ */
+export function restore(siteDir: string, logger: Logger): Restored {
+  const paths = statePaths(siteDir);
+  let snap = readSnapshot(paths.snapshot);
+  if (snap instanceof Error) {
+    logger.warn(`${snap.message}; replaying the files instead`);
+    snap = undefined;
+  }
+  const knownRuns = fs.existsSync(paths.runs) ? readKnownRuns(paths.runs, (m) => logger.warn(m)) : discoverRuns(siteDir);
+  const siteFiles = listSiteFiles(siteDir);
+  if (!snap && siteFiles.length > 0) logger.warn(`no usable snapshot; replaying ${siteFiles.length} site file(s)`);
+  const site = replayTarget(siteFiles, snap?.site, paths.site, logger, 'site');
+  const active = readActiveRun(paths.activeRun, (m) => logger.warn(m));
+  const resumed = active ? replayActiveRun(siteDir, active, snap?.run ?? null, paths.run, logger) : undefined;
+  const run = resumed && 'recovered' in resumed ? resumed : undefined;
+  const suspended = resumed && 'suspended' in resumed ? resumed.suspended : undefined;
+  const fromSnapshot = snap?.current.map(lineReading).filter((r): r is Reading => r !== undefined) ?? [];
+  let current: Reading[];
+  if (snap && (snap.site === null || site.fromMark)) {
+    current = overlay([fromSnapshot, [...site.readings.values()], [...(run?.recovered.readings.values() ?? [])]]);
+  } else {
+    const runFiles = runFilesOf(siteDir, knownRuns).filter((file) => file !== run?.file);
+    current = newestByTs([fromSnapshot, [...site.readings.values()], ...runFiles.map(readingsOf),
+      [...(run?.recovered.readings.values() ?? [])]]);
+  }
+    // a compressed last file is closed: the first event opens the file of its own day
+  const last = siteFiles.at(-1);
+  return { site, siteFile: last && !last.endsWith(GZ) ? last : '', run, suspended, current, knownRuns };
+}
+
+/**
+ * Replay the active run's file from the snapshot's mark, or from where the run started. When
+ * its file is not there or not usable (a disk not mounted, a directory removed, a name the
+ * daemon keeps), the run is suspended instead: its file is not recreated (its seqs would
+ * repeat those of the missing one) and events go to the site file.
+ */
+function replayActiveRun(siteDir: string, state: ActiveRunState, mark: SnapshotFile['run'], side: SidePaths, logger: Logger):
+  { state: ActiveRunState; recovered: Recovered; file: string } | { suspended: SuspendedRun } {
+  const { record } = state;
+  const file = path.join(record.run_dir, RUN_FILE);
+  try {
+    resolveRunDir(siteDir, record.run_id, record.run_dir); // still not a name the daemon keeps
+    if (!fs.statSync(file).isFile()) throw Object.assign(new Error(`${file} is not a file`), { code: 'EISDIR' });
+    // the seq the run continued after; a record of an earlier version lacks it: read the file
+    const startSeq = state.start_seq ?? prepareRunFile(file, logger);
+    const usable = mark && mark.run_id === record.run_id && mark.started_at === record.started_at && mark.file === file;
+    const from = usable ? mark : { file, offset: state.start_offset, seq: startSeq };
+    const recovered = replayTarget([file], from, side, logger, `run ${record.run_id}`);
+    return { state, recovered, file };
+  } catch (error) {
+    const suspended = { record, reason: unusableReason(error) };
+    logger.error(`run ${record.run_id} cannot resume: its run_dir ${record.run_dir} is not usable (${suspended.reason}). ` +
+      'The run is suspended: events go to the site file until it is stopped (POST /run/stop) ' +
+      'or the daemon is restarted with the directory back');
+    return { suspended };
+  }
+}
+
+/** Readings in order, a later one replacing an earlier one of the same type. */
+function overlay(sources: Reading[][]): Reading[] {
+  const view = new Map<string, Reading>();
+  for (const source of sources) for (const reading of source) view.set(reading.type, reading);
+  return [...view.values()];
+}
+
+/** Per type the reading with the latest `ts` (on a tie the later source's). */
+function newestByTs(sources: Reading[][]): Reading[] {
+  const view = new Map<string, Reading>();
+  for (const source of sources) {
+    for (const reading of source) {
+      const held = view.get(reading.type);
+      if (!held || reading.envelope.ts >= held.envelope.ts) view.set(reading.type, reading);
+    }
+  }
+  return [...view.values()];
+}
+
+/** The newest reading of each type in a file that is only read (a torn tail is left alone). */
+function readingsOf(file: string): Reading[] {
+  const newest = new Map<string, { env: Envelope; line: string }>();
+  scanFile(file, 0, (env, line) => newest.set(env.type, { env, line }));
+  return [...newest.values()].map(({ env, line }) => readingOfLine(env, line));
+}
+
+function lineReading(line: string): Reading | undefined {
+  const env = typeof line === 'string' ? parseEnvelope(line) : undefined;
+  return env && readingOfLine(env, line);
+}
+
+/**
+ * The runs of a site directory that has no runs.json yet (an earlier version's, or the
+ * original service's): the id and time of the first line of every run file found, oldest
+ * first, so that a derived id does not repeat one of theirs (the original derived 001 for
+ * every POCS night: its runs lie under runs/).
+ */
+function discoverRuns(siteDir: string): KnownRun[] {
+  const runs: KnownRun[] = [];
+  for (const file of runFilesOf(siteDir, [])) {
+    const first = firstEnvelope(file);
+    const id = first?.meta?.run_id;
+    if (typeof id === 'string') runs.push({ run_id: id, run_dir: path.dirname(file), started_at: first!.ts });
+  }
+  return runs.sort((a, b) => (a.started_at < b.started_at ? -1 : a.started_at > b.started_at ? 1 : 0));
+}
+
+/**
+ * The run files a site directory knows of: those of the runs in runs.json, and any
+ * `telemetry.ndjson` one or two directories below it (`014/`, the original's `runs/<id>/`).
+ */
+function runFilesOf(siteDir: string, knownRuns: KnownRun[]): string[] {
+  const files = new Set(knownRuns.map((run) => path.join(run.run_dir, RUN_FILE)));
+  for (const dir of subdirectories(siteDir)) {
+    if (path.basename(dir) === STATE_DIR) continue;
+    files.add(path.join(dir, RUN_FILE));
+    for (const inner of subdirectories(dir)) files.add(path.join(inner, RUN_FILE));
+  }
+  return [...files].filter((file) => fs.existsSync(file));
+}
+
+function subdirectories(dir: string): string[] {
+  try {
+    return fs.readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => path.join(dir, e.name));
+  } catch {
+    return [];
+  }
+}

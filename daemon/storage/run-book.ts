@@ -1,0 +1,80 @@
+import { setMember } from '../../lib/json-text.js';
+import type { Logger } from '../../lib/log.js';
+import type { RunRecord } from '../../lib/wire.js';
+import { RUN_FILE } from './restore.js';
+import { prepareRunDir } from './run-dir.js';
+import { assertSafeRunId, nextRunId, resolveRunDir } from './run-resolve.js';
+import { writeKnownRuns, type KnownRun } from './state-files.js';
+import type { StorageFs } from './storage-fs.js';
+
+// The runs of a site directory: resolving a run start (id, directory, where its seq
+// continues) and remembering every run in `.meridian/runs.json`, so a derived id never
+// repeats, also when run_dir lies elsewhere (POCS passes run_dir "runs/<sequence id>").
+
+/** A run start request that passed validation (ids and dirs are checked here). */
+export interface ValidRunStart {
+  runDir?: string;
+  runId?: string;
+  /** meta.run_id, when it is a string and run_id is not given. */
+  metaRunId?: string;
+  /** The caller's meta as JSON object text, as spelled. */
+  meta: string;
+}
+
+/** A resolved run start: its record (as an object and as the exact text answered), file and first seq. */
+export interface ResolvedRun {
+  record: RunRecord;
+  recordJson: string;
+  file: string;
+  /** The seq the run continues after (0 for a new run file). */
+  seq: number;
+  /** The run file's length when the run starts. */
+  size: number;
+  /** Remove what preparing the run created (the start did not happen). */
+  undo(): void;
+}
+
+/** The run list of a site directory and the resolution of run starts. */
+export class RunBook {
+  private readonly siteDir: string;
+  private readonly file: string;
+  private runs: KnownRun[];
+
+  constructor(siteDir: string, file: string, runs: KnownRun[]) {
+    this.siteDir = siteDir;
+    this.file = file;
+    this.runs = runs;
+  }
+
+  /** Resolve id, directory and seq of a run start (docs/http-api.md, run start); creates the directory. */
+  resolve(req: ValidRunStart, startedAt: string, logger: Logger, io: StorageFs): ResolvedRun {
+    const runId = req.runId ?? req.metaRunId ?? nextRunId(this.siteDir, this.runs.map((run) => run.run_id));
+    assertSafeRunId(runId, req.runId !== undefined ? 'run_id' : req.metaRunId !== undefined ? 'meta.run_id' : 'run id');
+    const place = resolveRunDir(this.siteDir, runId, req.runDir);
+    const prepared = prepareRunDir(this.siteDir, place, RUN_FILE, logger, io);
+    const runDir = place.dir;
+    const file = prepared.file;
+    let seq = prepared.seq;
+    // an earlier run in this directory may have ended with ephemeral readings (seqs with no line)
+    for (const run of this.runs) if (run.run_dir === runDir && (run.last_seq ?? 0) > seq) seq = run.last_seq!;
+    const idJson = JSON.stringify(runId);
+    const recordJson = `{"run_dir":${JSON.stringify(runDir)},"run_id":${idJson},"meta":${setMember(req.meta, 'run_id', idJson)},` +
+      `"started_at":"${startedAt}"}`;
+    return { record: JSON.parse(recordJson) as RunRecord, recordJson, file, seq, size: prepared.size, undo: prepared.undo };
+  }
+
+  /** Remember a run that starts now (written before the run is active: its id is taken even if the start fails later). */
+  started(record: RunRecord): void {
+    const runs = [...this.runs, { run_id: record.run_id, run_dir: record.run_dir, started_at: record.started_at }];
+    writeKnownRuns(this.file, runs);
+    this.runs = runs;
+  }
+
+  /** Note the last seq of a run that stops (so a run restarted on its directory continues after it). */
+  stopped(record: RunRecord, lastSeq: number): void {
+    const runs = this.runs.map((run) => (run.run_id === record.run_id && run.started_at === record.started_at
+      ? { ...run, last_seq: lastSeq } : run));
+    writeKnownRuns(this.file, runs);
+    this.runs = runs;
+  }
+}

@@ -1,0 +1,139 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ManualClock } from './helpers/clock.js';
+import { type TestDaemon, withTestDaemon } from './helpers/daemon.js';
+import { postEvent, request } from './helpers/http.js';
+import { withRestarts } from './helpers/restart.js';
+
+// The event fields of the newer PANOPTES clients: store_permanently (ephemeral readings)
+// and the caller's ts (docs/http-api.md, POST /event).
+
+const T0 = '2026-03-17T20:05:48.955Z';
+const SITE_FILE = 'site_20260317.ndjson';
+
+function withDaemon(fn: (d: TestDaemon, clock: ManualClock) => Promise<void>): Promise<void> {
+  const clock = new ManualClock(T0);
+  return withTestDaemon({ clock, env: { TZ: 'UTC' }, flags: { verbose: true } }, (d) => fn(d, clock));
+}
+
+const fileText = (file: string) => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '<none>');
+
+// [name, ts as sent, the envelope's ts]
+const TS_ACCEPTED: Array<[string, string | null, string]> = [
+  ['the stored form', '2026-03-18T00:05:48.955Z', '2026-03-18T00:05:48.955Z'],
+  ['no fraction', '2026-03-18T00:05:48Z', '2026-03-18T00:05:48.000Z'],
+  ['microseconds are cut to milliseconds', '2026-03-18T00:05:48.955999Z', '2026-03-18T00:05:48.955Z'],
+  ['a positive offset', '2026-03-18T01:05:48.955+01:00', '2026-03-18T00:05:48.955Z'],
+  ['a negative offset without a colon', '2026-03-17T21:05:48.955-0300', '2026-03-18T00:05:48.955Z'],
+  ['+00:00, as Python isoformat() writes it', '2026-03-18T00:05:48.955+00:00', '2026-03-18T00:05:48.955Z'],
+  ['a lower-case z', '2026-03-18t00:05:48.955z', '2026-03-18T00:05:48.955Z'],
+  ['null: the daemon clock', null, T0],
+  ['far in the past: the day file still follows the daemon clock', '1999-12-31T23:59:59.999Z', '1999-12-31T23:59:59.999Z'],
+];
+
+for (const [name, ts, stored] of TS_ACCEPTED) {
+  test(`ts accepted: ${name}`, () => withDaemon(async (d) => {
+    const answer = await postEvent(d.url, { type: 'power', data: 1, ts });
+    assert.is(answer.status, 200, answer.text);
+    assert.is(answer.text, `{"seq":1,"ts":"${stored}","type":"power","data":1,"meta":{}}`);
+    assert.is(fileText(path.join(d.siteDir, SITE_FILE)), `${answer.text}\n`);
+    assert.is((await request(d.url, '/current/power')).text, answer.text);
+  }));
+}
+
+// [name, ts as sent, exact detail]
+const TS_REFUSED: Array<[string, unknown, string]> = [
+  ['naive (no offset)', '2026-03-18T00:05:48.955', 'ts must be an ISO-8601 date-time with Z or a UTC offset; got "2026-03-18T00:05:48.955".'],
+  ['a date only', '2026-03-18', 'ts must be an ISO-8601 date-time with Z or a UTC offset; got "2026-03-18".'],
+  ['a space instead of T', '2026-03-18 00:05:48Z', 'ts must be an ISO-8601 date-time with Z or a UTC offset; got "2026-03-18 00:05:48Z".'],
+  ['not a date', 'yesterday', 'ts must be an ISO-8601 date-time with Z or a UTC offset; got "yesterday".'],
+  ['not a real day', '2026-02-30T00:00:00.000Z',
+    'ts is not a real date-time (you specified 30 (of type number) as a day, which is invalid); got "2026-02-30T00:00:00.000Z".'],
+  ['hour 25', '2026-03-18T25:00:00Z', 'ts is not a real date-time (you specified 25 (of type number) as a hour, which is invalid); got "2026-03-18T25:00:00Z".'],
+  ['a number', 1773792348955, 'ts must be a string (ISO-8601 with Z or a UTC offset); got number 1773792348955.'],
+  ['an object', {}, 'ts must be a string (ISO-8601 with Z or a UTC offset); got an object.'],
+];
+
+for (const [name, ts, detail] of TS_REFUSED) {
+  test(`ts refused: ${name} (422, nothing recorded)`, () => withDaemon(async (d) => {
+    const answer = await postEvent(d.url, { type: 'power', data: 1, ts });
+    assert.is(answer.status, 422);
+    assert.is(answer.text, JSON.stringify({ detail, code: 'INVALID_BODY' }));
+    assert.is((await postEvent(d.url, { type: 'power', data: 2 })).json.seq, 1);
+  }));
+}
+
+// [name, store_permanently as sent, exact detail]
+const STORE_REFUSED: Array<[string, unknown, string]> = [
+  ['a string', 'false', 'store_permanently must be true or false; got string "false".'],
+  ['a number', 0, 'store_permanently must be true or false; got number 0.'],
+  ['null', null, 'store_permanently must be true or false; got null.'],
+];
+
+for (const [name, value, detail] of STORE_REFUSED) {
+  test(`store_permanently refused: ${name}`, () => withDaemon(async (d) => {
+    const answer = await postEvent(d.url, { type: 'status', data: 1, store_permanently: value });
+    assert.is(answer.text, JSON.stringify({ detail, code: 'INVALID_BODY' }));
+    assert.is(answer.status, 422);
+  }));
+}
+
+test('ephemeral readings: a seq each, no line, current; the only gaps in the file are theirs; --verbose says so', () => withDaemon(async (d) => {
+  const sent: Array<[string, boolean, boolean]> = [
+    ['weather', true, true], ['weather', false, true], ['status', false, true], ['weather', true, true],
+    ['status', false, false], ['camera', true, false], ['weather', false, true],
+  ];
+  const answers = [];
+  for (const [type, permanent, current] of sent) {
+    answers.push((await postEvent(d.url, { type, data: answers.length, store_permanently: permanent, make_current: current })).text);
+  }
+  assert.equal(answers.map((a) => JSON.parse(a).seq), [1, 2, 3, 4, 5, 6, 7]);
+  assert.is(fileText(path.join(d.siteDir, SITE_FILE)), `${answers[0]}\n${answers[3]}\n${answers[5]}\n`);
+  assert.is((await request(d.url, '/current')).text, `{"current":{"status":${answers[2]},"weather":${answers[6]}}}`);
+  const debug = d.logs.filter((l) => / DEBUG event /.test(l)).map((l) => l.replace(/^\S+ /, '').replace(d.siteDir, '<site>'));
+  assert.equal(debug, [
+    'DEBUG event type="weather" target=site file=<site>/site_20260317.ndjson seq=1 run=-',
+    'DEBUG event type="weather" target=site ephemeral (no line written) seq=2 run=-',
+    'DEBUG event type="status" target=site ephemeral (no line written) seq=3 run=-',
+    'DEBUG event type="weather" target=site file=<site>/site_20260317.ndjson seq=4 run=-',
+    'DEBUG event type="status" target=site ephemeral (no line written) seq=5 run=- make_current=false',
+    'DEBUG event type="camera" target=site file=<site>/site_20260317.ndjson seq=6 run=- make_current=false',
+    'DEBUG event type="weather" target=site ephemeral (no line written) seq=7 run=-',
+  ]);
+  assert.equal((await request(d.url, '/status')).json.recorded, { permanent: 3, ephemeral: 4 });
+}));
+
+test('ephemeral readings survive a clean restart and a kill -9 in the view, and their seqs are never used again', () => withRestarts(async (site) => {
+  let d = await site.start();
+  await postEvent(d.url, { type: 'weather', data: 1 });
+  const passing = await postEvent(d.url, { type: 'weather', data: 2, store_permanently: false });
+  const held = await postEvent(d.url, { type: 'status', data: 3, store_permanently: false, make_current: false });
+  const before = (await request(d.url, '/current')).text;
+  assert.is(before, `{"current":{"weather":${passing.text}}}`);
+  await site.kill9();
+
+  d = await site.start();
+  assert.is((await request(d.url, '/current')).text, before, 'after kill -9');
+  const next = await postEvent(d.url, { type: 'weather', data: 4, store_permanently: false });
+  assert.is(next.json.seq, held.json.seq + 1);
+  await site.stop();
+
+  d = await site.start();
+  assert.is((await request(d.url, '/current')).text, `{"current":{"weather":${next.text}}}`, 'after a clean stop');
+  assert.is((await postEvent(d.url, { type: 'weather', data: 5 })).json.seq, next.json.seq + 1);
+  await site.stop();
+  const files = fs.readdirSync(site.dir).filter((n) => n.startsWith('site_'));
+  const lines = files.flatMap((n) => fs.readFileSync(path.join(site.dir, n), 'utf8').split('\n').filter(Boolean));
+  assert.equal(lines.map((l) => JSON.parse(l).data), [1, 5], 'no ephemeral reading in any telemetry file');
+}));
+
+test('the day file follows the daemon clock, not the caller\'s ts', () =>
+  withTestDaemon({ clock: new ManualClock('2026-03-18T11:59:59.000Z'), env: { TZ: 'UTC' } }, async (d) => {
+    const answer = await postEvent(d.url, { type: 'power', data: 1, ts: '2026-03-18T13:00:00.000Z' });
+    assert.is(fileText(path.join(d.siteDir, SITE_FILE)), `${answer.text}\n`);
+    assert.not.ok(fs.existsSync(path.join(d.siteDir, 'site_20260318.ndjson')));
+  }));
+
+test.run();
