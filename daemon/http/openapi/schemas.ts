@@ -73,9 +73,11 @@ export const SCHEMAS = {
       type: { $ref: '#/components/schemas/EventType' },
       data: { description: 'Any JSON value; `null` counts as given.' },
       make_current: { type: 'boolean', default: true, description: '`false`: written with a seq, the current view unchanged.' },
+      store_permanently: { type: 'boolean', default: true, description: '`false`: ephemeral: a seq and the current view, no line in any file.' },
+      ts: { type: 'string', description: "The reading's time, ISO-8601 with `Z` or a UTC offset; stored normalised. Default: the daemon's clock." },
       meta: { ...jsonObject, default: {}, description: 'Caller metadata; during a run `run_id` is set to the active run.' },
     },
-    description: 'Unknown keys are ignored.',
+    description: 'Unknown keys are ignored. `data` and `meta` are stored and answered as spelled (numbers exactly).',
   },
   Envelope: {
     type: 'object',
@@ -99,11 +101,11 @@ export const SCHEMAS = {
   RunStartRequest: {
     type: 'object',
     properties: {
-      run_dir: { type: 'string', minLength: 1, description: 'Absolute, or relative to the site directory (must stay inside it).' },
-      run_id: { type: 'string', description: 'A safe path segment: letters, digits, `.`, `_`, `-`, 1-128 characters.' },
-      meta: jsonObject,
+      run_dir: { type: ['string', 'null'], minLength: 1, description: 'Absolute, or relative to the site directory (must stay inside it); `null`: not given.' },
+      run_id: { type: ['string', 'null'], description: 'A safe path segment: letters, digits, `.`, `_`, `-`, 1-128 characters; `null`: not given.' },
+      meta: { oneOf: [jsonObject, { type: 'null' }] },
     },
-    description: 'Every field is optional, and so is the body.',
+    description: 'Every field is optional (`null` means not given), and so is the body (`null` too).',
   },
   RunRecord: runRecord,
   StoppedRunRecord: {
@@ -128,6 +130,13 @@ export const SCHEMAS = {
       address: { type: 'string', description: '`host:port` the daemon is bound to.' },
       run_id: { type: ['string', 'null'], description: 'The active run, or null.' },
       types: { type: 'integer', minimum: 0, description: 'How many types the current view holds.' },
+      recorded: {
+        type: 'object', required: ['permanent', 'ephemeral'], additionalProperties: false,
+        description: 'Events recorded since the daemon started: written to a file, and ephemeral.',
+        properties: { permanent: { type: 'integer', minimum: 0 }, ephemeral: { type: 'integer', minimum: 0 } },
+      },
+      authenticated: { type: 'boolean', description: 'Whether requests need a token.' },
+      warning: { type: 'string', description: 'Only when the daemon listens beyond loopback without a token.' },
       suspended_run: {
         description: 'The run that was active but could not resume at start-up (its directory is not usable), or null.',
         oneOf: [
