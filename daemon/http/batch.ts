@@ -75,7 +75,12 @@ function ndjsonItems(text: string): Item[] {
   for (let i = 0; i < lines.length; i++) {
     const source = lines[i]!;
     if (source.trim() === '') continue;
-    items.push({ line: i + 1, text: source });
+    try {
+      JSON.parse(source);
+      items.push({ line: i + 1, text: source }); // kept as spelled: numbers stay exact
+    } catch (error) {
+      items.push({ line: i + 1, failure: { code: 'MALFORMED_JSON', detail: `The line is not valid JSON: ${(error as Error).message}.` } });
+    }
   }
   return items;
 }

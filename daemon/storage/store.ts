@@ -156,8 +156,10 @@ export class TelemetryStore {
     makeDirectory(paths.dir, opts.fs);
     const lock = SiteLock.acquire(paths.dir, opts.siteDir, (m) => opts.logger.warn(m));
     let store: TelemetryStore;
+    let restored: Restored;
     try {
-      store = new TelemetryStore(opts, restore(opts.siteDir, opts.logger), lock);
+      restored = restore(opts.siteDir, opts.logger);
+      store = new TelemetryStore(opts, restored, lock);
     } catch (error) {
       lock.release();
       throw error;
@@ -169,7 +171,8 @@ export class TelemetryStore {
       opts.logger.error(`could not write the snapshot ${paths.snapshot} (${errorCode(error)}); until it can be written, a start replays the files`);
     }
     const runState = store.run ? store.run.record.run_id : store.suspended ? `${store.suspended.record.run_id} (suspended)` : 'none';
-    opts.logger.info(`recovered: site seq ${store.site.seq}, ${store.view.size} type(s) current, run ${runState}`);
+    opts.logger.info(`recovered: site seq ${restored.site.seq} (${restored.site.replayed} line(s) replayed), ` +
+      `${store.view.size} type(s) current, run ${runState}`);
     const interval = opts.snapshotIntervalMs ?? SNAPSHOT_INTERVAL_MS;
     if (interval > 0) {
       store.timer = setInterval(() => store.snapshotIfChanged(), interval);
@@ -345,14 +348,23 @@ export class TelemetryStore {
       this.opts.logger.info(`suspended run ${suspended!.record.run_id} ended`);
       return JSON.stringify({ ...suspended!.record, stopped_at: formatTs(this.opts.clock.now()) });
     }
+    // first the snapshot, still with the run's mark: a crash before the record is removed
+    // finds the run active again with nothing to replay. A snapshot that fails does not stop
+    // the stop (the next start replays the files); removing the record is the commit point.
+    let snapshotFailure: unknown;
     try {
-      // first the snapshot, still with the run's mark: a crash before the record is removed
-      // finds the run active again with nothing to replay; removing the record is the commit point
       this.snapshot();
+    } catch (error) {
+      snapshotFailure = error;
+    }
+    try {
       removeIfExists(this.paths.activeRun, this.io);
     } catch (error) {
       throw new MeridianError('STORAGE_UNAVAILABLE', `Could not record the stop of run ${run.record.run_id} ` +
         `(${errorCode(error)}); it is still active, try again.`, { cause: error });
+    }
+    if (snapshotFailure !== undefined) {
+      this.opts.logger.error(`run ${run.record.run_id} stopped, but the snapshot after it failed (${errorCode(snapshotFailure)}); the next start replays the files`);
     }
     this.run = undefined;
     this.durability.closeTarget(run.target);
