@@ -14,12 +14,16 @@ const T0 = '2026-03-17T20:00:00.000Z';
 const TODAY = 'site_20260317.ndjson';
 
 /** Every entry under `dir` (links as `-> target`, without following them). */
-function tree(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const entry of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    const full = path.join(entry.parentPath ?? entry.path, entry.name);
-    out[path.relative(dir, full)] = entry.isSymbolicLink() ? `-> ${fs.readlinkSync(full)}`
-      : entry.isFile() ? fs.readFileSync(full, 'utf8') : '<dir>';
+function tree(dir: string, root = dir, out: Record<string, string> = {}): Record<string, string> {
+  // walked by hand: Node 22's recursive readdir follows a link to a directory (here `up -> ..`)
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isSymbolicLink()) out[path.relative(root, full)] = `-> ${fs.readlinkSync(full)}`;
+    else if (entry.isFile()) out[path.relative(root, full)] = fs.readFileSync(full, 'utf8');
+    else if (entry.isDirectory()) {
+      out[path.relative(root, full)] = '<dir>';
+      tree(full, root, out);
+    }
   }
   return out;
 }
