@@ -10,6 +10,8 @@ export interface ErrorSpec {
 /** Every stable error code, its HTTP status and a one-line meaning. */
 export const ERROR_CATALOGUE = {
   MALFORMED_JSON: { status: 400, meaning: 'The request body is not valid JSON.' },
+  INVALID_QUERY: { status: 400, meaning: 'A query parameter of `/history` or `/stream` is malformed or out of range.' },
+  INVALID_CURSOR: { status: 400, meaning: 'A cursor (`cursor`, `since`, `Last-Event-ID`) is malformed or names no recorded position.' },
   UNAUTHORIZED: { status: 401, meaning: 'A token is configured and the request carries no `Authorization: Bearer` header.' },
   FORBIDDEN: { status: 403, meaning: 'Wrong token, a browser request (`Origin` header or foreign `Host`), or `/shutdown` from a non-loopback client without the token.' },
   NOT_FOUND: { status: 404, meaning: 'No such path.' },
@@ -27,6 +29,7 @@ export const ERROR_CATALOGUE = {
   BATCH_PARTLY_RECORDED: { status: 422, meaning: 'With `?partial=true`: the valid events of a batch were recorded, the invalid ones (`failures`) were not.' },
   INTERNAL: { status: 500, meaning: 'An unexpected error; it is logged with its stack, nothing internal is answered.' },
   STORAGE_UNAVAILABLE: { status: 503, meaning: 'Writing to disk failed; nothing was recorded and no seq was consumed.' },
+  STREAM_OVERFLOW: { status: 503, meaning: 'A `/stream` client read too slowly and was dropped (sent as a `dropped` event, then the stream ends).' },
 } as const satisfies Record<string, ErrorSpec>;
 
 /** A stable error code from the catalogue. */
