@@ -16,6 +16,8 @@ export const KEEP_ALIVE_MS = 15_000;
 const RETRY_MS = 1000;
 /** Live frames that may wait for one slow client before it is dropped. */
 const QUEUE_BYTES = 4 * 1024 * 1024;
+/** How long a dropped client has to read what was already sent (and the notice) before its socket is cut. */
+const DROP_GRACE_MS = 30_000;
 
 /** Handler of GET /stream?type=&since= (and the Last-Event-ID header). */
 export function streamHandlers({ store, history, streams }: AppDeps): Record<'get', Handler> {
@@ -30,7 +32,7 @@ export function streamHandlers({ store, history, streams }: AppDeps): Record<'ge
       const what = typeof header === 'string' && header !== '' ? 'Last-Event-ID' : 'since';
       const since = cursorText === undefined ? undefined : locate(store.head(), cursorText, what);
       await createSession(req, res, { keepAlive: KEEP_ALIVE_MS, retry: RETRY_MS, trustClientEventId: false });
-      const sub = new Subscriber(res, types, { queueBytes: QUEUE_BYTES, closeGraceMs: 2000 });
+      const sub = new Subscriber(res, types, { queueBytes: QUEUE_BYTES, dropGraceMs: DROP_GRACE_MS });
       const who = `${req.socket.remoteAddress ?? '-'}:${req.socket.remotePort ?? '-'}`;
       await feedSubscriber({ store, history, hub: streams }, sub, since, who);
     },

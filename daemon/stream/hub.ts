@@ -36,13 +36,13 @@ export class StreamHub {
    * snapshot or replay ends at). Its frames are held until it is released.
    */
   add(sub: Subscriber, describe: string): void {
+    if (sub.closed) return;
     this.subscribers.add(sub);
-    const forget = () => {
+    sub.onClose(() => this.subscribers.delete(sub));
+    sub.onDrop = (reason) => {
       this.subscribers.delete(sub);
-      if (sub.dropped) this.logger.warn(`stream client ${describe} dropped: ${sub.dropped}`);
+      this.logger.warn(`stream client ${describe} dropped: ${reason}`);
     };
-    if (sub.closed) forget();
-    else sub.onClose(forget);
   }
 
   /** End every stream (shutdown) and stop listening. */

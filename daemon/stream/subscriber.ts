@@ -10,15 +10,15 @@ import { frame } from './frames.js';
 export interface SubscriberLimits {
   /** Bytes of live frames that may wait for a slow client before it is dropped. */
   queueBytes: number;
-  /** How long an ended stream may take to flush before its socket is destroyed (ms). */
-  closeGraceMs: number;
+  /** How long a dropped client may take to read what was sent before its socket is destroyed (ms). */
+  dropGraceMs: number;
 }
 
 /** A connected /stream client. */
 export class Subscriber {
   readonly types: ReadonlySet<string> | undefined;
-  /** Why it was dropped (set once), for the log. */
-  dropped: string | undefined;
+  /** Called once if the client is dropped, with the reason (the hub logs it and forgets the client). */
+  onDrop: ((reason: string) => void) | undefined;
   private readonly res: ServerResponse;
   private readonly limits: SubscriberLimits;
   private pending: string[] = [];
@@ -87,13 +87,16 @@ export class Subscriber {
     }
   }
 
-  /** End the stream (shutdown, or dropped): what was written is flushed, then the socket is closed. */
-  end(): void {
+  /**
+   * End the stream: what was written is flushed, then the socket is closed; after `graceMs`
+   * (a client that does not read) it is cut. Shutdown ends streams with no grace.
+   */
+  end(graceMs = 0): void {
     if (this.closed) return;
     this.ended = true;
     this.pending = [];
     const socket = this.res.socket;
-    const timer = setTimeout(() => socket?.destroy(), this.limits.closeGraceMs);
+    const timer = setTimeout(() => socket?.destroy(), graceMs);
     timer.unref();
     this.res.end(() => {
       clearTimeout(timer);
@@ -102,12 +105,12 @@ export class Subscriber {
   }
 
   private drop(reason: string): void {
-    this.dropped = reason;
     this.pending = [];
+    this.onDrop?.(reason);
     const detail = `This client read the stream too slowly (${reason}); reconnect with Last-Event-ID to resume from the files.`;
     const code: ErrorCode = 'STREAM_OVERFLOW';
     this.res.write(frame('dropped', JSON.stringify({ detail, code })));
-    this.end();
+    this.end(this.limits.dropGraceMs);
   }
 
   private drained(): Promise<void> {
