@@ -65,9 +65,11 @@ export class Timeline {
         run_seq: Math.max(openRun.after, lastSeq(openRun.file!)) });
     }
     if (active && timeline.open().stream === 'site') {
-      // the seq the run started after: the last line before its start offset
+      // the run goes on after its last journaled seq (a crash in the middle of its stop), else
+      // after the last line before its start offset (a run older than the journal)
+      const journaled = timeline.list.filter((s) => s.file === active.file).map((s) => s.to);
       timeline.append({ event: 'run_start', at, run_id: active.runId, file: active.file, site_seq: siteSeq,
-        run_seq: lastSeq(active.file, active.startOffset) });
+        run_seq: Math.max(lastSeq(active.file, active.startOffset), ...journaled) });
     }
     return timeline;
   }
