@@ -1,13 +1,14 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Clock } from '../lib/time.js';
-import type { Envelope, ReadyAnswer, RunRecord } from '../lib/wire.js';
+import type { Envelope, ReadyAnswer, RunRecord, SinkStatus } from '../lib/wire.js';
 import type { TelemetryClient } from './client.js';
 import { TelemetryClientError, TelemetryConnectionError } from './errors.js';
 
 // The one watch loop of the current view, shared by `current --follow` (piped) and the
 // console: the stream first (GET /stream, the view then every change as it is recorded), and
 // polling GET /current every interval against a daemon that has no stream (answers 404/405).
-// With `status`, the daemon's readiness, active run and clock are also asked every interval.
+// With `status`, the daemon's readiness, active run, clock and forwarding sinks are also
+// asked every interval.
 
 /** Where the watch stands: `streaming` (live), `polling` (a daemon without /stream), or not connected. */
 export type WatchState = 'streaming' | 'polling' | 'disconnected' | 'error';
@@ -16,8 +17,9 @@ export type WatchState = 'streaming' | 'polling' | 'disconnected' | 'error';
 export type WatchUpdate =
   /** The whole view (only the watched types) and the readings that changed in it. */
   | { kind: 'view'; current: Record<string, Envelope>; changed: Envelope[]; receivedAt: number }
-  /** The daemon's readiness, active run and clock (with `status`). */
-  | { kind: 'status'; ready: ReadyAnswer; run: RunRecord | undefined; serverTime: number | undefined; sentAt: number; receivedAt: number }
+  /** The daemon's readiness, active run, clock and forwarding sinks (with `status`; `sinks` undefined when /status did not answer). */
+  | { kind: 'status'; ready: ReadyAnswer; run: RunRecord | undefined; sinks: SinkStatus[] | undefined;
+    serverTime: number | undefined; sentAt: number; receivedAt: number }
   /** The connection changed state (`error`: an error answer, such as a wrong token). */
   | { kind: 'connection'; state: WatchState; error: unknown; receivedAt: number };
 
@@ -153,8 +155,10 @@ async function statusLoop(o: WatchOptions, signal: AbortSignal, emit: (u: WatchU
       const sentAt = o.clock.now();
       const { ready, serverTime } = await o.client.readyAt();
       const run = ready.run_active ? await o.client.getRun().catch(noRun) : undefined;
+      // the sinks are extra: a /status that fails leaves the watch working
+      const sinks = await o.client.status().then((s) => s.forward, () => undefined);
       if (signal.aborted) return;
-      emit({ kind: 'status', ready, run, serverTime, sentAt, receivedAt: o.clock.now() });
+      emit({ kind: 'status', ready, run, sinks, serverTime, sentAt, receivedAt: o.clock.now() });
     } catch (error) {
       if (!(error instanceof TelemetryClientError)) throw error;
     }

@@ -80,7 +80,7 @@ test('rows appear and update in place; run id, filter and detail keys work; p pa
   await post(d, 'dome', 'open');
   t.run(follow(d));
   let s = await t.waitFor('both rows', (x) => row(x, 'weather') !== undefined && row(x, 'dome') !== undefined);
-  assert.match(s.split('\n')[0]!, new RegExp(`^meridian 127\\.0\\.0\\.1:${d.port}  LIVE  last poll \\d\\d:\\d\\d:\\d\\dZ$`));
+  assert.match(s.split('\n')[0]!, new RegExp(`^meridian 127\\.0\\.0\\.1:${d.port}  LIVE  updated \\d\\d:\\d\\d:\\d\\dZ$`));
   assert.is(s.split('\n')[1], 'run site  2 types  poll 300ms  sort type');
   assert.equal(row(s, 'weather')!.slice(3), ['1', '-', 'temp_c=4 sky=clear']);
   assert.equal(row(s, 'dome')!.slice(3), ['2', '-', 'open']);
@@ -119,7 +119,7 @@ test('rows appear and update in place; run id, filter and detail keys work; p pa
   await t.waitFor('detail shown again', (x) => x.includes('"run_id": "n042"'));
 
   t.keys('p');
-  s = await t.waitFor('paused', (x) => /  PAUSED  last poll \d\d:\d\d:\d\dZ$/.test(x.split('\n')[0]!));
+  s = await t.waitFor('paused', (x) => /  PAUSED  updated \d\d:\d\d:\d\dZ$/.test(x.split('\n')[0]!));
   await post(d, 'dome', 'half');
   assert.is(row(t.screen(), 'dome')![5], 'closed');
   t.keys('p');
@@ -136,7 +136,7 @@ test('80x24 from the start, TERM=xterm-256color and TERM=screen-256color: the wh
   const dome = (await post(d, 'dome status', { shutter: 'open', azimuth: 212.5 })).json;
   await post(d, 'weather', { temp_c: 4.1, humidity: 82, wind_kmh: 14, sky: 'partly cloudy' });
   await post(d, '天気 météo', { 空: '晴れ' });
-  const expected = [ // below the first line, which has the time of the last poll
+  const expected = [ // below the first line, which has the time of the last update
     'run site  3 types  poll 300ms  sort type',
     `┌─ readings ${'─'.repeat(67)}┐`,
     boxed('   TYPE         AGE           SEQ  RUN  DATA'),
@@ -164,7 +164,7 @@ test('80x24 from the start, TERM=xterm-256color and TERM=screen-256color: the wh
       const s = await t.waitFor(`three rows (${term})`, (x) => order(x).length === 3);
       const lines = s.split('\n');
       assert.is(lines.length, 25, '24 lines and the last newline');
-      assert.match(lines[0]!, new RegExp(`^meridian 127\\.0\\.0\\.1:${d.port}  LIVE  last poll \\d\\d:\\d\\d:\\d\\dZ$`));
+      assert.match(lines[0]!, new RegExp(`^meridian 127\\.0\\.0\\.1:${d.port}  LIVE  updated \\d\\d:\\d\\d:\\d\\dZ$`));
       assert.equal(lines.slice(1, 24).map(ageless), expected, term);
     } finally {
       t.kill();
@@ -197,7 +197,7 @@ test('daemon stopped: DISCONNECTED with readings kept; restarted: LIVE again', a
     d.child.kill('SIGTERM');
     await d.exited;
     let s = await t.waitFor('disconnected', (x) => x.includes('DISCONNECTED'));
-    assert.match(s.split('\n')[0]!, /  DISCONNECTED  retrying every 300ms  last poll \d\d:\d\d:\d\dZ$/);
+    assert.match(s.split('\n')[0]!, /  DISCONNECTED  retrying  updated \d\d:\d\d:\d\dZ$/);
     assert.equal(row(s, 'mount')!.slice(3), ['1', '-', 'ra=12.5'], 'the last readings stay');
     d = await spawnDaemon({ port: d.port, siteDir: d.siteDir });
     await post(d, 'mount', { ra: 13 });

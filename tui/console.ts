@@ -1,7 +1,8 @@
 import type { TelemetryClient } from '../client/client.js';
 import type { Clock } from '../lib/time.js';
+import { watchCurrent } from '../client/watch.js';
 import { buildRows, nextSort, type Row } from '../table/rows.js';
-import { applyOutcome, daemonNow, initialState, type ConsoleState } from './console-state.js';
+import { applyUpdate, daemonNow, initialState, type ConsoleState } from './console-state.js';
 import { renderDetail } from './detail.js';
 import { tableRenderer } from './event-table.js';
 import { renderHeader } from './header.js';
@@ -9,10 +10,10 @@ import { renderHelp } from './help.js';
 import { editFilter, type KeyPress } from './filter-input.js';
 import { bindKeys } from './keys.js';
 import { createWidgets, placeWidgets, tableInnerWidth, tablePageSize, type ConsoleWidgets } from './layout.js';
-import { startPoller } from './poller.js';
 import { moveSelection, selectedIndex } from './selection.js';
 
-// The live console: state, poll loop, one-second tick, keys and drawing, wired together.
+// The live console: state, the shared watch loop (stream, or polls), one-second tick, keys
+// and drawing, wired together.
 
 /** Everything the console runs on (resolved by the entry). */
 export interface ConsoleConfig {
@@ -48,23 +49,22 @@ export function runConsole(config: ConsoleConfig): Promise<number> {
       draw();
       tick = setTimeout(everySecond, 1000);
     };
-    const poller = startPoller({
-      client: config.client, clock: config.clock, intervalMs: config.intervalMs, etag: () => state.etag,
-      onOutcome: (outcome) => {
-        if (state.paused) return; // answered after `p`: the view stays frozen
-        state = applyOutcome(state, outcome, config.type);
-        draw();
-      },
+    const watch = watchCurrent({
+      client: config.client, clock: config.clock, type: config.type, intervalMs: config.intervalMs, status: true,
+    }, (update) => {
+      if (state.paused) return; // arrived after `p`: the view stays frozen
+      state = applyUpdate(state, update, config.type);
+      draw();
     });
     const quit = (): void => {
       if (done) return;
       done = true;
-      poller.stop();
+      watch.stop();
       clearTimeout(tick);
       w.screen.destroy();
       resolve(0);
     };
-    bindKeys(w.screen, actions(w, config, () => state, (next) => { state = next; }, () => rows, { draw, relayout, quit, poller }));
+    bindKeys(w.screen, actions(w, config, () => state, (next) => { state = next; }, () => rows, { draw, relayout, quit, watch }));
     w.screen.on('resize', relayout);
     relayout();
     tick = setTimeout(everySecond, 1000);
@@ -88,7 +88,7 @@ function painter(w: ConsoleWidgets, config: ConsoleConfig): (state: ConsoleState
   };
 }
 
-type Hooks = { draw(): void; relayout(): void; quit(): void; poller: { pause(): void; resume(): void } };
+type Hooks = { draw(): void; relayout(): void; quit(): void; watch: { pause(): void; resume(): void } };
 
 function actions(w: ConsoleWidgets, config: ConsoleConfig, get: () => ConsoleState, set: (s: ConsoleState) => void,
   rows: () => Row[], hooks: Hooks) {
@@ -105,7 +105,7 @@ function actions(w: ConsoleWidgets, config: ConsoleConfig, get: () => ConsoleSta
     escape: () => update({ help: false }),
     togglePause: () => {
       const paused = !get().paused;
-      if (paused) hooks.poller.pause(); else hooks.poller.resume();
+      if (paused) hooks.watch.pause(); else hooks.watch.resume();
       update({ paused });
     },
     filter: () => {
