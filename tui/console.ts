@@ -11,6 +11,7 @@ import { editFilter, type KeyPress } from './filter-input.js';
 import { bindKeys } from './keys.js';
 import { createWidgets, placeWidgets, tableInnerWidth, tablePageSize, type ConsoleWidgets } from './layout.js';
 import { moveSelection, selectedIndex } from './selection.js';
+import { TrendKeeper } from './trend-keeper.js';
 
 // The live console: state, the shared watch loop (stream, or polls), one-second tick, keys
 // and drawing, wired together.
@@ -32,8 +33,9 @@ export interface ConsoleConfig {
 export function runConsole(config: ConsoleConfig): Promise<number> {
   return new Promise((resolve) => {
     const w = createWidgets(config.noColor, `meridian ${config.address}`);
-    const paint = painter(w, config);
     let state: ConsoleState = initialState();
+    const trends = new TrendKeeper(config.client, () => daemonNow(state, config.clock.now()), () => draw());
+    const paint = painter(w, config, trends);
     let rows: Row[] = [];
     let tick: NodeJS.Timeout | undefined;
     let done = false;
@@ -54,12 +56,14 @@ export function runConsole(config: ConsoleConfig): Promise<number> {
     }, (update) => {
       if (state.paused) return; // arrived after `p`: the view stays frozen
       state = applyUpdate(state, update, config.type);
+      if (update.kind === 'view') trends.add(update.changed);
       draw();
     });
     const quit = (): void => {
       if (done) return;
       done = true;
       watch.stop();
+      trends.stop();
       clearTimeout(tick);
       w.screen.destroy();
       resolve(0);
@@ -72,7 +76,7 @@ export function runConsole(config: ConsoleConfig): Promise<number> {
 }
 
 /** Draws the whole screen from a state; returns the rows shown (the keys move through them). */
-function painter(w: ConsoleWidgets, config: ConsoleConfig): (state: ConsoleState) => Row[] {
+function painter(w: ConsoleWidgets, config: ConsoleConfig, trends: TrendKeeper): (state: ConsoleState) => Row[] {
   const drawTable = tableRenderer(w, config.noColor);
   return (state) => {
     const now = daemonNow(state, config.clock.now());
@@ -81,7 +85,8 @@ function painter(w: ConsoleWidgets, config: ConsoleConfig): (state: ConsoleState
     state.selected = rows[index]?.type;
     drawTable(rows, index, tableInnerWidth(w));
     renderHeader(w, state, { ...config, shown: rows.length }, config.noColor);
-    if (state.detail) renderDetail(w, rows[index], config.type, state.filter);
+    trends.select(state.detail ? state.selected : undefined);
+    if (state.detail) renderDetail(w, rows[index], config.type, state.filter, { trend: trends.current, now, ascii: config.noColor });
     renderHelp(w, state.help, state.prompting ? state.draft : undefined, config.type !== undefined);
     w.screen.render();
     return rows;
