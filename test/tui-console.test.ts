@@ -249,7 +249,7 @@ test('? shows the keys over the view; ? and Esc close it', () => withConsole(asy
     '/                 filter types (Enter applies, empty clears,',
     '                  Esc cancels)',
     's                 sort by type, age (newest first), seq',
-    'p                 pause / resume polling',
+    'p                 pause / resume updates',
     '?  Esc            close this help',
     'q  Ctrl-C         quit',
     '',
