@@ -1,6 +1,6 @@
 import type { Envelope, JsonValue } from '../lib/wire.js';
-import { fitRight, fitText, summarizeData } from '../tui/format.js';
-import { runIdOf } from '../tui/rows.js';
+import { fitRight, fitText, summarizeData } from '../table/format.js';
+import { runIdOf } from '../table/rows.js';
 
 // `telemetry history` output: a table on a terminal, CSV with --csv. Pure: rows in, text out.
 

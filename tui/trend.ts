@@ -1,5 +1,5 @@
 import type { Envelope, JsonValue } from '../lib/wire.js';
-import { fitText } from './format.js';
+import { fitText } from '../table/format.js';
 import { sparkline, type Point } from './sparkline.js';
 
 // The trends of the selected type: one series per numeric field of `data` over the last hour,
