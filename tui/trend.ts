@@ -62,7 +62,7 @@ export function extendTrend(trend: Trend, envelopes: readonly Envelope[], now: n
 export function trendLines(trend: Trend | undefined, now: number, width: number, ascii: boolean): string[] {
   if (!trend) return [];
   const fields = [...trend.fields].filter(([, points]) => points.length > 0);
-  if (fields.length === 0) return trend.loading ? ['last hour: reading...'] : [];
+  if (fields.length === 0) return [];
   const label = Math.min(16, Math.max(...fields.map(([f]) => f.length)));
   const lines = fields.map(([field, points]) => {
     const values = points.map((p) => p.v);
