@@ -64,7 +64,7 @@ export function buildProgram(io: CliIo) {
     .option('--token', TOKEN)
     .option('--json', 'Print JSON even on a terminal')
     .option('--follow', 'Keep watching: the live console, or JSON lines when piped or with --json')
-    .option('--interval', 'With --follow: seconds between polls (default 1)')
+    .option('--interval', 'With --follow: seconds between polls of a daemon without a live stream, and between status checks (default 1)')
     .option('--stale', 'Seconds after which a reading is marked stale (default 120)')
     .example(`${p}current`)
     .example(`${p}current weather --json | jq .data`)
