@@ -44,6 +44,8 @@ export class FileIndex {
   covered = 0;
   private head = '';
   private savedBlocks = 0;
+  /** One string per type name: thousands of blocks name the same few types. */
+  private readonly names = new Map<string, string>();
   private readonly savePath: string;
 
   private constructor(file: string, indexDir: string) {
@@ -59,6 +61,7 @@ export class FileIndex {
       const size = (await fs.stat(file)).size;
       if (saved.format === FORMAT && saved.file === file && Array.isArray(saved.blocks) && saved.covered <= size
         && await headOf(file, saved.covered) === saved.head) {
+        for (const b of saved.blocks) if (b.types) b.types = b.types.map((t) => index.intern(t));
         Object.assign(index, { blocks: saved.blocks, covered: saved.covered, head: saved.head, savedBlocks: saved.blocks.length });
       }
     } catch { /* none yet, or unreadable: built from the file */ }
@@ -84,7 +87,7 @@ export class FileIndex {
         const keys = lineKeys(line);
         block ??= { offset: start, end: start, seqMin: Infinity, seqMax: -Infinity, tsMin: '\uffff', tsMax: '', types: [] };
         block.end = lineEnd;
-        if (keys) widen(block, keys.seq, keys.ts, keys.type);
+        if (keys) widen(block, keys.seq, keys.ts, this.intern(keys.type));
         if (lineEnd - block.offset >= BLOCK_BYTES) {
           this.blocks.push(sealed(block));
           block = undefined;
@@ -96,6 +99,14 @@ export class FileIndex {
       await handle.close();
     }
     if (!this.head.startsWith(`${HEAD_BYTES}:`)) this.head = await headOf(this.file, this.covered);
+  }
+
+  private intern(type: string): string {
+    const known = this.names.get(type);
+    if (known !== undefined) return known;
+    const own = detached(type);
+    this.names.set(own, own);
+    return own;
   }
 
   /** Save the index when it grew by `minBlocks` blocks since it was last saved (a cache: not synced). */
@@ -110,10 +121,19 @@ export class FileIndex {
   }
 }
 
-/** A block of no envelope at all gets a seq range no query matches (and stays JSON: no Infinity). */
+/**
+ * A finished block: its ts bounds copied out of the lines they were cut from (a cut string
+ * keeps its whole line alive), and a block of no envelope at all given a seq range no query
+ * matches (and no Infinity, which JSON cannot hold).
+ */
 function sealed(block: Block): Block {
-  if (block.seqMin === Infinity) Object.assign(block, { seqMin: 0, seqMax: -1, tsMin: '', tsMax: '' });
-  return block;
+  if (block.seqMin === Infinity) return Object.assign(block, { seqMin: 0, seqMax: -1, tsMin: '', tsMax: '' });
+  return Object.assign(block, { tsMin: detached(block.tsMin), tsMax: detached(block.tsMax) });
+}
+
+/** A copy of `text` that shares no memory with the string it was cut from. */
+function detached(text: string): string {
+  return Buffer.from(text, 'utf8').toString('utf8');
 }
 
 function widen(block: Block, seq: number, ts: string, type: string): void {
