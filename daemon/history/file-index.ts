@@ -27,14 +27,19 @@ export interface Block {
 const BLOCK_BYTES = 64 * 1024;
 const MAX_TYPES = 32;
 const HEAD_BYTES = 4096;
-const FORMAT = 1;
+const FORMAT = 2;
 
+/** A block as saved: [offset, end, seqMin, seqMax, tsMin, tsMax, indexes into `types` or null]. */
+type SavedBlock = [number, number, number, number, string, string, number[] | null];
+
+/** The saved index: compact (a type is named once per file), as its JSON is read at every start. */
 interface Saved {
   format: number;
   file: string;
   head: string;
   covered: number;
-  blocks: Block[];
+  types: string[];
+  blocks: SavedBlock[];
 }
 
 /** The index of one file: blocks covering its bytes [0, covered). */
@@ -61,8 +66,10 @@ export class FileIndex {
       const size = (await fs.stat(file)).size;
       if (saved.format === FORMAT && saved.file === file && Array.isArray(saved.blocks) && saved.covered <= size
         && await headOf(file, saved.covered) === saved.head) {
-        for (const b of saved.blocks) if (b.types) b.types = b.types.map((t) => index.intern(t));
-        Object.assign(index, { blocks: saved.blocks, covered: saved.covered, head: saved.head, savedBlocks: saved.blocks.length });
+        const names = saved.types.map((t) => index.intern(t));
+        const blocks = saved.blocks.map(([offset, end, seqMin, seqMax, tsMin, tsMax, types]): Block =>
+          ({ offset, end, seqMin, seqMax, tsMin, tsMax, types: types && types.map((i) => names[i]!) }));
+        Object.assign(index, { blocks, covered: saved.covered, head: saved.head, savedBlocks: blocks.length });
       }
     } catch { /* none yet, or unreadable: built from the file */ }
     return index;
@@ -112,7 +119,10 @@ export class FileIndex {
   /** Save the index when it grew by `minBlocks` blocks since it was last saved (a cache: not synced). */
   async save(minBlocks: number): Promise<void> {
     if (this.blocks.length - this.savedBlocks < minBlocks) return;
-    const saved: Saved = { format: FORMAT, file: this.file, head: this.head, covered: this.covered, blocks: this.blocks };
+    const names = [...this.names.keys()];
+    const at = new Map(names.map((name, i) => [name, i]));
+    const blocks = this.blocks.map((b): SavedBlock => [b.offset, b.end, b.seqMin, b.seqMax, b.tsMin, b.tsMax, b.types && b.types.map((t) => at.get(t)!)]);
+    const saved: Saved = { format: FORMAT, file: this.file, head: this.head, covered: this.covered, types: names, blocks };
     await fs.mkdir(path.dirname(this.savePath), { recursive: true });
     const tmp = `${this.savePath}.tmp`;
     await fs.writeFile(tmp, JSON.stringify(saved));
