@@ -55,21 +55,31 @@ export class Timeline {
    * journal line and the active-run record leaves one of them behind, and the missing line is
    * written now (the counters have not moved since: nothing is written between the two).
    */
-  static open(file: string, siteSeq: number, active: RecoveredRun | undefined, at: string): Timeline {
+  static open(file: string, siteSeq: number, active: RecoveredRun | undefined, at: string, warn: (message: string) => void): Timeline {
     const timeline = new Timeline(file, [{ stream: 'site', file: undefined, after: 0, to: Infinity }]);
-    for (const line of readLines(file)) timeline.apply(line);
+    for (const line of readLines(file, warn)) timeline.apply(line);
+    // written when it can be; the order in memory is right either way (history and replay use it)
+    const repair = (line: TimelineLine) => {
+      try {
+        timeline.append(line);
+      } catch (error) {
+        warn(`could not write to ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); the record order is repaired in memory only`);
+        timeline.apply(line);
+      }
+    };
     const open = timeline.open();
     const openRun = open.stream === 'site' ? undefined : open;
     if (openRun && (!active || active.runId !== openRun.stream || active.file !== openRun.file)) {
-      timeline.append({ event: 'run_stop', at, run_id: openRun.stream, file: openRun.file!, site_seq: siteSeq,
-        run_seq: Math.max(openRun.after, lastSeq(openRun.file!)) });
+      // the run stopped (or is suspended: its directory is not usable) and events go to the site
+      repair({ event: 'run_stop', at, run_id: openRun.stream, file: openRun.file!, site_seq: siteSeq,
+        run_seq: Math.max(openRun.after, readableLastSeq(openRun.file!)) });
     }
     if (active && timeline.open().stream === 'site') {
       // the run goes on after its last journaled seq (a crash in the middle of its stop), else
       // after the last line before its start offset (a run older than the journal)
       const journaled = timeline.list.filter((s) => s.file === active.file).map((s) => s.to);
-      timeline.append({ event: 'run_start', at, run_id: active.runId, file: active.file, site_seq: siteSeq,
-        run_seq: Math.max(lastSeq(active.file, active.startOffset), ...journaled) });
+      repair({ event: 'run_start', at, run_id: active.runId, file: active.file, site_seq: siteSeq,
+        run_seq: Math.max(readableLastSeq(active.file, active.startOffset), ...journaled) });
     }
     return timeline;
   }
@@ -101,6 +111,18 @@ export class Timeline {
     }
   }
 
+  /** After a run stop that failed past its journal line (the run stays active): journal the run going on. */
+  undoStop(runId: string, file: string, siteSeq: number, runSeq: number, at: string): void {
+    const open = this.open();
+    if (open.stream !== 'site' || this.list.length < 2 || this.list[this.list.length - 2]!.file !== file) return;
+    try {
+      this.runStarted(runId, file, siteSeq, runSeq, at);
+    } catch {
+      this.list.pop();
+      this.list[this.list.length - 1]!.to = Infinity;
+    }
+  }
+
   private open(): Segment {
     return this.list[this.list.length - 1]!;
   }
@@ -129,13 +151,23 @@ export class Timeline {
   }
 }
 
-function readLines(file: string): TimelineLine[] {
+/** The last seq of a run file, or 0 when it cannot be read (a run suspended for an unusable directory). */
+function readableLastSeq(file: string, end?: number): number {
+  try {
+    return lastSeq(file, end);
+  } catch {
+    return 0;
+  }
+}
+
+function readLines(file: string, warn: (message: string) => void): TimelineLine[] {
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT') warn(`could not read ${file} (${code ?? (error as Error).message}); runs before now are not in the record order`);
+    return [];
   }
   const lines: TimelineLine[] = [];
   for (const raw of text.split('\n')) {
