@@ -10,8 +10,6 @@ export interface ErrorSpec {
 /** Every stable error code, its HTTP status and a one-line meaning. */
 export const ERROR_CATALOGUE = {
   MALFORMED_JSON: { status: 400, meaning: 'The request body is not valid JSON.' },
-  INVALID_QUERY: { status: 400, meaning: 'A query parameter of `/history` or `/stream` is malformed or out of range.' },
-  INVALID_CURSOR: { status: 400, meaning: 'A cursor (`cursor`, `since`, `Last-Event-ID`) is malformed or names no recorded position.' },
   UNAUTHORIZED: { status: 401, meaning: 'A token is configured and the request carries no `Authorization: Bearer` header.' },
   FORBIDDEN: { status: 403, meaning: 'Wrong token, a browser request (`Origin` header or foreign `Host`), or `/shutdown` from a non-loopback client without the token.' },
   NOT_FOUND: { status: 404, meaning: 'No such path.' },
@@ -24,7 +22,8 @@ export const ERROR_CATALOGUE = {
   UNSUPPORTED_MEDIA_TYPE: { status: 415, meaning: 'The request has a body whose `Content-Type` is not `application/json`.' },
   INVALID_BODY: { status: 422, meaning: 'The body is JSON but not of the expected shape (a field is missing or ill-typed).' },
   INVALID_RUN: { status: 422, meaning: 'The run id or run directory is unsafe or unusable.' },
-  INVALID_QUERY: { status: 422, meaning: 'A query parameter has a value the endpoint does not take.' },
+  INVALID_QUERY: { status: 422, meaning: 'A query parameter is unknown or has a value the endpoint does not take.' },
+  INVALID_CURSOR: { status: 422, meaning: 'A cursor (`cursor`, `since`, `Last-Event-ID`) is malformed or names no recorded position.' },
   INVALID_BATCH: { status: 422, meaning: 'Events of a batch (`POST /events`) are invalid; `failures` lists each by index; nothing was recorded.' },
   BATCH_PARTLY_RECORDED: { status: 422, meaning: 'With `?partial=true`: the valid events of a batch were recorded, the invalid ones (`failures`) were not.' },
   INTERNAL: { status: 500, meaning: 'An unexpected error; it is logged with its stack, nothing internal is answered.' },

@@ -30,7 +30,7 @@ test('history() iterates pages in record order and stops when the daemon has no 
     assert.equal(after, [4]);
     const error = await rejection(client.history({ run: 'r9' }).next());
     assert.instance(error, TelemetryClientError);
-    assert.equal([(error as TelemetryClientError).statusCode, (error as TelemetryClientError).code], [400, 'INVALID_QUERY']);
+    assert.equal([(error as TelemetryClientError).statusCode, (error as TelemetryClientError).code], [422, 'INVALID_QUERY']);
   } finally {
     client.close();
   }

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ManualClock } from './helpers/clock.js';
@@ -87,6 +88,26 @@ test('lines that are no envelope are skipped; a type with quotes and backslashes
       assert.is(all.text, `{"events":[${lines[0]},${lines[2]}],"next_cursor":null}`);
       assert.equal((await request(d.url, `/history?type=${encodeURIComponent(odd)}`)).json.events.map((e: { data: number }) => e.data), [1]);
       assert.equal((await request(d.url, '/history?from=2026-03-16T12:00:02.000Z')).json.events.map((e: { data: number }) => e.data), [2]);
+    } finally {
+      await d.close();
+    }
+  } finally {
+    removeDir(siteDir);
+  }
+});
+
+test('a day compressed by retention (.gz) is read as it is, in its place in the record order', async () => {
+  const siteDir = tempDir();
+  try {
+    const line = (seq: number, day: string, type: string) => JSON.stringify({ seq, ts: `2026-03-${day}T20:00:0${seq}.000Z`, type, data: seq, meta: {} });
+    fs.writeFileSync(path.join(siteDir, 'site_20260315.ndjson.gz'), zlib.gzipSync(`${[line(1, '15', 'a'), line(2, '15', 'b')].join('\n')}\n`));
+    fs.writeFileSync(path.join(siteDir, 'site_20260316.ndjson'), `${[line(3, '16', 'a'), line(4, '16', 'b')].join('\n')}\n`);
+    const d = await startTestDaemon({ siteDir, clock: new ManualClock('2026-03-17T10:00:00.000Z'), env: { TZ: 'UTC' } });
+    try {
+      assert.equal((await request(d.url, '/history')).json.events.map((e: { seq: number }) => e.seq), [1, 2, 3, 4]);
+      assert.equal((await request(d.url, '/history?type=a')).json.events.map((e: { seq: number }) => e.seq), [1, 3]);
+      const page = await request(d.url, '/history?limit=1&cursor=site:1');
+      assert.equal([page.json.events.map((e: { seq: number }) => e.seq), page.json.next_cursor], [[2], 'site:2']);
     } finally {
       await d.close();
     }

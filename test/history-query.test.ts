@@ -148,12 +148,12 @@ const MISTAKES: [string, string, string, string][] = [
   ['bad percent-encoding', '?type=%E0%A4%A', 'INVALID_QUERY', 'type is not valid percent-encoding: "%E0%A4%A"'],
 ];
 
-test('mistakes in the query are answered 400 with a stable code and a sentence naming the parameter', () =>
+test('mistakes in the query are answered 422 with a stable code and a sentence naming the parameter', () =>
   withTestDaemon({ clock: new ManualClock('2026-03-17T12:00:00.000Z') }, async (d) => {
     await postEvent(d.url, { type: 'weather', data: 1 });
     for (const [name, query, code, detail] of MISTAKES) {
       const answer = await request(d.url, `/history${query}`);
-      assert.equal([answer.status, answer.json], [400, { detail, code }], name);
+      assert.equal([answer.status, answer.json], [422, { detail, code }], name);
     }
   }));
 

@@ -205,11 +205,11 @@ const REFUSED: [string, string, Record<string, string>, string, string][] = [
   ['an unknown parameter', '/stream?from=-1h', {}, 'INVALID_QUERY', 'unknown query parameter "from"; this path takes type, since'],
 ];
 
-test('a bad cursor or parameter is answered 400 as JSON before any stream', () => withTestDaemon({}, async (d) => {
+test('a bad cursor or parameter is answered 422 as JSON before any stream', () => withTestDaemon({}, async (d) => {
   await post(d.url, 'weather', 1);
   for (const [name, path, headers, code, detail] of REFUSED) {
     const answer = await request(d.url, path, { headers });
-    assert.equal([answer.status, answer.headers['content-type'], answer.json], [400, 'application/json', { detail, code }], name);
+    assert.equal([answer.status, answer.headers['content-type'], answer.json], [422, 'application/json', { detail, code }], name);
   }
 }));
 

@@ -33,7 +33,7 @@ for (const [name, answers, bounds, offset] of offsets) {
 test('offsetOf: nothing known is 0', () => assert.is(offsetOf(undefined), 0));
 
 test('applyUpdate: a status sets the run and the daemon clock; the first view flags nothing', () => {
-  const withStatus = applyUpdate(initialState(), { kind: 'status', ready, run: undefined, serverTime: T, sentAt: T - 500, receivedAt: T - 500 });
+  const withStatus = applyUpdate(initialState(), { kind: 'status', ready, run: undefined, sinks: [], serverTime: T, sentAt: T - 500, receivedAt: T - 500 });
   // the Date header says T (T..T+999 ms): the middle of that second is taken
   assert.is(daemonNow(withStatus, T - 500), T + 500);
   assert.equal([withStatus.runActive, withStatus.lastGoodPoll], [false, T + 500]);

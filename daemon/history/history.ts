@@ -1,9 +1,10 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { GZ } from '../storage/compressed.js';
 import type { StoreHead } from '../storage/store.js';
 import { FileIndex, type Block } from './file-index.js';
 import { lineKeys } from './line-prefix.js';
-import { readLines } from './line-reader.js';
+import { readGzipLines, readLines } from './line-reader.js';
 import { headSeq, type Position } from './position.js';
 
 // Reading the recorded log back: every line after a position and up to the head, in record
@@ -42,7 +43,9 @@ export interface ReadResult {
 const RANGE_BYTES = 1024 * 1024;
 // An index is saved once it has grown by this many blocks (~4 MiB of lines).
 const SAVE_EVERY_BLOCKS = 64;
-const SITE_FILE = /^site_\d{8}\.ndjson$/;
+const SITE_FILE = /^site_\d{8}\.ndjson(?:\.gz)?$/;
+// `site_YYYYMMDD.ndjson`
+const SITE_NAME_LENGTH = 20;
 
 /** The reader of a site directory's files, with their indexes cached in memory and on disk. */
 export class History {
@@ -67,36 +70,45 @@ export class History {
       const lower = i === start.segment ? start.seq : segment.after;
       const upper = i === lastSegment ? headSeq(head) : segment.to;
       if (upper <= lower) continue;
-      const files = segment.file ? [segment.file] : await this.siteFiles(head);
+      const files = segment.file ? [await runFile(segment.file)] : await this.siteFiles(head);
+      const full = () => result.count >= limit;
+      const take = (line: string) => {
+        if (full()) return;
+        const keys = lineKeys(line);
+        if (!keys || keys.seq <= lower || keys.seq > upper) return;
+        if (filter.types && !filter.types.has(keys.type)) return;
+        if ((filter.from !== undefined && keys.ts < filter.from) || (filter.to !== undefined && keys.ts >= filter.to)) return;
+        result.count++;
+        result.last = { segment: i, seq: keys.seq, stream: segment.stream };
+        req.onLine(line, segment.stream, keys.seq);
+      };
       for (const file of files) {
-        if (result.count >= limit) break;
-        const end = await this.endOf(file, head);
-        if (end === undefined) continue;
-        const index = await this.indexOf(file, end);
-        const ranges = coalesce(index.blocks.filter((b) => b.offset < end && wanted(b, lower, upper, filter)), end);
-        if (ranges.length === 0) continue;
-        const handle = await fs.open(file, 'r');
-        try {
-          for (const [from, to] of ranges) {
-            if (result.count >= limit) break;
-            await readLines(handle, from, to, (line) => {
-              if (result.count >= limit) return;
-              const keys = lineKeys(line);
-              if (!keys || keys.seq <= lower || keys.seq > upper) return;
-              if (filter.types && !filter.types.has(keys.type)) return;
-              if ((filter.from !== undefined && keys.ts < filter.from) || (filter.to !== undefined && keys.ts >= filter.to)) return;
-              result.count++;
-              result.last = { segment: i, seq: keys.seq, stream: segment.stream };
-              req.onLine(line, segment.stream, keys.seq);
-            }, () => result.count >= limit);
-          }
-        } finally {
-          await handle.close();
-        }
+        if (full()) break;
+        if (file.endsWith(GZ)) await readGzipLines(file, take, full);
+        else await this.readIndexed(file, head, (b) => wanted(b, lower, upper, filter), take, full);
       }
     }
     result.full = result.count >= limit;
     return result;
+  }
+
+  /** Read the lines of a plain file in the blocks its index says can hold what `wanted` asks for. */
+  private async readIndexed(file: string, head: StoreHead, wantedBlock: (b: Block) => boolean,
+    take: (line: string) => void, full: () => boolean): Promise<void> {
+    const end = await this.endOf(file, head);
+    if (end === undefined) return;
+    const index = await this.indexOf(file, end);
+    const ranges = coalesce(index.blocks.filter((b) => b.offset < end && wantedBlock(b)), end);
+    if (ranges.length === 0) return;
+    const handle = await fs.open(file, 'r');
+    try {
+      for (const [from, to] of ranges) {
+        if (full()) break;
+        await readLines(handle, from, to, take, full);
+      }
+    } finally {
+      await handle.close();
+    }
   }
 
   /** Build or extend the index of every file the head names (after start-up, so the first query is fast). */
@@ -104,17 +116,26 @@ export class History {
     const runFiles = head.segments.flatMap((s) => (s.file ? [s.file] : []));
     for (const file of [...await this.siteFiles(head), ...new Set(runFiles)]) {
       if (stopped()) return;
+      if (file.endsWith(GZ)) continue;
       const end = await this.endOf(file, head);
       if (end !== undefined) await this.indexOf(file, end);
     }
   }
 
-  /** The site day files written up to the head, oldest first (a newer one holds only later seqs). */
+  /**
+   * The site day files written up to the head, oldest first (a newer one holds only later
+   * seqs); a day compressed by retention is its `.gz` (the plain file while both are there).
+   */
   private async siteFiles(head: StoreHead): Promise<string[]> {
     if (!head.site.file) return [];
-    const newest = path.basename(head.site.file);
-    const names = await fs.readdir(this.siteDir).catch(() => [] as string[]);
-    return names.filter((n) => SITE_FILE.test(n) && n <= newest).sort().map((n) => path.join(this.siteDir, n));
+    const newest = path.basename(head.site.file).slice(0, SITE_NAME_LENGTH);
+    const days = new Map<string, string>();
+    for (const name of await fs.readdir(this.siteDir).catch(() => [] as string[])) {
+      const day = name.slice(0, SITE_NAME_LENGTH);
+      if (!SITE_FILE.test(name) || day > newest || (days.has(day) && name.endsWith(GZ))) continue;
+      days.set(day, name);
+    }
+    return [...days.keys()].sort().map((day) => path.join(this.siteDir, days.get(day)!));
   }
 
   /** How far a file is written: the head's length for a file being written, else its size (undefined when gone). */
@@ -138,6 +159,11 @@ export class History {
     this.indexes.set(file, next.catch(() => previous));
     return next;
   }
+}
+
+/** A run's file: as written, or its `.gz` once retention compressed it (a stopped run's). */
+async function runFile(file: string): Promise<string> {
+  return fs.stat(file).then(() => file, async () => (await fs.stat(file + GZ).then(() => true, () => false)) ? file + GZ : file);
 }
 
 /** Whether a block can hold a line the read keeps. */

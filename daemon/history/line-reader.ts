@@ -1,4 +1,7 @@
+import { createReadStream } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
+import { StringDecoder } from 'node:string_decoder';
+import { createGunzip } from 'node:zlib';
 
 // Reading whole lines out of a byte range of a file, one bounded slice at a time: each slice
 // is one asynchronous read (done off the event loop) and one pass over its lines, so a scan
@@ -34,4 +37,34 @@ export async function readLines(handle: FileHandle, from: number, to: number, on
     carry = start < data.length ? Buffer.from(data.subarray(start)) : undefined;
   }
   return carryStart;
+}
+
+/**
+ * Call `onLine` for every whole line of a gzip file (a day or run file that retention
+ * compressed), decompressing as a stream: no index, every line is read. `stop()` is asked
+ * between chunks.
+ */
+export async function readGzipLines(file: string, onLine: (line: string) => void, stop: () => boolean): Promise<void> {
+  const stream = createReadStream(file).pipe(createGunzip());
+  const decoder = new StringDecoder('utf8');
+  let carry = '';
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      if (stop()) break;
+      const text = carry + decoder.write(chunk);
+      const last = text.lastIndexOf('\n');
+      if (last === -1) {
+        carry = text;
+        continue;
+      }
+      let start = 0;
+      for (let nl = text.indexOf('\n'); nl !== -1 && nl <= last; nl = text.indexOf('\n', start)) {
+        if (nl > start) onLine(text.slice(start, nl));
+        start = nl + 1;
+      }
+      carry = text.slice(last + 1);
+    }
+  } finally {
+    stream.destroy();
+  }
 }
