@@ -38,6 +38,8 @@ export interface RecoveredRun {
   file: string;
   /** Byte length of the run file when the run started. */
   startOffset: number;
+  /** The seq the run continued after, when its record says (records of earlier versions do not). */
+  startSeq?: number;
 }
 
 /** The record order of a site directory, kept in memory and journaled to disk. */
@@ -79,7 +81,7 @@ export class Timeline {
       // after the last line before its start offset (a run older than the journal)
       const journaled = timeline.list.filter((s) => s.file === active.file).map((s) => s.to);
       repair({ event: 'run_start', at, run_id: active.runId, file: active.file, site_seq: siteSeq,
-        run_seq: Math.max(readableLastSeq(active.file, active.startOffset), ...journaled) });
+        run_seq: Math.max(active.startSeq ?? readableLastSeq(active.file, active.startOffset), ...journaled) });
     }
     return timeline;
   }

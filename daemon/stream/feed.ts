@@ -26,7 +26,7 @@ export async function feedSubscriber(deps: FeedDeps, sub: Subscriber, since: Pos
   const { store, history, hub } = deps;
   if (since === undefined) {
     const head = store.head();
-    const readings = store.view.readings().filter((r) => sub.wants(r.envelope.type));
+    const readings = store.view.entries().filter((r) => sub.wants(r.type)).sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : 0));
     hub.add(sub, who);
     const text = readings.map((r) => frame('snapshot', r.json)).join('');
     if (await sub.send(text + marker(head, { snapshot: readings.length }))) sub.release();

@@ -55,11 +55,11 @@ export class StreamHub {
 
   private deliver(event: RecordedEvent): void {
     if (this.subscribers.size === 0) return;
-    const { envelope, json } = event.reading;
+    const { type, seq, json } = event.reading;
     let text: string | undefined;
     for (const sub of this.subscribers) {
-      if (!sub.wants(envelope.type)) continue;
-      text ??= frame(event.makeCurrent ? 'event' : 'held', json, formatCursor(event.stream, envelope.seq));
+      if (!sub.wants(type)) continue;
+      text ??= frame(event.makeCurrent ? 'event' : 'held', json, formatCursor(event.stream, seq));
       sub.enqueue(text);
     }
     if (text !== undefined && !this.flushQueued) {
