@@ -1,6 +1,9 @@
 // The package's public surface: `import { TelemetryClient } from 'meridian-telemetry'`.
 export { TelemetryClient, TelemetryClientError, TelemetryConnectionError } from './client/index.js';
-export type { TelemetryClientOptions, CurrentPoll, StartRunOptions, PostEventOptions, BatchEvent, PostEventsOptions } from './client/index.js';
+export type {
+  TelemetryClientOptions, CurrentPoll, StartRunOptions, PostEventOptions, BatchEvent, PostEventsOptions,
+  HistoryOptions, HistoryPage, StreamMessage, StreamOptions,
+} from './client/index.js';
 export { startTelemetryServer, TelemetryServer } from './launcher/launcher.js';
 export type { TelemetryServerOptions } from './launcher/launcher.js';
 export { TelemetryStartError } from './launcher/launch-failure.js';

@@ -1,11 +1,11 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import type { TelemetryClient } from '../client/client.js';
-import { TelemetryConnectionError } from '../client/errors.js';
+import { watchCurrent } from '../client/watch.js';
 import type { Envelope } from '../lib/wire.js';
 import { say, type CliIo } from './io.js';
 
 // `telemetry current [TYPE] --follow`, piped: one JSON line per envelope that became current,
-// polled with If-None-Match every interval, across daemon restarts, until stopped.
+// from the shared watch loop (the stream, or polls of a daemon without one), across daemon
+// restarts, until stopped.
 
 /**
  * The envelopes of `current` not printed yet (for `type` only, when given), oldest first:
@@ -28,37 +28,38 @@ export interface FollowOptions {
 }
 
 /**
- * Print new envelopes until `io.stopSignal()` fires; resolves 0 then. Says on stderr when the
- * daemon is not there, lost, and back. An error answer (401, 403, ...) rejects (exit 1).
+ * Print new readings until `io.stopSignal()` fires; resolves 0 then. Follows the stream (polls
+ * a daemon without one, every interval), says on stderr when the daemon is not there, lost,
+ * and back. An error answer (401, 403, ...) rejects (exit 1).
  */
 export async function followCurrent(options: FollowOptions, io: CliIo): Promise<number> {
   const signal = io.stopSignal();
-  const stopped = new Promise<undefined>((resolve) => signal.addEventListener('abort', () => resolve(undefined), { once: true }));
   const printed = new Map<string, string>();
-  let etag: string | undefined;
   let state: 'starting' | 'connected' | 'absent' | 'lost' = 'starting';
-  while (!signal.aborted) {
-    try {
-      const poll = await Promise.race([options.client.pollCurrent(etag), stopped]);
-      if (!poll) break;
-      if (state === 'lost') say(io, `reconnected to ${options.address}`);
-      if (state === 'absent') say(io, `connected to ${options.address}`);
-      state = 'connected';
-      if (poll.changed && poll.current) {
-        etag = poll.etag;
-        for (const envelope of newEnvelopes(printed, poll.current, options.type)) io.out(`${JSON.stringify(envelope)}\n`);
-      }
-    } catch (error) {
-      if (!(error instanceof TelemetryConnectionError)) throw error;
-      if (state === 'connected') {
-        say(io, `lost the daemon at ${options.address}; retrying`);
-        state = 'lost';
-      } else if (state === 'starting') {
-        say(io, `no telemetry daemon at ${options.address}; retrying`);
-        state = 'absent';
+  const watch = watchCurrent({ client: options.client, clock: { now: io.now }, type: options.type, intervalMs: options.intervalMs }, (update) => {
+    if (update.kind === 'view') {
+      const changed = Object.fromEntries(update.changed.map((e) => [e.type, e]));
+      for (const envelope of newEnvelopes(printed, changed, options.type)) io.out(`${JSON.stringify(envelope)}\n`);
+    } else if (update.kind === 'connection') {
+      if (update.state === 'error') throw update.error;
+      if (update.state === 'disconnected') {
+        if (state === 'connected') say(io, `lost the daemon at ${options.address}; retrying`);
+        else if (state === 'starting') say(io, `no telemetry daemon at ${options.address}; retrying`);
+        state = state === 'connected' ? 'lost' : state === 'starting' ? 'absent' : state;
+      } else {
+        if (state === 'lost') say(io, `reconnected to ${options.address}`);
+        if (state === 'absent') say(io, `connected to ${options.address}`);
+        state = 'connected';
       }
     }
-    await delay(options.intervalMs, undefined, { signal }).catch(() => undefined);
+  });
+  const stop = () => watch.stop();
+  signal.addEventListener('abort', stop, { once: true });
+  if (signal.aborted) stop();
+  try {
+    await watch.done;
+  } finally {
+    signal.removeEventListener('abort', stop);
   }
   return 0;
 }

@@ -9,7 +9,7 @@ import type { ParsedOptions } from './options.js';
 // its module when it runs, so --help and usage mistakes answer without loading got or execa.
 
 /** The bare command names, in the order of the help. */
-export const COMMANDS = ['run', 'stop', 'current', 'status', 'post', 'import', 'du'] as const;
+export const COMMANDS = ['run', 'stop', 'current', 'history', 'status', 'post', 'import', 'du'] as const;
 
 const HOST = 'Daemon host (env MERIDIAN_TELEMETRY_HOST; default localhost)';
 const PORT = 'Daemon port (env MERIDIAN_TELEMETRY_PORT; default 6562)';
@@ -64,13 +64,29 @@ export function buildProgram(io: CliIo) {
     .option('--token', TOKEN)
     .option('--json', 'Print JSON even on a terminal')
     .option('--follow', 'Keep watching: the live console, or JSON lines when piped or with --json')
-    .option('--interval', 'With --follow: seconds between polls (default 1)')
+    .option('--interval', 'With --follow: seconds between polls of a daemon without a live stream, and between status checks (default 1)')
     .option('--stale', 'Seconds after which a reading is marked stale (default 120)')
     .example(`${p}current`)
     .example(`${p}current weather --json | jq .data`)
     .example(`${p}current --follow`)
     .example(`${p}current weather --follow --interval 5 >> weather.ndjson`)
     .action(async (type: unknown, opts: ParsedOptions) => (await import('./current.js')).runCurrent(type, opts, io));
+
+  prog.command(`${p}history [TYPE]`)
+    .describe('Print the recorded events of TYPE in record order (across day files and runs), read from the daemon page by page. On a terminal a table; piped or with --json one JSON line per event; with --csv CSV with one column per data field.')
+    .option('--host', HOST)
+    .option('--port', PORT)
+    .option('--token', TOKEN)
+    .option('--since', 'Only the last span of time: 30m, 2h, 1d (s, m, h, d, w)')
+    .option('--from', 'From this time: ISO-8601 (without a zone: local time), or relative such as -3h')
+    .option('--to', 'Up to this time, not included (same forms as --from)')
+    .option('--run', 'Only the events of this run id, or site for the site files only')
+    .option('--json', 'Print one JSON line per event even on a terminal')
+    .option('--csv', 'Print CSV: seq, ts, type, run_id and one column per data field')
+    .example(`${p}history weather --since 2h`)
+    .example(`${p}history weather --from 2026-03-17T22:00 --to 2026-03-18T04:00 --csv > night.csv`)
+    .example(`${p}history "dome status" --run 042 --json | jq .data`)
+    .action(async (type: unknown, opts: ParsedOptions) => (await import('./history.js')).runHistory(type, opts, io));
 
   prog.command(`${p}status`)
     .describe('Print one line about the daemon: address, pid, version, uptime, active run or site, number of types. Exit 3 when no daemon answers.')

@@ -6,11 +6,15 @@ import type {
 } from '../lib/wire.js';
 import { TelemetryClientError } from './errors.js';
 import { toClientError } from './failure.js';
+import { historyPages, type HistoryOptions, type HistoryPage } from './history.js';
 import { resolveClientSettings, type TelemetryClientOptions } from './options.js';
+import { streamMessages, type StreamMessage, type StreamOptions } from './stream.js';
 
 // TelemetryClient: the whole HTTP API as typed methods (camelCase outside, snake_case on the wire).
 
 export type { TelemetryClientOptions } from './options.js';
+export type { HistoryOptions, HistoryPage } from './history.js';
+export type { StreamMessage, StreamOptions } from './stream.js';
 
 /** What `startRun()` takes; every field optional (the daemon derives the run id and directory). */
 export interface StartRunOptions {
@@ -71,6 +75,8 @@ export class TelemetryClient {
   readonly baseUrl: string;
   private readonly timeoutSeconds: number;
   private readonly http: Got;
+  /** The same without a request deadline (a stream stays open) and without JSON decoding. */
+  private readonly streamHttp: Got;
   /** The keep-alive agent this client made (none when a session brought its own). */
   private readonly agent: http.Agent | undefined;
 
@@ -95,6 +101,8 @@ export class TelemetryClient {
       init.agent = { http: this.agent };
     }
     this.http = session.extend(init);
+    const ms = Math.round(settings.timeoutSeconds * 1000);
+    this.streamHttp = session.extend({ ...init, responseType: 'text', timeout: { connect: ms, response: ms } });
   }
 
   /** GET /health: `{ok: true}` when the daemon is up. */
@@ -182,6 +190,29 @@ export class TelemetryClient {
     const url = `${this.baseUrl}/current`;
     throw new TelemetryClientError(`GET ${url} answered 404 NO_READING: ${detail}`,
       { statusCode: 404, detail, code: 'NO_READING', method: 'GET', url });
+  }
+
+  /**
+   * GET /history page by page: `for await (const page of client.history({types: ['weather'], from: '-2h'}))`.
+   * Each page holds events in record order; the iteration ends when the daemon has no more.
+   */
+  history(options: HistoryOptions = {}): AsyncGenerator<HistoryPage, void, undefined> {
+    return historyPages((query) => this.call('GET', query ? `history?${query}` : 'history'), options);
+  }
+
+  /**
+   * GET /stream: the current view (or a replay after `since`), then every event as recorded,
+   * reconnecting and resuming when the connection is lost. Ends on `options.signal` or `break`.
+   */
+  stream(options: StreamOptions = {}): AsyncGenerator<StreamMessage, void, undefined> {
+    return streamMessages({ http: this.streamHttp, baseUrl: this.baseUrl, timeoutSeconds: this.timeoutSeconds }, options);
+  }
+
+  /** GET /ready with the daemon's clock (its `Date` header, epoch ms) when it sent one. */
+  async readyAt(): Promise<{ ready: ReadyAnswer; serverTime: number | undefined }> {
+    const response = await this.send('GET', 'ready');
+    const date = response.headers.date ? Date.parse(response.headers.date) : NaN;
+    return { ready: response.body as unknown as ReadyAnswer, serverTime: Number.isNaN(date) ? undefined : date };
   }
 
   /** GET /current with `If-None-Match`: cheap polling that also reports the daemon's clock. */

@@ -7,13 +7,16 @@ import { formatTs, type Clock } from '../lib/time.js';
 import { VERSION } from '../lib/version.js';
 import { startForwarding, type Forwarding } from './forward/forwarding.js';
 import type { SinkSpec } from './forward/sink.js';
+import { History } from './history/history.js';
 import { buildApp } from './http/app.js';
 import { Drain } from './http/drain.js';
 import { SiteLockedError } from './storage/site-lock.js';
+import { statePaths } from './storage/state-files.js';
 import type { StorageFs } from './storage/storage-fs.js';
 import { DaemonMetrics } from './metrics/daemon-metrics.js';
 import { Housekeeping } from './storage/housekeeping.js';
 import { TelemetryStore } from './storage/store.js';
+import { StreamHub } from './stream/hub.js';
 
 // Listening: open the store, build the app, bind, and close it all down in order.
 
@@ -88,12 +91,19 @@ export async function startDaemon(config: DaemonConfig, deps: {
   let forwarding: Forwarding = startForwarding([], { store, siteDir: config.siteDir, clock: deps.clock, logger });
   const server = http.createServer({ keepAliveTimeout: 5000 });
   const drain = new Drain(server, logger);
+  const history = new History(config.siteDir, statePaths(config.siteDir).index);
+  const streams = new StreamHub(store, logger);
+  let warming = true;
   const close = (options?: { now?: boolean }) => {
     if (closing) {
       if (options?.now) void drain.stop(0);
       return closing;
     }
     closing = (async () => {
+      warming = false;
+      // open streams never finish by themselves: end them first, so that the drain is not
+      // held until its deadline
+      streams.close();
       await Promise.all([drain.stop(options?.now ? 0 : config.shutdownTimeoutMs), forwarding.stop()]);
       await housekeeping?.close();
       await store.close();
@@ -110,7 +120,7 @@ export async function startDaemon(config: DaemonConfig, deps: {
   });
   let address = hostPort(config.host, config.port);
   const app = buildApp({
-    config, store, logger, clock: deps.clock, version: VERSION, metrics,
+    config, store, history, streams, logger, clock: deps.clock, version: VERSION, metrics,
     bootId: randomBytes(4).toString('hex'),
     process: { pid: process.pid, startedAt: formatTs(deps.clock.now()), address: () => address },
     forwardStatus: () => forwarding.status(),
@@ -138,6 +148,8 @@ export async function startDaemon(config: DaemonConfig, deps: {
   const port = (server.address() as AddressInfo).port;
   address = hostPort(config.host, port);
   forwarding = startForwarding(deps.forward ?? [], { store, siteDir: config.siteDir, clock: deps.clock, logger });
+  // index the history in the background, so that the first query need not
+  void history.warm(store.head(), () => !warming).catch((error) => logger.warn(`indexing the history failed: ${(error as Error).message}`));
   logger.info(`listening on http://${address} (site ${config.siteDir}, fsync ${config.fsync}, version ${VERSION})`);
   housekeeping?.start();
   return {

@@ -22,11 +22,13 @@ export const ERROR_CATALOGUE = {
   UNSUPPORTED_MEDIA_TYPE: { status: 415, meaning: 'The request has a body whose `Content-Type` is not `application/json`.' },
   INVALID_BODY: { status: 422, meaning: 'The body is JSON but not of the expected shape (a field is missing or ill-typed).' },
   INVALID_RUN: { status: 422, meaning: 'The run id or run directory is unsafe or unusable.' },
-  INVALID_QUERY: { status: 422, meaning: 'A query parameter has a value the endpoint does not take.' },
+  INVALID_QUERY: { status: 422, meaning: 'A query parameter is unknown or has a value the endpoint does not take.' },
+  INVALID_CURSOR: { status: 422, meaning: 'A cursor (`cursor`, `since`, `Last-Event-ID`) is malformed or names no recorded position.' },
   INVALID_BATCH: { status: 422, meaning: 'Events of a batch (`POST /events`) are invalid; `failures` lists each by index; nothing was recorded.' },
   BATCH_PARTLY_RECORDED: { status: 422, meaning: 'With `?partial=true`: the valid events of a batch were recorded, the invalid ones (`failures`) were not.' },
   INTERNAL: { status: 500, meaning: 'An unexpected error; it is logged with its stack, nothing internal is answered.' },
   STORAGE_UNAVAILABLE: { status: 503, meaning: 'Writing to disk failed; nothing was recorded and no seq was consumed.' },
+  STREAM_OVERFLOW: { status: 503, meaning: 'A `/stream` client read too slowly and was dropped (sent as a `dropped` event, then the stream ends).' },
 } as const satisfies Record<string, ErrorSpec>;
 
 /** A stable error code from the catalogue. */

@@ -4,8 +4,8 @@
 // hold every acknowledged event, and writes the figures as JSON to bench-results/.
 // It never fails a test run: it is not part of npm test, and missed targets are printed,
 // not thrown. Options: --quick, --rounds N, --seconds S, --events N, --history N,
-// --loader autocannon|wrk, --only post,get,rss,startup,forward,batch,metrics,compress (forward-ingest:
-// only the forwarding POST part), --forward-events N, --out DIR.
+// --query-lines N, --loader autocannon|wrk, --only post,get,rss,startup,forward,batch,metrics,compress,history,fanout
+// (forward-ingest: only the forwarding POST part), --forward-events N, --out DIR.
 // See docs/performance.md and docs/forwarding.md.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -16,6 +16,8 @@ import { hasWrk, pinTo, runLoad } from './bench/load.mjs';
 import { forwardReport, forwardRun } from './bench/forward.mjs';
 import { batchIngest, compression, metricsScrape } from './bench/ops.mjs';
 import { eventBodies, weatherEvent } from './bench/payload.mjs';
+import { fanoutBench } from './bench/fanout.mjs';
+import { historyBench } from './bench/history.mjs';
 import { postMany, request, startBaseline, startDaemon } from './bench/servers.mjs';
 import { timeStartups, writeHistory } from './bench/startup.mjs';
 import { HEADER, median, row, spreadPct, summarise } from './bench/stats.mjs';
@@ -24,7 +26,7 @@ import { checkRound, SiteFiles } from './bench/verify.mjs';
 const { values: opt } = parseArgs({
   options: {
     quick: { type: 'boolean', default: false }, rounds: { type: 'string' }, seconds: { type: 'string' },
-    events: { type: 'string' }, history: { type: 'string' }, loader: { type: 'string' },
+    events: { type: 'string' }, history: { type: 'string' }, 'query-lines': { type: 'string' }, loader: { type: 'string' },
     only: { type: 'string' }, out: { type: 'string', default: 'bench-results' }, 'forward-events': { type: 'string' },
   },
 });
@@ -33,10 +35,11 @@ const rounds = Number(opt.rounds ?? (quick ? 1 : 3));
 const seconds = Number(opt.seconds ?? (quick ? 2 : 3));
 const targetEvents = Number(opt.events ?? (quick ? 100_000 : 1_000_000));
 const historyLines = Number(opt.history ?? 1_000_000);
+const queryLines = Number(opt['query-lines'] ?? (quick ? 1_000_000 : 10_000_000));
 // wrk (C, steadier figures) when installed, else autocannon (installed with the dev dependencies)
 const loader = opt.loader ?? (hasWrk() ? 'wrk' : 'autocannon');
 if (loader === 'wrk' && !hasWrk()) throw new Error('--loader wrk: wrk is not installed');
-const phases = new Set((opt.only ?? 'post,get,rss,startup,forward,batch,metrics,compress').split(','));
+const phases = new Set((opt.only ?? 'post,get,rss,startup,forward,batch,metrics,compress,history,fanout').split(','));
 const forwardEvents = Number(opt['forward-events'] ?? (quick ? 100_000 : 1_000_000));
 const cpus = os.availableParallelism?.() ?? os.cpus().length;
 const serverPin = pinTo(0, cpus);
@@ -77,6 +80,8 @@ try {
   if (phases.has('metrics')) results.figures.metricsScrape = await metricsScrape(ops, quick ? 20_000 : 100_000);
   if (phases.has('compress')) results.figures.compression = await compression(ops, quick ? 100_000 : 500_000);
   results.notes = ops.notes;
+  if (phases.has('history')) results.figures.history = await historyBench({ tmp, lines: queryLines, pin: serverPin, loadPin, seconds, log });
+  if (phases.has('fanout')) results.figures.fanout = await fanoutBench({ tmp, pin: serverPin, loadPin, seconds, subscribers: 100, rate: 2000, log });
 } finally {
   for (const s of stops) await s.stop();
   fs.rmSync(tmp, { recursive: true, force: true });
@@ -248,6 +253,8 @@ function printReport() {
     const c = f.compression;
     out.push(`compression of a ${(c.bytes / 2 ** 20).toFixed(0)} MiB day file (${c.lines} events): ${c.mbPerSecond.toFixed(1)} MiB/s, ratio ${c.ratio.toFixed(1)}:1 (gzip level 6, with sync and read-back check)`);
   }
+  if (f.history) out.push(...historyReport(f.history));
+  if (f.fanout) out.push(...fanoutReport(f.fanout));
   for (const note of results.notes ?? []) out.push(`note: ${note}`);
   out.push(results.problems.length ? `\nCORRECTNESS PROBLEMS:\n${results.problems.map((p) => `  - ${p}`).join('\n')}` : '\ncorrectness: every acknowledged event is on disk, seq contiguous, answers match the files');
   fs.mkdirSync(opt.out, { recursive: true });
@@ -255,6 +262,26 @@ function printReport() {
   fs.writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
   out.push(`results written to ${file}`);
   process.stdout.write(`${out.join('\n')}\n`);
+}
+
+function historyReport(h) {
+  const mib = (h.bytes / 2 ** 20).toFixed(0);
+  const s = h.scan;
+  return [
+    `history, ${h.lines} lines (${mib} MiB, 10 day files), ${h.type} over one hour (${h.coldHour.events} events): ` +
+      `first query ${h.coldHour.ms.toFixed(0)} ms (index built), then ${h.warmHourMs.toFixed(1)} ms, after a restart ${h.restartHour.ms.toFixed(1)} ms (target well under 1000 ms: ${h.warmHourMs < 500 && h.restartHour.ms < 500 ? 'met' : 'NOT met'})`,
+    `history full scan of one type: daemon ${s.daemon.mibPerS.toFixed(0)} MiB/s, jq ${s.jq.mibPerS.toFixed(0)} MiB/s (daemon ${(s.daemon.mibPerS / s.jq.mibPerS).toFixed(1)}x jq), ` +
+      `grep -c ${s.grep.mibPerS.toFixed(0)} MiB/s (daemon ${(s.daemon.mibPerS / s.grep.mibPerS).toFixed(2)}x grep); counts ${s.daemon.events}/${s.jq.events}/${s.grep.events}`,
+    `POST /event at 2,000/s while full scans run: p99 ${h.postDuringScan.scanning.p99.toFixed(2)} ms vs ${h.postDuringScan.quiet.p99.toFixed(2)} ms alone (${(h.postDuringScan.scanning.p99 / h.postDuringScan.quiet.p99).toFixed(2)}x)`,
+  ];
+}
+
+function fanoutReport(f) {
+  return [
+    `stream fan-out, ${f.subscribers} subscribers of every type at ${f.rate} events/s: delivery p50 ${f.deliveryP50Ms} ms, p99 ${f.deliveryP99Ms} ms (${f.deliveredEvents} deliveries)`,
+    `POST /event with ${f.subscribers} subscribers: unpaced ${f.withSubscribers.unpacedRps.toFixed(0)} req/s vs ${f.alone.unpacedRps.toFixed(0)} alone (${f.unpacedRatio.toFixed(2)}x); ` +
+      `paced p99 ${f.withSubscribers.pacedP99.toFixed(2)} ms vs ${f.alone.pacedP99.toFixed(2)} ms (${f.pacedP99Ratio.toFixed(2)}x)`,
+  ];
 }
 
 function gitCommit() {

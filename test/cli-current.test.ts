@@ -135,7 +135,7 @@ test('current --follow on a terminal opens the live console; q quits with exit 0
     try {
       tty.run(['current', '--follow', '--interval', '0.2', ...at], { width: 80, height: 24 });
       const screen = await tty.waitFor('the console', (s) => /│ {3}weather {2}/.test(s));
-      assert.match(screen, new RegExp(`^meridian 127\\.0\\.0\\.1:${d.port} {2}LIVE {2}last poll \\d\\d:\\d\\d:\\d\\dZ`));
+      assert.match(screen, new RegExp(`^meridian 127\\.0\\.0\\.1:${d.port} {2}LIVE {2}updated \\d\\d:\\d\\d:\\d\\dZ`));
       assert.match(screen, /run site {2}1 type {2}poll 200ms {2}sort type/);
       tty.keys('q');
       assert.equal(await tty.output(), { lines: [], exit: 0, restored: true }, 'the screen and the terminal are restored and the command exits 0');

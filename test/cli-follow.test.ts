@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { RunningCli } from './helpers/cli.js';
@@ -103,5 +105,38 @@ test('piped --follow: the reader going away ends it quietly (exit 0); an error a
     refused.kill();
   }
 }));
+
+test('piped --follow against a daemon without /stream (an older one): polls /current instead', async () => {
+  const readings = [
+    { seq: 1, ts: '2026-03-18T00:00:01.000Z', type: 'weather', data: 1, meta: {} },
+    { seq: 2, ts: '2026-03-18T00:00:02.000Z', type: 'weather', data: 2, meta: {} },
+  ];
+  let polls = 0;
+  const paths: string[] = [];
+  const server = http.createServer((req, res) => {
+    paths.push(req.url!.split('?')[0]!);
+    if (req.url === '/current') {
+      const current = readings[Math.min(polls++, 1)]!;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ current: { weather: current } }));
+    } else {
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end(`{"detail":"There is no ${req.url} here.","code":"NOT_FOUND"}`);
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const follow = new RunningCli(['current', '--follow', '--interval', '0.1', '--host', '127.0.0.1', '--port', String((server.address() as AddressInfo).port)]);
+  try {
+    await follow.until('both readings', () => follow.lines().length >= 2);
+    assert.equal(follow.lines(), readings.map((r) => JSON.stringify(r)));
+    assert.equal([...new Set(paths)], ['/stream', '/current']);
+    assert.is(follow.err, '');
+    follow.child.kill('SIGTERM');
+    assert.is(await follow.exited, 0);
+  } finally {
+    follow.kill();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
 
 test.run();

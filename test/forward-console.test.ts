@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { SinkStatus } from '../lib/wire.js';
-import { applyOutcome, initialState } from '../tui/console-state.js';
+import { applyUpdate, initialState } from '../tui/console-state.js';
 import { headerLines, sinksBehind } from '../tui/header.js';
 
 // The console header names the forwarding sinks that are behind (not ok, or 10 s or more of lag).
@@ -22,15 +22,16 @@ test('sinksBehind: only sinks that are not ok or 10 s behind, with their lag', (
   for (const [name, sinks, text] of rows) assert.is(sinksBehind(sinks), text, name);
 });
 
-test('the header shows the sinks behind from the last good poll, and keeps them while /status does not answer', () => {
-  const poll = { changed: false, current: undefined, etag: undefined, serverTime: T };
+test('the header shows the sinks behind from the last status, and keeps them while /status does not answer', () => {
+  const status = (at: number, sinks: SinkStatus[] | undefined) =>
+    ({ kind: 'status' as const, ready, run: undefined, sinks, serverTime: T, sentAt: at, receivedAt: at });
   const behind = [{ ...ok, state: 'failing' as const, lag_events: 7, lag_seconds: 30 }];
-  const s = applyOutcome(initialState(), { ok: true, ready, run: undefined, poll, sentAt: T, receivedAt: T, sinks: behind });
+  const s = applyUpdate(initialState(), status(T, behind));
   const info = { address: 'localhost:6562', intervalMs: 1000, type: undefined, shown: 0 };
   assert.is(headerLines(s, info)[1], 'run site  0 types  poll 1s  sort type  sinks behind: db failing 7 events');
-  const again = applyOutcome(s, { ok: true, ready, run: undefined, poll, sentAt: T + 1000, receivedAt: T + 1000 });
+  const again = applyUpdate(s, status(T + 1000, undefined));
   assert.equal(again.sinks, behind);
-  const caughtUp = applyOutcome(again, { ok: true, ready, run: undefined, poll, sentAt: T + 2000, receivedAt: T + 2000, sinks: [ok] });
+  const caughtUp = applyUpdate(again, status(T + 2000, [ok]));
   assert.is(headerLines(caughtUp, info)[1], 'run site  0 types  poll 1s  sort type');
 });
 

@@ -7,15 +7,18 @@ import { answerChecker, type AnswerCheck } from './helpers/openapi.js';
 import { ManualClock } from './helpers/clock.js';
 import { withTestDaemon, type TestDaemon } from './helpers/daemon.js';
 import { request, type RawAnswer, type RawRequest } from './helpers/http.js';
+import { SseReader } from './helpers/sse.js';
 
 // Every endpoint and every error it documents, exercised on the real daemon; each answer is
 // validated against the schemas of the served OpenAPI document (ajv, 2020-12).
 
 const AT = '2026-03-17T20:05:48.955Z';
 const DAY_FILE = 'site_20260317.ndjson';
-// documented answers no request can provoke from outside: an unexpected error, and a run
-// start whose state file cannot be written (the site directory's own .meridian/)
-const unreachable = (answer: string) => answer.endsWith(' 500') || answer === 'POST /run/start 503';
+// documented answers no request can provoke from outside: an unexpected error, a run
+// start whose state file cannot be written (the site directory's own .meridian/), and a
+// /stream 503 (only while the daemon shuts down; STREAM_OVERFLOW is the `dropped` event of
+// a stream, tested in stream-live.test.ts)
+const unreachable = (answer: string) => answer.endsWith(' 500') || answer === 'POST /run/start 503' || answer === 'GET /stream 503';
 
 /** Calls the daemon, checks each answer against the document, and records which answers were seen. */
 function exerciser(d: TestDaemon, doc: OpenAPIObject) {
@@ -82,6 +85,16 @@ test('every documented answer of every route is provoked, and each matches the d
     await call('GET', '/current/weather', 200);
     await call('GET', '/current', 200);
     await call('POST', '/events', 200, { body: [{ type: 'weather', data: 2 }, { type: 'dome', data: 'open' }] });
+    await call('GET', '/history?type=weather&limit=1', 200);
+    await call('GET', '/history?limit=0', 422, { code: 'INVALID_QUERY' });
+    await call('GET', '/history?cursor=site:99', 422, { code: 'INVALID_CURSOR' });
+    await call('GET', '/stream?since=bogus', 422, { code: 'INVALID_CURSOR' });
+    // a stream never ends: read until its `live` marker, then the answer's head is what the document says
+    const stream = new SseReader(d.url, '/stream?type=weather');
+    await stream.live();
+    stream.close();
+    assert.equal([stream.status, stream.headers['content-type'], stream.named('snapshot').length], [200, 'text/event-stream', 1]);
+    seen.add('GET /stream 200');
     await call('POST', '/events', 422, { body: [{ type: 'weather' }], code: 'INVALID_BATCH' });
     await call('POST', '/events?partial=true', 422, { body: [{ type: 'weather' }, { type: 'wind', data: 3 }], code: 'BATCH_PARTLY_RECORDED' });
     await call('POST', '/events?partial=maybe', 422, { body: [{ type: 'wind', data: 3 }], code: 'INVALID_QUERY' });

@@ -1,9 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { TelemetryClientError, TelemetryConnectionError } from '../client/errors.js';
-import type { CurrentPoll } from '../client/client.js';
 import type { Envelope } from '../lib/wire.js';
-import { applyOutcome, daemonNow, initialState, onlyType } from '../tui/console-state.js';
+import { applyUpdate, daemonNow, initialState, onlyType } from '../tui/console-state.js';
 import { offsetOf, refineOffset } from '../tui/daemon-clock.js';
 import { headerLines } from '../tui/header.js';
 import { detailText } from '../tui/detail.js';
@@ -17,10 +16,6 @@ const T = Date.parse('2026-03-18T00:00:10.000Z');
 const weather: Envelope = { seq: 4, ts: '2026-03-18T00:00:09.000Z', type: 'weather', data: { t: 1 }, meta: {} };
 const dome: Envelope = { seq: 2, ts: '2026-03-18T00:00:01.000Z', type: 'dome', data: 'open', meta: { run_id: '007' } };
 const ready = { ready: true as const, run_active: false, version: '0.1.0' };
-
-function poll(current: Record<string, Envelope> | undefined, serverTime = T): CurrentPoll {
-  return { changed: current !== undefined, current, etag: current ? '"e1"' : undefined, serverTime };
-}
 
 const offsets: [string, [number, number, number][], { lo: number; hi: number }, number][] = [
   ['one answer: the header second, widened by the round trip', [[T, T - 50, T - 40]], { lo: 40, hi: 1050 }, 545],
@@ -37,34 +32,37 @@ for (const [name, answers, bounds, offset] of offsets) {
 
 test('offsetOf: nothing known is 0', () => assert.is(offsetOf(undefined), 0));
 
-test('applyOutcome: first answer is live, keeps the etag, flags nothing', () => {
-  const s = applyOutcome(initialState(), { ok: true, ready, run: undefined, poll: poll({ weather, dome }), sentAt: T - 500, receivedAt: T - 500 });
-  assert.is(s.connection, 'live');
-  assert.is(s.etag, '"e1"');
+test('applyUpdate: a status sets the run and the daemon clock; the first view flags nothing', () => {
+  const withStatus = applyUpdate(initialState(), { kind: 'status', ready, run: undefined, sinks: [], serverTime: T, sentAt: T - 500, receivedAt: T - 500 });
+  // the Date header says T (T..T+999 ms): the middle of that second is taken
+  assert.is(daemonNow(withStatus, T - 500), T + 500);
+  assert.equal([withStatus.runActive, withStatus.lastGoodPoll], [false, T + 500]);
+  const live = applyUpdate(withStatus, { kind: 'connection', state: 'streaming', error: undefined, receivedAt: T - 500 });
+  assert.is(live.connection, 'live');
+  const s = applyUpdate(live, { kind: 'view', current: { weather, dome }, changed: [weather, dome], receivedAt: T - 500 });
   assert.equal(Object.keys(s.snapshot!), ['weather', 'dome']);
   assert.equal([...s.changedAt], []);
-  // the Date header says T (T..T+999 ms): the middle of that second is taken
-  assert.is(daemonNow(s, T - 500), T + 500);
   assert.is(s.lastGoodPoll, T + 500);
 });
 
-test('applyOutcome: a 304 keeps the snapshot; a change is flagged at daemon time', () => {
-  const first = applyOutcome(initialState(), { ok: true, ready, run: undefined, poll: poll({ weather }), sentAt: T - 500, receivedAt: T - 500 });
-  const same = applyOutcome(first, { ok: true, ready, run: undefined, poll: poll(undefined, T + 1000), sentAt: T + 500, receivedAt: T + 500 });
-  assert.is(same.snapshot, first.snapshot);
+test('applyUpdate: a changed reading is flagged at daemon time; an unchanged one keeps its time', () => {
+  const first = applyUpdate(initialState(), { kind: 'view', current: { weather, dome }, changed: [weather, dome], receivedAt: T });
   const newer = { ...weather, seq: 5, ts: '2026-03-18T00:00:11.000Z' };
-  const changed = applyOutcome(same, { ok: true, ready, run: undefined, poll: poll({ weather: newer }, T + 2000), sentAt: T + 1500, receivedAt: T + 1500 });
-  assert.equal([...changed.changedAt], [['weather', T + 2500]]);
+  const changed = applyUpdate(first, { kind: 'view', current: { weather: newer, dome }, changed: [newer], receivedAt: T + 1500 });
+  assert.equal([...changed.changedAt], [['weather', T + 1500]]);
 });
 
-test('applyOutcome: no daemon -> disconnected, readings kept, etag dropped; an error answer -> error', () => {
-  const live = applyOutcome(initialState(), { ok: true, ready, run: undefined, poll: poll({ weather }), sentAt: T, receivedAt: T });
+test('applyUpdate: streaming is LIVE, polling is POLLING; lost -> disconnected with readings kept; an error answer -> error', () => {
+  const at = (state: 'streaming' | 'polling' | 'disconnected' | 'error', error?: unknown) => ({ kind: 'connection' as const, state, error, receivedAt: T });
+  const live = applyUpdate(applyUpdate(initialState(), { kind: 'view', current: { weather }, changed: [weather], receivedAt: T }), at('streaming'));
+  assert.is(applyUpdate(live, at('polling')).connection, 'polling');
   const error = new TelemetryConnectionError('no telemetry daemon at x (connection refused)', { reason: 'ECONNREFUSED', timedOut: false, method: 'GET', url: 'x' });
-  const down = applyOutcome(live, { ok: false, error, receivedAt: T + 1000 });
-  assert.equal([down.connection, down.etag, down.snapshot], ['disconnected', undefined, live.snapshot]);
+  const down = applyUpdate(live, at('disconnected', error));
+  assert.equal([down.connection, down.snapshot], ['disconnected', live.snapshot]);
   const refused = new TelemetryClientError('403', { statusCode: 403, detail: 'Wrong token.', method: 'GET', url: 'x' });
-  const bad = applyOutcome(live, { ok: false, error: refused, receivedAt: T + 1000 });
+  const bad = applyUpdate(live, at('error', refused));
   assert.equal([bad.connection, bad.problem], ['error', 'Wrong token.']);
+  assert.equal([applyUpdate(bad, at('streaming')).connection, applyUpdate(bad, at('streaming')).problem], ['live', undefined]);
 });
 
 test('onlyType keeps one type or none', () => {
@@ -76,13 +74,15 @@ test('onlyType keeps one type or none', () => {
 const headers: [string, Partial<ReturnType<typeof initialState>>, { type?: string; shown: number }, [string, string]][] = [
   ['connecting', {}, { shown: 0 }, ['meridian localhost:6562  CONNECTING', 'run site  0 types  poll 1s  sort type']],
   ['live in a run, filtered', { connection: 'live', lastGoodPoll: T, snapshot: { weather, dome }, filter: 'we', sort: 'age', runActive: true },
-    { shown: 1 }, ['meridian localhost:6562  LIVE  last poll 00:00:10Z', 'run 007  1/2 types  poll 1s  sort age  filter "we"']],
+    { shown: 1 }, ['meridian localhost:6562  LIVE  updated 00:00:10Z', 'run 007  1/2 types  poll 1s  sort age  filter "we"']],
+  ['polling a daemon without a stream', { connection: 'polling', lastGoodPoll: T, snapshot: { weather } }, { shown: 1 },
+    ['meridian localhost:6562  POLLING every 1s  updated 00:00:10Z', 'run site  1 type  poll 1s  sort type']],
   ['disconnected', { connection: 'disconnected', lastGoodPoll: T, snapshot: { weather } }, { shown: 1 },
-    ['meridian localhost:6562  DISCONNECTED  retrying every 1s  last poll 00:00:10Z', 'run site  1 type  poll 1s  sort type']],
+    ['meridian localhost:6562  DISCONNECTED  retrying  updated 00:00:10Z', 'run site  1 type  poll 1s  sort type']],
   ['paused, single type', { connection: 'live', paused: true, lastGoodPoll: T, runActive: false }, { type: 'weather', shown: 1 },
-    ['meridian localhost:6562  PAUSED  last poll 00:00:10Z', 'run site  type weather  poll 1s']],
+    ['meridian localhost:6562  PAUSED  updated 00:00:10Z', 'run site  type weather  poll 1s']],
   ['error', { connection: 'error', problem: 'Wrong token.' }, { shown: 0 },
-    ['meridian localhost:6562  ERROR  last poll never  Wrong token.', 'run site  0 types  poll 1s  sort type']],
+    ['meridian localhost:6562  ERROR  updated never  Wrong token.', 'run site  0 types  poll 1s  sort type']],
 ];
 for (const [name, change, info, expected] of headers) {
   test(`headerLines: ${name}`, () => {

@@ -1,7 +1,8 @@
 import type { TelemetryClient } from '../client/client.js';
 import type { Clock } from '../lib/time.js';
+import { watchCurrent } from '../client/watch.js';
 import { buildRows, nextSort, type Row } from '../table/rows.js';
-import { applyOutcome, daemonNow, initialState, type ConsoleState } from './console-state.js';
+import { applyUpdate, daemonNow, initialState, type ConsoleState } from './console-state.js';
 import { renderDetail } from './detail.js';
 import { tableRenderer } from './event-table.js';
 import { renderHeader } from './header.js';
@@ -9,10 +10,11 @@ import { renderHelp } from './help.js';
 import { editFilter, type KeyPress } from './filter-input.js';
 import { bindKeys } from './keys.js';
 import { createWidgets, placeWidgets, tableInnerWidth, tablePageSize, type ConsoleWidgets } from './layout.js';
-import { startPoller } from './poller.js';
 import { moveSelection, selectedIndex } from './selection.js';
+import { TrendKeeper } from './trend-keeper.js';
 
-// The live console: state, poll loop, one-second tick, keys and drawing, wired together.
+// The live console: state, the shared watch loop (stream, or polls), one-second tick, keys
+// and drawing, wired together.
 
 /** Everything the console runs on (resolved by the entry). */
 export interface ConsoleConfig {
@@ -31,8 +33,9 @@ export interface ConsoleConfig {
 export function runConsole(config: ConsoleConfig): Promise<number> {
   return new Promise((resolve) => {
     const w = createWidgets(config.noColor, `meridian ${config.address}`);
-    const paint = painter(w, config);
     let state: ConsoleState = initialState();
+    const trends = new TrendKeeper(config.client, () => daemonNow(state, config.clock.now()), () => draw());
+    const paint = painter(w, config, trends);
     let rows: Row[] = [];
     let tick: NodeJS.Timeout | undefined;
     let done = false;
@@ -48,23 +51,24 @@ export function runConsole(config: ConsoleConfig): Promise<number> {
       draw();
       tick = setTimeout(everySecond, 1000);
     };
-    const poller = startPoller({
-      client: config.client, clock: config.clock, intervalMs: config.intervalMs, etag: () => state.etag,
-      onOutcome: (outcome) => {
-        if (state.paused) return; // answered after `p`: the view stays frozen
-        state = applyOutcome(state, outcome, config.type);
-        draw();
-      },
+    const watch = watchCurrent({
+      client: config.client, clock: config.clock, type: config.type, intervalMs: config.intervalMs, status: true,
+    }, (update) => {
+      if (state.paused) return; // arrived after `p`: the view stays frozen
+      state = applyUpdate(state, update, config.type);
+      if (update.kind === 'view') trends.add(update.changed);
+      draw();
     });
     const quit = (): void => {
       if (done) return;
       done = true;
-      poller.stop();
+      watch.stop();
+      trends.stop();
       clearTimeout(tick);
       w.screen.destroy();
       resolve(0);
     };
-    bindKeys(w.screen, actions(w, config, () => state, (next) => { state = next; }, () => rows, { draw, relayout, quit, poller }));
+    bindKeys(w.screen, actions(w, config, () => state, (next) => { state = next; }, () => rows, { draw, relayout, quit, watch }));
     w.screen.on('resize', relayout);
     relayout();
     tick = setTimeout(everySecond, 1000);
@@ -72,7 +76,7 @@ export function runConsole(config: ConsoleConfig): Promise<number> {
 }
 
 /** Draws the whole screen from a state; returns the rows shown (the keys move through them). */
-function painter(w: ConsoleWidgets, config: ConsoleConfig): (state: ConsoleState) => Row[] {
+function painter(w: ConsoleWidgets, config: ConsoleConfig, trends: TrendKeeper): (state: ConsoleState) => Row[] {
   const drawTable = tableRenderer(w, config.noColor);
   return (state) => {
     const now = daemonNow(state, config.clock.now());
@@ -81,14 +85,15 @@ function painter(w: ConsoleWidgets, config: ConsoleConfig): (state: ConsoleState
     state.selected = rows[index]?.type;
     drawTable(rows, index, tableInnerWidth(w));
     renderHeader(w, state, { ...config, shown: rows.length }, config.noColor);
-    if (state.detail) renderDetail(w, rows[index], config.type, state.filter);
+    trends.select(state.detail ? state.selected : undefined);
+    if (state.detail) renderDetail(w, rows[index], config.type, state.filter, { trend: trends.current, now, ascii: config.noColor });
     renderHelp(w, state.help, state.prompting ? state.draft : undefined, config.type !== undefined);
     w.screen.render();
     return rows;
   };
 }
 
-type Hooks = { draw(): void; relayout(): void; quit(): void; poller: { pause(): void; resume(): void } };
+type Hooks = { draw(): void; relayout(): void; quit(): void; watch: { pause(): void; resume(): void } };
 
 function actions(w: ConsoleWidgets, config: ConsoleConfig, get: () => ConsoleState, set: (s: ConsoleState) => void,
   rows: () => Row[], hooks: Hooks) {
@@ -105,7 +110,7 @@ function actions(w: ConsoleWidgets, config: ConsoleConfig, get: () => ConsoleSta
     escape: () => update({ help: false }),
     togglePause: () => {
       const paused = !get().paused;
-      if (paused) hooks.poller.pause(); else hooks.poller.resume();
+      if (paused) hooks.watch.pause(); else hooks.watch.resume();
       update({ paused });
     },
     filter: () => {

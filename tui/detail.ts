@@ -1,8 +1,18 @@
 import { printable } from '../table/format.js';
 import type { Row } from '../table/rows.js';
 import type { ConsoleWidgets } from './layout.js';
+import { trendLines, type Trend } from './trend.js';
 
-// The detail pane: the selected row's whole envelope as formatted JSON.
+// The detail pane: a sparkline per numeric data field over the last hour, then the selected
+// row's whole envelope as formatted JSON.
+
+/** The trend shown above the envelope, and how to draw it. */
+export interface DetailTrend {
+  trend: Trend | undefined;
+  /** Daemon time: the right edge of the sparklines. */
+  now: number;
+  ascii: boolean;
+}
 
 /** The pane's label and text for the selected row (or why there is none: no reading yet, or the filter). */
 export function detailText(row: Row | undefined, type: string | undefined, filter = ''): { label: string; text: string } {
@@ -15,9 +25,12 @@ export function detailText(row: Row | undefined, type: string | undefined, filte
   return { label, text: printable(JSON.stringify(row.envelope, null, 2)) };
 }
 
-/** Draw the pane (only what changed). */
-export function renderDetail(w: ConsoleWidgets, row: Row | undefined, type: string | undefined, filter: string): void {
-  const { label, text } = detailText(row, type, filter);
+/** Draw the pane (only what changed): the trend lines of the selected type, then its envelope. */
+export function renderDetail(w: ConsoleWidgets, row: Row | undefined, type: string | undefined, filter: string, t: DetailTrend): void {
+  const { label, text: envelope } = detailText(row, type, filter);
+  const width = Math.max(10, (w.detail.width as number) - 4);
+  const trend = row && t.trend?.type === row.type ? trendLines(t.trend, t.now, width, t.ascii) : [];
+  const text = trend.length > 0 ? `${trend.join('\n')}\n\n${envelope}` : envelope;
   if (w.detail.getContent() !== text) w.detail.setContent(text);
   w.detail.setLabel(label);
 }

@@ -4,10 +4,10 @@ import { runIdOf, type Snapshot } from '../table/rows.js';
 import type { ConsoleState } from './console-state.js';
 import type { ConsoleWidgets } from './layout.js';
 
-// The header: daemon address, connection state with the time of the last good poll, the
-// active run (or "site"), the number of types, the poll interval, sort and filter, and the
-// forwarding sinks that are behind.
-// "last poll" is always the last good poll, on the daemon's clock.
+// The header: daemon address, connection state with the time of the last word from the
+// daemon, the active run (or "site"), the number of types, the poll interval, sort and
+// filter, and the forwarding sinks that are behind. LIVE only while the stream is
+// connected; POLLING against a daemon without one. "updated" is on the daemon's clock.
 
 /**
  * The header's run: the active run's id from GET /run; when a run is active but its record
@@ -42,12 +42,13 @@ export interface HeaderInfo {
 
 function connectionText(state: ConsoleState, intervalMs: number): string {
   const last = state.lastGoodPoll === undefined ? 'never' : formatClock(state.lastGoodPoll);
-  if (state.paused) return `PAUSED  last poll ${last}`;
+  if (state.paused) return `PAUSED  updated ${last}`;
   switch (state.connection) {
     case 'connecting': return 'CONNECTING';
-    case 'live': return `LIVE  last poll ${last}`;
-    case 'disconnected': return `DISCONNECTED  retrying every ${formatInterval(intervalMs)}  last poll ${last}`;
-    case 'error': return `ERROR  last poll ${last}  ${state.problem ?? ''}`;
+    case 'live': return `LIVE  updated ${last}`;
+    case 'polling': return `POLLING every ${formatInterval(intervalMs)}  updated ${last}`;
+    case 'disconnected': return `DISCONNECTED  retrying  updated ${last}`;
+    case 'error': return `ERROR  updated ${last}  ${state.problem ?? ''}`;
   }
 }
 
@@ -68,6 +69,7 @@ export function headerLines(state: ConsoleState, info: HeaderInfo): [string, str
 function stateColour(state: ConsoleState, noColor: boolean): string {
   if (noColor) return state.connection === 'live' && !state.paused ? '' : '\x1b[1m';
   if (state.paused) return '\x1b[1;33m';
+  if (state.connection === 'polling') return '\x1b[1;36m';
   return state.connection === 'live' ? '\x1b[1;32m' : state.connection === 'connecting' ? '\x1b[1m' : '\x1b[1;37;41m';
 }
 

@@ -19,7 +19,7 @@ export const HELP_TEXT = [
   '/                 filter types (Enter applies, empty clears,',
   '                  Esc cancels)',
   's                 sort by type, age (newest first), seq',
-  'p                 pause / resume polling',
+  'p                 pause / resume updates',
   '?  Esc            close this help',
   'q  Ctrl-C         quit',
   '',

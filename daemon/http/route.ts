@@ -5,7 +5,9 @@ import type { Logger } from '../../lib/log.js';
 import type { Clock } from '../../lib/time.js';
 import type { SinkStatus } from '../../lib/wire.js';
 import type { DaemonMetrics } from '../metrics/daemon-metrics.js';
+import type { History } from '../history/history.js';
 import type { TelemetryStore } from '../storage/store.js';
+import type { StreamHub } from '../stream/hub.js';
 
 // What a route is and what its handlers are built from.
 
@@ -20,6 +22,10 @@ export type Route = readonly [method: string, path: string, handler: Handler, la
 export interface AppDeps {
   config: DaemonConfig;
   store: TelemetryStore;
+  /** Reads the recorded files back (GET /history, the stream's replay). */
+  history: History;
+  /** The live /stream clients. */
+  streams: StreamHub;
   logger: Logger;
   clock: Clock;
   version: string;

@@ -1,11 +1,13 @@
 import { currentHandlers } from './current.js';
 import { eventHandlers } from './events.js';
 import type { Guard } from './guard.js';
+import { historyHandlers } from './history.js';
 import { lifecycleHandlers } from './lifecycle.js';
 import { metricsHandlers } from './metrics.js';
 import { openApiHandlers } from './openapi/handler.js';
 import type { AppDeps, Route } from './route.js';
 import { runHandlers } from './runs.js';
+import { streamHandlers } from './stream.js';
 
 // The route table: every endpoint of the daemon, one row each. polka's registrations, the
 // Allow header of a 405 and the fast lane are all derived from it (daemon/http/app.ts).
@@ -18,6 +20,8 @@ export function routeTable(deps: AppDeps, guard: Guard): Route[] {
   const current = currentHandlers(deps);
   const openapi = openApiHandlers(deps);
   const metrics = metricsHandlers(deps);
+  const history = historyHandlers(deps);
+  const stream = streamHandlers(deps);
   return [
     ['GET', '/health', lifecycle.health],
     ['GET', '/ready', lifecycle.ready],
@@ -29,6 +33,8 @@ export function routeTable(deps: AppDeps, guard: Guard): Route[] {
     ['POST', '/events', events.batch],
     ['GET', '/current', current.all],
     ['GET', '/current/:type', current.one, 'fast'],
+    ['GET', '/history', history.get],
+    ['GET', '/stream', stream.get],
     ['POST', '/shutdown', lifecycle.shutdown],
     ['GET', '/openapi.json', openapi.document],
     ['GET', '/metrics', metrics.scrape],

@@ -96,8 +96,8 @@ function scanSource(source: Source, offset: number, onLine: (line: string) => bo
   return { end: carryStart, tornBytes: carry.length, bad };
 }
 
-/** The seq of the last whole envelope line of a file, or 0 (reads only the tail). */
-export function lastSeq(file: string): number {
+/** The seq of the last whole envelope line of a file (before byte `end`, default its end), or 0 (reads only the tail). */
+export function lastSeq(file: string, end?: number): number {
   if (file.endsWith(GZ)) {
     let seq = 0;
     scanFile(file, 0, (env) => { seq = env.seq; });
@@ -111,7 +111,7 @@ export function lastSeq(file: string): number {
     throw error;
   }
   try {
-    let end = fs.fstatSync(fd).size;
+    end = Math.min(end ?? Infinity, fs.fstatSync(fd).size);
     let tail = '';
     while (end > 0) {
       const start = Math.max(0, end - CHUNK);

@@ -66,6 +66,8 @@ export function statePaths(siteDir: string) {
     runs: path.join(dir, 'runs.json'),
     site: { held: path.join(dir, 'held-site.ndjson'), ephemeral: path.join(dir, 'ephemeral-site.ndjson') },
     run: { held: path.join(dir, 'held-run.ndjson'), ephemeral: path.join(dir, 'ephemeral-run.ndjson') },
+    timeline: path.join(dir, 'timeline.ndjson'),
+    index: path.join(dir, 'index'),
   };
 }
 

@@ -19,6 +19,7 @@ import {
 } from './state-files.js';
 import { nodeFs, type StorageFs } from './storage-fs.js';
 import { Target, type TargetKind } from './target.js';
+import { Timeline, type Segment } from './timeline.js';
 import { WriteBatch } from './write-batch.js';
 
 // The storage module: the only code that touches the files. Handlers call these methods.
@@ -85,6 +86,21 @@ export interface RecordedEvent {
 /** Called once per recorded event, in seq order, after its line was handed to the OS. */
 export type RecordedListener = (event: RecordedEvent) => void;
 
+/** How far a target's file is written: its path, its length in whole lines, and its last seq. */
+export interface TargetEnd {
+  /** '' before the first site line. */
+  file: string;
+  bytes: number;
+  seq: number;
+}
+
+/** Where writing stands now: the segments in record order (a copy), the site's end and the active run's. */
+export interface StoreHead {
+  segments: Segment[];
+  site: TargetEnd;
+  run: (TargetEnd & { id: string }) | undefined;
+}
+
 /** Events recorded since the daemon started, permanent and ephemeral apart (GET /status). */
 export interface RecordedCounts {
   permanent: number;
@@ -122,6 +138,7 @@ export class TelemetryStore {
   private readonly io: StorageFs;
   private readonly lock: SiteLock;
   private suspended: SuspendedRun | undefined;
+  private timeline!: Timeline;
   /** True while a batch is queued: its lines must go out in one write. */
   private grouping = false;
 
@@ -164,6 +181,9 @@ export class TelemetryStore {
       lock.release();
       throw error;
     }
+    const { run } = restored;
+    const active = store.run && run && { runId: store.run.record.run_id, file: store.run.target.path, startOffset: run.state.start_offset, startSeq: run.state.start_seq };
+    store.timeline = Timeline.open(paths.timeline, restored.site.seq, active, formatTs(opts.clock.now()), (m) => opts.logger.warn(m));
     // a fresh snapshot also drops side files (held seqs, ephemeral lines) it now covers
     try {
       store.snapshot();
@@ -194,6 +214,21 @@ export class TelemetryStore {
   onRecorded(listener: RecordedListener): () => void {
     this.listeners.add(listener);
     return () => { this.listeners.delete(listener); };
+  }
+
+  /**
+   * The record order and the end of what is written, as of now (synchronous: no line is
+   * written between this call and the next turn's write). History and stream replay read the
+   * files up to it; listeners registered in the same turn receive everything after it.
+   */
+  head(): StoreHead {
+    // lines stamped but not yet written (this turn's batch) come after it, through the listeners
+    const end = (target: Target): TargetEnd => ({ file: target.path, bytes: target.path ? target.size : 0, seq: target.seq });
+    return {
+      segments: this.timeline.segments().map((segment) => ({ ...segment })),
+      site: end(this.site),
+      run: this.run && { ...end(this.run.target), id: this.run.record.run_id },
+    };
   }
 
   /** The active run's record, or undefined. */
@@ -307,10 +342,13 @@ export class TelemetryStore {
     // the record is the commit point: written whole, or the start did not happen
     try {
       target.dropSideFiles();
+      // the journal first: a crash before the record leaves a start the next open closes again
+      this.timeline.runStarted(record.run_id, file, this.site.seq, seq, record.started_at);
       const state: ActiveRunState = { record, record_json: recordJson, start_offset: resolved.size, start_seq: seq };
       writeJsonAtomic(this.paths.activeRun, state, this.io);
     } catch (error) {
       target.close(false);
+      this.timeline.undoStart(record.run_id, file, this.site.seq, seq, record.started_at);
       resolved.undo();
       throw new MeridianError('STORAGE_UNAVAILABLE',
         `Could not record the start of run ${record.run_id} (${errorCode(error)}); no run was started.`, { cause: error });
@@ -357,9 +395,13 @@ export class TelemetryStore {
     } catch (error) {
       snapshotFailure = error;
     }
+    const stoppedAt = formatTs(this.opts.clock.now());
     try {
+      // the journal says it first (a crash in between: the next open journals the run going on)
+      this.timeline.runStopped(run.record.run_id, run.target.path, this.site.seq, run.target.seq, stoppedAt);
       removeIfExists(this.paths.activeRun, this.io);
     } catch (error) {
+      this.timeline.undoStop(run.record.run_id, run.target.path, this.site.seq, run.target.seq, stoppedAt);
       throw new MeridianError('STORAGE_UNAVAILABLE', `Could not record the stop of run ${run.record.run_id} ` +
         `(${errorCode(error)}); it is still active, try again.`, { cause: error });
     }
@@ -375,7 +417,7 @@ export class TelemetryStore {
       this.opts.logger.warn(`could not note the last seq of run ${run.record.run_id} in ${this.paths.runs} (${(error as Error).message})`);
     }
     this.opts.logger.info(`run ${run.record.run_id} stopped at seq ${run.target.seq}`);
-    return `${run.recordJson.slice(0, -1)},"stopped_at":"${formatTs(this.opts.clock.now())}"}`;
+    return `${run.recordJson.slice(0, -1)},"stopped_at":"${stoppedAt}"}`;
   }
 
   /** Write the snapshot now: sync the files, then the marks and the view atomically. */

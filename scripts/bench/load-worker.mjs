@@ -17,6 +17,7 @@ let n = 0;
 const instance = autocannon({
   url: job.url, connections: job.connections, pipelining: 1, requests, timeout: 10,
   ...(job.amount ? { amount: job.amount } : { duration: job.seconds }),
+  ...(job.rate ? { overallRate: job.rate } : {}),
 }, (error, result) => {
   if (error) {
     process.stdout.write(`${JSON.stringify({ error: String(error) })}\n`);

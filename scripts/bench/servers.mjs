@@ -26,10 +26,10 @@ export function freePort() {
 }
 
 /** Start the real daemon (`meridian telemetry run`, with the Node flags every launch path uses); resolves once /ready answers. */
-export async function startDaemon({ siteDir, fsync = 'batch', pin = [], nodeArgs = DAEMON_NODE_FLAGS, args: extra = [] }) {
+export async function startDaemon({ siteDir, fsync = 'batch', pin = [], nodeArgs = DAEMON_NODE_FLAGS, args: extra = [], readyTimeoutMs = 120_000 }) {
   const port = await freePort();
   const args = [MERIDIAN, 'telemetry', 'run', '--host', '127.0.0.1', '--port', String(port), '--site-dir', siteDir, '--fsync', fsync, ...extra];
-  return launch([...pin, process.execPath, ...nodeArgs, ...args], port, `daemon (--fsync ${fsync})`);
+  return launch([...pin, process.execPath, ...nodeArgs, ...args], port, `daemon (--fsync ${fsync})`, readyTimeoutMs);
 }
 
 /** Start the bare Node baseline server; resolves once it answers. */
@@ -38,18 +38,18 @@ export async function startBaseline({ pin = [], batchFile }) {
   return launch([...pin, process.execPath, BASELINE, String(port), ...(batchFile ? [batchFile] : [])], port, 'baseline');
 }
 
-async function launch(argv, port, name) {
+async function launch(argv, port, name, readyTimeoutMs = 120_000) {
   const started = process.hrtime.bigint();
   const child = spawn(argv[0], argv.slice(1), { stdio: ['ignore', 'ignore', 'pipe'], env: cleanEnv() });
   let stderr = '';
   child.stderr.on('data', (c) => { stderr += c; });
   const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal)));
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 120_000;
+  const deadline = Date.now() + readyTimeoutMs;
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${name} exited before it was ready:\n${stderr}`);
     if (await answers(`${url}/ready`)) break;
-    if (Date.now() > deadline) throw new Error(`${name} not ready after 120 s:\n${stderr}`);
+    if (Date.now() > deadline) throw new Error(`${name} not ready after ${readyTimeoutMs / 1000} s:\n${stderr}`);
     await new Promise((r) => setTimeout(r, 5));
   }
   const readyMs = Number(process.hrtime.bigint() - started) / 1e6;

@@ -1,6 +1,7 @@
 import type { OpenAPIObject, PathsObject } from 'openapi3-ts/oas31';
 import { currentPaths } from './current.js';
 import { eventPaths } from './events.js';
+import { historyPaths } from './history.js';
 import { lifecyclePaths } from './lifecycle.js';
 import { errorSchema, jsonAnswer, operation } from './responses.js';
 import { runPaths } from './runs.js';
@@ -49,8 +50,9 @@ export function openApiDocument(version: string): OpenAPIObject {
       { name: 'runs', description: 'Runs: an optional context (one night) with its own file and seq counter.' },
       { name: 'events', description: 'Recording events.' },
       { name: 'current', description: 'The latest reading of every type.' },
+      { name: 'history', description: 'What was recorded: history pages and the live stream.' },
     ],
-    paths: { ...lifecyclePaths, ...runPaths, ...eventPaths, ...currentPaths, ...introspectionPaths },
+    paths: { ...lifecyclePaths, ...runPaths, ...eventPaths, ...currentPaths, ...historyPaths, ...introspectionPaths },
     components: {
       schemas: SCHEMAS,
       securitySchemes: {

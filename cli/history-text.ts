@@ -1,0 +1,62 @@
+import type { Envelope, JsonValue } from '../lib/wire.js';
+import { fitRight, fitText, summarizeData } from '../table/format.js';
+import { runIdOf } from '../table/rows.js';
+
+// `telemetry history` output: a table on a terminal, CSV with --csv. Pure: rows in, text out.
+
+/** Column widths of the history table: TS and SEQ and RUN fixed, DATA the rest of the terminal. */
+export interface HistoryColumns {
+  seq: number;
+  run: number;
+  data: number;
+}
+
+const TS_WIDTH = 24;
+const GAP = '  ';
+
+/** Widths for a terminal `columns` wide, sized on the first page of events. */
+export function historyColumns(columns: number, events: readonly Envelope[]): HistoryColumns {
+  const seq = Math.min(12, Math.max(3, ...events.map((e) => String(e.seq).length)));
+  const run = Math.min(12, Math.max(3, ...events.map((e) => runIdOf(e).length)));
+  return { seq, run, data: Math.max(0, columns - TS_WIDTH - seq - run - 3 * GAP.length) };
+}
+
+/** The table's title line. */
+export function historyHeader(w: HistoryColumns): string {
+  return line('TS', 'SEQ', 'RUN', 'DATA', w);
+}
+
+/** One event as a table line: its ts as stored, seq, run id (or "site"), and the data summary. */
+export function historyRow(e: Envelope, w: HistoryColumns): string {
+  return line(e.ts, String(e.seq), runIdOf(e), summarizeData(e.data), w);
+}
+
+function line(ts: string, seq: string, run: string, data: string, w: HistoryColumns): string {
+  const text = `${fitText(ts, TS_WIDTH)}${GAP}${fitRight(seq, w.seq)}${GAP}${fitText(run, w.run)}`;
+  return (w.data >= 4 ? `${text}${GAP}${fitText(data, w.data)}` : text).trimEnd();
+}
+
+/** The flattened `data` of an event: `data.key` (nested `data.a.b`) for objects, `data` for anything else. */
+export function flattenData(data: JsonValue, prefix = 'data', out: Map<string, string> = new Map()): Map<string, string> {
+  if (data !== null && typeof data === 'object' && !Array.isArray(data) && Object.keys(data).length > 0) {
+    for (const [key, value] of Object.entries(data)) flattenData(value, `${prefix}.${key}`, out);
+  } else {
+    out.set(prefix, typeof data === 'string' ? data : JSON.stringify(data));
+  }
+  return out;
+}
+
+/** CSV (RFC 4180) of events: seq, ts, type, run_id, then every data column seen, in order of first appearance. */
+export function historyCsv(events: readonly Envelope[]): string {
+  const flat = events.map((e) => flattenData(e.data));
+  const columns = [...new Set(flat.flatMap((f) => [...f.keys()]))];
+  const rows = [['seq', 'ts', 'type', 'run_id', ...columns]];
+  events.forEach((e, i) => {
+    rows.push([String(e.seq), e.ts, e.type, typeof e.meta.run_id === 'string' ? e.meta.run_id : '', ...columns.map((c) => flat[i]!.get(c) ?? '')]);
+  });
+  return rows.map((r) => r.map(csvField).join(',')).join('\r\n') + '\r\n';
+}
+
+function csvField(text: string): string {
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}

@@ -1,0 +1,51 @@
+import type { Envelope } from '../lib/wire.js';
+
+// client.history(): GET /history as an async iterator over pages, following next_cursor.
+
+/** What `history()` asks for; every field optional. */
+export interface HistoryOptions {
+  /** Only these event types (default every type). */
+  types?: readonly string[];
+  /** From this time, inclusive: a Date, an ISO-8601 text with a zone, or relative such as `-2h`. */
+  from?: Date | string;
+  /** Up to this time, exclusive (same forms as `from`). */
+  to?: Date | string;
+  /** Only this run's events (a run id), or `site` for the site's only. */
+  run?: string;
+  /** Events per page (1-10000, default 1000 on the daemon). */
+  limit?: number;
+  /** Start after this cursor (a page's `nextCursor`, or a stream event's cursor). */
+  cursor?: string;
+}
+
+/** One page of history: events in record order and the cursor of the next page (null: no more now). */
+export interface HistoryPage {
+  events: Envelope[];
+  nextCursor: string | null;
+}
+
+/** The query string of GET /history (a comma inside a type is sent as %2C). */
+export function historyQuery(options: HistoryOptions, cursor: string | undefined): string {
+  const params: string[] = [];
+  if (options.types !== undefined) params.push(`type=${options.types.map(encodeURIComponent).join(',')}`);
+  for (const name of ['from', 'to'] as const) {
+    const value = options[name];
+    if (value !== undefined) params.push(`${name}=${encodeURIComponent(value instanceof Date ? value.toISOString() : value)}`);
+  }
+  if (options.run !== undefined) params.push(`run=${encodeURIComponent(options.run)}`);
+  if (options.limit !== undefined) params.push(`limit=${options.limit}`);
+  if (cursor !== undefined) params.push(`cursor=${encodeURIComponent(cursor)}`);
+  return params.join('&');
+}
+
+/** Fetch page after page until the daemon says there is no more (`next_cursor` null). */
+export async function* historyPages(get: (query: string) => Promise<{ events: Envelope[]; next_cursor: string | null }>,
+  options: HistoryOptions): AsyncGenerator<HistoryPage, void, undefined> {
+  let cursor = options.cursor;
+  for (;;) {
+    const answer = await get(historyQuery(options, cursor));
+    yield { events: answer.events, nextCursor: answer.next_cursor };
+    if (answer.next_cursor === null) return;
+    cursor = answer.next_cursor;
+  }
+}

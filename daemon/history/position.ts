@@ -1,0 +1,77 @@
+import { MeridianError } from '../../lib/errors.js';
+import type { StoreHead } from '../storage/store.js';
+import type { Segment } from '../storage/timeline.js';
+
+// Cursors: a position in the record order that survives restarts. The text names the last
+// event seen, `site:<seq>` or `run:<run id>:<seq>` (a run id never holds ':'); the timeline
+// says which segment that seq lies in, so everything after it (the rest of that segment,
+// then the later segments) can be read back from the files.
+
+/** A position: just after `seq` in segment number `segment` of the timeline. */
+export interface Position {
+  segment: number;
+  seq: number;
+}
+
+/** The cursor text of the event `seq` of `stream` (`site` or a run id). */
+export function formatCursor(stream: string, seq: number): string {
+  return stream === 'site' ? `site:${seq}` : `run:${stream}:${seq}`;
+}
+
+/** The stream and seq a cursor text names; INVALID_CURSOR when it is not a cursor. */
+export function parseCursor(text: string, what: string): { stream: string; seq: number } {
+  const m = /^(?:site|run:([A-Za-z0-9._-]{1,128})):(0|[1-9]\d{0,15})$/.exec(text);
+  const seq = m ? Number(m[2]) : NaN;
+  if (!m || !Number.isSafeInteger(seq)) {
+    throw new MeridianError('INVALID_CURSOR', `${what} must be a cursor such as site:1042 or run:014:17; got ${JSON.stringify(text)}`);
+  }
+  return { stream: m[1] ?? 'site', seq };
+}
+
+/**
+ * Where a cursor lies in the timeline: the latest segment of its stream that holds its seq
+ * (a run id used again for another run_dir starts a new segment). `site:0` is the start.
+ */
+export function locate(head: StoreHead, text: string, what: string): Position {
+  const { stream, seq } = parseCursor(text, what);
+  const { segments } = head;
+  const last = segments.length - 1;
+  for (let i = last; i >= 0; i--) {
+    const s = segments[i]!;
+    if (s.stream !== stream || seq <= s.after) continue;
+    const to = i === last ? headSeq(head) : s.to;
+    if (seq <= to) return { segment: i, seq };
+    throw new MeridianError('INVALID_CURSOR', `${what} ${text} is beyond the last seq recorded in ${describe(s)} (${to}).`);
+  }
+  if (stream === 'site' && seq === 0) return { segment: 0, seq: 0 };
+  throw new MeridianError('INVALID_CURSOR', `${what} ${text} names no recorded event of this site directory` +
+    (stream === 'site' ? '.' : ` (no run ${stream} in its timeline).`));
+}
+
+/** The position just after everything written. */
+export function headPosition(head: StoreHead): Position {
+  return { segment: head.segments.length - 1, seq: headSeq(head) };
+}
+
+/**
+ * The cursor of the last seq consumed in the record order: the segment being written, or,
+ * while it is still empty, the last non-empty one before it (`site:0` when there is none).
+ */
+export function headCursor(head: StoreHead): string {
+  const { segments } = head;
+  for (let i = segments.length - 1; i >= 0; i--) {
+    const s = segments[i]!;
+    const to = i === segments.length - 1 ? headSeq(head) : s.to;
+    if (to > s.after) return formatCursor(s.stream, to);
+  }
+  return formatCursor('site', 0);
+}
+
+/** The last seq of the segment being written. */
+export function headSeq(head: StoreHead): number {
+  return head.run ? head.run.seq : head.site.seq;
+}
+
+function describe(segment: Segment): string {
+  return segment.stream === 'site' ? 'the site' : `run ${segment.stream}`;
+}

@@ -1,0 +1,39 @@
+import { MeridianError } from '../../lib/errors.js';
+import { formatCursor, locate } from '../history/position.js';
+import { countParam, readQuery, runParam, single, timeParam, typesParam } from '../history/query-params.js';
+import { sendJson } from './respond.js';
+import type { AppDeps, Handler } from './route.js';
+
+// GET /history: recorded events in record order, a page at a time (docs/http-api.md).
+
+const DEFAULT_LIMIT = 1000;
+const MAX_LIMIT = 10_000;
+const PARAMS = ['type', 'from', 'to', 'run', 'limit', 'cursor'] as const;
+
+/** Handler of GET /history?type=&from=&to=&run=&limit=&cursor=. */
+export function historyHandlers({ store, history, clock }: AppDeps): Record<'get', Handler> {
+  return {
+    get: async (req, res) => {
+      const query = readQuery(req.url ?? '', PARAMS);
+      const now = clock.now();
+      const types = typesParam(query);
+      const from = timeParam(query, 'from', now);
+      const to = timeParam(query, 'to', now);
+      if (from !== undefined && to !== undefined && from > to) {
+        throw new MeridianError('INVALID_QUERY', `from (${from}) is after to (${to})`);
+      }
+      const run = runParam(query);
+      const limit = countParam(query, 'limit', DEFAULT_LIMIT, MAX_LIMIT);
+      const head = store.head();
+      if (run !== undefined && run !== 'site' && !head.segments.some((s) => s.stream === run)) {
+        throw new MeridianError('INVALID_QUERY', `run ${run} is not in the timeline of this site directory (runs recorded before it existed are not either)`);
+      }
+      const cursor = single(query, 'cursor');
+      const start = cursor === undefined ? { segment: 0, seq: 0 } : locate(head, cursor, 'cursor');
+      const lines: string[] = [];
+      const result = await history.read({ head, start, filter: { types, from, to, stream: run }, limit, onLine: (line) => lines.push(line) });
+      const next = result.full && result.last ? formatCursor(result.last.stream, result.last.seq) : null;
+      sendJson(res, 200, `{"events":[${lines.join(',')}],"next_cursor":${JSON.stringify(next)}}`);
+    },
+  };
+}

@@ -1,0 +1,40 @@
+import { createSession } from 'better-sse';
+import { MeridianError } from '../../lib/errors.js';
+import { locate } from '../history/position.js';
+import { readQuery, single, typesParam } from '../history/query-params.js';
+import { feedSubscriber } from '../stream/feed.js';
+import { Subscriber } from '../stream/subscriber.js';
+import type { AppDeps, Handler } from './route.js';
+
+// GET /stream: Server-Sent Events of the current view (or a replay after a cursor), then every
+// event as it is recorded (docs/http-api.md). A bad parameter is answered as JSON before the
+// stream begins.
+
+/** How long the daemon waits between keep-alive comments on an idle stream. */
+export const KEEP_ALIVE_MS = 15_000;
+/** The reconnection delay suggested to clients (`retry:`). */
+const RETRY_MS = 1000;
+/** Live frames that may wait for one slow client before it is dropped. */
+const QUEUE_BYTES = 4 * 1024 * 1024;
+/** How long a dropped client has to read what was already sent (and the notice) before its socket is cut. */
+const DROP_GRACE_MS = 30_000;
+
+/** Handler of GET /stream?type=&since= (and the Last-Event-ID header). */
+export function streamHandlers({ store, history, streams }: AppDeps): Record<'get', Handler> {
+  return {
+    get: async (req, res) => {
+      if (streams.closed) throw new MeridianError('STORAGE_UNAVAILABLE', 'The daemon is shutting down.');
+      const query = readQuery(req.url ?? '', ['type', 'since']);
+      const types = typesParam(query);
+      // a reconnecting EventSource sends Last-Event-ID with the URL it first used: the header is newer
+      const header = req.headers['last-event-id'];
+      const cursorText = typeof header === 'string' && header !== '' ? header : single(query, 'since');
+      const what = typeof header === 'string' && header !== '' ? 'Last-Event-ID' : 'since';
+      const since = cursorText === undefined ? undefined : locate(store.head(), cursorText, what);
+      await createSession(req, res, { keepAlive: KEEP_ALIVE_MS, retry: RETRY_MS, trustClientEventId: false });
+      const sub = new Subscriber(res, types, { queueBytes: QUEUE_BYTES, dropGraceMs: DROP_GRACE_MS });
+      const who = `${req.socket.remoteAddress ?? '-'}:${req.socket.remotePort ?? '-'}`;
+      await feedSubscriber({ store, history, hub: streams }, sub, since, who);
+    },
+  };
+}

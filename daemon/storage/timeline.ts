@@ -1,0 +1,183 @@
+import fs from 'node:fs';
+import { LineFile } from './line-file.js';
+import { lastSeq } from './scan.js';
+
+// The timeline: in which order the site and the runs were written. Site events and run events
+// are never written at the same time (while a run is active everything goes to its file), so
+// the record order of everything is a sequence of segments: site seqs (a, b], then run 014's
+// seqs (r, s], then site seqs (b, c], ... `<site_dir>/.meridian/timeline.ndjson` keeps one line
+// per run start and stop with both counters, which is all that order needs.
+
+/** One stretch of the record order: the seqs (after, to] of one stream. */
+export interface Segment {
+  /** `site`, or the run's id. */
+  readonly stream: string;
+  /** The run file; undefined for the site (its seqs span the site day files). */
+  readonly file: string | undefined;
+  /** The last seq of the stream before the segment began. */
+  readonly after: number;
+  /** The last seq of the segment; Infinity while it is the segment being written. */
+  to: number;
+}
+
+/** One line of the timeline file. */
+interface TimelineLine {
+  event: 'run_start' | 'run_stop';
+  at: string;
+  run_id: string;
+  file: string;
+  /** The site seq when the run started or stopped. */
+  site_seq: number;
+  /** The run file's seq when the run started (the run's events follow it) or stopped. */
+  run_seq: number;
+}
+
+/** The active run as the store recovered it, to reconcile the timeline with after a crash. */
+export interface RecoveredRun {
+  runId: string;
+  file: string;
+  /** Byte length of the run file when the run started. */
+  startOffset: number;
+  /** The seq the run continued after, when its record says (records of earlier versions do not). */
+  startSeq?: number;
+}
+
+/** The record order of a site directory, kept in memory and journaled to disk. */
+export class Timeline {
+  private readonly path: string;
+  private readonly list: Segment[];
+
+  private constructor(file: string, list: Segment[]) {
+    this.path = file;
+    this.list = list;
+  }
+
+  /**
+   * Read the journal and bring it in line with what the store recovered: a crash between the
+   * journal line and the active-run record leaves one of them behind, and the missing line is
+   * written now (the counters have not moved since: nothing is written between the two).
+   */
+  static open(file: string, siteSeq: number, active: RecoveredRun | undefined, at: string, warn: (message: string) => void): Timeline {
+    const timeline = new Timeline(file, [{ stream: 'site', file: undefined, after: 0, to: Infinity }]);
+    for (const line of readLines(file, warn)) timeline.apply(line);
+    // written when it can be; the order in memory is right either way (history and replay use it)
+    const repair = (line: TimelineLine) => {
+      try {
+        timeline.append(line);
+      } catch (error) {
+        warn(`could not write to ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); the record order is repaired in memory only`);
+        timeline.apply(line);
+      }
+    };
+    const open = timeline.open();
+    const openRun = open.stream === 'site' ? undefined : open;
+    if (openRun && (!active || active.runId !== openRun.stream || active.file !== openRun.file)) {
+      // the run stopped (or is suspended: its directory is not usable) and events go to the site
+      repair({ event: 'run_stop', at, run_id: openRun.stream, file: openRun.file!, site_seq: siteSeq,
+        run_seq: Math.max(openRun.after, readableLastSeq(openRun.file!)) });
+    }
+    if (active && timeline.open().stream === 'site') {
+      // the run goes on after its last journaled seq (a crash in the middle of its stop), else
+      // after the last line before its start offset (a run older than the journal)
+      const journaled = timeline.list.filter((s) => s.file === active.file).map((s) => s.to);
+      repair({ event: 'run_start', at, run_id: active.runId, file: active.file, site_seq: siteSeq,
+        run_seq: Math.max(active.startSeq ?? readableLastSeq(active.file, active.startOffset), ...journaled) });
+    }
+    return timeline;
+  }
+
+  /** The segments in record order (the last one is being written). */
+  segments(): readonly Segment[] {
+    return this.list;
+  }
+
+  /** Journal a run start (synced before the run becomes active). */
+  runStarted(runId: string, file: string, siteSeq: number, runSeq: number, at: string): void {
+    this.append({ event: 'run_start', at, run_id: runId, file, site_seq: siteSeq, run_seq: runSeq });
+  }
+
+  /** Journal a run stop (synced before the run stops being active). */
+  runStopped(runId: string, file: string, siteSeq: number, runSeq: number, at: string): void {
+    this.append({ event: 'run_stop', at, run_id: runId, file, site_seq: siteSeq, run_seq: runSeq });
+  }
+
+  /** After a run start that failed past its journal line: journal the stop (best effort; a restart reconciles). */
+  undoStart(runId: string, file: string, siteSeq: number, runSeq: number, at: string): void {
+    const open = this.open();
+    if (open.stream !== runId || open.file !== file) return;
+    try {
+      this.runStopped(runId, file, siteSeq, runSeq, at);
+    } catch {
+      open.to = runSeq;
+      this.list.push({ stream: 'site', file: undefined, after: siteSeq, to: Infinity });
+    }
+  }
+
+  /** After a run stop that failed past its journal line (the run stays active): journal the run going on. */
+  undoStop(runId: string, file: string, siteSeq: number, runSeq: number, at: string): void {
+    const open = this.open();
+    if (open.stream !== 'site' || this.list.length < 2 || this.list[this.list.length - 2]!.file !== file) return;
+    try {
+      this.runStarted(runId, file, siteSeq, runSeq, at);
+    } catch {
+      this.list.pop();
+      this.list[this.list.length - 1]!.to = Infinity;
+    }
+  }
+
+  private open(): Segment {
+    return this.list[this.list.length - 1]!;
+  }
+
+  private append(line: TimelineLine): void {
+    const file = LineFile.open(this.path);
+    try {
+      file.append(`${JSON.stringify(line)}\n`);
+      file.syncNow();
+    } finally {
+      file.close();
+    }
+    this.apply(line);
+  }
+
+  private apply(line: TimelineLine): void {
+    const open = this.open();
+    if (line.event === 'run_start') {
+      if (open.stream !== 'site') open.to = Math.max(open.after, line.run_seq);
+      else open.to = Math.max(open.after, line.site_seq);
+      this.list.push({ stream: line.run_id, file: line.file, after: line.run_seq, to: Infinity });
+    } else if (open.stream === line.run_id && open.file === line.file) {
+      open.to = Math.max(open.after, line.run_seq);
+      this.list.push({ stream: 'site', file: undefined, after: line.site_seq, to: Infinity });
+    }
+  }
+}
+
+/** The last seq of a run file, or 0 when it cannot be read (a run suspended for an unusable directory). */
+function readableLastSeq(file: string, end?: number): number {
+  try {
+    return lastSeq(file, end);
+  } catch {
+    return 0;
+  }
+}
+
+function readLines(file: string, warn: (message: string) => void): TimelineLine[] {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT') warn(`could not read ${file} (${code ?? (error as Error).message}); runs before now are not in the record order`);
+    return [];
+  }
+  const lines: TimelineLine[] = [];
+  for (const raw of text.split('\n')) {
+    try {
+      const line = JSON.parse(raw) as TimelineLine;
+      if ((line.event === 'run_start' || line.event === 'run_stop') && typeof line.run_id === 'string'
+        && typeof line.file === 'string' && Number.isSafeInteger(line.site_seq) && Number.isSafeInteger(line.run_seq)) lines.push(line);
+    } catch { /* a torn last line: the reconcile at open writes what it should have said */ }
+  }
+  return lines;
+}
