@@ -1,7 +1,7 @@
 // The package's public surface: `import { TelemetryClient } from 'meridian-telemetry'`.
 export { TelemetryClient, TelemetryClientError, TelemetryConnectionError } from './client/index.js';
 export type {
-  TelemetryClientOptions, CurrentPoll, StartRunOptions, PostEventOptions, BatchEvent, PostEventsOptions,
+  TelemetryClientOptions, CurrentFilter, CurrentPoll, StartRunOptions, PostEventOptions, BatchEvent, PostEventsOptions,
   HistoryOptions, HistoryPage, StreamMessage, StreamOptions,
 } from './client/index.js';
 export { startTelemetryServer, TelemetryServer } from './launcher/launcher.js';

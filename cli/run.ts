@@ -12,6 +12,7 @@ export async function runRun(opts: ParsedOptions, io: CliIo): Promise<number> {
     host: textOption(opts, 'host'), port: textOption(opts, 'port'), siteDir: textOption(opts, 'site-dir'),
     token: textOption(opts, 'token'), fsync: textOption(opts, 'fsync'), maxBody: textOption(opts, 'max-body'),
     shutdownTimeout: textOption(opts, 'shutdown-timeout'),
+    maxAge: textOption(opts, 'max-age'),
     verbose: switchOption(opts, 'verbose'), accessLogs: switchOption(opts, 'access-logs'),
     logFormat: textOption(opts, 'log-format'), compressAfter: textOption(opts, 'compress-after'), retain: textOption(opts, 'retain'),
     allowUnauthenticated: switchOption(opts, 'allow-unauthenticated'),

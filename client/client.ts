@@ -52,6 +52,14 @@ export interface PostEventsOptions {
   partial?: boolean;
 }
 
+/** What `current()` may narrow the view to (`GET /current?type=...&stale=...`). */
+export interface CurrentFilter {
+  /** Only these types. */
+  types?: readonly string[];
+  /** Only stale types (true) or only fresh ones (false). */
+  stale?: boolean;
+}
+
 /** The answer to a conditional `/current` poll. */
 export interface CurrentPoll {
   /** False when the daemon answered 304: nothing changed since `etag`. */
@@ -175,9 +183,13 @@ export class TelemetryClient {
     }
   }
 
-  /** GET /current: the latest envelope of every type. */
-  current(): Promise<CurrentAnswer> {
-    return this.call('GET', 'current');
+  /** GET /current: the latest envelope of every type and how fresh each is (optionally only some types, or only stale ones). */
+  current(filter: CurrentFilter = {}): Promise<CurrentAnswer> {
+    const query: string[] = [];
+    // a comma inside a type name travels as %2C; the commas between names stay as they are
+    if (filter.types !== undefined) query.push(`type=${filter.types.map(encodeURIComponent).join(',')}`);
+    if (filter.stale !== undefined) query.push(`stale=${filter.stale}`);
+    return this.call('GET', query.length > 0 ? `current?${query.join('&')}` : 'current');
   }
 
   /** GET /current/{type}: the latest envelope of one type (404 NO_READING when none). */
@@ -215,9 +227,9 @@ export class TelemetryClient {
     return { ready: response.body as unknown as ReadyAnswer, serverTime: Number.isNaN(date) ? undefined : date };
   }
 
-  /** GET /current with `If-None-Match`: cheap polling that also reports the daemon's clock. */
+  /** GET /current with `If-None-Match` (without freshness: the poller judges ages itself): cheap polling that also reports the daemon's clock. */
   async pollCurrent(etag?: string): Promise<CurrentPoll> {
-    const response = await this.send('GET', 'current', undefined, etag ? { 'if-none-match': etag } : {});
+    const response = await this.send('GET', 'current?freshness=false', undefined, etag ? { 'if-none-match': etag } : {});
     const date = response.headers.date ? Date.parse(response.headers.date) : NaN;
     const changed = response.statusCode !== 304;
     return {

@@ -2,11 +2,14 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostPort, isLoopbackHost, type DaemonConfig } from '../lib/config.js';
+import { formatMaxAge } from '../lib/max-age.js';
 import type { Logger } from '../lib/log.js';
 import { formatTs, type Clock } from '../lib/time.js';
 import { VERSION } from '../lib/version.js';
 import { startForwarding, type Forwarding } from './forward/forwarding.js';
 import type { SinkSpec } from './forward/sink.js';
+import { FreshnessJudge } from './freshness/judge.js';
+import { CHECK_INTERVAL_MS, StaleWatch } from './freshness/stale-events.js';
 import { History } from './history/history.js';
 import { buildApp } from './http/app.js';
 import { Drain } from './http/drain.js';
@@ -26,6 +29,8 @@ export interface RunningDaemon {
   readonly store: TelemetryStore;
   /** The forwarding sinks (none unless configured). */
   readonly forwarding: Forwarding;
+  /** How fresh each type is, and the watch recording stale/fresh events (for metrics and tests). */
+  readonly freshness: { readonly judge: FreshnessJudge; readonly watch: StaleWatch };
   /** The bound address as `host:port` (port resolved when 0 was asked for). */
   readonly address: string;
   readonly port: number;
@@ -59,6 +64,8 @@ export async function startDaemon(config: DaemonConfig, deps: {
   heldBack?: (file: string) => boolean;
   /** How often housekeeping runs (ms; default hourly, 0: at start only). */
   housekeepingIntervalMs?: number;
+  /** How often the daemon looks for types turning stale (ms; default 1000, 0: only at start). */
+  freshnessIntervalMs?: number;
 }): Promise<RunningDaemon> {
   const { logger } = deps;
   const exposed = !isLoopbackHost(config.host) && config.token === undefined;
@@ -85,6 +92,9 @@ export async function startDaemon(config: DaemonConfig, deps: {
     throw new StartupError(`site directory ${config.siteDir} is not usable (${code ?? (error as Error).message})`, { cause: error });
   }
 
+  const judge = new FreshnessJudge(store.view, config.maxAge);
+  const watch = new StaleWatch({ store, judge, clock: deps.clock, logger, intervalMs: deps.freshnessIntervalMs ?? CHECK_INTERVAL_MS });
+
   let resolveClosed!: () => void;
   const closed = new Promise<void>((resolve) => { resolveClosed = resolve; });
   let closing: Promise<void> | undefined;
@@ -106,6 +116,7 @@ export async function startDaemon(config: DaemonConfig, deps: {
       streams.close();
       await Promise.all([drain.stop(options?.now ? 0 : config.shutdownTimeoutMs), forwarding.stop()]);
       await housekeeping?.close();
+      watch.stop();
       await store.close();
       metrics.close();
       logger.info('stopped');
@@ -125,6 +136,7 @@ export async function startDaemon(config: DaemonConfig, deps: {
     process: { pid: process.pid, startedAt: formatTs(deps.clock.now()), address: () => address },
     forwardStatus: () => forwarding.status(),
     onShutdown: () => { logger.info('shutdown requested over HTTP'); void close(); },
+    freshness: { judge, watch },
   });
   server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
     drain.admit(res);
@@ -151,9 +163,11 @@ export async function startDaemon(config: DaemonConfig, deps: {
   // index the history in the background, so that the first query need not
   void history.warm(store.head(), () => !warming).catch((error) => logger.warn(`indexing the history failed: ${(error as Error).message}`));
   logger.info(`listening on http://${address} (site ${config.siteDir}, fsync ${config.fsync}, version ${VERSION})`);
+  if (config.maxAge.length > 0) logger.info(`readings are stale past their max age: ${formatMaxAge(config.maxAge)} (seconds)`);
+  watch.start();
   housekeeping?.start();
   return {
-    server, store, get forwarding() { return forwarding; }, address, port, closed, close, housekeeping,
+    server, store, freshness: { judge, watch }, get forwarding() { return forwarding; }, address, port, closed, close, housekeeping,
     routes: app.routes.map(([method, path]) => [method, path] as const),
   };
 }

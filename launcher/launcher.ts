@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { execa, type Result, type ResultPromise } from 'execa';
 import { TelemetryClient } from '../client/client.js';
 import { hostPort, resolveDaemonConfig, type DaemonConfig } from '../lib/config.js';
+import { formatMaxAge } from '../lib/max-age.js';
 import type { StatusAnswer } from '../lib/wire.js';
 import { startFailureReason, TelemetryStartError } from './launch-failure.js';
 import { DAEMON_NODE_FLAGS } from './node-flags.js';
@@ -34,6 +35,8 @@ export interface TelemetryServerOptions {
   /** Forwarding: a TOML config file and URLs (docs/forwarding.md). */
   config?: string;
   forward?: readonly string[];
+  /** Age limits per type, as `--max-age` takes them (`weather=180,*=600`). */
+  maxAge?: string;
   /** Where the daemon logs (reopened on SIGHUP) and its stdout and stderr are appended; default `<site_dir>/.meridian/daemon.log`. */
   logFile?: string;
   /** `text` (default) or `json`. */
@@ -75,7 +78,7 @@ export class TelemetryServer {
     const env = options.env ?? process.env;
     this.config = resolveDaemonConfig({
       host: options.host, port: options.port, siteDir: options.siteDir, token: options.token,
-      fsync: options.fsync, maxBody: options.maxBody, shutdownTimeout: options.shutdownTimeout, verbose: options.verbose, accessLogs: options.accessLogs,
+      fsync: options.fsync, maxBody: options.maxBody, maxAge: options.maxAge, shutdownTimeout: options.shutdownTimeout, verbose: options.verbose, accessLogs: options.accessLogs,
       logFormat: options.logFormat, compressAfter: options.compressAfter, retain: options.retain,
     }, env, os.homedir());
     const c = this.config;
@@ -84,7 +87,7 @@ export class TelemetryServer {
     this.logFile = path.resolve(options.logFile ?? path.join(c.siteDir, '.meridian', 'daemon.log'));
     this.args = [...DAEMON_NODE_FLAGS, MERIDIAN_JS, 'telemetry', 'run', '--host', c.host, '--port', String(c.port), '--site-dir', c.siteDir,
       '--fsync', c.fsync, '--max-body', String(c.maxBody),
-      ...(options.shutdownTimeout !== undefined ? ['--shutdown-timeout', String(c.shutdownTimeoutMs / 1000)] : []), ...(c.verbose ? ['--verbose'] : []), ...(c.accessLogs ? ['--access-logs'] : []),
+      ...(options.shutdownTimeout !== undefined ? ['--shutdown-timeout', String(c.shutdownTimeoutMs / 1000)] : []), ...(c.maxAge.length > 0 ? ['--max-age', formatMaxAge(c.maxAge)] : []), ...(c.verbose ? ['--verbose'] : []), ...(c.accessLogs ? ['--access-logs'] : []),
       '--log-file', this.logFile, '--log-format', c.logFormat,
       ...(options.compressAfter !== undefined ? ['--compress-after', options.compressAfter] : []),
       ...(options.retain !== undefined ? ['--retain', options.retain] : []),

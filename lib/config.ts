@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { IANAZone } from 'luxon';
 import { ConfigError } from './errors.js';
+import { parseMaxAge, type MaxAgeRules } from './max-age.js';
 
 // One resolver for every setting: command-line flag, then environment variable, then default.
 
@@ -37,6 +38,8 @@ export interface DaemonConfig {
   readonly retainMs: number | undefined;
   /** Start on a non-loopback address without a token (a PANOPTES unit on a private network). */
   readonly allowUnauthenticated: boolean;
+  /** How old a reading of each type may be (`--max-age`); empty: nothing is ever stale. */
+  readonly maxAge: MaxAgeRules;
   /** The luxon zone of the site day: the zone TZ names, "system" when TZ is unset, "utc" when TZ is invalid. */
   readonly zone: string;
   /** Set when TZ named an unknown zone: the warning to log at start-up. */
@@ -59,6 +62,7 @@ export interface DaemonFlags {
   compressAfter?: string;
   retain?: string;
   allowUnauthenticated?: boolean;
+  maxAge?: string;
 }
 
 /** Where a client finds the daemon. */
@@ -98,6 +102,7 @@ export function resolveDaemonConfig(rawFlags: DaemonFlags, env: Env, homeDir: st
     retainMs: flags.retain === undefined ? undefined : parseAge(flags.retain, '--retain'),
     allowUnauthenticated: flags.allowUnauthenticated === true
       || parseSwitch(env.MERIDIAN_TELEMETRY_ALLOW_UNAUTHENTICATED, 'MERIDIAN_TELEMETRY_ALLOW_UNAUTHENTICATED'),
+    maxAge: resolveMaxAge(text(rawFlags.maxAge), env),
     zone,
     zoneWarning,
   });
@@ -171,6 +176,12 @@ export function isLoopbackHost(host: string): boolean {
   const h = host.replace(/^\[|\]$/g, '').toLowerCase();
   return h === 'localhost' || h.endsWith('.localhost') || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h)
     || h === '::ffff:127.0.0.1' || /^::ffff:127\./.test(h);
+}
+
+function resolveMaxAge(flag: string | undefined, env: Env): MaxAgeRules {
+  if (flag !== undefined) return parseMaxAge(flag, '--max-age');
+  const fromEnv = nonEmpty(env.MERIDIAN_TELEMETRY_MAX_AGE);
+  return fromEnv === undefined ? Object.freeze([]) : parseMaxAge(fromEnv, 'MERIDIAN_TELEMETRY_MAX_AGE');
 }
 
 function parseFsync(value: string): FsyncMode {

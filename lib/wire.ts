@@ -100,6 +100,10 @@ export interface StatusAnswer {
   run_id: string | null;
   /** How many event types the current view holds. */
   types: number;
+  /** How many types are stale now (missing expected ones included). */
+  stale: number;
+  /** The age limits (`--max-age`), most specific first: pattern -> seconds (null: never stale). */
+  max_age: Record<string, number | null>;
   /**
    * The run that was active but could not resume at start-up (its run_dir is not usable):
    * events go to the site file until it is stopped. Null when there is none.
@@ -137,9 +141,24 @@ export interface SinkStatus {
   last_error: string | null;
 }
 
-/** GET /current. */
+/**
+ * How fresh a type's reading is, judged on the daemon's clock: its age, the limit that
+ * applies to it (`--max-age`), and whether it is past that limit. A type the limits name
+ * that has no reading at all has `age_s` null and is stale.
+ */
+export interface Freshness {
+  /** Seconds since the reading's `ts` (0 for a ts ahead of the daemon's clock); null: no reading. */
+  age_s: number | null;
+  /** The limit for the type in seconds; null: the type is never stale. */
+  max_age_s: number | null;
+  stale: boolean;
+}
+
+/** GET /current: the readings, and (unless `?freshness=false`) how fresh each is. */
 export interface CurrentAnswer {
   current: Record<string, Envelope>;
+  /** Every type of `current`, and the types the limits expect that have no reading. */
+  freshness?: Record<string, Freshness>;
 }
 
 /** POST /shutdown. */

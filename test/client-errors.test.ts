@@ -158,7 +158,7 @@ test('data JSON cannot hold rejects with its TypeError before anything is sent',
     assert.match((error as Error).message, message, name);
   }
   assert.is(requests, 0);
-  assert.equal(await client.current(), { current: {} });
+  assert.equal(await client.current(), { current: {}, freshness: {} });
 }));
 
 test('an error thrown by a session hook is passed on, not taken for "no daemon"', () => withTestDaemon({}, async (d) => {

@@ -60,7 +60,7 @@ for (const [name, body, answer, files] of RUN_STARTS) {
     assert.is((await request(d.url, '/run')).text, answer(d));
     assert.is((await request(d.url, '/ready')).json.run_active, true);
     assert.equal(telemetryFiles(d.siteDir), { [SITE_FILE]: `${weather.text}\n`, ...files });
-    assert.is((await request(d.url, '/current')).text, `{"current":{"weather":${weather.text}}}`);
+    assert.is((await request(d.url, '/current?freshness=false')).text, `{"current":{"weather":${weather.text}}}`);
   }));
 }
 
@@ -94,7 +94,7 @@ for (const [name, body, answer, file, current] of EVENTS) {
     assert.is(posted.status, 200, posted.text);
     assert.is(posted.text, answer);
     assert.equal(telemetryFiles(d.siteDir), file === undefined ? {} : { [SITE_FILE]: `${file}\n` });
-    assert.is((await request(d.url, '/current')).text, `{"current":${current}}`);
+    assert.is((await request(d.url, '/current?freshness=false')).text, `{"current":${current}}`);
     // the next permanent event takes the next seq: an ephemeral one used its seq
     const next = await post(d, '/event', '{"type": "next", "data": null, "make_current": false, "meta": {}}');
     assert.is(next.json.seq, 2);
@@ -110,7 +110,7 @@ test('a POCS run through 0.5.3: events get the run id, ephemeral ones no line, s
   const stopped = await post(d, '/run/stop', undefined);
   assert.is(stopped.text, `${runRecord(d, 'runs/seq1', '001').slice(0, -1)},"stopped_at":"${T0}"}`);
   assert.equal(telemetryFiles(d.siteDir), { 'runs/seq1/telemetry.ndjson': `${kept.text}\n` });
-  assert.is((await request(d.url, '/current')).text, `{"current":{"camera":${kept.text},"weather":${passing.text}}}`);
+  assert.is((await request(d.url, '/current?freshness=false')).text, `{"current":{"camera":${kept.text},"weather":${passing.text}}}`);
   // the next night: a new id, although run_dir is not under the site directory's numbers
   const next = await post(d, '/run/start', '{"run_dir": "runs/seq2", "run_id": null, "meta": {}}');
   assert.is(next.json.run_id, '002');

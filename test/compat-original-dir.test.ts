@@ -71,7 +71,7 @@ test('an original site directory opens, continues from the highest seq and never
     weather: envelope(8, '2026-03-16T20:02:00.000Z', 'weather', '{"safe":true,"temp":1e400}', '{"run_id":"001"}'),
   };
   const current = `{"current":{${Object.entries(expected).map(([t, e]) => `"${t}":${e}`).join(',')}}}`;
-  assert.is((await request(d.url, '/current')).text, current);
+  assert.is((await request(d.url, '/current?freshness=false')).text, current);
   assert.is((await request(d.url, '/current/weather')).text, expected.weather);
 
   // the site continues after the highest seq (9), not after the last line's (1)

@@ -11,7 +11,7 @@ const HOME = '/home/operator';
 const DEFAULTS: DaemonConfig = {
   host: 'localhost', port: 6562, siteDir: '/home/operator/.local/share/meridian/telemetry', token: undefined,
   fsync: 'batch', maxBody: 1048576, verbose: false, accessLogs: false, shutdownTimeoutMs: 3000, logFormat: 'text', compressAfterMs: undefined,
-  retainMs: undefined, allowUnauthenticated: false, zone: 'system', zoneWarning: undefined,
+  retainMs: undefined, allowUnauthenticated: false, maxAge: [], zone: 'system', zoneWarning: undefined,
 };
 const ENV = {
   MERIDIAN_TELEMETRY_HOST: '127.0.0.2', MERIDIAN_TELEMETRY_PORT: '7000',
@@ -67,6 +67,10 @@ const RESOLVED: [string, DaemonFlags, Record<string, string>, Partial<DaemonConf
   ...['0', 'false', 'no', 'off', ''].map((value): [string, DaemonFlags, Record<string, string>, Partial<DaemonConfig>] =>
     [`MERIDIAN_TELEMETRY_ALLOW_UNAUTHENTICATED=${JSON.stringify(value)}`, {}, { MERIDIAN_TELEMETRY_ALLOW_UNAUTHENTICATED: value }, {}]),
   ['the flag wins over a variable saying no', { allowUnauthenticated: true }, { MERIDIAN_TELEMETRY_ALLOW_UNAUTHENTICATED: '0' }, { allowUnauthenticated: true }],
+  ['--max-age rules', { maxAge: 'weather=180,*=600' }, {}, { maxAge: [{ pattern: 'weather', seconds: 180 }, { pattern: '*', seconds: 600 }] }],
+  ['MERIDIAN_TELEMETRY_MAX_AGE', {}, { MERIDIAN_TELEMETRY_MAX_AGE: 'power=90' }, { maxAge: [{ pattern: 'power', seconds: 90 }] }],
+  ['--max-age over MERIDIAN_TELEMETRY_MAX_AGE', { maxAge: '300' }, { MERIDIAN_TELEMETRY_MAX_AGE: 'power=90' }, { maxAge: [{ pattern: '*', seconds: 300 }] }],
+  ['an empty MERIDIAN_TELEMETRY_MAX_AGE counts as unset', {}, { MERIDIAN_TELEMETRY_MAX_AGE: '' }, {}],
   ['TZ names the site day zone', {}, { TZ: 'Europe/Berlin' }, { zone: 'Europe/Berlin' }],
   ['TZ with the POSIX leading colon', {}, { TZ: ':America/New_York' }, { zone: 'America/New_York' }],
   ['an empty TZ means the system zone', {}, { TZ: '' }, {}],
@@ -108,6 +112,10 @@ const REFUSED: [string, DaemonFlags, Record<string, string>, string][] = [
   ['a blank PANOPTES host names its variable', {}, { PANOPTES_TELEMETRY_HOST: ' ' }, 'PANOPTES_TELEMETRY_HOST must be a host name or address; got " "'],
   ['an unclear allow-unauthenticated variable', {}, { MERIDIAN_TELEMETRY_ALLOW_UNAUTHENTICATED: 'maybe' },
     'MERIDIAN_TELEMETRY_ALLOW_UNAUTHENTICATED must be one of 1, true, yes, on, 0, false, no, off; got "maybe"'],
+  ['an empty --max-age', { maxAge: '' }, {},
+    '--max-age must be PATTERN=SECONDS items separated by commas (weather=180,power=90,*=600), or seconds for every type; got ""'],
+  ['a bad MERIDIAN_TELEMETRY_MAX_AGE', {}, { MERIDIAN_TELEMETRY_MAX_AGE: 'power=soon' },
+    'MERIDIAN_TELEMETRY_MAX_AGE must be PATTERN=SECONDS items separated by commas (weather=180,power=90,*=600), or seconds for every type; the seconds of "power" must be a positive number or none; got "power=soon"'],
 ];
 
 for (const [name, flags, env, message] of REFUSED) {

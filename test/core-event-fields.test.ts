@@ -91,7 +91,7 @@ test('ephemeral readings: a seq each, no line, current; the only gaps in the fil
   }
   assert.equal(answers.map((a) => JSON.parse(a).seq), [1, 2, 3, 4, 5, 6, 7]);
   assert.is(fileText(path.join(d.siteDir, SITE_FILE)), `${answers[0]}\n${answers[3]}\n${answers[5]}\n`);
-  assert.is((await request(d.url, '/current')).text, `{"current":{"status":${answers[2]},"weather":${answers[6]}}}`);
+  assert.is((await request(d.url, '/current?freshness=false')).text, `{"current":{"status":${answers[2]},"weather":${answers[6]}}}`);
   const debug = d.logs.filter((l) => / DEBUG event /.test(l)).map((l) => l.replace(/^\S+ /, '').replace(d.siteDir, '<site>'));
   assert.equal(debug, [
     'DEBUG event type="weather" target=site file=<site>/site_20260317.ndjson seq=1 run=-',
@@ -110,18 +110,18 @@ test('ephemeral readings survive a clean restart and a kill -9 in the view, and 
   await postEvent(d.url, { type: 'weather', data: 1 });
   const passing = await postEvent(d.url, { type: 'weather', data: 2, store_permanently: false });
   const held = await postEvent(d.url, { type: 'status', data: 3, store_permanently: false, make_current: false });
-  const before = (await request(d.url, '/current')).text;
+  const before = (await request(d.url, '/current?freshness=false')).text;
   assert.is(before, `{"current":{"weather":${passing.text}}}`);
   await site.kill9();
 
   d = await site.start();
-  assert.is((await request(d.url, '/current')).text, before, 'after kill -9');
+  assert.is((await request(d.url, '/current?freshness=false')).text, before, 'after kill -9');
   const next = await postEvent(d.url, { type: 'weather', data: 4, store_permanently: false });
   assert.is(next.json.seq, held.json.seq + 1);
   await site.stop();
 
   d = await site.start();
-  assert.is((await request(d.url, '/current')).text, `{"current":{"weather":${next.text}}}`, 'after a clean stop');
+  assert.is((await request(d.url, '/current?freshness=false')).text, `{"current":{"weather":${next.text}}}`, 'after a clean stop');
   assert.is((await postEvent(d.url, { type: 'weather', data: 5 })).json.seq, next.json.seq + 1);
   await site.stop();
   const files = fs.readdirSync(site.dir).filter((n) => n.startsWith('site_'));

@@ -25,7 +25,7 @@ test('a target that cannot be written gives 503 with a clear detail, then serves
     assert.is(failed.status, 503);
     assert.is(failed.json.code, 'STORAGE_UNAVAILABLE');
     assert.is(failed.json.detail, `Could not write to ${file} (ENOSPC); the event was not recorded.`);
-    assert.equal((await request(d.url, '/current')).json, { current: {} });
+    assert.equal((await request(d.url, '/current?freshness=false')).json, { current: {} });
     const again = await postEvent(d.url, { type: 'weather', data: { t: 2 } });
     assert.is(again.status, 503);
     assert.equal((await request(d.url, '/health')).json, { ok: true });
@@ -57,7 +57,7 @@ test('a run file that cannot be written gives 503; the run stays active and its 
     assert.is(ok.json.seq, 1);
     assert.equal(ok.json.meta, { run_id: 'r1' });
     assert.equal(readLines(file), [ok.json]);
-    assert.equal((await request(d.url, '/current')).json, { current: { camera: ok.json } });
+    assert.equal((await request(d.url, '/current?freshness=false')).json, { current: { camera: ok.json } });
   }).finally(() => removeDir(runDir));
 });
 

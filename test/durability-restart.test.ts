@@ -28,11 +28,11 @@ test('after a clean stop: seq continues, current view, held readings and the act
   const run = await request(d.url, '/run/start', { method: 'POST', body: { run_id: 'n1' } });
   const runEvent = await postEvent(d.url, { type: 'camera', data: { exp: 30 } });
   await postEvent(d.url, { type: 'camera', data: { exp: 60 }, make_current: false });
-  const before = await request(d.url, '/current');
+  const before = await request(d.url, '/current?freshness=false');
   await site.stop();
 
   d = await site.start();
-  const after = await request(d.url, '/current');
+  const after = await request(d.url, '/current?freshness=false');
   assert.is(after.text, before.text);
   assert.equal(Object.keys(after.json.current), ['camera', 'dome', 'weather']);
   assert.equal(after.json.current.weather.data, { t: 1 });
@@ -79,7 +79,7 @@ test('kill -9 during a burst of concurrent posts loses no acknowledged event', (
   assert.is(next.json.seq, lines.length + 1);
   const latest: Record<string, Env> = {};
   for (const l of lines) latest[l.type] = l;
-  const current = await request(d.url, '/current');
+  const current = await request(d.url, '/current?freshness=false');
   delete current.json.current.after;
   assert.equal(current.json.current, latest);
 }));
@@ -91,13 +91,13 @@ test('kill -9 with an active run: the run, its seq and its view come back', () =
   assert.is(run.json.run_id, '001');
   await postEvent(d.url, { type: 'mount', data: 'tracking' });
   await postEvent(d.url, { type: 'mount', data: 'slewing', make_current: false });
-  const before = await request(d.url, '/current');
+  const before = await request(d.url, '/current?freshness=false');
   await site.kill9();
 
   d = await site.start();
   assert.equal((await request(d.url, '/run')).json, run.json);
   assert.equal((await request(d.url, '/ready')).json.run_active, true);
-  assert.is((await request(d.url, '/current')).text, before.text);
+  assert.is((await request(d.url, '/current?freshness=false')).text, before.text);
   const next = await postEvent(d.url, { type: 'mount', data: 'parked' });
   assert.equal(next.json.seq, 3);
   assert.equal(next.json.meta, { run_id: '001' });
@@ -111,13 +111,13 @@ test('snapshot plus tail: lines after the last snapshot are replayed, held readi
   await postEvent(d.url, { type: 'weather', data: 2 });
   await postEvent(d.url, { type: 'weather', data: 3, make_current: false });
   await postEvent(d.url, { type: 'power', data: 'mains' });
-  const before = await request(d.url, '/current');
+  const before = await request(d.url, '/current?freshness=false');
   assert.equal(before.json.current.weather.data, 2);
   await site.kill9();
 
   d = await site.start();
   assert.match(d.stderr(), 'recovered: site seq 4 (3 line(s) replayed), 2 type(s) current');
-  assert.is((await request(d.url, '/current')).text, before.text);
+  assert.is((await request(d.url, '/current?freshness=false')).text, before.text);
   assert.is((await postEvent(d.url, { type: 'power', data: 'ups' })).json.seq, 5);
 }));
 
@@ -154,14 +154,14 @@ test('a corrupt snapshot falls back to replaying the files, with a warning', () 
   let d = await site.start();
   await postEvent(d.url, { type: 'weather', data: 1 });
   await postEvent(d.url, { type: 'dome', data: 'shut' });
-  const before = await request(d.url, '/current');
+  const before = await request(d.url, '/current?freshness=false');
   await site.stop();
   fs.writeFileSync(path.join(site.dir, '.meridian', 'snapshot.json'), '{"format":1,"site":');
 
   d = await site.start();
   assert.match(d.stderr(), 'snapshot.json is not valid JSON');
   assert.match(d.stderr(), 'replaying the files instead');
-  assert.is((await request(d.url, '/current')).text, before.text);
+  assert.is((await request(d.url, '/current?freshness=false')).text, before.text);
   assert.is((await postEvent(d.url, { type: 'dome', data: 'open' })).json.seq, 3);
 }));
 
@@ -182,7 +182,7 @@ test('a snapshot of format 1 (an earlier version) is read, and replaced by forma
   }));
   const d = await site.start();
   assert.match(d.stderr(), 'recovered: site seq 3 (1 line(s) replayed), 2 type(s) current');
-  assert.is((await request(d.url, '/current')).text, `{"current":{"dome":${lines[1]},"weather":${lines[2]}}}`);
+  assert.is((await request(d.url, '/current?freshness=false')).text, `{"current":{"dome":${lines[1]},"weather":${lines[2]}}}`);
   const snap = JSON.parse(fs.readFileSync(path.join(site.dir, '.meridian', 'snapshot.json'), 'utf8'));
   assert.equal({ format: snap.format, site: snap.site, run: snap.run, current: snap.current },
     { format: 2, site: { file: siteFile, offset: Buffer.byteLength(`${lines.join('\n')}\n`), seq: 3 }, run: null, current: [lines[2], lines[1]] });
@@ -196,7 +196,7 @@ test('a reused run directory continues its seq', () => withRestarts(async (site)
   await postEvent(d.url, { type: 'a', data: 2 });
   await request(d.url, '/run/stop', { method: 'POST' });
   await request(d.url, '/run/start', { method: 'POST', body: { run_id: 'night' } });
-  assert.equal((await request(d.url, '/current')).json.current.a.data, 2, 'a restarted run leaves the view as it was');
+  assert.equal((await request(d.url, '/current?freshness=false')).json.current.a.data, 2, 'a restarted run leaves the view as it was');
   assert.is((await postEvent(d.url, { type: 'a', data: 3 })).json.seq, 3);
   assert.equal((readLines(path.join(site.dir, 'night', 'telemetry.ndjson')) as Env[]).map((e) => e.seq), [1, 2, 3]);
 }));

@@ -69,6 +69,7 @@ test('every documented answer of every route is provoked, and each matches the d
     await call('POST', '/run/stop', 404, { code: 'NO_ACTIVE_RUN' });
     const empty = await call('GET', '/current', 200);
     await call('GET', '/current', 304, { headers: { 'if-none-match': String(empty.headers.etag) } });
+    await call('GET', '/current?stale=maybe', 422, { code: 'INVALID_QUERY' });
     await call('GET', '/current/weather', 404, { code: 'NO_READING' });
     await call('GET', '/current/a/b', 404, { code: 'NOT_FOUND' });
     await call('GET', '/nowhere', 404, { code: 'NOT_FOUND' });
@@ -84,6 +85,7 @@ test('every documented answer of every route is provoked, and each matches the d
     assert.is(event.json.seq, 1);
     await call('GET', '/current/weather', 200);
     await call('GET', '/current', 200);
+    await call('GET', '/current?type=weather&stale=false', 200);
     await call('POST', '/events', 200, { body: [{ type: 'weather', data: 2 }, { type: 'dome', data: 'open' }] });
     await call('GET', '/history?type=weather&limit=1', 200);
     await call('GET', '/history?limit=0', 422, { code: 'INVALID_QUERY' });

@@ -36,7 +36,7 @@ test('with a token: 401 without it, 403 with a wrong one, /health and /ready ope
   assert.is(refused.json.detail, 'This daemon needs a token: send Authorization: Bearer <token>.');
   const shutdown = await request(d.url, '/shutdown', { method: 'POST' });
   assert.is(shutdown.status, 401, 'shutdown needs the token when one is configured');
-  assert.equal((await request(d.url, '/current', { headers: { authorization: `Bearer ${TOKEN}` } })).json, { current: {} },
+  assert.equal((await request(d.url, '/current', { headers: { authorization: `Bearer ${TOKEN}` } })).json, { current: {}, freshness: {} },
     'the refused event was not recorded');
 }));
 
@@ -69,7 +69,7 @@ test('browsers are kept out: Origin header or a foreign Host is 403', () => with
   }
   const posted = await postEvent(d.url, { type: 'x', data: 1 }, { origin: 'http://evil.example' });
   assert.is(posted.status, 403);
-  assert.equal((await request(d.url, '/current')).json, { current: {} });
+  assert.equal((await request(d.url, '/current')).json, { current: {}, freshness: {} });
 }));
 
 test('binding a non-loopback address without a token is refused, with the reason', async () => {

@@ -1,27 +1,43 @@
+import type { ServerResponse } from 'node:http';
 import { MeridianError } from '../../lib/errors.js';
+import type { Freshness } from '../../lib/wire.js';
+import { currentBody } from '../freshness/current-body.js';
+import { parseCurrentQuery } from './current-query.js';
 import { sendJson } from './respond.js';
 import type { AppDeps, Handler } from './route.js';
 
-// The current view: every type's latest reading, or one type's.
+// The current view: every type's latest reading with its freshness, or one type's reading
+// (the envelope exactly, freshness in X-Meridian-* headers). See docs/http-api.md.
 
-/** Handlers of GET /current (with ETag / If-None-Match) and GET /current/{type}. */
-export function currentHandlers({ store, bootId }: AppDeps): Record<'all' | 'one', Handler> {
+/** Handlers of GET /current (filters, ETag / If-None-Match) and GET /current/{type}. */
+export function currentHandlers({ store, bootId, clock, freshness }: AppDeps): Record<'all' | 'one', Handler> {
   return {
     all: (req, res) => {
-      const etag = `"${bootId}-${store.view.version}"`;
+      const query = parseCurrentQuery(req.url ?? '');
+      const plain = !query.freshness && query.types === undefined && query.stale === undefined;
+      // with freshness the tag also changes when a type turns stale or fresh
+      const etag = plain ? `"${bootId}-${store.view.version}"` : `"${bootId}-${store.view.version}-${freshness.watch.transitions}"`;
       res.setHeader('ETag', etag);
       if (req.headers['if-none-match'] === etag) {
         res.statusCode = 304;
         res.end();
         return;
       }
-      sendJson(res, 200, store.view.body());
+      sendJson(res, 200, plain ? store.view.body() : currentBody(() => store.view.body(), freshness.judge, clock.now(), query));
     },
     one: (req, res) => {
       const type = req.params.type!;
-      const reading = store.view.get(type);
-      if (!reading) throw new MeridianError('NO_READING', `There is no current reading of type ${JSON.stringify(type)}.`);
-      sendJson(res, 200, reading.json);
+      const judged = freshness.judge.judge(type, clock.now());
+      if (judged) setFreshnessHeaders(res, judged.freshness);
+      if (!judged?.reading) throw new MeridianError('NO_READING', `There is no current reading of type ${JSON.stringify(type)}.`);
+      sendJson(res, 200, judged.reading.json);
     },
   };
+}
+
+/** X-Meridian-Age (seconds; absent without a reading), X-Meridian-Max-Age (absent: no limit), X-Meridian-Stale. */
+function setFreshnessHeaders(res: ServerResponse, f: Freshness): void {
+  if (f.age_s !== null) res.setHeader('X-Meridian-Age', String(f.age_s));
+  if (f.max_age_s !== null) res.setHeader('X-Meridian-Max-Age', String(f.max_age_s));
+  res.setHeader('X-Meridian-Stale', String(f.stale));
 }

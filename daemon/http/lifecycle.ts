@@ -1,5 +1,6 @@
 import { isLoopbackHost } from '../../lib/config.js';
 import { MeridianError } from '../../lib/errors.js';
+import { rulesToWire } from '../../lib/max-age.js';
 import { fromLoopback, type Guard } from './guard.js';
 import { sendJson } from './respond.js';
 import type { AppDeps, Handler } from './route.js';
@@ -9,11 +10,12 @@ import type { TelemetryStore } from '../storage/store.js';
 
 /** Handlers of /health, /ready, /status and /shutdown. */
 export function lifecycleHandlers(deps: AppDeps, guard: Guard): Record<'health' | 'ready' | 'status' | 'shutdown', Handler> {
-  const { store, config } = deps;
+  const { store, config, freshness } = deps;
   const authenticated = config.token !== undefined;
   // said on every /status while anyone on the network may write (docs/operations.md "Security")
   const warning = !authenticated && !isLoopbackHost(config.host)
     ? `no token: anyone who can reach ${config.host} can record and read telemetry (--allow-unauthenticated)` : undefined;
+  const maxAge = rulesToWire(freshness.judge.rules);
   return {
     health: (_req, res) => sendJson(res, 200, '{"ok":true}'),
 
@@ -22,7 +24,8 @@ export function lifecycleHandlers(deps: AppDeps, guard: Guard): Record<'health' 
 
     status: (_req, res) => sendJson(res, 200, JSON.stringify({
       version: deps.version, pid: deps.process.pid, started_at: deps.process.startedAt, address: deps.process.address(),
-      run_id: store.activeRun()?.run_id ?? null, types: store.view.size, recorded: store.recordedCounts(),
+      run_id: store.activeRun()?.run_id ?? null, types: store.view.size,
+      stale: freshness.judge.staleCount(deps.clock.now()), max_age: maxAge, recorded: store.recordedCounts(),
       authenticated, ...(warning === undefined ? {} : { warning }),
       suspended_run: suspendedRun(store), forward: deps.forwardStatus(),
     })),

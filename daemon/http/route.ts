@@ -4,6 +4,8 @@ import type { DaemonConfig } from '../../lib/config.js';
 import type { Logger } from '../../lib/log.js';
 import type { Clock } from '../../lib/time.js';
 import type { SinkStatus } from '../../lib/wire.js';
+import type { FreshnessJudge } from '../freshness/judge.js';
+import type { StaleWatch } from '../freshness/stale-events.js';
 import type { DaemonMetrics } from '../metrics/daemon-metrics.js';
 import type { History } from '../history/history.js';
 import type { TelemetryStore } from '../storage/store.js';
@@ -39,4 +41,6 @@ export interface AppDeps {
   bootId: string;
   /** What GET /status reports about the process: its id, start time (ts) and bound address. */
   process: { pid: number; startedAt: string; address: () => string };
+  /** How fresh each type is (`--max-age`), and the watch that records stale/fresh events. */
+  freshness: { judge: FreshnessJudge; watch: StaleWatch };
 }

@@ -32,13 +32,17 @@ export interface TestDaemon {
  * Start the real daemon in-process on 127.0.0.1 and an ephemeral port (`fs`: the storage
  * layer's writing calls, for tests that inject disk failures).
  */
-export async function startTestDaemon(opts: { flags?: DaemonFlags; clock?: Clock; siteDir?: string; env?: Record<string, string>; fs?: StorageFs; forward?: SinkSpec[] } = {}): Promise<TestDaemon> {
+export async function startTestDaemon(opts: {
+  flags?: DaemonFlags; clock?: Clock; siteDir?: string; env?: Record<string, string>; fs?: StorageFs; forward?: SinkSpec[];
+  /** How often the daemon looks for types turning stale (ms; default 1000, 0: only at start). */
+  freshnessIntervalMs?: number;
+} = {}): Promise<TestDaemon> {
   const siteDir = opts.siteDir ?? tempDir();
   const config = { ...resolveDaemonConfig({ host: '127.0.0.1', siteDir, ...opts.flags }, opts.env ?? {}, siteDir), port: 0 };
   const logs: string[] = [];
   const clock = opts.clock ?? systemClock;
   const logger = createLogger((line) => logs.push(line.trimEnd()), 'debug', () => clock.now());
-  const daemon = await startDaemon(config, { clock, logger, snapshotIntervalMs: 0, fs: opts.fs, forward: opts.forward });
+  const daemon = await startDaemon(config, { clock, logger, snapshotIntervalMs: 0, fs: opts.fs, forward: opts.forward, freshnessIntervalMs: opts.freshnessIntervalMs });
   return { daemon, url: `http://127.0.0.1:${daemon.port}`, port: daemon.port, siteDir, logs, close: () => daemon.close() };
 }
 

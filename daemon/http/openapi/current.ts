@@ -9,15 +9,25 @@ export const currentPaths: PathsObject = {
   '/current': {
     get: operation({
       operationId: 'current', tags: ['current'],
-      summary: 'The latest envelope of every type (the run\'s reading wins over the site\'s), types sorted.',
+      summary: 'The latest envelope of every type, types sorted, and how fresh each is (docs/http-api.md).',
       parameters: [{
         name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' },
-        description: 'The `ETag` of an earlier answer: 304 when nothing changed since.',
+        description: 'The `ETag` of an earlier answer: 304 when no reading changed and no type turned stale or fresh since.',
+      }, {
+        name: 'type', in: 'query', required: false, schema: { type: 'string' }, explode: true,
+        description: 'Only these types: names separated by commas, or the parameter repeated; a comma inside a name is sent as `%2C`.',
+      }, {
+        name: 'stale', in: 'query', required: false, schema: { enum: ['true', 'false'] },
+        description: 'Only the stale types (`true`), or only the fresh ones (`false`).',
+      }, {
+        name: 'freshness', in: 'query', required: false, schema: { enum: ['true', 'false'] },
+        description: '`false`: the view alone, `{"current": {...}}`, exactly as before freshness.',
       }],
       answers: {
         ...jsonAnswer('The current view; the `ETag` header names this version of it.', ref('Current')),
         304: { description: 'Not modified since the `ETag` given in `If-None-Match`; no body.' },
       },
+      errors: ['INVALID_QUERY'],
     }),
   },
   '/current/{type}': {
@@ -27,7 +37,17 @@ export const currentPaths: PathsObject = {
         name: 'type', in: 'path', required: true, schema: ref('EventType'),
         description: 'URL-encoded: `dome%20status`; a `/` in a type must be sent as `%2F`.',
       }],
-      answers: jsonAnswer('The envelope.', ref('Envelope')),
+      answers: {
+        200: {
+          description: 'The envelope, exactly as stored; its freshness in headers.',
+          headers: {
+            'X-Meridian-Age': { schema: { type: 'number' }, description: 'Seconds since the reading\'s `ts` on the daemon\'s clock.' },
+            'X-Meridian-Max-Age': { schema: { type: 'number' }, description: 'The type\'s limit in seconds; absent when it has none.' },
+            'X-Meridian-Stale': { schema: { enum: ['true', 'false'] }, description: 'Whether the reading is older than its limit.' },
+          },
+          content: { 'application/json': { schema: ref('Envelope') } },
+        },
+      },
       errors: ['NO_READING', 'NOT_FOUND'],
     }),
   },

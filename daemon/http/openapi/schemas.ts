@@ -95,8 +95,22 @@ export const SCHEMAS = {
   Current: {
     type: 'object',
     required: ['current'],
-    properties: { current: { type: 'object', additionalProperties: { $ref: '#/components/schemas/Envelope' } } },
+    properties: {
+      current: { type: 'object', additionalProperties: { $ref: '#/components/schemas/Envelope' } },
+      freshness: {
+        type: 'object', additionalProperties: { $ref: '#/components/schemas/Freshness' },
+        description: 'How fresh each type of `current` is, and the types the limits expect that have no reading (left out with `?freshness=false`).',
+      },
+    },
     additionalProperties: false,
+  },
+  Freshness: {
+    type: 'object', required: ['age_s', 'max_age_s', 'stale'], additionalProperties: false,
+    properties: {
+      age_s: { type: ['number', 'null'], minimum: 0, description: 'Seconds since the reading\'s `ts` on the daemon\'s clock (0 for a ts ahead of it); null: no reading.' },
+      max_age_s: { type: ['number', 'null'], exclusiveMinimum: 0, description: 'The type\'s limit (`--max-age`); null: never stale.' },
+      stale: { type: 'boolean', description: 'Older than its limit, or no reading while a limit applies.' },
+    },
   },
   RunStartRequest: {
     type: 'object',
@@ -122,7 +136,7 @@ export const SCHEMAS = {
   },
   Status: {
     type: 'object',
-    required: ['version', 'pid', 'started_at', 'address', 'run_id', 'types'],
+    required: ['version', 'pid', 'started_at', 'address', 'run_id', 'types', 'stale', 'max_age'],
     properties: {
       version: { type: 'string' },
       pid: { type: 'integer', minimum: 1 },
@@ -130,6 +144,11 @@ export const SCHEMAS = {
       address: { type: 'string', description: '`host:port` the daemon is bound to.' },
       run_id: { type: ['string', 'null'], description: 'The active run, or null.' },
       types: { type: 'integer', minimum: 0, description: 'How many types the current view holds.' },
+      stale: { type: 'integer', minimum: 0, description: 'How many types are stale now (expected types without a reading included).' },
+      max_age: {
+        type: 'object', additionalProperties: { type: ['number', 'null'], exclusiveMinimum: 0 },
+        description: 'The age limits (`--max-age`), most specific first: pattern (a type, or a glob with `*`) -> seconds; null: never stale.',
+      },
       recorded: {
         type: 'object', required: ['permanent', 'ephemeral'], additionalProperties: false,
         description: 'Events recorded since the daemon started: written to a file, and ephemeral.',

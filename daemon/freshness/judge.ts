@@ -1,0 +1,107 @@
+import { expectedTypes, isPastLimit, maxAgeOf, type MaxAgeRules } from '../../lib/max-age.js';
+import type { Freshness } from '../../lib/wire.js';
+import type { Reading } from '../storage/current-view.js';
+
+// How fresh each type of the current view is on the daemon's clock, by the `--max-age`
+// rules: for GET /current, /status, the stale/fresh events and metrics. Reads the view;
+// keeps nothing but a cache of each reading's parsed ts and the view's types in order.
+
+/** What the judge reads: the current view. */
+export interface JudgedView {
+  readonly version: number;
+  get(type: string): Reading | undefined;
+  entries(): Reading[];
+}
+
+/** One judged type: its reading (none when an expected type has none yet) and freshness. */
+export interface JudgedType {
+  type: string;
+  reading: Reading | undefined;
+  /** The reading's ts in epoch ms (NaN when none or unreadable). */
+  tsMs: number;
+  /** The limit in seconds, undefined when none applies. */
+  maxAgeS: number | undefined;
+  freshness: Freshness;
+}
+
+// every envelope line starts `{"seq":N,"ts":"...`: read ts there without parsing the line
+const TS_AT_START = /^\{"seq":\d+,"ts":"([^"\\]{1,64})"/;
+
+/** Judges the view's readings against the rules. */
+export class FreshnessJudge {
+  readonly rules: MaxAgeRules;
+  private readonly view: JudgedView;
+  private readonly expected: string[];
+  private readonly tsOf = new WeakMap<Reading, number>();
+  private sorted: { version: number; readings: Reading[] } | undefined;
+
+  constructor(view: JudgedView, rules: MaxAgeRules) {
+    this.view = view;
+    this.rules = rules;
+    this.expected = expectedTypes(rules);
+  }
+
+  /** Whether any rule limits anything (no rules: nothing is ever stale). */
+  get limited(): boolean {
+    return this.rules.some((r) => r.seconds !== null);
+  }
+
+  /** One type at `now`; undefined when it has no reading and no rule names it. */
+  judge(type: string, now: number): JudgedType | undefined {
+    const reading = this.view.get(type);
+    if (!reading && !this.expected.includes(type)) return undefined;
+    return this.judged(type, reading, now);
+  }
+
+  /** Every type of the view and every expected type without a reading, sorted by type (as /current lists them). */
+  all(now: number): JudgedType[] {
+    const readings = this.sortedReadings();
+    const out = readings.map((r) => this.judged(r.type, r, now));
+    const missing = this.expected.filter((type) => !this.view.get(type));
+    if (missing.length === 0) return out;
+    return [...out, ...missing.map((type) => this.judged(type, undefined, now))]
+      .sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : 0));
+  }
+
+  /** How many types are stale at `now` (expected types without a reading included). */
+  staleCount(now: number): number {
+    if (!this.limited) return 0;
+    let n = 0;
+    for (const reading of this.view.entries()) {
+      const type = reading.type;
+      if (isPastLimit(ageMs(this.ts(reading), now), maxAgeOf(this.rules, type))) n++;
+    }
+    return n + this.expected.filter((type) => !this.view.get(type)).length;
+  }
+
+  private judged(type: string, reading: Reading | undefined, now: number): JudgedType {
+    const tsMs = reading ? this.ts(reading) : NaN;
+    const maxAgeS = maxAgeOf(this.rules, type);
+    const age = ageMs(tsMs, now);
+    const freshness = { age_s: age === undefined ? null : age / 1000, max_age_s: maxAgeS ?? null, stale: isPastLimit(age, maxAgeS) };
+    return { type, reading, tsMs, maxAgeS, freshness };
+  }
+
+  private ts(reading: Reading): number {
+    let ms = this.tsOf.get(reading);
+    if (ms === undefined) {
+      const m = TS_AT_START.exec(reading.json);
+      ms = Date.parse(m ? m[1]! : reading.envelope.ts);
+      this.tsOf.set(reading, ms);
+    }
+    return ms;
+  }
+
+  private sortedReadings(): Reading[] {
+    if (this.sorted?.version !== this.view.version) {
+      const readings = this.view.entries().sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : 0));
+      this.sorted = { version: this.view.version, readings };
+    }
+    return this.sorted.readings;
+  }
+}
+
+/** Age in ms at `now` of a reading stamped `tsMs` (clamped at 0), undefined when unknown. */
+function ageMs(tsMs: number, now: number): number | undefined {
+  return Number.isNaN(tsMs) ? undefined : Math.max(0, now - tsMs);
+}

@@ -1,0 +1,127 @@
+import type { Logger } from '../../lib/log.js';
+import { formatTs, type Clock } from '../../lib/time.js';
+import type { JsonObject } from '../../lib/wire.js';
+import type { TelemetryStore, ValidEvent } from '../storage/store.js';
+import type { FreshnessJudge, JudgedType } from './judge.js';
+
+// The files say when readings were missing: when a type turns stale the daemon records one
+// `meridian.stale` event naming it, and one `meridian.fresh` when a new reading arrives.
+// They are ordinary envelopes (current, in the active target's file); types starting with
+// `meridian.` are never judged, so these never turn stale themselves. See docs/http-api.md.
+
+export const STALE_TYPE = 'meridian.stale';
+export const FRESH_TYPE = 'meridian.fresh';
+
+/** How often the watch looks at the view (ms) unless told otherwise. */
+export const CHECK_INTERVAL_MS = 1000;
+
+/** What the watch runs on. */
+export interface StaleWatchOptions {
+  store: TelemetryStore;
+  judge: FreshnessJudge;
+  clock: Clock;
+  logger: Logger;
+  /** How often to look (ms); 0: only when check() is called. */
+  intervalMs: number;
+}
+
+interface StaleMark {
+  /** When the type turned stale: its reading's ts plus its limit (the watch's start plus the limit for a type never seen). */
+  sinceMs: number;
+}
+
+/** Watches the view's freshness and records each type's turns to stale and back. */
+export class StaleWatch {
+  private readonly opts: StaleWatchOptions;
+  private readonly stale = new Map<string, StaleMark>();
+  private readonly startedAt: number;
+  private timer: NodeJS.Timeout | undefined;
+  private soon: NodeJS.Immediate | undefined;
+  private stopListening: (() => void) | undefined;
+  private turns = 0;
+
+  constructor(opts: StaleWatchOptions) {
+    this.opts = opts;
+    this.startedAt = opts.clock.now();
+  }
+
+  /** How many turns (stale or fresh) have been seen: changes whenever the set of stale types did. */
+  get transitions(): number {
+    return this.turns;
+  }
+
+  /** Look now, then every interval, and as soon as a stale type gets a new current reading. */
+  start(): void {
+    if (!this.opts.judge.limited) return;
+    this.stopListening = this.opts.store.onRecorded((event) => {
+      if (event.makeCurrent && this.stale.has(event.reading.type)) this.soon ??= setImmediate(() => this.check());
+    });
+    this.check();
+    if (this.opts.intervalMs > 0) {
+      this.timer = setInterval(() => this.check(), this.opts.intervalMs);
+      this.timer.unref();
+    }
+  }
+
+  /** Stop looking (at shutdown, before the store closes). */
+  stop(): void {
+    clearInterval(this.timer);
+    if (this.soon) clearImmediate(this.soon);
+    this.soon = undefined;
+    this.stopListening?.();
+  }
+
+  /** Judge every type now and record the turns since the last look. */
+  check(): void {
+    this.soon = undefined;
+    const now = this.opts.clock.now();
+    const seen = new Set<string>();
+    for (const judged of this.opts.judge.all(now)) {
+      if (!judged.freshness.stale) continue;
+      seen.add(judged.type);
+      if (this.stale.has(judged.type)) continue;
+      const limitMs = judged.maxAgeS! * 1000;
+      // a type never seen has had its whole limit since the start to report before it is recorded stale
+      const sinceMs = judged.reading && !Number.isNaN(judged.tsMs) ? judged.tsMs + limitMs : this.startedAt + limitMs;
+      if (!judged.reading && now <= sinceMs) continue;
+      const mark = { sinceMs };
+      this.stale.set(judged.type, mark);
+      this.turns++;
+      this.record(STALE_TYPE, judged, mark, () => this.stale.delete(judged.type));
+    }
+    for (const [type, mark] of this.stale) {
+      if (seen.has(type)) continue;
+      this.stale.delete(type);
+      this.turns++;
+      const judged = this.opts.judge.judge(type, now);
+      if (judged) this.record(FRESH_TYPE, judged, mark, () => this.stale.set(type, mark));
+    }
+  }
+
+  /** Append one event; when it cannot be recorded, `undo` so that the next look tries again. */
+  private record(type: string, judged: JudgedType, mark: StaleMark, undo: () => void): void {
+    const data = eventData(judged, mark);
+    this.opts.store.append(daemonEvent(type, data)).catch((error: unknown) => {
+      undo();
+      this.opts.logger.warn(`could not record ${type} for ${JSON.stringify(judged.type)} (${(error as Error).message}); trying again`);
+    });
+  }
+}
+
+/** The data of a stale/fresh event: the type, its age and limit, the reading it is about, and since when it was stale. */
+export function eventData(judged: JudgedType, mark: StaleMark): JsonObject {
+  const envelope = judged.reading?.envelope;
+  return {
+    type: judged.type,
+    age_s: judged.freshness.age_s,
+    max_age_s: judged.freshness.max_age_s,
+    last_seq: envelope?.seq ?? null,
+    last_ts: envelope?.ts ?? null,
+    last_run_id: typeof envelope?.meta?.run_id === 'string' ? envelope.meta.run_id : null,
+    stale_since: formatTs(mark.sinceMs),
+  };
+}
+
+function daemonEvent(type: string, data: JsonObject): ValidEvent {
+  return { type, data: JSON.stringify(data), makeCurrent: true, storePermanently: true, meta: '{}' };
+}

@@ -1,0 +1,61 @@
+import { MeridianError } from '../../lib/errors.js';
+
+// The query of GET /current: `?type=a,b` (repeatable), `?stale=true|false`,
+// `?freshness=false`. Parameters it does not know are ignored (the original clients send
+// `stream`).
+
+/** What GET /current was asked for. */
+export interface CurrentQuery {
+  /** Only these types (undefined: all). */
+  types: ReadonlySet<string> | undefined;
+  /** Only stale types (true) or only fresh ones (false); undefined: both. */
+  stale: boolean | undefined;
+  /** Whether the answer carries `freshness` (default true). */
+  freshness: boolean;
+}
+
+/** Parse the query part of a request URL. A bad value is a 400 INVALID_QUERY. */
+export function parseCurrentQuery(url: string): CurrentQuery {
+  const at = url.indexOf('?');
+  const query: CurrentQuery = { types: undefined, stale: undefined, freshness: true };
+  if (at === -1) return query;
+  const types = new Set<string>();
+  for (const pair of url.slice(at + 1).split('&')) {
+    if (pair === '') continue;
+    const eq = pair.indexOf('=');
+    const name = decode(eq === -1 ? pair : pair.slice(0, eq));
+    const raw = eq === -1 ? '' : pair.slice(eq + 1);
+    if (name === 'type') {
+      // split before decoding: a comma inside a type name is sent as %2C
+      for (const piece of raw.split(',')) {
+        const type = decode(piece);
+        if (type === '') invalid(`type must name event types separated by commas; got ${JSON.stringify(decode(raw))}.`);
+        types.add(type);
+      }
+      query.types = types;
+    } else if (name === 'stale') {
+      query.stale = flag(name, decode(raw));
+    } else if (name === 'freshness') {
+      query.freshness = flag(name, decode(raw));
+    }
+  }
+  return query;
+}
+
+function flag(name: string, value: string): boolean {
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  invalid(`${name} must be true or false; got ${JSON.stringify(value)}.`);
+}
+
+function decode(text: string): string {
+  try {
+    return decodeURIComponent(text.replaceAll('+', ' '));
+  } catch {
+    invalid(`The query holds a malformed %-escape: ${JSON.stringify(text.slice(0, 80))}.`);
+  }
+}
+
+function invalid(detail: string): never {
+  throw new MeridianError('INVALID_QUERY', detail);
+}
