@@ -1,41 +1,57 @@
-import type { Envelope, JsonValue } from '../lib/wire.js';
+import type { CurrentAnswer, Envelope, JsonValue } from '../lib/wire.js';
 import { formatAge, printable } from '../table/format.js';
-import { sortRows, toRow } from '../table/rows.js';
+import type { Palette } from '../table/palette.js';
+import { ageOf, buildRows, toRow, type Judge } from '../table/rows.js';
 import { columnWidths, headerLine, rowLine, styledLine } from '../table/table-lines.js';
 
 // `telemetry current` on a terminal: the view as the console's table (same columns, same
-// ages and summaries), or one envelope as a panel. Pure: the clock and width are passed in.
+// ages and summaries, stale and missing readings on top), or one envelope as a panel. Ages
+// and limits are the daemon's (its `freshness`); `--max-age` overrides the limits. Pure.
 
-/** What the text depends on besides the readings. */
+/** What the text depends on besides the answer. */
 export interface TextOptions {
-  /** Local clock, epoch ms. */
+  /** Local clock, epoch ms (ages of a daemon that sends no freshness). */
   now: number;
-  staleMs: number;
+  /** `--max-age` in ms: the limit of every type instead of the daemon's. */
+  limitMs: number | undefined;
   /** Terminal width. */
   columns: number;
-  color: boolean;
+  palette: Palette;
 }
 
-const bold = (text: string, color: boolean) => (color ? `\x1b[1m${text}\x1b[0m` : text);
+/** The daemon's judgement of each type (its freshness), with the limit overridden when asked. */
+export function answerJudge(answer: CurrentAnswer, o: Pick<TextOptions, 'now' | 'limitMs'>): Judge {
+  return (type, envelope) => {
+    const f = answer.freshness?.[type];
+    const ageMs = f?.age_s != null ? Math.round(f.age_s * 1000) : envelope ? ageOf(envelope, o.now) : undefined;
+    const daemonLimit = f?.max_age_s != null ? f.max_age_s * 1000 : undefined;
+    return { ageMs, limitMs: o.limitMs ?? daemonLimit };
+  };
+}
 
-/** The table: TYPE, AGE, SEQ, RUN, DATA, one row per type sorted by type; "no readings yet" when empty. */
-export function currentTable(current: Readonly<Record<string, Envelope>>, o: TextOptions): string {
-  const rows = sortRows(Object.values(current).map((e) => toRow(e, { now: o.now, staleMs: o.staleMs, flashMs: 0, changedAt: new Map() })), 'type');
+/** The table: TYPE, AGE, SEQ, RUN, DATA; stale rows on top, then by type; "no readings yet" when empty. */
+export function currentTable(answer: CurrentAnswer, o: TextOptions): string {
+  const missing = Object.keys(answer.freshness ?? {}).filter((type) => !Object.hasOwn(answer.current, type));
+  const rows = buildRows(answer.current, { judge: answerJudge(answer, o), missing, filter: '', order: { key: 'type', reverse: false } });
   if (rows.length === 0) return 'no readings yet\n';
   const widths = columnWidths(Math.max(40, o.columns), rows);
-  const lines = [bold(headerLine(widths).trimEnd(), o.color), ...rows.map((r) => styledLine(r, rowLine(r, widths).trimEnd(), !o.color))];
+  const [on, off] = o.palette.header;
+  const header = headerLine(widths).trimEnd();
+  const lines = [on ? `${on}${header}${off}` : header, ...rows.map((r) => styledLine(r, rowLine(r, widths).trimEnd(), o.palette))];
   return `${lines.join('\n')}\n`;
 }
 
 /** One envelope: the type, then seq, ts with its age, run id, and data and meta as indented JSON. */
-export function envelopePanel(envelope: Envelope, o: Omit<TextOptions, 'columns'>): string {
-  const row = toRow(envelope, { now: o.now, staleMs: o.staleMs, flashMs: 0, changedAt: new Map() });
-  const age = `(${formatAge(row.ageMs)} ago${row.stale ? ', STALE' : ''})`;
+export function envelopePanel(envelope: Envelope, judge: Judge, o: Pick<TextOptions, 'palette'>): string {
+  const row = toRow(envelope.type, envelope, judge);
+  const age = `(${row.ageMs === undefined ? '?' : formatAge(row.ageMs)} ago${row.stale ? ', STALE' : ''})`;
   const tsLine = field('ts', `${printable(envelope.ts)} ${age}`);
+  const [on, off] = o.palette.header;
+  const [staleOn, staleOff] = row.stale ? o.palette.stale : ['', ''];
   return [
-    bold(printable(envelope.type), o.color),
+    `${on}${printable(envelope.type)}${off}`,
     field('seq', String(envelope.seq)),
-    row.stale && o.color ? `\x1b[33m${tsLine}\x1b[0m` : tsLine,
+    `${staleOn}${tsLine}${staleOff}`,
     field('run', printable(row.runId)),
     ...jsonField('data', envelope.data),
     ...jsonField('meta', envelope.meta),

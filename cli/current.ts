@@ -1,29 +1,38 @@
+import { PALETTES, paletteFor, THEMES, type ThemeName } from '../table/palette.js';
+import { ConfigError } from '../lib/errors.js';
+import { parseSecondsOption } from '../lib/max-age.js';
 import { connect } from './connect.js';
+import { NotFresh } from './failure.js';
 import { followCurrent } from './follow.js';
-import type { CliIo } from './io.js';
-import { noExtraArguments, requireWith, secondsOption, switchOption, UsageError, type ParsedOptions } from './options.js';
+import { say, type CliIo } from './io.js';
+import { noExtraArguments, requireWith, secondsOption, switchOption, textOption, UsageError, type ParsedOptions } from './options.js';
 
 // `telemetry current [TYPE]`: the current view or one reading. On a terminal a table or a
-// panel; piped or with --json the API's JSON body. --follow: the live console on a
-// terminal, JSON lines when piped.
+// panel; piped or with --json the API's JSON body. For TYPE, exit 4 when the reading is
+// stale or missing (by --max-age, else the daemon's limit for it). --follow: the live
+// console on a terminal, JSON lines when piped (or on a terminal that cannot draw one).
 
-/** Print the current view (or follow it); a missing reading is the daemon's 404 (exit 1). */
+/** Print the current view (or follow it); a missing reading is the daemon's 404 (exit 1), or exit 4 under a limit. */
 export async function runCurrent(typeArg: unknown, opts: ParsedOptions, io: CliIo): Promise<number> {
   noExtraArguments(opts);
   const type = typeArg === undefined ? undefined : String(typeArg);
   if (type === '') throw new UsageError('TYPE must not be empty');
   const json = switchOption(opts, 'json');
   const follow = switchOption(opts, 'follow');
-  if (!follow) requireWith(opts, ['interval'], 'follow');
+  if (!follow) requireWith(opts, ['interval', 'theme'], 'follow');
   const intervalMs = secondsOption(opts, 'interval', 1000, { min: 0.1, max: 3600 });
-  const staleMs = secondsOption(opts, 'stale', 120_000);
+  const limitMs = maxAgeOption(opts);
+  const theme = themeOption(opts);
   const { client, address } = connect(opts, io);
 
   if (follow) {
     try {
       if (!json && io.stdinIsTTY && io.stdoutIsTTY) {
-        const { openConsole } = await import('../tui/main.js');
-        return await openConsole({ client, address, type, intervalMs, staleMs, noColor: !io.color });
+        if (io.env.TERM !== 'dumb') {
+          const { openConsole } = await import('../tui/main.js');
+          return await openConsole({ client, address, type, intervalMs, limitMs, theme, noColor: !io.color });
+        }
+        say(io, 'TERM=dumb cannot draw the console; printing one JSON line per new reading instead');
       }
       return await followCurrent({ client, address, type, intervalMs }, io);
     } finally {
@@ -34,12 +43,45 @@ export async function runCurrent(typeArg: unknown, opts: ParsedOptions, io: CliI
 
   const asText = !json && io.stdoutIsTTY;
   const text = asText ? await import('./current-text.js') : undefined;
-  if (type !== undefined) {
-    const envelope = await client.currentEvent(type);
-    io.out(text ? text.envelopePanel(envelope, { now: io.now(), staleMs, color: io.color }) : `${JSON.stringify(envelope)}\n`);
-  } else {
+  const palette = io.color ? paletteFor('day', true) : PALETTES.mono;
+  if (type === undefined) {
     const answer = await client.current();
-    io.out(text ? text.currentTable(answer.current, { now: io.now(), staleMs, columns: io.columns, color: io.color }) : `${JSON.stringify(answer)}\n`);
+    io.out(text ? text.currentTable(answer, { now: io.now(), limitMs, columns: io.columns, palette }) : `${JSON.stringify(answer)}\n`);
+    return 0;
+  }
+  const answer = await client.current({ types: [type] });
+  const { answerJudge } = await import('./current-text.js');
+  const judge = answerJudge(answer, { now: io.now(), limitMs });
+  let envelope = answer.current[type];
+  const { ageMs, limitMs: limit } = judge(type, envelope);
+  if (!envelope) {
+    if (limit !== undefined) throw new NotFresh(`${JSON.stringify(type)} has no reading (max age ${seconds(limit)})`);
+    // no limit applies: the daemon's own answer, 404 NO_READING (exit 1)
+    envelope = await client.currentEvent(type);
+  }
+  io.out(text ? text.envelopePanel(envelope, judge, { palette }) : `${JSON.stringify(envelope)}\n`);
+  if (limit !== undefined && (ageMs === undefined || ageMs > limit)) {
+    const age = ageMs === undefined ? 'of unknown age' : `${seconds(ageMs)} old`;
+    throw new NotFresh(`${JSON.stringify(type)} is stale: ${age}, max age ${seconds(limit)} (seq ${envelope.seq}, ts ${envelope.ts})`);
   }
   return 0;
+}
+
+/** `--max-age` (or its old name `--stale`) in ms, undefined when not given. */
+function maxAgeOption(opts: ParsedOptions): number | undefined {
+  const given = textOption(opts, 'max-age');
+  const old = textOption(opts, 'stale');
+  if (given !== undefined && old !== undefined) throw new UsageError('--stale is the old name of --max-age: give one of them');
+  if (given !== undefined) return parseSecondsOption(given, '--max-age');
+  return old === undefined ? undefined : parseSecondsOption(old, '--stale');
+}
+
+function themeOption(opts: ParsedOptions): ThemeName {
+  const theme = textOption(opts, 'theme') ?? 'day';
+  if (!(THEMES as readonly string[]).includes(theme)) throw new ConfigError('--theme', `one of ${THEMES.join(', ')}`, theme);
+  return theme as ThemeName;
+}
+
+function seconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(3))}s`;
 }

@@ -21,7 +21,7 @@ export function runCli(name: string, prefix: string): void {
     stdoutIsTTY: process.stdout.isTTY === true,
     stderrIsTTY: process.stderr.isTTY === true,
     columns: process.stdout.columns || 80,
-    color: process.stdout.isTTY === true && (process.env.NO_COLOR ?? '') === '',
+    color: process.stdout.isTTY === true && (process.env.NO_COLOR ?? '') === '' && process.env.TERM !== 'dumb',
     stopSignal: () => {
       if (!watching) {
         watching = true;

@@ -5,10 +5,19 @@ import { ConfigError } from '../lib/errors.js';
 import { UsageError } from './options.js';
 
 // The one place where an error becomes a message and an exit code:
-// 0 done, 1 the daemon answered an error (or a command failed), 2 usage, 3 no daemon reachable.
+// 0 done, 1 the daemon answered an error (or a command failed), 2 usage, 3 no daemon reachable,
+// 4 the reading asked for is stale or missing.
 
 /** Exit codes of every command. */
-export const EXIT = { OK: 0, DAEMON_ERROR: 1, USAGE: 2, NO_DAEMON: 3 } as const;
+export const EXIT = { OK: 0, DAEMON_ERROR: 1, USAGE: 2, NO_DAEMON: 3, NOT_FRESH: 4 } as const;
+
+/** The reading `current TYPE` was asked for is stale or missing (exit 4); the message says its age. */
+export class NotFresh extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'NotFresh';
+  }
+}
 
 /** A command failed for a reason it states in one line (exit 1): `stop` timed out, ... */
 export class CommandFailure extends Error {
@@ -42,6 +51,7 @@ export function describeFailure(error: unknown, ctx: FailureContext): { code: nu
   if (error instanceof TelemetryClientError) return line(EXIT.DAEMON_ERROR, `${sentence(error.detail)} (${error.code})`);
   if (error instanceof TelemetryStartError) return line(EXIT.DAEMON_ERROR, `the daemon did not start: ${error.reason}`);
   if (error instanceof CommandFailure) return line(EXIT.DAEMON_ERROR, error.message);
+  if (error instanceof NotFresh) return line(EXIT.NOT_FRESH, error.message);
   // a bug, not a user mistake: the stack helps the report
   const text = error instanceof Error ? error.stack ?? error.message : String(error);
   return { code: EXIT.DAEMON_ERROR, message: `${ctx.name}: internal error: ${text}\n` };

@@ -23,7 +23,7 @@ export interface CliIo {
   readonly stderrIsTTY: boolean;
   /** Terminal width of stdout (80 when unknown). */
   readonly columns: number;
-  /** Colour on stdout: stdout is a terminal and NO_COLOR is unset or empty. */
+  /** Colour on stdout: stdout is a terminal, NO_COLOR is unset or empty and TERM is not `dumb`. */
   readonly color: boolean;
   /** A signal aborted on SIGINT/SIGTERM or once stdout's reader has gone (EPIPE); commands that run until stopped use it. */
   stopSignal(): AbortSignal;

@@ -28,6 +28,7 @@ export function buildProgram(io: CliIo) {
     .option('--token', 'Require this bearer token (env MERIDIAN_TELEMETRY_TOKEN)')
     .option('--allow-unauthenticated', 'Bind a non-loopback --host without a token (env MERIDIAN_TELEMETRY_ALLOW_UNAUTHENTICATED)')
     .option('--fsync', 'Durability: always, batch or off (default batch)')
+    .option('--max-age', 'When readings turn stale, in seconds per type: weather=180,power=90,camera.*=300,*=600 (env MERIDIAN_TELEMETRY_MAX_AGE; default none: never)')
     .option('--max-body', 'Largest request body in bytes (default 1048576)')
     .option('--shutdown-timeout', 'Seconds a stop waits for requests in flight before closing their connections (default 3)')
     .option('--verbose', 'Debug logging: one line per incoming event')
@@ -43,6 +44,7 @@ export function buildProgram(io: CliIo) {
     .example(`${p}run`)
     .example(`${p}run --port 7000 --site-dir /srv/telemetry --fsync always`)
     .example(`${p}run --forward postgres://meridian@db.local/telemetry --forward mqtt://broker.local`)
+    .example(`${p}run --max-age 'weather=180,power=90,*=600'`)
     .example(`${p}run --detach`)
     .example(`${p}run --detach --log-file /var/log/meridian-telemetry.log`)
     .action(async (opts: ParsedOptions) => (await import('./run.js')).runRun(opts, io));
@@ -58,17 +60,20 @@ export function buildProgram(io: CliIo) {
     .action(async (opts: ParsedOptions) => (await import('./stop.js')).runStop(opts, io));
 
   prog.command(`${p}current [TYPE]`)
-    .describe('Print the current reading of every type, or of TYPE. On a terminal a table (or a panel for TYPE); piped or with --json the JSON the API answers. With --follow: the live console on a terminal, one JSON line per new reading when piped.')
+    .describe('Print the current reading of every type, or of TYPE. On a terminal a table (or a panel for TYPE); piped or with --json the JSON the API answers. Stale and missing readings are marked (and listed first). For TYPE: exit 4 when its reading is stale or missing, the age on stderr. With --follow: the live console on a terminal, one JSON line per new reading when piped.')
     .option('--host', HOST)
     .option('--port', PORT)
     .option('--token', TOKEN)
     .option('--json', 'Print JSON even on a terminal')
     .option('--follow', 'Keep watching: the live console, or JSON lines when piped or with --json')
     .option('--interval', 'With --follow: seconds between polls of a daemon without a live stream, and between status checks (default 1)')
-    .option('--stale', 'Seconds after which a reading is marked stale (default 120)')
+    .option('--max-age', "Seconds after which a reading is stale, for every type (default: the daemon's limit for each type)")
+    .option('--stale', 'The old name of --max-age')
+    .option('--theme', 'With --follow: day or night (dim red on black) (default day)')
     .example(`${p}current`)
     .example(`${p}current weather --json | jq .data`)
-    .example(`${p}current --follow`)
+    .example(`${p}current power --max-age 90 || park-the-mount`)
+    .example(`${p}current --follow --theme night`)
     .example(`${p}current weather --follow --interval 5 >> weather.ndjson`)
     .action(async (type: unknown, opts: ParsedOptions) => (await import('./current.js')).runCurrent(type, opts, io));
 
@@ -89,7 +94,7 @@ export function buildProgram(io: CliIo) {
     .action(async (type: unknown, opts: ParsedOptions) => (await import('./history.js')).runHistory(type, opts, io));
 
   prog.command(`${p}status`)
-    .describe('Print one line about the daemon: address, pid, version, uptime, active run or site, number of types. Exit 3 when no daemon answers.')
+    .describe('Print one line about the daemon: address, pid, version, uptime, active run or site, number of types and of stale ones. Exit 3 when no daemon answers.')
     .option('--host', HOST)
     .option('--port', PORT)
     .option('--token', TOKEN)

@@ -18,7 +18,7 @@ export async function runStatus(opts: ParsedOptions, io: CliIo): Promise<number>
   return 0;
 }
 
-/** `telemetry daemon at localhost:6562  pid 1234  version 0.1.0  up 3m12s  run 042  7 types`. */
+/** `telemetry daemon at localhost:6562  pid 1234  version 0.1.0  up 3m12s  run 042  7 types  2 stale` (no stale part when none is). */
 export function statusLine(status: StatusAnswer, address: string, now: number): string {
   const parts = [`telemetry daemon at ${address}`, `pid ${status.pid}`, `version ${status.version}`];
   const started = Date.parse(status.started_at);
@@ -26,5 +26,6 @@ export function statusLine(status: StatusAnswer, address: string, now: number): 
   const suspended = status.suspended_run ? ` (run ${status.suspended_run.run_id} suspended: ${status.suspended_run.reason})` : '';
   parts.push(status.run_id === null ? `site${suspended}` : `run ${status.run_id}`);
   parts.push(`${status.types} type${status.types === 1 ? '' : 's'}`);
+  if (status.stale > 0) parts.push(`${status.stale} stale`);
   return parts.join('  ');
 }

@@ -69,10 +69,21 @@ function scalar(value: JsonValue): string {
   return JSON.stringify(value);
 }
 
-/** One line for `data`: objects as `key=value` pairs, strings bare when unambiguous, the rest compact JSON. */
-export function summarizeData(data: JsonValue): string {
-  if (data === null || typeof data !== 'object' || Array.isArray(data)) return scalar(data);
+/** One part of a data summary: `key=value` of an object's member (with its key), or the whole value. */
+export interface SummaryPart {
+  key: string | undefined;
+  text: string;
+}
+
+/** The parts of `data`'s summary: objects as `key=value` pairs, strings bare when unambiguous, the rest compact JSON. */
+export function summaryParts(data: JsonValue): SummaryPart[] {
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) return [{ key: undefined, text: scalar(data) }];
   const keys = Object.keys(data);
-  if (keys.length === 0) return '{}';
-  return keys.map((k) => `${BARE.test(k) ? k : JSON.stringify(k)}=${scalar(data[k]!)}`).join(' ');
+  if (keys.length === 0) return [{ key: undefined, text: '{}' }];
+  return keys.map((k) => ({ key: k, text: `${BARE.test(k) ? k : JSON.stringify(k)}=${scalar(data[k]!)}` }));
+}
+
+/** One line for `data` (the parts of summaryParts joined by spaces). */
+export function summarizeData(data: JsonValue): string {
+  return summaryParts(data).map((p) => p.text).join(' ');
 }

@@ -1,65 +1,88 @@
 import type { Envelope } from '../lib/wire.js';
-import { formatAge, summarizeData } from './format.js';
+import { formatAge } from './format.js';
 
-// The table's rows from a snapshot of the current view and a clock: ages, staleness,
-// change highlights, filtering and sorting. Pure; the console and `telemetry current` only
-// lay out and draw the result.
+// The table's rows from a snapshot of the current view and the daemon's judgement of each
+// type's age: staleness (stale and missing readings pinned on top), what changed at the
+// last refresh, filtering and sorting. Pure; the console and `telemetry current` only lay
+// out and draw the result (the DATA summary is made only for the rows drawn).
 
 /** The orders `s` cycles through. */
 export type SortKey = 'type' | 'age' | 'seq';
 export const SORT_KEYS: readonly SortKey[] = ['type', 'age', 'seq'];
 
+/** A sort: its key, and whether `r` reversed it. */
+export interface SortOrder {
+  key: SortKey;
+  reverse: boolean;
+}
+
 /** The latest envelope of every type, as `/current` answers it. */
 export type Snapshot = Readonly<Record<string, Envelope>>;
+
+/** How old a type's reading is and how old it may be, in ms (undefined: no reading / no limit). */
+export interface Judgement {
+  ageMs: number | undefined;
+  limitMs: number | undefined;
+}
+
+/** Judges one type (its envelope is undefined for an expected type without a reading). */
+export type Judge = (type: string, envelope: Envelope | undefined) => Judgement;
+
+/** What changed in a type's reading at the last refresh. */
+export interface Change {
+  /** The data changed (false: a new reading with the same data). */
+  value: boolean;
+  /** The top-level data keys that changed; undefined: the value as a whole (or a new type). */
+  keys: ReadonlySet<string> | undefined;
+}
 
 /** One line of the table, ready to be laid out. */
 export interface Row {
   type: string;
-  envelope: Envelope;
-  ageMs: number;
-  /** "4s", or "2m05s STALE" once stale. */
+  /** Undefined for a type the limits expect that has no reading. */
+  envelope: Envelope | undefined;
+  ageMs: number | undefined;
+  /** "4s", "2m05s STALE", or "MISSING" for an expected type without a reading. */
   age: string;
-  seq: number;
+  seq: number | undefined;
   /** `meta.run_id`, or "-" for a site reading. */
   runId: string;
-  summary: string;
   stale: boolean;
-  /** The reading changed within the highlight time. */
-  changed: boolean;
+  /** Set when the reading changed at the last refresh. */
+  change: Change | undefined;
 }
 
 /** What decides the rows besides the snapshot. */
 export interface RowOptions {
-  /** The daemon's clock now (epoch ms). */
-  now: number;
-  staleMs: number;
-  flashMs: number;
-  /** When each type's reading last changed (see trackChanges). */
-  changedAt: ReadonlyMap<string, number>;
+  judge: Judge;
+  /** Types the limits expect that have no reading: shown as MISSING rows. */
+  missing?: readonly string[];
+  /** What changed at the last refresh (see diffSnapshots). */
+  changes?: ReadonlyMap<string, Change>;
   filter: string;
-  sort: SortKey;
+  order: SortOrder;
 }
 
-/** Age in ms of an envelope at `now` (0 when its ts is ahead of the clock or unreadable). */
-export function ageOf(envelope: Envelope, now: number): number {
+/** Age in ms of an envelope at `now` (0 when its ts is ahead of the clock; undefined when unreadable). */
+export function ageOf(envelope: Envelope, now: number): number | undefined {
   const ts = Date.parse(envelope.ts);
-  return Number.isNaN(ts) ? 0 : Math.max(0, now - ts);
+  return Number.isNaN(ts) ? undefined : Math.max(0, now - ts);
 }
 
-/** A reading is stale once it is older than `staleMs`. */
-export function isStale(ageMs: number, staleMs: number): boolean {
-  return ageMs > staleMs;
+/** A reading is stale once it is older than its limit; a missing one whenever a limit applies. */
+export function isStale(ageMs: number | undefined, limitMs: number | undefined): boolean {
+  return limitMs !== undefined && (ageMs === undefined || ageMs > limitMs);
 }
 
 /** The run id an envelope was recorded under, or "-". */
-export function runIdOf(envelope: Envelope): string {
-  const id = envelope.meta?.run_id;
+export function runIdOf(envelope: Envelope | undefined): string {
+  const id = envelope?.meta?.run_id;
   return typeof id === 'string' || typeof id === 'number' ? String(id) : '-';
 }
 
 /** Case-insensitive substring match of a type against the filter ("" matches all). */
 export function matchesFilter(type: string, filter: string): boolean {
-  return type.toLowerCase().includes(filter.toLowerCase());
+  return filter === '' || type.toLowerCase().includes(filter.toLowerCase());
 }
 
 function byType(a: Row, b: Row): number {
@@ -69,54 +92,80 @@ function byType(a: Row, b: Row): number {
   return a.type < b.type ? -1 : a.type > b.type ? 1 : 0;
 }
 
-/** Rows in an order: by type (A-Z), by age (newest first) or by seq (highest first); ties by type. */
-export function sortRows(rows: readonly Row[], key: SortKey): Row[] {
-  // age order is recording order: compare the ts themselves (ISO UTC, so as text), not the
-  // ages, which are clamped at 0 for readings newer than the estimated daemon clock (its Date
-  // header has whole seconds) and would tie
-  const order = (a: Row, b: Row): number =>
-    key === 'age' ? (a.envelope.ts < b.envelope.ts ? 1 : a.envelope.ts > b.envelope.ts ? -1 : 0) : key === 'seq' ? b.seq - a.seq : 0;
-  return [...rows].sort((a, b) => order(a, b) || byType(a, b));
+// age order is recording order: compare the ts themselves (ISO UTC, so as text), not the
+// ages, which are clamped at 0 for readings newer than the estimated daemon clock; a
+// missing reading is the oldest
+function byKey(key: SortKey, a: Row, b: Row): number {
+  if (key === 'age') {
+    const ta = a.envelope?.ts ?? '';
+    const tb = b.envelope?.ts ?? '';
+    return ta < tb ? 1 : ta > tb ? -1 : 0;
+  }
+  if (key === 'seq') return (b.seq ?? -1) - (a.seq ?? -1);
+  return 0;
 }
 
-/** The sort order after `key` (type -> age -> seq -> type). */
+/**
+ * Rows in an order, stale ones pinned on top: by type (A-Z), by age (newest first) or by seq
+ * (highest first), ties by type; `reverse` turns the order around (the pin stays).
+ */
+export function sortRows(rows: readonly Row[], order: SortOrder): Row[] {
+  const sign = order.reverse ? -1 : 1;
+  return [...rows].sort((a, b) => Number(b.stale) - Number(a.stale) || sign * (byKey(order.key, a, b) || byType(a, b)));
+}
+
+/** The sort key after `key` (type -> age -> seq -> type). */
 export function nextSort(key: SortKey): SortKey {
   return SORT_KEYS[(SORT_KEYS.indexOf(key) + 1) % SORT_KEYS.length]!;
 }
 
-/** One row for one envelope at `options.now`. */
-export function toRow(envelope: Envelope, options: Omit<RowOptions, 'filter' | 'sort'>): Row {
-  const ageMs = ageOf(envelope, options.now);
-  const stale = isStale(ageMs, options.staleMs);
-  const changedAt = options.changedAt.get(envelope.type);
+/** One row for one type (its envelope undefined when it has no reading). */
+export function toRow(type: string, envelope: Envelope | undefined, judge: Judge, change?: Change): Row {
+  const { ageMs, limitMs } = judge(type, envelope);
+  const stale = isStale(ageMs, limitMs);
+  const age = envelope === undefined ? 'MISSING' : ageMs === undefined ? '?' : formatAge(ageMs);
   return {
-    type: envelope.type, envelope, ageMs, seq: envelope.seq, runId: runIdOf(envelope),
-    age: stale ? `${formatAge(ageMs)} STALE` : formatAge(ageMs),
-    summary: summarizeData(envelope.data), stale,
-    changed: changedAt !== undefined && options.now - changedAt < options.flashMs,
+    type, envelope, ageMs, seq: envelope?.seq, runId: runIdOf(envelope), stale, change,
+    age: stale && envelope !== undefined ? `${age} STALE` : age,
   };
 }
 
-/** The table: the snapshot's envelopes filtered by type and sorted. */
+/** The table: the snapshot's envelopes and the missing expected types, filtered by type and sorted. */
 export function buildRows(snapshot: Snapshot, options: RowOptions): Row[] {
-  const rows = Object.values(snapshot)
-    .filter((e) => matchesFilter(e.type, options.filter))
-    .map((e) => toRow(e, options));
-  return sortRows(rows, options.sort);
+  const rows: Row[] = [];
+  for (const type in snapshot) {
+    if (matchesFilter(type, options.filter)) rows.push(toRow(type, snapshot[type], options.judge, options.changes?.get(type)));
+  }
+  for (const type of options.missing ?? []) {
+    if (!Object.hasOwn(snapshot, type) && matchesFilter(type, options.filter)) rows.push(toRow(type, undefined, options.judge));
+  }
+  return sortRows(rows, options.order);
 }
 
 /**
- * When each type last changed: types whose seq or ts differ from `previous` get `now`, the
- * rest keep their time, vanished types are dropped. The first snapshot flags nothing.
+ * What changed from the refresh the operator saw last (`previous`) to this one: new types,
+ * readings with another seq or ts, and of those whether (and which top-level keys of) the
+ * data changed. The first snapshot flags nothing.
  */
-export function trackChanges(previous: Snapshot | undefined, next: Snapshot, now: number,
-  changedAt: ReadonlyMap<string, number>): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const [type, envelope] of Object.entries(next)) {
-    const before = previous?.[type];
-    const changed = previous !== undefined && (before === undefined || before.seq !== envelope.seq || before.ts !== envelope.ts);
-    const at = changed ? now : changedAt.get(type);
-    if (at !== undefined) out.set(type, at);
+export function diffSnapshots(previous: Snapshot | undefined, next: Snapshot): Map<string, Change> {
+  const changes = new Map<string, Change>();
+  if (previous === undefined) return changes;
+  for (const type in next) {
+    const after = next[type]!;
+    const before = previous[type];
+    if (before === undefined) changes.set(type, { value: true, keys: undefined });
+    else if (before.seq !== after.seq || before.ts !== after.ts) changes.set(type, dataChange(before.data, after.data));
   }
-  return out;
+  return changes;
+}
+
+function dataChange(before: Envelope['data'], after: Envelope['data']): Change {
+  if (JSON.stringify(before) === JSON.stringify(after)) return { value: false, keys: undefined };
+  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  if (!isObject(before) || !isObject(after)) return { value: true, keys: undefined };
+  const keys = new Set<string>();
+  for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
+    if (JSON.stringify(before[key]) !== JSON.stringify(after[key])) keys.add(key);
+  }
+  return { value: true, keys };
 }

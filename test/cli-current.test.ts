@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cli } from './helpers/cli.js';
+import { ManualClock } from './helpers/clock.js';
 import { type TestDaemon, withTestDaemon } from './helpers/daemon.js';
 import { postEvent, request } from './helpers/http.js';
 import { Terminal } from './helpers/tmux.js';
@@ -9,13 +10,14 @@ import { Terminal } from './helpers/tmux.js';
 // body; on a terminal (tmux) a table or a panel, in colour unless NO_COLOR; --follow on a
 // terminal opens the live console.
 
-function withDaemon(fn: (d: TestDaemon, at: string[]) => Promise<void>): Promise<void> {
-  return withTestDaemon({}, (d) => fn(d, ['--host', '127.0.0.1', '--port', String(d.port)]));
+function withDaemon(fn: (d: TestDaemon, at: string[], clock: ManualClock) => Promise<void>, maxAge?: string): Promise<void> {
+  const clock = new ManualClock('2026-03-17T20:00:00.000Z');
+  return withTestDaemon({ clock, flags: { maxAge }, freshnessIntervalMs: 0 }, (d) => fn(d, ['--host', '127.0.0.1', '--port', String(d.port)], clock));
 }
 
 test('piped or --json: exactly the body of GET /current or /current/{type}, then a newline', async () => {
   await withDaemon(async (d, at) => {
-    assert.equal(await cli(['current', ...at]), { code: 0, stdout: '{"current":{}}\n', stderr: '' }, 'empty view');
+    assert.equal(await cli(['current', ...at]), { code: 0, stdout: '{"current":{},"freshness":{}}\n', stderr: '' }, 'empty view');
     await postEvent(d.url, { type: 'weather', data: { temp_c: 4.5, humidity: 71, note: 'fog\u0001 "thick"' } });
     await postEvent(d.url, { type: 'dome status', data: { shutter: 'open' }, meta: { by: 'ops' } });
     await postEvent(d.url, { type: 'Ωmega', data: [1, 2.5e-7, null, true] });
@@ -42,15 +44,14 @@ test('piped or --json: exactly the body of GET /current or /current/{type}, then
   });
 });
 
-/** Ages ("0s", "3s") as "Ns": the one thing on screen that depends on timing. */
-const ageless = (lines: string[]) => lines.map((l) => l.replace(/\b\ds\b/g, 'Ns'));
-
-test('on a terminal: a table of the view sorted by type, and one reading as a panel; colour unless NO_COLOR', async () => {
-  await withDaemon(async (d, at) => {
+test('on a terminal: a table of the view (the daemon ages, stale and missing types on top), one reading as a panel; colour unless NO_COLOR', async () => {
+  await withDaemon(async (d, at, clock) => {
     await postEvent(d.url, { type: 'weather', data: { temp_c: 4.5, humidity: 71 } });
     await postEvent(d.url, { type: 'dome status', data: { shutter: 'open' } });
     await request(d.url, '/run/start', { method: 'POST', body: { run_id: '042' } });
+    clock.advance(65_000);
     const ups = (await postEvent(d.url, { type: 'ups', data: true, meta: { source: 'apc' } })).json;
+    clock.advance(3_000);
 
     const table = new Terminal();
     const panel = new Terminal();
@@ -60,17 +61,18 @@ test('on a terminal: a table of the view sorted by type, and one reading as a pa
       const t = await table.output();
       const p = await panel.output();
       assert.is(t.exit, 0);
-      assert.equal(ageless(t.lines), [
-        '  TYPE         AGE           SEQ  RUN  DATA',
-        '  dome status  Ns              2  -    shutter=open',
-        '  ups          Ns              1  042  true',
-        '  weather      Ns              1  -    temp_c=4.5 humidity=71',
+      assert.equal(t.lines, [
+        '  TYPE         AGE            SEQ  RUN  DATA',
+        '  dome status  1m08s STALE      2  -    shutter=open',
+        '  power        MISSING          -  -    (no reading)',
+        '  ups          3s               1  042  true',
+        '  weather      1m08s            1  -    temp_c=4.5 humidity=71',
       ]);
       assert.is(p.exit, 0);
-      assert.equal(ageless(p.lines), [
+      assert.equal(p.lines, [
         'ups',
         '  seq   1',
-        `  ts    ${ups.ts} (Ns ago)`,
+        `  ts    ${ups.ts} (3s ago)`,
         '  run   042',
         '  data  true',
         '  meta  {',
@@ -79,6 +81,7 @@ test('on a terminal: a table of the view sorted by type, and one reading as a pa
         '        }',
       ]);
       assert.match(table.screen(true), /^\x1b\[1m {2}TYPE/, 'the header is bold');
+      assert.match(table.screen(true), /\x1b\[33m(?:\x1b\[\d+m)* {2}dome status/, 'stale rows are yellow');
       assert.match(panel.screen(true), /\x1b\[1mups/, 'the title is bold');
     } finally {
       table.kill();
@@ -88,18 +91,19 @@ test('on a terminal: a table of the view sorted by type, and one reading as a pa
     const stale = new Terminal();
     const plain = new Terminal();
     try {
-      stale.run(['current', '--stale', '0.001', ...at]);
-      plain.run(['current', '--stale', '0.001', ...at], { env: { NO_COLOR: '1' } });
+      stale.run(['current', '--max-age', '2', ...at]);
+      plain.run(['current', '--stale', '2', ...at], { env: { NO_COLOR: '1' } });
       const s = await stale.output();
-      assert.equal(ageless(s.lines).slice(1), [
-        '  dome status  Ns STALE        2  -    shutter=open',
-        '  ups          Ns STALE        1  042  true',
-        '  weather      Ns STALE        1  -    temp_c=4.5 humidity=71',
-      ]);
-      assert.match(stale.screen(true), /\x1b\[33m(?:\x1b\[\d+m)* {2}dome status/, 'stale rows are yellow');
+      assert.equal(s.lines.slice(1), [
+        '  dome status  1m08s STALE      2  -    shutter=open',
+        '  power        MISSING          -  -    (no reading)',
+        '  ups          3s STALE         1  042  true',
+        '  weather      1m08s STALE      1  -    temp_c=4.5 humidity=71',
+      ], '--max-age: one limit for every type');
       const p = await plain.output();
-      assert.equal(ageless(p.lines), ageless(s.lines), 'same text without colour (the two runs may straddle a second)');
-      assert.not.match(plain.screen(true), /\x1b\[/, 'NO_COLOR: no escape sequences at all');
+      assert.equal(p.lines, s.lines, '--stale is the old name of --max-age');
+      assert.not.match(plain.screen(true), /\x1b\[(?:[0-9;]*;)?(?:3[0-7]|4[0-7]|38;5;\d+|48;5;\d+)[;m]/, 'NO_COLOR: no colour codes');
+      assert.is(plain.screen(true).split('\n').filter((l) => l.startsWith('\x1b[1m')).length, 1, 'NO_COLOR: the header, then the stale rows, in bold');
     } finally {
       stale.kill();
       plain.kill();
@@ -114,7 +118,7 @@ test('on a terminal: a table of the view sorted by type, and one reading as a pa
     } finally {
       json.kill();
     }
-  });
+  }, 'dome status=60,power=90');
 
   await withDaemon(async (_none, at) => {
     const empty = new Terminal();

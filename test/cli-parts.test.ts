@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { TelemetryClientError, TelemetryConnectionError } from '../client/errors.js';
 import { chooseCommand, type CommandChoice } from '../cli/command-words.js';
-import { currentTable, envelopePanel } from '../cli/current-text.js';
+import { answerJudge, currentTable, envelopePanel } from '../cli/current-text.js';
 import { connect } from '../cli/connect.js';
 import { CommandFailure, describeFailure } from '../cli/failure.js';
 import { newEnvelopes } from '../cli/follow.js';
@@ -10,6 +10,7 @@ import type { CliIo } from '../cli/io.js';
 import { secondsOption, switchOption, textOption, UsageError } from '../cli/options.js';
 import { statusLine } from '../cli/status.js';
 import { formatUptime } from '../table/format.js';
+import { PALETTES } from '../table/palette.js';
 import { TelemetryStartError } from '../launcher/launch-failure.js';
 import { ConfigError } from '../lib/errors.js';
 import type { Envelope, StatusAnswer } from '../lib/wire.js';
@@ -115,13 +116,14 @@ test('describeFailure: each kind of error to its exit code and one stderr line',
 });
 
 test('statusLine and formatUptime', () => {
-  const base = { version: '0.1.0', pid: 1234, started_at: '2026-03-17T20:00:00.000Z', address: 'localhost:6562', run_id: '042' as string | null, types: 7,
+  const base = { version: '0.1.0', pid: 1234, started_at: '2026-03-17T20:00:00.000Z', address: 'localhost:6562', run_id: '042' as string | null, types: 7, stale: 0, max_age: {},
     recorded: { permanent: 7, ephemeral: 0 }, authenticated: false, forward: [] as StatusAnswer['forward'] };
   const at = Date.parse(base.started_at);
   const rows: Array<[string, typeof base, number, string]> = [
     ['in a run', base, at + 192_000, 'telemetry daemon at localhost:6562  pid 1234  version 0.1.0  up 3m12s  run 042  7 types'],
     ['site, one type', { ...base, run_id: null, types: 1 }, at, 'telemetry daemon at localhost:6562  pid 1234  version 0.1.0  up 0s  site  1 type'],
     ['no start time', { ...base, started_at: '?', types: 0 }, at, 'telemetry daemon at localhost:6562  pid 1234  version 0.1.0  run 042  0 types'],
+    ['two stale', { ...base, stale: 2 }, at, 'telemetry daemon at localhost:6562  pid 1234  version 0.1.0  up 0s  run 042  7 types  2 stale'],
   ];
   for (const [name, status, now, line] of rows) assert.is(statusLine(status, 'localhost:6562', now), line, name);
   const uptimes: Array<[number, string]> = [[-5, '0s'], [59_999, '59s'], [60_000, '1m00s'], [3_599_000, '59m59s'], [3_600_000, '1h00m'],
@@ -151,22 +153,32 @@ test('newEnvelopes: new or changed readings once, oldest first; a type filter', 
   assert.equal(newEnvelopes(only, { weather: w4, dome: env('dome', 5, '2026-03-17T20:00:02.000Z') }, 'dome').map((e) => e.seq), [5]);
 });
 
-test('currentTable and envelopePanel: exact text, cut to the width, control characters neutralised', () => {
+test('currentTable and envelopePanel: the daemon ages and limits, stale and missing on top, cut to the width, control characters neutralised', () => {
   const now = Date.parse('2026-03-17T20:03:00.000Z');
   const current = {
     weather: env('weather', 12, '2026-03-17T20:02:55.000Z', { temp_c: 4.5, humidity: 71 }, { run_id: '042' }),
     'dome status': env('dome status', 3, '2026-03-17T19:58:00.000Z', { shutter: 'open', note: 'a\u0007b' }),
   };
-  const o = { now, staleMs: 120_000, columns: 60, color: false };
-  assert.is(currentTable(current, o), [
-    '  TYPE         AGE           SEQ  RUN  DATA',
-    '  dome status  5m00s STALE     3  -    shutter=open note="a…',
-    '  weather      5s             12  042  temp_c=4.5 humidity=…',
+  const freshness = {
+    'dome status': { age_s: 300, max_age_s: 120, stale: true },
+    power: { age_s: null, max_age_s: 90, stale: true },
+    weather: { age_s: 5.5, max_age_s: null, stale: false },
+  };
+  const o = { now, limitMs: undefined, columns: 60, palette: PALETTES.mono };
+  assert.is(currentTable({ current, freshness }, o), [
+    '\x1b[1m  TYPE         AGE            SEQ  RUN  DATA\x1b[22m',
+    '\x1b[1m  dome status  5m00s STALE      3  -    shutter=open note="…\x1b[22m',
+    '\x1b[1m  power        MISSING          -  -    (no reading)\x1b[22m',
+    '  weather      5s              12  042  temp_c=4.5 humidity…',
     '',
   ].join('\n'));
-  assert.is(currentTable({}, o), 'no readings yet\n');
-  assert.is(currentTable(current, { ...o, color: true }).split('\n')[0], '\x1b[1m  TYPE         AGE           SEQ  RUN  DATA\x1b[0m');
-  assert.is(envelopePanel(env('x\u001b[2Jy', 1, '2026-03-17T20:02:00.000Z', 'v\u009b'), { now, staleMs: 120_000, color: false }), [
+  assert.is(currentTable({ current: {} }, o), 'no readings yet\n');
+  assert.is(currentTable({ current, freshness }, { ...o, limitMs: 1000, palette: PALETTES.plain }).split('\n')[3],
+    '  weather      5s STALE        12  042  temp_c=4.5 humidity…', '--max-age overrides the daemon\'s limits');
+  assert.is(currentTable({ current }, { ...o, palette: PALETTES.plain }).split('\n')[1],
+    '  dome status  5m00s            3  -    shutter=open note="…', 'a daemon without freshness: local ages, no limits');
+  const judge = answerJudge({ current, freshness }, { now, limitMs: undefined });
+  assert.is(envelopePanel(env('x\u001b[2Jy', 1, '2026-03-17T20:02:00.000Z', 'v\u009b'), judge, { palette: PALETTES.plain }), [
     'x\uFFFD[2Jy',
     '  seq   1',
     '  ts    2026-03-17T20:02:00.000Z (1m00s ago)',
@@ -175,10 +187,10 @@ test('currentTable and envelopePanel: exact text, cut to the width, control char
     '  meta  {}',
     '',
   ].join('\n'));
-  assert.is(envelopePanel(current['dome status'], { now, staleMs: 120_000, color: true }).split('\n').slice(0, 3).join('\n'), [
-    '\x1b[1mdome status\x1b[0m',
+  assert.is(envelopePanel(current['dome status'], judge, { palette: PALETTES.day }).split('\n').slice(0, 3).join('\n'), [
+    '\x1b[1mdome status\x1b[22m',
     '  seq   3',
-    '\x1b[33m  ts    2026-03-17T19:58:00.000Z (5m00s ago, STALE)\x1b[0m',
+    '\x1b[33m  ts    2026-03-17T19:58:00.000Z (5m00s ago, STALE)\x1b[39m',
   ].join('\n'));
 });
 
