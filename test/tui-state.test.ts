@@ -1,13 +1,14 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { TelemetryClientError, TelemetryConnectionError } from '../client/errors.js';
+import type { CurrentPoll } from '../client/client.js';
 import type { Envelope } from '../lib/wire.js';
-import { applyUpdate, daemonNow, initialState, onlyType } from '../tui/console-state.js';
+import { applyOutcome, daemonNow, initialState, onlyType } from '../tui/console-state.js';
 import { offsetOf, refineOffset } from '../tui/daemon-clock.js';
 import { headerLines } from '../tui/header.js';
 import { detailText } from '../tui/detail.js';
 import { editFilter, tailFit, type FilterEdit, type KeyPress } from '../tui/filter-input.js';
-import { promptLine } from '../tui/help.js';
+import { footerText, HELP_LINES, promptLine } from '../tui/help.js';
 import { toRow } from '../table/rows.js';
 
 // The console's state changes, daemon clock, header text and filter prompt, without a terminal.
@@ -16,6 +17,10 @@ const T = Date.parse('2026-03-18T00:00:10.000Z');
 const weather: Envelope = { seq: 4, ts: '2026-03-18T00:00:09.000Z', type: 'weather', data: { t: 1 }, meta: {} };
 const dome: Envelope = { seq: 2, ts: '2026-03-18T00:00:01.000Z', type: 'dome', data: 'open', meta: { run_id: '007' } };
 const ready = { ready: true as const, run_active: false, version: '0.1.0' };
+
+function poll(current: Record<string, Envelope> | undefined, serverTime = T): CurrentPoll {
+  return { changed: current !== undefined, current, etag: current ? '"e1"' : undefined, serverTime };
+}
 
 const offsets: [string, [number, number, number][], { lo: number; hi: number }, number][] = [
   ['one answer: the header second, widened by the round trip', [[T, T - 50, T - 40]], { lo: 40, hi: 1050 }, 545],
@@ -32,37 +37,44 @@ for (const [name, answers, bounds, offset] of offsets) {
 
 test('offsetOf: nothing known is 0', () => assert.is(offsetOf(undefined), 0));
 
-test('applyUpdate: a status sets the run and the daemon clock; the first view flags nothing', () => {
-  const withStatus = applyUpdate(initialState(), { kind: 'status', ready, run: undefined, sinks: [], serverTime: T, sentAt: T - 500, receivedAt: T - 500 });
-  // the Date header says T (T..T+999 ms): the middle of that second is taken
-  assert.is(daemonNow(withStatus, T - 500), T + 500);
-  assert.equal([withStatus.runActive, withStatus.lastGoodPoll], [false, T + 500]);
-  const live = applyUpdate(withStatus, { kind: 'connection', state: 'streaming', error: undefined, receivedAt: T - 500 });
-  assert.is(live.connection, 'live');
-  const s = applyUpdate(live, { kind: 'view', current: { weather, dome }, changed: [weather, dome], receivedAt: T - 500 });
+test('applyOutcome: first answer is live, keeps the etag, flags nothing', () => {
+  const s = applyOutcome(initialState(), { ok: true, ready, run: undefined, poll: poll({ weather, dome }), sentAt: T - 500, receivedAt: T - 500 });
+  assert.is(s.connection, 'live');
+  assert.is(s.etag, '"e1"');
   assert.equal(Object.keys(s.snapshot!), ['weather', 'dome']);
-  assert.equal([...s.changedAt], []);
+  assert.equal([...s.changes], []);
+  // the Date header says T (T..T+999 ms): the middle of that second is taken
+  assert.is(daemonNow(s, T - 500), T + 500);
   assert.is(s.lastGoodPoll, T + 500);
 });
 
-test('applyUpdate: a changed reading is flagged at daemon time; an unchanged one keeps its time', () => {
-  const first = applyUpdate(initialState(), { kind: 'view', current: { weather, dome }, changed: [weather, dome], receivedAt: T });
-  const newer = { ...weather, seq: 5, ts: '2026-03-18T00:00:11.000Z' };
-  const changed = applyUpdate(first, { kind: 'view', current: { weather: newer, dome }, changed: [newer], receivedAt: T + 1500 });
-  assert.equal([...changed.changedAt], [['weather', T + 1500]]);
+test('applyOutcome: a change is marked until the next refresh; a 304 keeps the snapshot and clears the marks', () => {
+  const first = applyOutcome(initialState(), { ok: true, ready, run: undefined, poll: poll({ weather }), sentAt: T - 500, receivedAt: T - 500 });
+  const newer = { ...weather, seq: 5, ts: '2026-03-18T00:00:11.000Z', data: { t: 2 } };
+  const changed = applyOutcome(first, { ok: true, ready, run: undefined, poll: poll({ weather: newer }, T + 1000), sentAt: T + 500, receivedAt: T + 500 });
+  assert.equal([...changed.changes], [['weather', { value: true, keys: new Set(['t']) }]]);
+  const same = applyOutcome(changed, { ok: true, ready, run: undefined, poll: poll(undefined, T + 2000), sentAt: T + 1500, receivedAt: T + 1500 });
+  assert.is(same.snapshot, changed.snapshot);
+  assert.equal([...same.changes], [], 'nothing changed since the last refresh');
 });
 
-test('applyUpdate: streaming is LIVE, polling is POLLING; lost -> disconnected with readings kept; an error answer -> error', () => {
-  const at = (state: 'streaming' | 'polling' | 'disconnected' | 'error', error?: unknown) => ({ kind: 'connection' as const, state, error, receivedAt: T });
-  const live = applyUpdate(applyUpdate(initialState(), { kind: 'view', current: { weather }, changed: [weather], receivedAt: T }), at('streaming'));
-  assert.is(applyUpdate(live, at('polling')).connection, 'polling');
-  const error = new TelemetryConnectionError('no telemetry daemon at x (connection refused)', { reason: 'ECONNREFUSED', timedOut: false, method: 'GET', url: 'x' });
-  const down = applyUpdate(live, at('disconnected', error));
-  assert.equal([down.connection, down.snapshot], ['disconnected', live.snapshot]);
+test('applyOutcome: a lost daemon forgets its limits; an error answer keeps them', () => {
+  const limits = [{ pattern: '*', seconds: 60 }];
+  const live = { ...applyOutcome(initialState(), { ok: true, ready, run: undefined, poll: poll({ weather }), sentAt: T, receivedAt: T }), limits };
+  const error = new TelemetryConnectionError('x', { reason: 'ECONNREFUSED', timedOut: false, method: 'GET', url: 'x' });
+  assert.is(applyOutcome(live, { ok: false, error, receivedAt: T }).limits, undefined);
   const refused = new TelemetryClientError('403', { statusCode: 403, detail: 'Wrong token.', method: 'GET', url: 'x' });
-  const bad = applyUpdate(live, at('error', refused));
+  assert.is(applyOutcome(live, { ok: false, error: refused, receivedAt: T }).limits, limits);
+});
+
+test('applyOutcome: no daemon -> disconnected, readings kept, etag dropped; an error answer -> error', () => {
+  const live = applyOutcome(initialState(), { ok: true, ready, run: undefined, poll: poll({ weather }), sentAt: T, receivedAt: T });
+  const error = new TelemetryConnectionError('no telemetry daemon at x (connection refused)', { reason: 'ECONNREFUSED', timedOut: false, method: 'GET', url: 'x' });
+  const down = applyOutcome(live, { ok: false, error, receivedAt: T + 1000 });
+  assert.equal([down.connection, down.etag, down.snapshot], ['disconnected', undefined, live.snapshot]);
+  const refused = new TelemetryClientError('403', { statusCode: 403, detail: 'Wrong token.', method: 'GET', url: 'x' });
+  const bad = applyOutcome(live, { ok: false, error: refused, receivedAt: T + 1000 });
   assert.equal([bad.connection, bad.problem], ['error', 'Wrong token.']);
-  assert.equal([applyUpdate(bad, at('streaming')).connection, applyUpdate(bad, at('streaming')).problem], ['live', undefined]);
 });
 
 test('onlyType keeps one type or none', () => {
@@ -71,27 +83,28 @@ test('onlyType keeps one type or none', () => {
   assert.equal(onlyType({ weather }, undefined), { weather });
 });
 
-const headers: [string, Partial<ReturnType<typeof initialState>>, { type?: string; shown: number }, [string, string]][] = [
-  ['connecting', {}, { shown: 0 }, ['meridian localhost:6562  CONNECTING', 'run site  0 types  poll 1s  sort type']],
-  ['live in a run, filtered', { connection: 'live', lastGoodPoll: T, snapshot: { weather, dome }, filter: 'we', sort: 'age', runActive: true },
-    { shown: 1 }, ['meridian localhost:6562  LIVE  updated 00:00:10Z', 'run 007  1/2 types  poll 1s  sort age  filter "we"']],
-  ['polling a daemon without a stream', { connection: 'polling', lastGoodPoll: T, snapshot: { weather } }, { shown: 1 },
-    ['meridian localhost:6562  POLLING every 1s  updated 00:00:10Z', 'run site  1 type  poll 1s  sort type']],
-  ['disconnected', { connection: 'disconnected', lastGoodPoll: T, snapshot: { weather } }, { shown: 1 },
-    ['meridian localhost:6562  DISCONNECTED  retrying  updated 00:00:10Z', 'run site  1 type  poll 1s  sort type']],
-  ['paused, single type', { connection: 'live', paused: true, lastGoodPoll: T, runActive: false }, { type: 'weather', shown: 1 },
-    ['meridian localhost:6562  PAUSED  updated 00:00:10Z', 'run site  type weather  poll 1s']],
-  ['error', { connection: 'error', problem: 'Wrong token.' }, { shown: 0 },
-    ['meridian localhost:6562  ERROR  updated never  Wrong token.', 'run site  0 types  poll 1s  sort type']],
+const info = { shown: 0, total: 0, stale: 0 };
+const headers: [string, Partial<ReturnType<typeof initialState>>, { type?: string; shown: number; total: number; stale: number }, [string, string]][] = [
+  ['connecting: no claim about the run yet', {}, info, ['meridian localhost:6562  CONNECTING', 'waiting for the daemon to answer']],
+  ['never reached', { connection: 'disconnected' }, info,
+    ['meridian localhost:6562  DISCONNECTED  retrying every 1s  last poll never', 'no answer from the daemon yet']],
+  ['live in a run, filtered, 2 stale', { connection: 'live', lastGoodPoll: T, snapshot: { weather, dome }, filter: 'we', order: { key: 'age', reverse: false }, runActive: true },
+    { shown: 1, total: 3, stale: 2 }, ['meridian localhost:6562  LIVE  last poll 00:00:10Z', 'run 007  2 STALE  1/3 types  poll 1s  sort age  filter "we"']],
+  ['disconnected, reversed', { connection: 'disconnected', lastGoodPoll: T, snapshot: { weather }, order: { key: 'type', reverse: true } }, { shown: 1, total: 1, stale: 0 },
+    ['meridian localhost:6562  DISCONNECTED  retrying every 1s  last poll 00:00:10Z', 'run site  1 type  poll 1s  sort type reversed']],
+  ['paused, single type', { connection: 'live', paused: true, lastGoodPoll: T, runActive: false }, { type: 'weather', shown: 1, total: 1, stale: 1 },
+    ['meridian localhost:6562  PAUSED  last poll 00:00:10Z', 'run site  1 STALE  type weather  poll 1s']],
+  ['error', { connection: 'error', problem: 'Wrong token.', lastGoodPoll: T }, info,
+    ['meridian localhost:6562  ERROR  last poll 00:00:10Z  Wrong token.', 'run site  0 types  poll 1s  sort type']],
 ];
-for (const [name, change, info, expected] of headers) {
+for (const [name, change, counts, expected] of headers) {
   test(`headerLines: ${name}`, () => {
-    assert.equal(headerLines({ ...initialState(), ...change }, { address: 'localhost:6562', intervalMs: 1000, ...info, type: info.type }), expected);
+    assert.equal(headerLines({ ...initialState(), ...change }, { address: 'localhost:6562', intervalMs: 1000, ...counts, type: counts.type }), expected);
   });
 }
 
 test('detailText: the envelope as formatted JSON, or why there is none', () => {
-  const row = toRow(dome, { now: T, staleMs: 120_000, flashMs: 2000, changedAt: new Map() });
+  const row = toRow('dome', dome, (_t, e) => ({ ageMs: e ? T - Date.parse(e.ts) : undefined, limitMs: 120_000 }));
   assert.equal(detailText(row, undefined), {
     label: ' dome  9s  seq 2 ',
     text: '{\n  "seq": 2,\n  "ts": "2026-03-18T00:00:01.000Z",\n  "type": "dome",\n  "data": "open",\n  "meta": {\n    "run_id": "007"\n  }\n}',
@@ -100,6 +113,8 @@ test('detailText: the envelope as formatted JSON, or why there is none', () => {
   assert.equal(detailText(undefined, 'dome'), { label: ' detail ', text: 'no reading of "dome" yet' });
   assert.equal(detailText(undefined, undefined, 'zz'), { label: ' detail ', text: 'no type matches the filter "zz"' });
   assert.equal(detailText(undefined, undefined, ''), { label: ' detail ', text: 'no readings yet' });
+  const missing = toRow('power', undefined, () => ({ ageMs: undefined, limitMs: 90_000 }));
+  assert.equal(detailText(missing, undefined), { label: ' power  MISSING ', text: 'no reading of "power" yet; the daemon expects one (it has a max age for it)' });
 });
 
 // [name, text before, ch, key (as blessed reports it), expected]
@@ -129,9 +144,18 @@ test('the prompt line: what was typed, its end when long, then an inverse-video 
   assert.is(tailFit('weather', 3), 'her');
   assert.is(tailFit('a天気', 3), '気', 'a wide character that does not fit whole is left out');
   assert.is(tailFit('a天気', 0), '');
-  assert.is(promptLine('', 80), 'filter: \x1b[7m \x1b[0m');
-  assert.is(promptLine('dome', 80), 'filter: dome\x1b[7m \x1b[0m');
-  assert.is(promptLine('abcdefghijklmnop', 20), 'filter: fghijklmnop\x1b[7m \x1b[0m', '20 columns: 8 + 11 + the cursor');
+  assert.is(promptLine('', 80), 'filter: \x1b[7m \x1b[27m');
+  assert.is(promptLine('dome', 80), 'filter: dome\x1b[7m \x1b[27m');
+  assert.is(promptLine('abcdefghijklmnop', 20), 'filter: fghijklmnop\x1b[7m \x1b[27m', '20 columns: 8 + 11 + the cursor');
+});
+
+test('the footer: the keys that fit, most needed kept; "p resume" while paused', () => {
+  assert.is(footerText(80, false, false), 'j/k move  Enter detail  / filter  s sort  r reverse  p pause  ? help  q quit');
+  assert.is(footerText(60, false, false), 'j/k move  / filter  s sort  p pause  ? help  q quit');
+  assert.is(footerText(60, true, false), 'j/k move  / filter  s sort  p resume  ? help  q quit');
+  assert.is(footerText(30, false, false), 'p pause  ? help  q quit');
+  assert.is(footerText(80, true, true), 'Enter detail  p resume  ? help  q quit');
+  assert.ok(HELP_LINES.every((l) => l.length <= 53) && HELP_LINES.length <= 16, 'the help fits 58x16 (a 60x20 terminal)');
 });
 
 test.run();

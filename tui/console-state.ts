@@ -1,34 +1,47 @@
-import { TelemetryClientError } from '../client/errors.js';
-import type { WatchUpdate } from '../client/watch.js';
+import { TelemetryConnectionError, TelemetryClientError } from '../client/errors.js';
+import type { MaxAgeRules } from '../lib/max-age.js';
 import type { RunRecord, SinkStatus } from '../lib/wire.js';
-import { trackChanges, type Snapshot, type SortKey } from '../table/rows.js';
+import { diffSnapshots, type Change, type Snapshot, type SortOrder } from '../table/rows.js';
 import { offsetOf, refineOffset, type OffsetBounds } from './daemon-clock.js';
+import type { PollOutcome } from './poller.js';
 
-// Everything the console shows, and how an update of the watch loop (client/watch.ts)
-// changes it. Pure: the local time of each update comes with it.
+// Everything the console shows, and how a poll outcome changes it. Pure: the local time
+// of each outcome comes with it.
 
-/** Where the console stands with the daemon, as the header shows it: `live` only while the stream is connected. */
-export type LinkState = 'connecting' | 'live' | 'polling' | 'disconnected' | 'error';
+/** Where the console stands with the daemon: its link, as the header shows it. */
+export type LinkState = 'connecting' | 'live' | 'disconnected' | 'error';
+
+/** Which pane the movement keys act on. */
+export type Focus = 'table' | 'detail';
 
 /** The console's state; the screen is drawn from it. */
 export interface ConsoleState {
   /** The last view the daemon sent (kept while disconnected). */
   snapshot: Snapshot | undefined;
+  etag: string | undefined;
   clock: OffsetBounds | undefined;
   connection: LinkState;
-  /** Daemon time of the last word from the daemon (a view or a status). */
+  /** Daemon time of the last good poll. */
   lastGoodPoll: number | undefined;
-  /** Why the connection failed. */
+  /** Why the last poll failed. */
   problem: string | undefined;
   runActive: boolean | undefined;
   run: RunRecord | undefined;
   /** The daemon's forwarding sinks as of the last good poll. */
   sinks: SinkStatus[];
-  changedAt: Map<string, number>;
+  /** What changed at the last refresh, against the one before (the refresh the operator saw). */
+  changes: Map<string, Change>;
+  /** The daemon's age limits (GET /status), undefined until known. */
+  limits: MaxAgeRules | undefined;
   selected: string | undefined;
-  sort: SortKey;
+  /** Index of the first row shown (the table scrolls to keep the selection in sight). */
+  top: number;
+  order: SortOrder;
   filter: string;
   detail: boolean;
+  focus: Focus;
+  /** Lines the detail pane is scrolled down. */
+  detailScroll: number;
   paused: boolean;
   help: boolean;
   /** The filter prompt is open. */
@@ -40,9 +53,10 @@ export interface ConsoleState {
 /** The state before the first poll. */
 export function initialState(): ConsoleState {
   return {
-    snapshot: undefined, clock: undefined, connection: 'connecting', lastGoodPoll: undefined,
-    problem: undefined, runActive: undefined, run: undefined, sinks: [], changedAt: new Map(), selected: undefined,
-    sort: 'type', filter: '', detail: true, paused: false, help: false, prompting: false, draft: '',
+    snapshot: undefined, etag: undefined, clock: undefined, connection: 'connecting', lastGoodPoll: undefined,
+    problem: undefined, runActive: undefined, run: undefined, sinks: [], changes: new Map(), limits: undefined, selected: undefined,
+    top: 0, order: { key: 'type', reverse: false }, filter: '', detail: true, focus: 'table', detailScroll: 0,
+    paused: false, help: false, prompting: false, draft: '',
   };
 }
 
@@ -57,21 +71,24 @@ export function onlyType(snapshot: Snapshot, type: string | undefined): Snapshot
   return snapshot[type] ? { [type]: snapshot[type] } : {};
 }
 
-/** The state after one update of the watch loop. */
-export function applyUpdate(state: ConsoleState, update: WatchUpdate, type?: string): ConsoleState {
-  if (update.kind === 'connection') {
-    if (update.state === 'streaming' || update.state === 'polling') {
-      return { ...state, connection: update.state === 'streaming' ? 'live' : 'polling', problem: undefined };
-    }
-    const problem = update.error instanceof TelemetryClientError ? update.error.detail : String(update.error);
-    return { ...state, connection: update.state, problem };
+/**
+ * The state after one poll cycle. Every good answer is a refresh: the change marks then
+ * show what changed since the previous one (none after a 304). A lost daemon forgets its
+ * limits (a restarted one may have others).
+ */
+export function applyOutcome(state: ConsoleState, outcome: PollOutcome, type?: string): ConsoleState {
+  if (!outcome.ok) {
+    const down = outcome.error instanceof TelemetryConnectionError;
+    const problem = outcome.error instanceof TelemetryClientError ? outcome.error.detail : String(outcome.error);
+    return { ...state, connection: down ? 'disconnected' : 'error', problem, etag: undefined, limits: down ? undefined : state.limits };
   }
-  if (update.kind === 'status') {
-    const clock = update.serverTime === undefined ? state.clock : refineOffset(state.clock, update.serverTime, update.sentAt, update.receivedAt);
-    const next = { ...state, clock, runActive: update.ready.run_active, run: update.run, sinks: update.sinks ?? state.sinks };
-    return { ...next, lastGoodPoll: daemonNow(next, update.receivedAt) };
-  }
-  const now = daemonNow(state, update.receivedAt);
-  const snapshot = onlyType(update.current, type);
-  return { ...state, snapshot, lastGoodPoll: now, changedAt: trackChanges(state.snapshot, snapshot, now, state.changedAt) };
+  const { poll } = outcome;
+  const clock = poll.serverTime === undefined ? state.clock
+    : refineOffset(state.clock, poll.serverTime, outcome.sentAt, outcome.receivedAt);
+  const next = { ...state, clock, connection: 'live' as const, problem: undefined,
+    runActive: outcome.ready.run_active, run: outcome.run, sinks: outcome.sinks ?? state.sinks };
+  next.lastGoodPoll = daemonNow(next, outcome.receivedAt);
+  if (!poll.changed || !poll.current) return { ...next, changes: new Map() };
+  const snapshot = onlyType(poll.current, type);
+  return { ...next, snapshot, etag: poll.etag, changes: diffSnapshots(state.snapshot, snapshot) };
 }

@@ -1,20 +1,21 @@
 import type { TelemetryClient } from '../client/client.js';
+import { rulesFromWire } from '../lib/max-age.js';
 import type { Clock } from '../lib/time.js';
-import { watchCurrent } from '../client/watch.js';
-import { buildRows, nextSort, type Row } from '../table/rows.js';
-import { applyUpdate, daemonNow, initialState, type ConsoleState } from './console-state.js';
-import { renderDetail } from './detail.js';
+import type { ThemeName } from '../table/palette.js';
+import { nextSort } from '../table/rows.js';
+import { applyOutcome, initialState, type ConsoleState } from './console-state.js';
+import { detailScrollMax, renderDetail } from './detail.js';
 import { tableRenderer } from './event-table.js';
-import { renderHeader } from './header.js';
-import { renderHelp } from './help.js';
 import { editFilter, type KeyPress } from './filter-input.js';
+import { renderHeader } from './header.js';
+import { HELP_LINES, renderHelp } from './help.js';
 import { bindKeys } from './keys.js';
 import { createWidgets, placeWidgets, tableInnerWidth, tablePageSize, type ConsoleWidgets } from './layout.js';
-import { moveSelection, selectedIndex } from './selection.js';
-import { TrendKeeper } from './trend-keeper.js';
+import { startPoller } from './poller.js';
+import { screenModel, type ScreenModel } from './screen-model.js';
+import { moveSelection } from './selection.js';
 
-// The live console: state, the shared watch loop (stream, or polls), one-second tick, keys
-// and drawing, wired together.
+// The live console: state, poll loop, one-second tick, keys and drawing, wired together.
 
 /** Everything the console runs on (resolved by the entry). */
 export interface ConsoleConfig {
@@ -23,94 +24,127 @@ export interface ConsoleConfig {
   address: string;
   type: string | undefined;
   intervalMs: number;
-  staleMs: number;
+  /** --max-age: the limit of every type (ms) instead of the daemon's. */
+  limitMs: number | undefined;
+  theme: ThemeName;
   noColor: boolean;
-  /** How long a changed row stays highlighted (ms). */
-  flashMs: number;
 }
 
 /** Run the console until the operator quits; resolves with exit code 0. */
 export function runConsole(config: ConsoleConfig): Promise<number> {
   return new Promise((resolve) => {
-    const w = createWidgets(config.noColor, `meridian ${config.address}`);
+    const w = createWidgets(config.noColor, config.theme, `meridian ${config.address}`);
+    const paint = painter(w, config);
     let state: ConsoleState = initialState();
-    const trends = new TrendKeeper(config.client, () => daemonNow(state, config.clock.now()), () => draw());
-    const paint = painter(w, config, trends);
-    let rows: Row[] = [];
+    let model: ScreenModel | undefined;
     let tick: NodeJS.Timeout | undefined;
     let done = false;
+    let askingLimits = false;
 
     const draw = (): void => {
-      if (!done) rows = paint(state);
+      if (!done) model = paint(state);
     };
     const relayout = (): void => {
-      placeWidgets(w, state.detail, config.type !== undefined);
+      placeWidgets(w, state.detail, config.type !== undefined, HELP_LINES.length);
       draw();
     };
     const everySecond = (): void => {
       draw();
       tick = setTimeout(everySecond, 1000);
     };
-    const watch = watchCurrent({
-      client: config.client, clock: config.clock, type: config.type, intervalMs: config.intervalMs, status: true,
-    }, (update) => {
-      if (state.paused) return; // arrived after `p`: the view stays frozen
-      state = applyUpdate(state, update, config.type);
-      if (update.kind === 'view') trends.add(update.changed);
-      draw();
+    // the daemon's limits: asked once it answers, again after it was lost (a restarted one may have others)
+    const askLimits = (): void => {
+      if (askingLimits || state.limits !== undefined || state.connection !== 'live') return;
+      askingLimits = true;
+      config.client.status().then((status) => {
+        state = { ...state, limits: rulesFromWire(status.max_age) };
+        draw();
+      }, () => undefined).finally(() => { askingLimits = false; });
+    };
+    const poller = startPoller({
+      client: config.client, clock: config.clock, intervalMs: config.intervalMs, etag: () => state.etag,
+      onOutcome: (outcome) => {
+        if (state.paused) return; // answered after `p`: the view stays frozen
+        state = applyOutcome(state, outcome, config.type);
+        askLimits();
+        draw();
+      },
     });
     const quit = (): void => {
       if (done) return;
       done = true;
-      watch.stop();
-      trends.stop();
+      poller.stop();
       clearTimeout(tick);
       w.screen.destroy();
       resolve(0);
     };
-    bindKeys(w.screen, actions(w, config, () => state, (next) => { state = next; }, () => rows, { draw, relayout, quit, watch }));
+    const get = () => state;
+    const set = (next: ConsoleState) => { state = next; };
+    bindKeys(w.screen, actions(w, config, get, set, () => model, { draw, relayout, quit, poller }));
     w.screen.on('resize', relayout);
     relayout();
     tick = setTimeout(everySecond, 1000);
   });
 }
 
-/** Draws the whole screen from a state; returns the rows shown (the keys move through them). */
-function painter(w: ConsoleWidgets, config: ConsoleConfig, trends: TrendKeeper): (state: ConsoleState) => Row[] {
-  const drawTable = tableRenderer(w, config.noColor);
+/** Draws the whole screen from a state; returns the model drawn (the keys move through its rows). */
+function painter(w: ConsoleWidgets, config: ConsoleConfig): (state: ConsoleState) => ScreenModel {
+  const drawTable = tableRenderer(w);
   return (state) => {
-    const now = daemonNow(state, config.clock.now());
-    const rows = buildRows(state.snapshot ?? {}, { ...config, now, changedAt: state.changedAt, filter: state.filter, sort: state.sort });
-    const index = selectedIndex(rows, state.selected);
-    state.selected = rows[index]?.type;
-    drawTable(rows, index, tableInnerWidth(w));
-    renderHeader(w, state, { ...config, shown: rows.length }, config.noColor);
-    trends.select(state.detail ? state.selected : undefined);
-    if (state.detail) renderDetail(w, rows[index], config.type, state.filter, { trend: trends.current, now, ascii: config.noColor });
-    renderHelp(w, state.help, state.prompting ? state.draft : undefined, config.type !== undefined);
+    const page = tablePageSize(w);
+    const model = screenModel(state, { localNow: config.clock.now(), limitMs: config.limitMs, type: config.type, page });
+    const row = model.rows[model.selected];
+    state.selected = row?.type;
+    state.top = model.top;
+    drawTable(model, state.order, page, tableInnerWidth(w));
+    renderHeader(w, state, { address: config.address, intervalMs: config.intervalMs, type: config.type,
+      shown: model.rows.length, total: model.total, stale: model.staleTotal });
+    if (state.detail) {
+      renderDetail(w, row, { type: config.type, filter: state.filter, focused: state.focus === 'detail', scroll: state.detailScroll });
+    }
+    renderHelp(w, { show: state.help, draft: state.prompting ? state.draft : undefined, oneType: config.type !== undefined, paused: state.paused });
     w.screen.render();
-    return rows;
+    return model;
   };
 }
 
-type Hooks = { draw(): void; relayout(): void; quit(): void; watch: { pause(): void; resume(): void } };
+type Hooks = { draw(): void; relayout(): void; quit(): void; poller: { pause(): void; resume(): void } };
 
 function actions(w: ConsoleWidgets, config: ConsoleConfig, get: () => ConsoleState, set: (s: ConsoleState) => void,
-  rows: () => Row[], hooks: Hooks) {
+  model: () => ScreenModel | undefined, hooks: Hooks) {
   const update = (change: Partial<ConsoleState>, relayout = false): void => {
     set({ ...get(), ...change });
     if (relayout) hooks.relayout(); else hooks.draw();
   };
+  const rows = () => model()?.rows ?? [];
+  const select = (by: number | 'home' | 'end') => update({ selected: moveSelection(rows(), get().selected, by), detailScroll: 0 });
+  const scrollDetail = (by: number | 'home' | 'end') => {
+    const max = detailScrollMax(w);
+    const at = by === 'home' ? 0 : by === 'end' ? max : Math.max(0, Math.min(max, get().detailScroll + by));
+    update({ detailScroll: at });
+  };
+  const detailFocused = () => get().focus === 'detail' && get().detail;
   return {
-    move: (by: number | 'home' | 'end') => update({ selected: moveSelection(rows(), get().selected, by) }),
-    page: (direction: 1 | -1) => update({ selected: moveSelection(rows(), get().selected, direction * tablePageSize(w)) }),
-    toggleDetail: () => update({ detail: !get().detail }, true),
-    cycleSort: () => update({ sort: nextSort(get().sort) }),
+    move: (by: number | 'home' | 'end') => (detailFocused() ? scrollDetail(by) : select(by)),
+    page: (direction: 1 | -1) => (detailFocused()
+      ? scrollDetail(direction * Math.max(1, (w.detail.height as number) - 3))
+      : select(direction * tablePageSize(w))),
+    toggleDetail: () => update({ detail: !get().detail, focus: 'table' }, true),
+    switchFocus: () => update({ focus: get().focus === 'table' && get().detail ? 'detail' : 'table' }),
+    cycleSort: () => update({ order: { ...get().order, key: nextSort(get().order.key) } }),
+    reverseSort: () => update({ order: { ...get().order, reverse: !get().order.reverse } }),
     toggleHelp: () => update({ help: !get().help }),
-    escape: () => update({ help: false }),
+    escape: () => {
+      const s = get();
+      if (s.help) update({ help: false });
+      else if (s.focus === 'detail') update({ focus: 'table' });
+      else if (s.filter !== '') update({ filter: '' });
+    },
+    // blessed puts the terminal back, stops this process (SIGTSTP) and redraws on SIGCONT (`fg`)
+    suspend: () => (w.screen as unknown as { sigtstp(resumed: () => void): void }).sigtstp(() => hooks.relayout()),
     togglePause: () => {
       const paused = !get().paused;
-      if (paused) hooks.watch.pause(); else hooks.watch.resume();
+      if (paused) hooks.poller.pause(); else hooks.poller.resume();
       update({ paused });
     },
     filter: () => {
@@ -119,7 +153,7 @@ function actions(w: ConsoleWidgets, config: ConsoleConfig, get: () => ConsoleSta
     prompting: () => get().prompting,
     promptKey: (ch: string | undefined, key: KeyPress) => {
       const edit = editFilter(get().draft, ch, key);
-      if (edit.done === 'apply') update({ filter: edit.text.trim(), prompting: false });
+      if (edit.done === 'apply') update({ filter: edit.text.trim(), prompting: false, top: 0 });
       else if (edit.done === 'cancel') update({ prompting: false });
       else update({ draft: edit.text });
     },

@@ -1,18 +1,9 @@
 import { printable } from '../table/format.js';
 import type { Row } from '../table/rows.js';
 import type { ConsoleWidgets } from './layout.js';
-import { trendLines, type Trend } from './trend.js';
 
-// The detail pane: a sparkline per numeric data field over the last hour, then the selected
-// row's whole envelope as formatted JSON.
-
-/** The trend shown above the envelope, and how to draw it. */
-export interface DetailTrend {
-  trend: Trend | undefined;
-  /** Daemon time: the right edge of the sparklines. */
-  now: number;
-  ascii: boolean;
-}
+// The detail pane: the selected row's whole envelope as formatted JSON. It scrolls; Tab
+// gives it the movement keys (its label then starts with "▸").
 
 /** The pane's label and text for the selected row (or why there is none: no reading yet, or the filter). */
 export function detailText(row: Row | undefined, type: string | undefined, filter = ''): { label: string; text: string } {
@@ -21,16 +12,23 @@ export function detailText(row: Row | undefined, type: string | undefined, filte
       : filter !== '' ? `no type matches the filter ${JSON.stringify(filter)}` : 'no readings yet';
     return { label: ' detail ', text: why };
   }
+  if (!row.envelope) {
+    return { label: ` ${printable(row.type)}  MISSING `, text: `no reading of ${JSON.stringify(row.type)} yet; the daemon expects one (it has a max age for it)` };
+  }
   const label = ` ${printable(row.type)}  ${row.age}  seq ${row.seq} `;
   return { label, text: printable(JSON.stringify(row.envelope, null, 2)) };
 }
 
-/** Draw the pane (only what changed): the trend lines of the selected type, then its envelope. */
-export function renderDetail(w: ConsoleWidgets, row: Row | undefined, type: string | undefined, filter: string, t: DetailTrend): void {
-  const { label, text: envelope } = detailText(row, type, filter);
-  const width = Math.max(10, (w.detail.width as number) - 4);
-  const trend = row && t.trend?.type === row.type ? trendLines(t.trend, t.now, width, t.ascii) : [];
-  const text = trend.length > 0 ? `${trend.join('\n')}\n\n${envelope}` : envelope;
+/** Lines the pane can scroll down: its text's lines past the visible ones. */
+export function detailScrollMax(w: ConsoleWidgets): number {
+  const visible = Math.max(0, (w.detail.height as number) - 2);
+  return Math.max(0, w.detail.getScrollHeight() - visible);
+}
+
+/** Draw the pane (only what changed), scrolled `scroll` lines down, its label marked while it has the focus. */
+export function renderDetail(w: ConsoleWidgets, row: Row | undefined, o: { type: string | undefined; filter: string; focused: boolean; scroll: number }): void {
+  const { label, text } = detailText(row, o.type, o.filter);
   if (w.detail.getContent() !== text) w.detail.setContent(text);
-  w.detail.setLabel(label);
+  w.detail.setLabel(o.focused ? ` ▸${label}` : label);
+  w.detail.setScroll(Math.min(o.scroll, detailScrollMax(w)));
 }

@@ -3,11 +3,13 @@ import { fitText, formatClock, formatInterval } from '../table/format.js';
 import { runIdOf, type Snapshot } from '../table/rows.js';
 import type { ConsoleState } from './console-state.js';
 import type { ConsoleWidgets } from './layout.js';
+import type { ScreenTheme } from './theme.js';
 
-// The header: daemon address, connection state with the time of the last word from the
-// daemon, the active run (or "site"), the number of types, the poll interval, sort and
-// filter, and the forwarding sinks that are behind. LIVE only while the stream is
-// connected; POLLING against a daemon without one. "updated" is on the daemon's clock.
+// The header: daemon address, connection state with the time of the last good poll; then
+// the active run (or "site"), how many types are stale, the number of types, the poll
+// interval, sort and filter, and the forwarding sinks that are behind. Until the daemon has
+// answered once it claims nothing but that it is connecting. "last poll" is always the last
+// good poll, on the daemon's clock.
 
 /**
  * The header's run: the active run's id from GET /run; when a run is active but its record
@@ -38,50 +40,64 @@ export interface HeaderInfo {
   type: string | undefined;
   /** Rows shown after the filter. */
   shown: number;
+  /** Types in the view (missing ones included). */
+  total: number;
+  /** Stale and missing types in the view, whatever the filter. */
+  stale: number;
 }
 
 function connectionText(state: ConsoleState, intervalMs: number): string {
   const last = state.lastGoodPoll === undefined ? 'never' : formatClock(state.lastGoodPoll);
-  if (state.paused) return `PAUSED  updated ${last}`;
+  if (state.paused) return `PAUSED  last poll ${last}`;
   switch (state.connection) {
     case 'connecting': return 'CONNECTING';
-    case 'live': return `LIVE  updated ${last}`;
-    case 'polling': return `POLLING every ${formatInterval(intervalMs)}  updated ${last}`;
-    case 'disconnected': return `DISCONNECTED  retrying  updated ${last}`;
-    case 'error': return `ERROR  updated ${last}  ${state.problem ?? ''}`;
+    case 'live': return `LIVE  last poll ${last}`;
+    case 'disconnected': return `DISCONNECTED  retrying every ${formatInterval(intervalMs)}  last poll ${last}`;
+    case 'error': return `ERROR  last poll ${last}  ${state.problem ?? ''}`;
   }
+}
+
+/** The stale count as the header shows it ("2 STALE"), empty when none. */
+export function staleText(stale: number): string {
+  return stale > 0 ? `${stale} STALE` : '';
 }
 
 /** The two header lines (plain text). */
 export function headerLines(state: ConsoleState, info: HeaderInfo): [string, string] {
-  const total = Object.keys(state.snapshot ?? {}).length;
-  const types = state.filter ? `${info.shown}/${total} types` : `${total} ${total === 1 ? 'type' : 'types'}`;
-  const parts = [`run ${runLabel(state.runActive, state.run, state.snapshot)}`,
-    info.type === undefined ? types : `type ${info.type}`, `poll ${formatInterval(info.intervalMs)}`];
-  if (info.type === undefined) parts.push(`sort ${state.sort}`);
+  const first = `meridian ${info.address}  ${connectionText(state, info.intervalMs)}`;
+  if (state.lastGoodPoll === undefined) {
+    return [first, state.connection === 'connecting' ? 'waiting for the daemon to answer' : 'no answer from the daemon yet'];
+  }
+  const types = state.filter ? `${info.shown}/${info.total} types` : `${info.total} ${info.total === 1 ? 'type' : 'types'}`;
+  const parts = [`run ${runLabel(state.runActive, state.run, state.snapshot)}`];
+  if (info.stale > 0) parts.push(staleText(info.stale));
+  parts.push(info.type === undefined ? types : `type ${info.type}`, `poll ${formatInterval(info.intervalMs)}`);
+  if (info.type === undefined) parts.push(`sort ${state.order.key}${state.order.reverse ? ' reversed' : ''}`);
   if (state.filter) parts.push(`filter "${state.filter}"`);
-  const sinks = sinksBehind(state.sinks);
-  if (sinks) parts.push(sinks);
-  return [`meridian ${info.address}  ${connectionText(state, info.intervalMs)}`, parts.join('  ')];
+  return [first, parts.join('  ')];
 }
 
-/** Colour of the connection word (ANSI SGR), none in monochrome. */
-function stateColour(state: ConsoleState, noColor: boolean): string {
-  if (noColor) return state.connection === 'live' && !state.paused ? '' : '\x1b[1m';
-  if (state.paused) return '\x1b[1;33m';
-  if (state.connection === 'polling') return '\x1b[1;36m';
-  return state.connection === 'live' ? '\x1b[1;32m' : state.connection === 'connecting' ? '\x1b[1m' : '\x1b[1;37;41m';
+/** The SGR of the connection word: live, alert (paused, connecting) or down (disconnected, error). */
+function stateMarks(state: ConsoleState, theme: ScreenTheme): readonly [string, string] {
+  if (state.paused || state.connection === 'connecting') return theme.alert;
+  return state.connection === 'live' ? theme.live : theme.down;
+}
+
+/** `line` with the marks around the first occurrence of `word` after `from` (when it is there whole). */
+function mark(line: string, word: string, from: number, [on, off]: readonly [string, string]): string {
+  const at = line.indexOf(word, from);
+  if (on === '' || word === '' || at === -1) return line;
+  return `${line.slice(0, at)}${on}${word}${off}${line.slice(at + word.length)}`;
 }
 
 /** Draw the header, each line cut to the screen's width. */
-export function renderHeader(w: ConsoleWidgets, state: ConsoleState, info: HeaderInfo, noColor: boolean): void {
+export function renderHeader(w: ConsoleWidgets, state: ConsoleState, info: HeaderInfo): void {
   const width = w.screen.width as number;
   const [first, second] = headerLines(state, info).map((l) => fitText(l, width).trimEnd()) as [string, string];
   const prefix = `meridian ${info.address}  `;
   const word = first.slice(prefix.length).split('  ')[0]!;
-  const colour = stateColour(state, noColor);
-  const line = colour && first.startsWith(prefix + word)
-    ? `${prefix}${colour}${word}\x1b[0m${first.slice(prefix.length + word.length)}` : first;
-  const content = `${line}\n${second}`;
+  const line1 = first.startsWith(prefix) ? mark(first, word, prefix.length, stateMarks(state, w.theme)) : first;
+  const line2 = state.lastGoodPoll === undefined ? second : mark(second, staleText(info.stale), 0, w.theme.stale);
+  const content = `${line1}\n${line2}`;
   if (w.header.getContent() !== content) w.header.setContent(content);
 }

@@ -7,14 +7,20 @@ import type { KeyPress } from './filter-input.js';
 
 /** What the keys do. */
 export interface KeyActions {
+  /** Move the selection (or, with the detail pane focused, scroll it). */
   move(by: number | 'home' | 'end'): void;
   page(direction: 1 | -1): void;
   toggleDetail(): void;
+  /** Tab: the movement keys go to the table or to the detail pane. */
+  switchFocus(): void;
   filter(): void;
   cycleSort(): void;
+  reverseSort(): void;
   togglePause(): void;
   toggleHelp(): void;
+  /** Esc: close the help, else give the table the focus back, else clear the filter. */
   escape(): void;
+  suspend(): void;
   quit(): void;
   /** The filter prompt is open. */
   prompting(): boolean;
@@ -30,11 +36,14 @@ const KEY_MAP: Readonly<Record<string, (a: KeyActions) => void>> = {
   home: (a) => a.move('home'), g: (a) => a.move('home'),
   end: (a) => a.move('end'), 'S-g': (a) => a.move('end'),
   enter: (a) => a.toggleDetail(),
+  tab: (a) => a.switchFocus(),
   '/': (a) => a.filter(),
   s: (a) => a.cycleSort(),
+  r: (a) => a.reverseSort(),
   p: (a) => a.togglePause(),
   '?': (a) => a.toggleHelp(),
   escape: (a) => a.escape(),
+  'C-z': (a) => a.suspend(),
   q: (a) => a.quit(),
 };
 

@@ -1,5 +1,7 @@
 import blessed from 'blessed';
 import contrib from 'blessed-contrib';
+import type { ThemeName } from '../table/palette.js';
+import { screenTheme, type ScreenTheme } from './theme.js';
 
 // The console's screen and widgets, and where they sit for a terminal size. Like gtop's
 // layout file: widgets are created once, moved on resize, and filled by the widget modules.
@@ -12,11 +14,16 @@ export interface ContribTable {
   setLabel(label: string): void;
 }
 
-/** Every widget of the console. */
+/** Every widget of the console, and the theme they are drawn in. */
 export interface ConsoleWidgets {
   screen: blessed.Widgets.Screen;
+  theme: ScreenTheme;
   header: blessed.Widgets.BoxElement;
   table: blessed.Widgets.BoxElement & ContribTable;
+  /** On the table's top border, right: the position (`12/300`) and the rows above. */
+  position: blessed.Widgets.BoxElement;
+  /** On the table's bottom border, right: `+N more (2 stale) ↓`. */
+  more: blessed.Widgets.BoxElement;
   detail: blessed.Widgets.BoxElement;
   footer: blessed.Widgets.BoxElement;
   help: blessed.Widgets.BoxElement;
@@ -26,36 +33,63 @@ const HEADER = 2;
 const FOOTER = 1;
 /** Height of the table holding one row (single-type console). */
 const ONE_ROW_TABLE = 5;
+/** The help box: at most this wide (its text is 53 columns). */
+const HELP_WIDTH = 58;
 
-/** Create the screen and widgets (nothing drawn yet). */
-export function createWidgets(noColor: boolean, title: string): ConsoleWidgets {
+/** Create the screen and widgets (nothing drawn yet); `noColor` or a terminal without colours draws in mono. */
+export function createWidgets(noColor: boolean, themeName: ThemeName, title: string): ConsoleWidgets {
   const screen = blessed.screen({ smartCSR: true, fullUnicode: true, autoPadding: true, title, warnings: false });
-  const border = noColor ? {} : { fg: 'cyan' };
-  const plain = { tags: false, wrap: false, style: {} };
+  // a terminal without colours (TERM=vt100, vt220, xterm-mono) has fewer than 8 in its terminfo
+  const colours = (screen.tput as unknown as { colors: number }).colors;
+  const theme = screenTheme(themeName, !noColor && colours >= 8);
+  const { base, border } = theme;
+  const plain = { tags: false, wrap: false, style: { ...base } };
   const header = blessed.box({ ...plain, parent: screen, top: 0, left: 0, width: '100%', height: HEADER });
   const table = contrib.table({
     parent: screen, keys: false, interactive: 'true', label: ' readings ', columnSpacing: 1, columnWidth: [80],
-    fg: 'default', selectedFg: noColor ? 'default' : 'white', selectedBg: noColor ? 'default' : 'blue',
-    border: { type: 'line', ...border }, style: { border },
+    fg: base.fg ?? 'default', bg: base.bg, selectedFg: theme.selected.fg ?? 'default', selectedBg: theme.selected.bg ?? 'default',
+    border: { type: 'line', ...border }, style: { border, label: { ...border }, bg: base.bg },
   } as contrib.Widgets.TableOptions) as unknown as ConsoleWidgets['table'];
   table.rows.parseTags = false; // types and data are shown as they are, braces included
-  if (noColor) table.rows.style.selected.inverse = true;
+  if (theme.name === 'night') table.style.bold = false; // bold is bright on most terminals
+  if (theme.selected.inverse) table.rows.style.selected.inverse = true;
+  if (base.bg) Object.assign(table.rows.style, { bg: base.bg, fg: base.fg });
+  const marker = () => blessed.box({ ...plain, parent: screen, height: 1, width: 1, style: { ...border } });
+  const position = marker();
+  const more = marker();
   const detail = blessed.box({ ...plain, parent: screen, label: ' detail ', border: { type: 'line' },
-    style: { border }, scrollable: true });
+    style: { ...base, border, label: { ...border } }, scrollable: true, alwaysScroll: true });
   const footer = blessed.box({ ...plain, parent: screen, bottom: 0, left: 0, width: '100%', height: FOOTER });
-  const help = blessed.box({ ...plain, parent: screen, top: 'center', left: 'center', width: 64, height: 16,
-    border: { type: 'line' }, style: { border }, label: ' keys ', hidden: true });
-  return { screen, header, table, detail, footer, help };
+  const help = blessed.box({ ...plain, parent: screen, top: 'center', left: 'center', width: HELP_WIDTH, height: 16,
+    border: { type: 'line' }, style: { ...base, border, label: { ...border } }, label: ' keys ', hidden: true, padding: { left: 1, right: 1 } });
+  return { screen, theme, header, table, position, more, detail, footer, help };
 }
 
 /** Where the table and detail pane go: table above, detail below (when shown), sized to the screen. */
-export function placeWidgets(w: ConsoleWidgets, showDetail: boolean, singleType: boolean): void {
-  const middle = Math.max(4, (w.screen.height as number) - HEADER - FOOTER);
+export function placeWidgets(w: ConsoleWidgets, showDetail: boolean, singleType: boolean, helpLines: number): void {
+  const width = w.screen.width as number;
+  const height = w.screen.height as number;
+  const middle = Math.max(4, height - HEADER - FOOTER);
   const tableHeight = !showDetail ? middle : singleType ? Math.min(ONE_ROW_TABLE, middle) : Math.max(5, Math.ceil(middle * 0.55));
   Object.assign(w.table, { top: HEADER, left: 0, width: '100%', height: tableHeight });
+  Object.assign(w.position, { top: HEADER });
+  Object.assign(w.more, { top: HEADER + tableHeight - 1 });
   Object.assign(w.detail, { top: HEADER + tableHeight, left: 0, width: '100%', height: Math.max(0, middle - tableHeight) });
   if (showDetail && middle - tableHeight >= 3) w.detail.show(); else w.detail.hide();
-  w.help.height = Math.min(16, (w.screen.height as number) - 2);
+  w.help.width = Math.min(HELP_WIDTH, width);
+  w.help.height = Math.min(helpLines + 2, height);
+}
+
+/** Put a border marker's text at the right end of its border line (hidden when empty). */
+export function placeMarker(w: ConsoleWidgets, box: blessed.Widgets.BoxElement, text: string): void {
+  const width = [...text].length;
+  if (width === 0 || width > (w.screen.width as number) - 12) {
+    box.hide();
+    return;
+  }
+  if (box.getContent() !== text) box.setContent(text);
+  Object.assign(box, { width, left: (w.screen.width as number) - 2 - width });
+  box.show();
 }
 
 /** Inner width of the table (inside its border and padding). */
@@ -63,7 +97,7 @@ export function tableInnerWidth(w: ConsoleWidgets): number {
   return Math.max(10, (w.table.width as number) - 4);
 }
 
-/** Rows the table shows at once (for PgUp/PgDn). */
+/** Rows the table shows at once. */
 export function tablePageSize(w: ConsoleWidgets): number {
   return Math.max(1, (w.table.height as number) - 4);
 }

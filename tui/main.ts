@@ -1,5 +1,6 @@
 import type { TelemetryClient } from '../client/client.js';
 import { systemClock } from '../lib/time.js';
+import type { ThemeName } from '../table/palette.js';
 import { runConsole } from './console.js';
 
 // The live console's entry (docs/console.md): the CLI calls openConsole when
@@ -14,21 +15,19 @@ export interface ConsoleOptions {
   type?: string;
   /** Poll interval in ms (default 1000). */
   intervalMs: number;
-  /** Age in ms after which a reading is marked stale (default 120000). */
-  staleMs: number;
+  /** --max-age in ms: the limit of every type instead of the daemon's (undefined: the daemon's). */
+  limitMs: number | undefined;
+  /** `day` (default) or `night`. */
+  theme: ThemeName;
   /** Monochrome (NO_COLOR). */
   noColor: boolean;
 }
-
-/** How long a row whose reading changed stays highlighted. */
-export const FLASH_MS = 2000;
 
 /** Open the full-screen console; resolves with the exit code once the operator quits. */
 export async function openConsole(options: ConsoleOptions): Promise<number> {
   return runConsole({
     client: options.client, clock: systemClock, address: options.address, type: options.type,
     intervalMs: options.intervalMs > 0 ? options.intervalMs : 1000,
-    staleMs: options.staleMs > 0 ? options.staleMs : 120_000,
-    noColor: options.noColor, flashMs: FLASH_MS,
+    limitMs: options.limitMs, theme: options.theme, noColor: options.noColor,
   });
 }

@@ -10,8 +10,3 @@ export function moveSelection(rows: readonly Row[], selected: string | undefined
   const target = move === 'home' ? 0 : move === 'end' ? rows.length - 1 : current + move;
   return rows[Math.min(rows.length - 1, Math.max(0, target))]!.type;
 }
-
-/** Index of the selected type in the rows (0 when absent or nothing selected). */
-export function selectedIndex(rows: readonly Row[], selected: string | undefined): number {
-  return Math.max(0, rows.findIndex((r) => r.type === selected));
-}

@@ -1,0 +1,89 @@
+import { expectedTypes, maxAgeOf } from '../lib/max-age.js';
+import { ageOf, buildRows, matchesFilter, type Judge, type Row } from '../table/rows.js';
+import { daemonNow, type ConsoleState } from './console-state.js';
+
+// What the screen shows for a state, pure: every row (stale and missing ones on top), the
+// slice of rows in sight, the selection, and how many rows (and stale ones) are out of
+// sight above and below. Ages and staleness by the daemon's limits (or --max-age).
+
+/** Rows out of sight on one side of the table. */
+export interface OutOfSight {
+  count: number;
+  stale: number;
+}
+
+/** The table as the screen shows it. */
+export interface ScreenModel {
+  /** Every row after the filter, in order. */
+  rows: Row[];
+  /** Index of the selected row (0 when there are none). */
+  selected: number;
+  /** Index of the first row in sight. */
+  top: number;
+  /** Stale (and missing) types in the whole view, whatever the filter. */
+  staleTotal: number;
+  /** Types in the whole view (missing ones included). */
+  total: number;
+  above: OutOfSight;
+  below: OutOfSight;
+}
+
+/** What the model needs besides the state. */
+export interface ModelOptions {
+  /** The local clock now (epoch ms). */
+  localNow: number;
+  /** --max-age in ms: the limit of every type instead of the daemon's. */
+  limitMs: number | undefined;
+  /** The single-type console's type. */
+  type: string | undefined;
+  /** Rows the table shows at once. */
+  page: number;
+}
+
+/** The judge of the console: ages on the estimated daemon clock, limits from the daemon (or --max-age). */
+export function consoleJudge(state: ConsoleState, now: number, limitMs: number | undefined): Judge {
+  const limits = state.limits;
+  return (type, envelope) => {
+    const seconds = limits === undefined ? undefined : maxAgeOf(limits, type);
+    return { ageMs: envelope ? ageOf(envelope, now) : undefined, limitMs: limitMs ?? (seconds === undefined ? undefined : seconds * 1000) };
+  };
+}
+
+/** The model of the screen for `state`. */
+export function screenModel(state: ConsoleState, o: ModelOptions): ScreenModel {
+  const now = daemonNow(state, o.localNow);
+  let missing = state.limits === undefined || state.snapshot === undefined ? [] : expectedTypes(state.limits);
+  if (o.type !== undefined) missing = missing.filter((t) => t === o.type);
+  const all = buildRows(state.snapshot ?? {}, { judge: consoleJudge(state, now, o.limitMs), missing, changes: state.changes, filter: '', order: state.order });
+  const staleTotal = all.reduce((n, r) => n + Number(r.stale), 0);
+  const rows = state.filter === '' ? all : all.filter((r) => matchesFilter(r.type, state.filter));
+  const selected = Math.max(0, rows.findIndex((r) => r.type === state.selected));
+  const top = windowTop(state.top, selected, o.page, rows.length);
+  const count = (from: number, to: number): OutOfSight => {
+    let stale = 0;
+    for (let i = from; i < to; i++) stale += Number(rows[i]!.stale);
+    return { count: Math.max(0, to - from), stale };
+  };
+  return { rows, selected, top, staleTotal, total: all.length, above: count(0, top), below: count(Math.min(rows.length, top + o.page), rows.length) };
+}
+
+/** The first row in sight: `top` moved as little as possible to show the selection, kept in range. */
+export function windowTop(top: number, selected: number, page: number, total: number): number {
+  let t = top;
+  if (selected < t) t = selected;
+  if (selected >= t + page) t = selected - page + 1;
+  return Math.max(0, Math.min(t, total - page));
+}
+
+/** The text on the table's bottom border: `+N more (2 stale) ↓`, empty when nothing is below. */
+export function belowText(below: OutOfSight): string {
+  if (below.count === 0) return '';
+  return ` +${below.count} more${below.stale > 0 ? ` (${below.stale} stale)` : ''} ↓ `;
+}
+
+/** The text on the table's top border: `↑ 5 more  12/300`, the selected row's position among the rows. */
+export function positionText(model: ScreenModel): string {
+  if (model.rows.length === 0) return '';
+  const up = model.above.count > 0 ? `↑ ${model.above.count} more${model.above.stale > 0 ? ` (${model.above.stale} stale)` : ''}  ` : '';
+  return ` ${up}${model.selected + 1}/${model.rows.length} `;
+}
