@@ -4,7 +4,7 @@
 // hold every acknowledged event, and writes the figures as JSON to bench-results/.
 // It never fails a test run: it is not part of npm test, and missed targets are printed,
 // not thrown. Options: --quick, --rounds N, --seconds S, --events N, --history N,
-// --query-lines N, --loader autocannon|wrk, --only post,get,rss,startup,forward,batch,metrics,compress,history,fanout
+// --query-lines N, --loader autocannon|wrk, --only post,get,rss,startup,forward,batch,metrics,compress,history,fanout,console
 // (forward-ingest: only the forwarding POST part), --forward-events N, --out DIR.
 // See docs/performance.md and docs/forwarding.md.
 import { execFileSync } from 'node:child_process';
@@ -16,6 +16,7 @@ import { hasWrk, pinTo, runLoad } from './bench/load.mjs';
 import { forwardReport, forwardRun } from './bench/forward.mjs';
 import { batchIngest, compression, metricsScrape } from './bench/ops.mjs';
 import { eventBodies, weatherEvent } from './bench/payload.mjs';
+import { consoleRun } from './bench/console.mjs';
 import { fanoutBench } from './bench/fanout.mjs';
 import { historyBench } from './bench/history.mjs';
 import { postMany, request, startBaseline, startDaemon } from './bench/servers.mjs';
@@ -39,7 +40,7 @@ const queryLines = Number(opt['query-lines'] ?? (quick ? 1_000_000 : 10_000_000)
 // wrk (C, steadier figures) when installed, else autocannon (installed with the dev dependencies)
 const loader = opt.loader ?? (hasWrk() ? 'wrk' : 'autocannon');
 if (loader === 'wrk' && !hasWrk()) throw new Error('--loader wrk: wrk is not installed');
-const phases = new Set((opt.only ?? 'post,get,rss,startup,forward,batch,metrics,compress,history,fanout').split(','));
+const phases = new Set((opt.only ?? 'post,get,rss,startup,forward,batch,metrics,compress,history,fanout,console').split(','));
 const forwardEvents = Number(opt['forward-events'] ?? (quick ? 100_000 : 1_000_000));
 const cpus = os.availableParallelism?.() ?? os.cpus().length;
 const serverPin = pinTo(0, cpus);
@@ -69,6 +70,7 @@ try {
     if (phases.has('rss')) await memoryRun(daemons.batch);
     for (const s of stops.splice(0)) await s.stop();
   }
+  if (phases.has('console')) results.figures.console = await consoleRun({ tmp, types: quick ? 20_000 : 100_000, seconds: quick ? 5 : 20, log });
   if (phases.has('startup')) await startupRun();
   if (phases.has('forward') || phases.has('forward-ingest')) {
     await forwardRun({ tmp, events: forwardEvents, seconds, rounds, serverPin, load, log, results, catchUpRates: phases.has('forward') });
@@ -255,6 +257,12 @@ function printReport() {
   }
   if (f.history) out.push(...historyReport(f.history));
   if (f.fanout) out.push(...fanoutReport(f.fanout));
+  if (f.console?.skipped) out.push(`console: skipped (${f.console.skipped})`);
+  else if (f.console) {
+    const c = f.console;
+    out.push(`console with ${c.types} types (one posted 5/s for ${c.seconds} s): RSS ${c.rssMiB.min.toFixed(0)}-${c.rssMiB.max.toFixed(0)} MiB, ` +
+      `peak ${c.peakMiB.toFixed(0)} MiB (target ~200 MiB: ${met(c.peakMiB <= 200)}); End shows the last row in ${c.endKeyMs} ms, q quits in ${c.quitMs} ms`);
+  }
   for (const note of results.notes ?? []) out.push(`note: ${note}`);
   out.push(results.problems.length ? `\nCORRECTNESS PROBLEMS:\n${results.problems.map((p) => `  - ${p}`).join('\n')}` : '\ncorrectness: every acknowledged event is on disk, seq contiguous, answers match the files');
   fs.mkdirSync(opt.out, { recursive: true });

@@ -39,6 +39,8 @@ export interface Change {
 /** One line of the table, ready to be laid out. */
 export interface Row {
   type: string;
+  /** The type in lower case (the sort by type compares these first). */
+  key: string;
   /** Undefined for a type the limits expect that has no reading. */
   envelope: Envelope | undefined;
   ageMs: number | undefined;
@@ -86,9 +88,7 @@ export function matchesFilter(type: string, filter: string): boolean {
 }
 
 function byType(a: Row, b: Row): number {
-  const la = a.type.toLowerCase();
-  const lb = b.type.toLowerCase();
-  if (la !== lb) return la < lb ? -1 : 1;
+  if (a.key !== b.key) return a.key < b.key ? -1 : 1;
   return a.type < b.type ? -1 : a.type > b.type ? 1 : 0;
 }
 
@@ -110,8 +110,29 @@ function byKey(key: SortKey, a: Row, b: Row): number {
  * (highest first), ties by type; `reverse` turns the order around (the pin stays).
  */
 export function sortRows(rows: readonly Row[], order: SortOrder): Row[] {
+  return sortInPlace([...rows], order);
+}
+
+/** sortRows on the array itself (the console re-sorts the rows it keeps between draws). */
+export function sortInPlace(rows: Row[], order: SortOrder): Row[] {
   const sign = order.reverse ? -1 : 1;
-  return [...rows].sort((a, b) => Number(b.stale) - Number(a.stale) || sign * (byKey(order.key, a, b) || byType(a, b)));
+  return rows.sort((a, b) => Number(b.stale) - Number(a.stale) || sign * (byKey(order.key, a, b) || byType(a, b)));
+}
+
+/** Judge a row again (its age moved on): whether its staleness changed. */
+export function rejudge(row: Row, judge: Judge): boolean {
+  const { ageMs, limitMs } = judge(row.type, row.envelope);
+  const stale = isStale(ageMs, limitMs);
+  const changed = stale !== row.stale;
+  row.ageMs = ageMs;
+  row.stale = stale;
+  row.age = ageText(row.envelope !== undefined, ageMs, stale);
+  return changed;
+}
+
+function ageText(hasReading: boolean, ageMs: number | undefined, stale: boolean): string {
+  const age = !hasReading ? 'MISSING' : ageMs === undefined ? '?' : formatAge(ageMs);
+  return stale && hasReading ? `${age} STALE` : age;
 }
 
 /** The sort key after `key` (type -> age -> seq -> type). */
@@ -123,10 +144,9 @@ export function nextSort(key: SortKey): SortKey {
 export function toRow(type: string, envelope: Envelope | undefined, judge: Judge, change?: Change): Row {
   const { ageMs, limitMs } = judge(type, envelope);
   const stale = isStale(ageMs, limitMs);
-  const age = envelope === undefined ? 'MISSING' : ageMs === undefined ? '?' : formatAge(ageMs);
   return {
-    type, envelope, ageMs, seq: envelope?.seq, runId: runIdOf(envelope), stale, change,
-    age: stale && envelope !== undefined ? `${age} STALE` : age,
+    type, key: type.toLowerCase(), envelope, ageMs, seq: envelope?.seq, runId: runIdOf(envelope), stale, change,
+    age: ageText(envelope !== undefined, ageMs, stale),
   };
 }
 
@@ -139,7 +159,7 @@ export function buildRows(snapshot: Snapshot, options: RowOptions): Row[] {
   for (const type of options.missing ?? []) {
     if (!Object.hasOwn(snapshot, type) && matchesFilter(type, options.filter)) rows.push(toRow(type, undefined, options.judge));
   }
-  return sortRows(rows, options.order);
+  return sortInPlace(rows, options.order);
 }
 
 /**

@@ -11,7 +11,7 @@ import {
 import { columnWidths, headerLine, rowLine, sortMark, styledLine } from '../table/table-lines.js';
 import { initialState } from '../tui/console-state.js';
 import { runLabel } from '../tui/header.js';
-import { belowText, positionText, screenModel, windowTop } from '../tui/screen-model.js';
+import { belowText, positionText, screenModel, screenModeler, windowTop } from '../tui/screen-model.js';
 import { moveSelection } from '../tui/selection.js';
 
 // The console's pure parts, without a terminal: exact strings for exact inputs.
@@ -155,7 +155,7 @@ test('matchesFilter handles unicode', () => {
 });
 
 test('sortRows by type: case-insensitive, then exact', () => {
-  const rows = ['b', 'B', 'a', 'A'].map((t) => ({ type: t, ageMs: 0, seq: 1, stale: false }) as Row);
+  const rows: Row[] = ['b', 'B', 'a', 'A'].map((t) => toRow(t, env(t, 1, '2026-03-18T00:00:00.000Z'), judge));
   assert.equal(sortRows(rows, { key: 'type', reverse: false }).map((r) => r.type), ['A', 'a', 'B', 'b']);
 });
 
@@ -276,6 +276,18 @@ test('the screen model: the rows in sight, the position, and what is out of sigh
   const override = screenModel({ ...state, selected: undefined, top: 0 }, { localNow: T0, limitMs: 500, type: undefined, page: 8 });
   assert.equal([override.staleTotal, belowText(override.below)], [300, ' +292 more (292 stale) ↓ ']);
   assert.equal([windowTop(0, 9, 8, 20), windowTop(10, 3, 8, 20), windowTop(15, 15, 8, 20), windowTop(3, 0, 8, 4)], [2, 3, 12, 0]);
+});
+
+test('the screen model kept between draws: ages move on, a row turning stale is pinned on top, a new view is built anew', () => {
+  const view = { a: env('a', 1, '2026-03-17T23:59:00.000Z'), b: env('b', 2, '2026-03-17T23:59:30.000Z') };
+  const state = { ...initialState(), snapshot: view, limits: parseMaxAge('*=61', 'x'), lastGoodPoll: T0 };
+  const model = screenModeler();
+  const at = (ms: number) => model(state, { localNow: T0 + ms, limitMs: undefined, type: undefined, page: 8 }).rows.map((r) => `${r.type} ${r.age}`);
+  assert.equal(at(0), ['a 1m00s', 'b 30s']);
+  assert.equal(at(1_500), ['a 1m01s STALE', 'b 31s']);
+  assert.equal(at(31_500), ['a 1m31s STALE', 'b 1m01s STALE']);
+  state.snapshot = { ...view, a: env('a', 3, '2026-03-18T00:00:30.000Z') };
+  assert.equal(at(31_500), ['b 1m01s STALE', 'a 1s']);
 });
 
 test('100,000 types build, sort and lay out a page quickly', () => {

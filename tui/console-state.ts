@@ -34,6 +34,8 @@ export interface ConsoleState {
   /** The daemon's age limits (GET /status), undefined until known. */
   limits: MaxAgeRules | undefined;
   selected: string | undefined;
+  /** The operator moved the selection (until then it stays on the first row as rows come and go). */
+  moved: boolean;
   /** Index of the first row shown (the table scrolls to keep the selection in sight). */
   top: number;
   order: SortOrder;
@@ -55,7 +57,7 @@ export function initialState(): ConsoleState {
   return {
     snapshot: undefined, etag: undefined, clock: undefined, connection: 'connecting', lastGoodPoll: undefined,
     problem: undefined, runActive: undefined, run: undefined, sinks: [], changes: new Map(), limits: undefined, selected: undefined,
-    top: 0, order: { key: 'type', reverse: false }, filter: '', detail: true, focus: 'table', detailScroll: 0,
+    moved: false, top: 0, order: { key: 'type', reverse: false }, filter: '', detail: true, focus: 'table', detailScroll: 0,
     paused: false, help: false, prompting: false, draft: '',
   };
 }
@@ -88,7 +90,8 @@ export function applyOutcome(state: ConsoleState, outcome: PollOutcome, type?: s
   const next = { ...state, clock, connection: 'live' as const, problem: undefined,
     runActive: outcome.ready.run_active, run: outcome.run, sinks: outcome.sinks ?? state.sinks };
   next.lastGoodPoll = daemonNow(next, outcome.receivedAt);
-  if (!poll.changed || !poll.current) return { ...next, changes: new Map() };
+  // the same (empty) map when nothing changed twice in a row: the screen keeps its sorted rows
+  if (!poll.changed || !poll.current) return { ...next, changes: state.changes.size === 0 ? state.changes : new Map() };
   const snapshot = onlyType(poll.current, type);
   return { ...next, snapshot, etag: poll.etag, changes: diffSnapshots(state.snapshot, snapshot) };
 }

@@ -12,7 +12,7 @@ import { HELP_LINES, renderHelp } from './help.js';
 import { bindKeys } from './keys.js';
 import { createWidgets, placeWidgets, tableInnerWidth, tablePageSize, type ConsoleWidgets } from './layout.js';
 import { startPoller } from './poller.js';
-import { screenModel, type ScreenModel } from './screen-model.js';
+import { screenModeler, type ScreenModel } from './screen-model.js';
 import { moveSelection } from './selection.js';
 
 // The live console: state, poll loop, one-second tick, keys and drawing, wired together.
@@ -40,9 +40,11 @@ export function runConsole(config: ConsoleConfig): Promise<number> {
     let tick: NodeJS.Timeout | undefined;
     let done = false;
     let askingLimits = false;
+    // stopped by Ctrl-Z: nothing is drawn until `fg` (a timer that fires first would draw on the shell's screen)
+    let suspended = false;
 
     const draw = (): void => {
-      if (!done) model = paint(state);
+      if (!done && !suspended) model = paint(state);
     };
     const relayout = (): void => {
       placeWidgets(w, state.detail, config.type !== undefined, HELP_LINES.length);
@@ -57,7 +59,8 @@ export function runConsole(config: ConsoleConfig): Promise<number> {
       if (askingLimits || state.limits !== undefined || state.connection !== 'live') return;
       askingLimits = true;
       config.client.status().then((status) => {
-        state = { ...state, limits: rulesFromWire(status.max_age) };
+        // stale rows move to the top now: a selection nobody chose stays on the first row
+        state = { ...state, limits: rulesFromWire(status.max_age), ...(state.moved ? {} : { selected: undefined, top: 0 }) };
         draw();
       }, () => undefined).finally(() => { askingLimits = false; });
     };
@@ -80,7 +83,14 @@ export function runConsole(config: ConsoleConfig): Promise<number> {
     };
     const get = () => state;
     const set = (next: ConsoleState) => { state = next; };
-    bindKeys(w.screen, actions(w, config, get, set, () => model, { draw, relayout, quit, poller }));
+    const stop = (): void => {
+      suspended = true;
+      suspend(w, () => {
+        suspended = false;
+        relayout();
+      });
+    };
+    bindKeys(w.screen, actions(w, config, get, set, () => model, { draw, relayout, quit, poller, suspend: stop }));
     w.screen.on('resize', relayout);
     relayout();
     tick = setTimeout(everySecond, 1000);
@@ -90,6 +100,7 @@ export function runConsole(config: ConsoleConfig): Promise<number> {
 /** Draws the whole screen from a state; returns the model drawn (the keys move through its rows). */
 function painter(w: ConsoleWidgets, config: ConsoleConfig): (state: ConsoleState) => ScreenModel {
   const drawTable = tableRenderer(w);
+  const screenModel = screenModeler();
   return (state) => {
     const page = tablePageSize(w);
     const model = screenModel(state, { localNow: config.clock.now(), limitMs: config.limitMs, type: config.type, page });
@@ -108,7 +119,7 @@ function painter(w: ConsoleWidgets, config: ConsoleConfig): (state: ConsoleState
   };
 }
 
-type Hooks = { draw(): void; relayout(): void; quit(): void; poller: { pause(): void; resume(): void } };
+type Hooks = { draw(): void; relayout(): void; quit(): void; suspend(): void; poller: { pause(): void; resume(): void } };
 
 function actions(w: ConsoleWidgets, config: ConsoleConfig, get: () => ConsoleState, set: (s: ConsoleState) => void,
   model: () => ScreenModel | undefined, hooks: Hooks) {
@@ -117,7 +128,7 @@ function actions(w: ConsoleWidgets, config: ConsoleConfig, get: () => ConsoleSta
     if (relayout) hooks.relayout(); else hooks.draw();
   };
   const rows = () => model()?.rows ?? [];
-  const select = (by: number | 'home' | 'end') => update({ selected: moveSelection(rows(), get().selected, by), detailScroll: 0 });
+  const select = (by: number | 'home' | 'end') => update({ selected: moveSelection(rows(), get().selected, by), moved: true, detailScroll: 0 });
   const scrollDetail = (by: number | 'home' | 'end') => {
     const max = detailScrollMax(w);
     const at = by === 'home' ? 0 : by === 'end' ? max : Math.max(0, Math.min(max, get().detailScroll + by));
@@ -140,8 +151,7 @@ function actions(w: ConsoleWidgets, config: ConsoleConfig, get: () => ConsoleSta
       else if (s.focus === 'detail') update({ focus: 'table' });
       else if (s.filter !== '') update({ filter: '' });
     },
-    // blessed puts the terminal back, stops this process (SIGTSTP) and redraws on SIGCONT (`fg`)
-    suspend: () => (w.screen as unknown as { sigtstp(resumed: () => void): void }).sigtstp(() => hooks.relayout()),
+    suspend: hooks.suspend,
     togglePause: () => {
       const paused = !get().paused;
       if (paused) hooks.poller.pause(); else hooks.poller.resume();
@@ -159,4 +169,22 @@ function actions(w: ConsoleWidgets, config: ConsoleConfig, get: () => ConsoleSta
     },
     quit: hooks.quit,
   };
+}
+
+/**
+ * Ctrl-Z: put the terminal back (main screen, cursor, cooked mode), stop this process
+ * (SIGTSTP) and redraw on SIGCONT (`fg`). blessed's own sigtstp buffers the sequences that
+ * leave the alternate screen and then silences the output before they are written: here
+ * they are written at once.
+ */
+function suspend(w: ConsoleWidgets, redraw: () => void): void {
+  const program = w.screen.program as unknown as { useBuffer: boolean; flush(): void };
+  const screen = w.screen as unknown as { sigtstp(resumed: () => void): void };
+  program.flush();
+  program.useBuffer = false;
+  try {
+    screen.sigtstp(redraw);
+  } finally {
+    program.useBuffer = true;
+  }
 }

@@ -1,5 +1,5 @@
-import type { SortOrder } from '../table/rows.js';
-import { columnWidths, headerLine, rowLine, styledLine } from '../table/table-lines.js';
+import type { Row, SortOrder } from '../table/rows.js';
+import { columnWidths, headerLine, rowLine, styledLine, type ColumnWidths } from '../table/table-lines.js';
 import { placeMarker, type ConsoleWidgets } from './layout.js';
 import { belowText, positionText, type ScreenModel } from './screen-model.js';
 
@@ -11,9 +11,14 @@ import { belowText, positionText, type ScreenModel } from './screen-model.js';
 /** The table's renderer; it remembers the lines drawn last so an unchanged table is left alone. */
 export function tableRenderer(w: ConsoleWidgets) {
   let drawn: string[] = [];
+  // the column widths of a set of rows: laid out once, not on every one-second redraw
+  let laidOut: { all: readonly Row[]; rows: number; inner: number; widths: ColumnWidths } | undefined;
   /** Draw the rows in sight (only when a line changed), the selection and the border markers. */
   return function renderTable(model: ScreenModel, order: SortOrder, page: number, inner: number): void {
-    const widths = columnWidths(inner, model.rows);
+    if (laidOut?.all !== model.all || laidOut.rows !== model.rows.length || laidOut.inner !== inner) {
+      laidOut = { all: model.all, rows: model.rows.length, inner, widths: columnWidths(inner, model.rows) };
+    }
+    const widths = laidOut.widths;
     const inSight = model.rows.slice(model.top, model.top + page);
     const palette = w.theme.palette;
     const lines = [` ${headerLine(widths, order)}`, ...inSight.map((r) => styledLine(r, rowLine(r, widths, palette), palette))];

@@ -48,7 +48,7 @@ export function createWidgets(noColor: boolean, themeName: ThemeName, title: str
   const table = contrib.table({
     parent: screen, keys: false, interactive: 'true', label: ' readings ', columnSpacing: 1, columnWidth: [80],
     fg: base.fg ?? 'default', bg: base.bg, selectedFg: theme.selected.fg ?? 'default', selectedBg: theme.selected.bg ?? 'default',
-    border: { type: 'line', ...border }, style: { border, label: { ...border }, bg: base.bg },
+    border: { type: 'line', ...border }, style: { border, label: { ...border }, fg: base.fg, bg: base.bg },
   } as contrib.Widgets.TableOptions) as unknown as ConsoleWidgets['table'];
   table.rows.parseTags = false; // types and data are shown as they are, braces included
   if (theme.name === 'night') table.style.bold = false; // bold is bright on most terminals

@@ -76,7 +76,8 @@ function answers(url) {
   });
 }
 
-function procMemory(pid) {
+/** Peak and current resident memory of process `pid` in MiB, from /proc (undefined off Linux or once it is gone). */
+export function procMemory(pid) {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
     const kib = (key) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN);
