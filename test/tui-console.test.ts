@@ -1,86 +1,23 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawnDaemon, type ChildDaemon } from './helpers/daemon.js';
-import { request, type RawAnswer } from './helpers/http.js';
+import { ageless, boxed, COLOUR, follow, order, post, row, selectedType, tableRows, withConsole, withDaemon } from './helpers/console-screen.js';
+import { spawnDaemon } from './helpers/daemon.js';
+import { request } from './helpers/http.js';
 import { removeDir } from './helpers/tmp.js';
 import { Terminal } from './helpers/tmux.js';
+import { HELP_LINES } from '../tui/help.js';
 
 // The live console through the real command line, `telemetry current [TYPE] --follow`, in a
 // real pseudo-terminal (tmux, test/helpers/tmux.ts) against a real daemon (a child process).
 // Keys go in with send-keys, the screen is read with capture-pane; every wait polls the
 // screen until a condition holds, with a deadline.
 
-/** The cells of a type's table row: [mark, type, age, seq, run, data]; undefined when not shown. */
-function row(screen: string, type: string): string[] | undefined {
-  return tableRows(screen).find((cells) => cells[1] === type);
-}
-
-/** Every table row on the screen, top to bottom, as cells (see row). */
-function tableRows(screen: string): string[][] {
-  const rows: string[][] = [];
-  for (const line of screen.split('\n')) {
-    const inner = line.slice(1, -1);
-    if (!line.startsWith('│') || !/^ [ *] \S/.test(inner)) continue;
-    const cells = inner.slice(3).trim().split(/\s{2,}/);
-    if (cells[0] !== 'TYPE') rows.push([inner[1]!, ...cells]);
-  }
-  return rows;
-}
-
-/** The types of the table's rows in screen order. */
-const order = (screen: string): string[] => tableRows(screen).map((cells) => cells[1]!);
-
-/** The type of the row drawn selected (white on blue), from a capture with escapes. */
-function selectedType(escaped: string): string | undefined {
-  const line = escaped.split('\n').find((l) => l.includes('\x1b[37m\x1b[44m'));
-  return line === undefined ? undefined : tableRows(line.replace(/\x1b\[[0-9;]*m/g, ''))[0]?.[1];
-}
-
-/** A line inside an 80-column box: `│`, the text padded to 78 columns, `│`. `wide`: double-width characters in it. */
-const boxed = (text: string, wide = 0): string => `│${text}${' '.repeat(78 - text.length - wide)}│`;
-
-/** Single-digit ages ("0s" .. "9s") as "Ns": the one thing in these screens that depends on timing. */
-const ageless = (line: string): string => line.replace(/\b\ds\b/g, 'Ns');
-
-function post(d: ChildDaemon, type: string, data: unknown): Promise<RawAnswer> {
-  return request(d.url, '/event', { method: 'POST', body: { type, data } });
-}
-
-/** `telemetry current [TYPE] --follow` against daemon `d`, polling every 0.3 s. */
-function follow(d: ChildDaemon, ...more: string[]): string[] {
-  return ['current', '--follow', '--host', '127.0.0.1', '--port', String(d.port), '--interval', '0.3', ...more];
-}
-
-/** Run `fn` with a fresh daemon; it is stopped and its files removed afterwards, whatever happened. */
-async function withDaemon(fn: (d: ChildDaemon) => Promise<void>): Promise<void> {
-  const d = await spawnDaemon();
-  try {
-    await fn(d);
-  } finally {
-    d.child.kill('SIGTERM');
-    await d.exited;
-    removeDir(d.siteDir);
-  }
-}
-
-/** Run `fn` with a fresh daemon and terminal; both are gone afterwards, whatever happened. */
-function withConsole(fn: (d: ChildDaemon, t: Terminal) => Promise<void>): Promise<void> {
-  return withDaemon(async (d) => {
-    const t = new Terminal();
-    try {
-      await fn(d, t);
-    } finally {
-      t.kill();
-    }
-  });
-}
-
 test('rows appear and update in place; run id, filter and detail keys work; p pauses', () => withConsole(async (d, t) => {
   await post(d, 'weather', { temp_c: 4, sky: 'clear' });
   await post(d, 'dome', 'open');
   t.run(follow(d));
   let s = await t.waitFor('both rows', (x) => row(x, 'weather') !== undefined && row(x, 'dome') !== undefined);
-  assert.match(s.split('\n')[0]!, new RegExp(`^meridian 127\\.0\\.0\\.1:${d.port}  LIVE  updated \\d\\d:\\d\\d:\\d\\dZ$`));
+  assert.match(s.split('\n')[0]!, new RegExp(`^meridian 127\\.0\\.0\\.1:${d.port}  LIVE  last poll \\d\\d:\\d\\d:\\d\\dZ$`));
   assert.is(s.split('\n')[1], 'run site  2 types  poll 300ms  sort type');
   assert.equal(row(s, 'weather')!.slice(3), ['1', '-', 'temp_c=4 sky=clear']);
   assert.equal(row(s, 'dome')!.slice(3), ['2', '-', 'open']);
@@ -119,7 +56,7 @@ test('rows appear and update in place; run id, filter and detail keys work; p pa
   await t.waitFor('detail shown again', (x) => x.includes('"run_id": "n042"'));
 
   t.keys('p');
-  s = await t.waitFor('paused', (x) => /  PAUSED  updated \d\d:\d\d:\d\dZ$/.test(x.split('\n')[0]!));
+  s = await t.waitFor('paused', (x) => /  PAUSED  last poll \d\d:\d\d:\d\dZ$/.test(x.split('\n')[0]!));
   await post(d, 'dome', 'half');
   assert.is(row(t.screen(), 'dome')![5], 'closed');
   t.keys('p');
@@ -136,36 +73,35 @@ test('80x24 from the start, TERM=xterm-256color and TERM=screen-256color: the wh
   const dome = (await post(d, 'dome status', { shutter: 'open', azimuth: 212.5 })).json;
   await post(d, 'weather', { temp_c: 4.1, humidity: 82, wind_kmh: 14, sky: 'partly cloudy' });
   await post(d, '天気 météo', { 空: '晴れ' });
-  const expected = [ // below the first line, which has the time of the last update
+  const expected = [ // below the first line, which has the time of the last poll
     'run site  3 types  poll 300ms  sort type',
-    `┌─ readings ${'─'.repeat(67)}┐`,
-    boxed('   TYPE         AGE           SEQ  RUN  DATA'),
+    `┌─ readings ${'─'.repeat(61)} 1/3 ─┐`,
+    boxed('   TYPE▲        AGE            SEQ  RUN  DATA'),
     boxed(''),
-    boxed('   dome status  Ns              1  -    shutter=open azimuth=212.5'),
-    boxed('   weather      Ns              2  -    temp_c=4.1 humidity=82 wind_kmh=14 s…'),
-    boxed('   天気 météo   Ns              3  -    空=晴れ', 5),
+    boxed('   dome status  Ns               1  -    shutter=open azimuth=212.5'),
+    boxed('   weather      Ns               2  -    temp_c=4.1 humidity=82 wind_kmh=14 …'),
+    boxed('   天気 météo   Ns               3  -    空=晴れ', 5),
     ...Array.from({ length: 5 }, () => boxed('')),
     `└${'─'.repeat(78)}┘`,
     `┌─ dome status  Ns  seq 1 ${'─'.repeat(53)}┐`,
-    // the trend of the one numeric field: its one reading, in the newest column
-    boxed('last hour:'),
-    boxed(`azimuth ${' '.repeat(47)}▄ 212.5..212.5  212.5`),
-    boxed(''),
     boxed('{'),
     boxed('  "seq": 1,'),
     boxed(`  "ts": "${dome.ts}",`),
     boxed('  "type": "dome status",'),
+    boxed('  "data": {'),
+    boxed('    "shutter": "open",'),
+    boxed('    "azimuth": 212.5'),
     `└${'─'.repeat(78)}┘`,
-    'j/k move  Enter detail  / filter  s sort  p pause  ? help  q quit',
+    'j/k move  Enter detail  / filter  s sort  r reverse  p pause  ? help  q quit',
   ];
   for (const term of ['xterm-256color', 'screen-256color']) {
     const t = new Terminal();
     try {
       t.run(follow(d), { width: 80, height: 24, term });
-      const s = await t.waitFor(`three rows and the trend (${term})`, (x) => order(x).length === 3 && x.includes('│azimuth '));
+      const s = await t.waitFor(`three rows (${term})`, (x) => order(x).length === 3);
       const lines = s.split('\n');
       assert.is(lines.length, 25, '24 lines and the last newline');
-      assert.match(lines[0]!, new RegExp(`^meridian 127\\.0\\.0\\.1:${d.port}  LIVE  updated \\d\\d:\\d\\d:\\d\\dZ$`));
+      assert.match(lines[0]!, new RegExp(`^meridian 127\\.0\\.0\\.1:${d.port}  LIVE  last poll \\d\\d:\\d\\d:\\d\\dZ$`));
       assert.equal(lines.slice(1, 24).map(ageless), expected, term);
     } finally {
       t.kill();
@@ -177,15 +113,15 @@ test('resize from 100x30 to 80x24 under TERM=screen-256color re-lays out; the su
   await post(d, 'weather station north', { temp_c: -3.5, humidity: 81, wind_kmh: 12, sky: 'partly cloudy', gust: 30 });
   t.run(follow(d), { term: 'screen-256color' });
   let s = await t.waitFor('row at 100 columns', (x) => row(x, 'weather station north') !== undefined);
-  assert.equal(row(s, 'weather station north')!.slice(3), ['1', '-', 'temp_c=-3.5 humidity=81 wind_kmh=12 sky="partl…']);
+  assert.equal(row(s, 'weather station north')!.slice(3), ['1', '-', 'temp_c=-3.5 humidity=81 wind_kmh=12 sky="part…']);
   t.resize(80, 24);
   s = await t.waitFor('80x24 layout', (x) => x.split('\n')[2]!.length === 80 && x.split('\n')[23]!.startsWith('j/k move'));
   const lines = s.split('\n');
   assert.is(lines.length, 25); // 24 rows + trailing newline
   assert.ok(lines.every((l) => l.length <= 80));
   assert.is(lines[22], `└${'─'.repeat(78)}┘`);
-  assert.is(lines[23], 'j/k move  Enter detail  / filter  s sort  p pause  ? help  q quit');
-  assert.equal(row(s, 'weather station north')!.slice(3), ['1', '-', 'temp_c=-3.5 humidity=81 wi…']);
+  assert.is(lines[23], 'j/k move  Enter detail  / filter  s sort  r reverse  p pause  ? help  q quit');
+  assert.equal(row(s, 'weather station north')!.slice(3), ['1', '-', 'temp_c=-3.5 humidity=81 w…']);
 }));
 
 test('daemon stopped: DISCONNECTED with readings kept; restarted: LIVE again', async () => {
@@ -198,7 +134,7 @@ test('daemon stopped: DISCONNECTED with readings kept; restarted: LIVE again', a
     d.child.kill('SIGTERM');
     await d.exited;
     let s = await t.waitFor('disconnected', (x) => x.includes('DISCONNECTED'));
-    assert.match(s.split('\n')[0]!, /  DISCONNECTED  retrying  updated \d\d:\d\d:\d\dZ$/);
+    assert.match(s.split('\n')[0]!, /  DISCONNECTED  retrying every 300ms  last poll \d\d:\d\d:\d\dZ$/);
     assert.equal(row(s, 'mount')!.slice(3), ['1', '-', 'ra=12.5'], 'the last readings stay');
     d = await spawnDaemon({ port: d.port, siteDir: d.siteDir });
     await post(d, 'mount', { ra: 13 });
@@ -240,26 +176,11 @@ test('? shows the keys over the view; ? and Esc close it', () => withConsole(asy
   const lines = s.split('\n');
   const top = lines.findIndex((l) => l.includes('┌─ keys '));
   const left = lines[top]!.indexOf('┌─ keys ');
-  assert.equal([top, left], [7, 18], 'centred on 100x30');
-  assert.is(lines[top]!.slice(left, left + 64), `┌─ keys ${'─'.repeat(55)}┐`);
-  assert.equal(lines.slice(top + 1, top + 15).map((l) => l.slice(left, left + 64)), [
-    'up/down, j/k      move the selection',
-    'PgUp/PgDn         move a page',
-    'Home/End, g/G     first / last row',
-    'Enter             show or hide the detail pane',
-    '/                 filter types (Enter applies, empty clears,',
-    '                  Esc cancels)',
-    's                 sort by type, age (newest first), seq',
-    'p                 pause / resume updates',
-    '?  Esc            close this help',
-    'q  Ctrl-C         quit',
-    '',
-    'Columns: TYPE, AGE of the reading (daemon clock), SEQ,',
-    'RUN id ("-" = site), DATA summary. "*" = just changed;',
-    'STALE = older than the stale threshold.',
-  ].map((text) => `│${text.padEnd(62)}│`));
-  assert.is(lines[top + 15]!.slice(left, left + 64), `└${'─'.repeat(62)}┘`);
-  assert.is(lines[29], 'j/k move  Enter detail  / filter  s sort  p pause  ? help  q quit');
+  assert.equal([top, left], [7, 21], 'centred on 100x30');
+  assert.is(lines[top]!.slice(left, left + 58), `┌─ keys ${'─'.repeat(49)}┐`);
+  assert.equal(lines.slice(top + 1, top + 15).map((l) => l.slice(left, left + 58)), HELP_LINES.map((text) => `│ ${text.padEnd(55)}│`));
+  assert.is(lines[top + 15]!.slice(left, left + 58), `└${'─'.repeat(56)}┘`);
+  assert.is(lines[29], 'j/k move  Enter detail  / filter  s sort  r reverse  p pause  ? help  q quit');
 
   const view = (x: string) => x.split('\n').slice(1).map(ageless);
   t.keys('?');
@@ -285,11 +206,10 @@ test('j/k, up/down, PgDn/PgUp move the selection; the detail pane shows the sele
   for (const [key, type] of steps) {
     if (key) t.keys(key);
     const n = Number(type.slice(-2));
-    // the pane: the trend of the selected type's value (one reading), then the envelope
-    const s = await t.waitFor(`${key} -> ${type}`, (x) => x.split('\n')[16]!.startsWith(`│value `) && x.split('\n')[16]!.endsWith(` ${n}..${n}  ${n}  │`));
+    const s = await t.waitFor(`${key} -> ${type}`, (x) => x.split('\n')[18] === boxed(`  "type": "${type}",`));
     const lines = s.split('\n');
     assert.match(lines[14]!, new RegExp(`^┌─ ${type}  \\ds  seq ${n} ─+┐$`), `${key}: the detail pane's title`);
-    assert.equal(lines.slice(15, 20), [boxed('last hour:'), boxed(`value${' '.repeat(65 - 3 * String(n).length)}▄ ${n}..${n}  ${n}`), boxed(''), boxed('{'), boxed(`  "seq": ${n},`)]);
+    assert.is(lines[16], boxed(`  "seq": ${n},`));
     assert.equal(row(s, type)!.slice(3), [String(n), '-', String(n)], `${key}: the row is on screen`);
     assert.is(selectedType(t.screen(true)), type, `${key}: and drawn selected`);
   }
@@ -323,13 +243,13 @@ test('one type (positional TYPE) is shown large; NO_COLOR=1 draws no colour; a r
   await post(d, 'dome', 'open');
   t.run(follow(d, '天気 météo', '--stale', '1'), { env: { NO_COLOR: '1' } });
   const s = await t.waitFor('stale single row', (x) => row(x, '天気 météo')?.[2]?.endsWith('STALE') === true);
-  assert.is(s.split('\n')[1], 'run site  type 天気 météo  poll 300ms');
+  assert.is(s.split('\n')[1], 'run site  1 STALE  type 天気 météo  poll 300ms');
   assert.match(row(s, '天気 météo')![2]!, /^\ds STALE$/);
   assert.equal(row(s, '天気 météo')!.slice(3), ['1', '-', '空=晴れ note=ensoleillé']);
   assert.is(row(s, 'dome'), undefined);
   assert.match(s, /"空": "晴れ"/);
   assert.is(s.split('\n')[29], 'Enter detail  p pause  ? help  q quit', 'no keys that would do nothing here');
-  assert.not.match(t.screen(true), /\x1b\[(?:[0-9;]*;)?(?:3[0-7]|4[0-7]|38;5;\d+|48;5;\d+)[;m]/, 'no colour codes');
+  assert.not.match(t.screen(true), COLOUR, 'no colour codes');
 }));
 
 test('1,000 types: End and Home jump through them, sort by seq', () => withConsole(async (d, t) => {

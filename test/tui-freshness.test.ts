@@ -1,0 +1,234 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ageless, boxed, COLOUR, follow, order, post, row, withConsole } from './helpers/console-screen.js';
+import { freePort, spawnDaemon, TELEMETRY_BIN as TELEMETRY, type ChildDaemon } from './helpers/daemon.js';
+import { removeDir } from './helpers/tmp.js';
+import { Terminal } from './helpers/tmux.js';
+import { HELP_LINES } from '../tui/help.js';
+
+// Issue 14 in the live console, each in a real terminal (tmux) at 80x24 or 60x20 against a
+// daemon child with per-type limits: a stale or missing reading is never out of sight.
+// old.01..old.10 are stale at once (a limit of 1 ms), power is expected and missing.
+
+const RULES = ['--max-age', 'power=90,old.*=0.001,*=3600'];
+
+/** Ten readings that are stale at once and twenty fresh ones; the daemon then records meridian.stale (32 types). */
+async function seed(d: ChildDaemon): Promise<void> {
+  for (let i = 1; i <= 10; i++) await post(d, `old.${String(i).padStart(2, '0')}`, { v: i });
+  for (let i = 1; i <= 20; i++) await post(d, `sensor-${String(i).padStart(2, '0')}`, { temp_c: i / 2, ok: true });
+}
+
+/** The screen without the first line (it has the time of the last poll), single-digit ages as Ns. */
+const body = (screen: string): string[] => screen.split('\n').slice(1, -1).map(ageless);
+
+const staleRow = (n: number, width: number) => boxed(`   old.${String(n).padStart(2, '0')}          Ns STALE        ${String(n).padStart(2)}  -    v=${n}`, 0, width);
+
+test('80x24: "11 STALE" in the header, stale rows on top, the position and "+24 more (3 stale) ↓" on the borders; End shows the rest', () => withConsole(async (d, t) => {
+  await seed(d);
+  t.run(follow(d), { width: 80, height: 24 });
+  let s = await t.waitFor('32 types', (x) => x.includes(' 1/32 '));
+  assert.equal(body(s), [
+    'run site  11 STALE  32 types  poll 300ms  sort type',
+    `┌─ readings ${'─'.repeat(60)} 1/32 ─┐`,
+    boxed('   TYPE▲           AGE            SEQ  RUN  DATA'),
+    boxed(''),
+    ...[1, 2, 3, 4, 5, 6, 7, 8].map((n) => staleRow(n, 80)),
+    `└${'─'.repeat(55)} +24 more (3 stale) ↓ ─┘`,
+    `┌─ old.01  Ns STALE  seq 1 ${'─'.repeat(52)}┐`,
+    boxed('{'),
+    boxed('  "seq": 1,'),
+    body(s)[16]!,
+    boxed('  "type": "old.01",'),
+    boxed('  "data": {'),
+    boxed('    "v": 1'),
+    boxed('  },'),
+    `└${'─'.repeat(78)}┘`,
+    'j/k move  Enter detail  / filter  s sort  r reverse  p pause  ? help  q quit',
+  ]);
+  assert.match(s.split('\n')[17]!, /^│ {2}"ts": "\d{4}-.*Z",/);
+  t.keys('G');
+  s = await t.waitFor('the last row', (x) => x.includes(' 32/32 '));
+  assert.match(s.split('\n')[2]!, /─ ↑ 24 more \(11 stale\) {2}32\/32 ─┐$/);
+  assert.is(s.split('\n')[13], `└${'─'.repeat(78)}┘`, 'nothing below');
+  assert.equal(order(s), ['sensor-13', 'sensor-14', 'sensor-15', 'sensor-16', 'sensor-17', 'sensor-18', 'sensor-19', 'sensor-20']);
+  t.keys('PPage');
+  s = await t.waitFor('a page up', (x) => x.includes(' 24/32 '));
+  assert.match(s.split('\n')[13]!, /─ \+1 more ↓ ─┘$/);
+  assert.match(s.split('\n')[2]!, /─ ↑ 23 more \(11 stale\) {2}24\/32 ─┐$/);
+  t.keys('g');
+  s = await t.waitFor('the first row', (x) => x.includes(' 1/32 '));
+  assert.is(order(s)[0], 'old.01');
+}, RULES));
+
+test('60x20: the whole screen, and the help laid out inside it', () => withConsole(async (d, t) => {
+  await seed(d);
+  t.run(follow(d), { width: 60, height: 20 });
+  const s = await t.waitFor('32 types', (x) => x.includes(' 1/32 '));
+  assert.equal(body(s), [
+    'run site  11 STALE  32 types  poll 300ms  sort type',
+    `┌─ readings ${'─'.repeat(40)} 1/32 ─┐`,
+    boxed('   TYPE▲           AGE            SEQ  RUN  DATA', 0, 60),
+    boxed('', 0, 60),
+    ...[1, 2, 3, 4, 5, 6].map((n) => staleRow(n, 60)),
+    `└${'─'.repeat(35)} +26 more (5 stale) ↓ ─┘`,
+    `┌─ old.01  Ns STALE  seq 1 ${'─'.repeat(32)}┐`,
+    boxed('{', 0, 60),
+    boxed('  "seq": 1,', 0, 60),
+    body(s)[14]!,
+    boxed('  "type": "old.01",', 0, 60),
+    boxed('  "data": {', 0, 60),
+    `└${'─'.repeat(58)}┘`,
+    'j/k move  / filter  s sort  p pause  ? help  q quit',
+  ]);
+  t.keys('?');
+  const h = await t.waitFor('help', (x) => x.includes('─ keys '));
+  const lines = h.split('\n');
+  assert.is(lines[2], `┌┌─ keys ${'─'.repeat(49)}┐┐`);
+  assert.equal(lines.slice(3, 17).map((l) => l.slice(1, 59)), HELP_LINES.map((text) => `│ ${text.padEnd(55)}│`));
+  assert.is(lines[17]!.slice(1, 59), `└${'─'.repeat(56)}┘`);
+  assert.ok(lines.slice(0, 20).every((l) => [...l].length <= 60), 'nothing past the right edge');
+}, RULES));
+
+test('keys: r reverses (the sorted column marked), Esc clears the filter, Tab scrolls the detail pane, "p resume" while paused', () => withConsole(async (d, t) => {
+  await seed(d);
+  t.run(follow(d), { width: 80, height: 24 });
+  let s = await t.waitFor('32 types', (x) => x.includes(' 1/32 '));
+  t.keys('r');
+  s = await t.waitFor('reversed', (x) => x.split('\n')[1]!.endsWith('sort type reversed'));
+  assert.match(s.split('\n')[3]!, /^│ {3}TYPE▼ /);
+  assert.equal(order(s), ['old.08', 'old.07', 'old.06', 'old.05', 'old.04', 'old.03', 'old.02', 'old.01'], 'the selection stays on old.01, now 11th');
+  assert.match(s.split('\n')[2]!, /─ ↑ 3 more \(3 stale\) {2}11\/32 ─┐$/, 'power, old.10 and old.09 above: the stale rows stay on top, reversed');
+  t.keys('s');
+  s = await t.waitFor('by age, reversed', (x) => x.split('\n')[1]!.endsWith('sort age reversed'));
+  assert.match(s.split('\n')[3]!, /^│ {3}TYPE {12}AGE▼ /);
+  t.keys('r', 's', 's');
+  s = await t.waitFor('by type again', (x) => x.split('\n')[1]!.endsWith('sort type'));
+
+  t.keys('/', 's', 'e', 'n', 's', 'o', 'r', '-', '1', 'Enter');
+  s = await t.waitFor('filtered', (x) => x.includes('filter "sensor-1"'));
+  assert.equal(order(s).length, 8);
+  assert.match(s.split('\n')[1]!, /^run site {2}11 STALE {2}10\/32 types/, 'the stale count is of every type, whatever the filter');
+  t.keys('Escape');
+  s = await t.waitFor('filter cleared', (x) => x.split('\n')[1]!.endsWith('sort type'));
+  assert.match(s, / 22\/32 /, 'the selection stays on sensor-10, among every row again');
+  t.keys('g');
+  await t.waitFor('the first row', (x) => x.includes(' 1/32 '));
+
+  t.keys('Tab');
+  s = await t.waitFor('detail focused', (x) => x.includes('┌─ ▸ old.01 '));
+  t.keys('j', 'j');
+  s = await t.waitFor('detail scrolled two lines', (x) => x.split('\n')[15]!.startsWith('│  "ts": '));
+  assert.equal(order(s)[0], 'old.01', 'j moved the pane, not the selection');
+  assert.match(s, / 1\/32 /);
+  t.keys('Escape');
+  s = await t.waitFor('table focused', (x) => x.includes('┌─ old.01 '));
+  t.keys('j');
+  s = await t.waitFor('the selection moves again', (x) => x.includes(' 2/32 '));
+
+  t.keys('p');
+  s = await t.waitFor('paused', (x) => x.split('\n')[23] === 'j/k move  Enter detail  / filter  s sort  r reverse  p resume  ? help  q quit');
+  assert.match(s.split('\n')[0]!, /  PAUSED  /);
+  t.keys('p');
+  await t.waitFor('live', (x) => x.split('\n')[23]!.includes('p pause'));
+}, RULES));
+
+test('the change mark: "*" a value changed at the last refresh (changed keys in reverse video, like watch -d), "." the same value again; gone at the next refresh', () => withConsole(async (d, t) => {
+  await post(d, 'weather', { temp_c: 4, sky: 'clear' });
+  await post(d, 'dome', 'open');
+  t.run([...follow(d).slice(0, -1), '2'], { width: 80, height: 24 });
+  await t.waitFor('two rows', (x) => row(x, 'weather') !== undefined && row(x, 'dome') !== undefined);
+  await post(d, 'weather', { temp_c: 5, sky: 'clear' });
+  await post(d, 'dome', 'open');
+  const s = await t.waitFor('both marked', (x) => row(x, 'weather')?.[0] === '*' && row(x, 'dome')?.[0] === '.');
+  assert.equal(row(s, 'weather')!.slice(3), ['3', '-', 'temp_c=5 sky=clear']);
+  const line = t.screen(true).split('\n').find((l) => l.includes('weather'))!;
+  assert.match(line, /7m(?:\x1b\[[0-9;]*m)*temp_c=5\x1b\[0m(?:\x1b\[[0-9;]*m)* sky=clear/, 'only the changed part in reverse video');
+  const dome = t.screen(true).split('\n').find((l) => l.includes(' dome '))!;
+  assert.not.match(dome, /\x1b\[7m/, 'the same value: nothing highlighted');
+  await t.waitFor('marks gone at the next refresh', (x) => row(x, 'weather')?.[0] === ' ' && row(x, 'dome')?.[0] === ' ', 10_000);
+}));
+
+/** The distinct SGR parameters a capture with escapes uses. */
+function sgrCodes(escaped: string): string[] {
+  return [...new Set([...escaped.matchAll(/\x1b\[([0-9;]*)m/g)].flatMap((m) => m[1]!.split(';')))].sort();
+}
+
+test('--theme night is dim red on black: no bold, no bright or other colours; stale rows underlined', () => withConsole(async (d, t) => {
+  await seed(d);
+  t.run([...follow(d), '--theme', 'night'], { width: 80, height: 24 });
+  await t.waitFor('32 types', (x) => x.includes(' 1/32 '));
+  const escaped = t.screen(true);
+  assert.equal(sgrCodes(escaped).filter((c) => !['0', '4', '7', '24', '27', '30', '31', '39', '40', '41', '49'].includes(c)), [], 'only red, black, underline and reverse');
+  assert.ok(sgrCodes(escaped).includes('31') && sgrCodes(escaped).includes('40'), 'red on black');
+  assert.match(escaped.split('\n')[6]!, /\x1b\[4m/, 'a stale row is underlined');
+}, RULES));
+
+for (const [name, env, term] of [['NO_COLOR=1', { NO_COLOR: '1' }, undefined], ['TERM=vt100', {}, 'vt100']] as const) {
+  test(`${name}: no colour codes at all; stale rows in bold, the selection in reverse video`, () => withConsole(async (d, t) => {
+    await seed(d);
+    t.run(follow(d), { width: 80, height: 24, env, term });
+    await t.waitFor('32 types', (x) => x.includes(' 1/32 '));
+    const escaped = t.screen(true);
+    assert.not.match(escaped, COLOUR);
+    assert.match(escaped.split('\n')[1]!, /\x1b\[1m11 STALE/);
+    assert.match(escaped.split('\n')[5]!, /\x1b\[1;7m {2}old\.01 /, 'the selected (stale) row in bold reverse video');
+    assert.match(escaped.split('\n')[6]!, /\x1b\[1m {2}old\.02 /, 'a stale row in bold');
+  }, RULES));
+}
+
+test('TERM=dumb: no console (it cannot place the cursor): one JSON line per reading', () => withConsole(async (d, t) => {
+  const weather = (await post(d, 'weather', { temp_c: 4 })).text;
+  t.run(follow(d), { width: 200, height: 24, term: 'dumb' });
+  const s = await t.waitFor('a JSON line', (x) => x.split('\n')[0] === weather);
+  assert.not.match(t.screen(true), /\x1b\[/);
+  assert.is(t.display('#{alternate_on}'), '0');
+  t.keys('C-c');
+  assert.equal(await t.output(), { lines: [weather], exit: 0, restored: true });
+  void s;
+}));
+
+test('"connecting" and "no answer" until the daemon first answers, never "run site" before it', async () => {
+  const port = await freePort();
+  const t = new Terminal();
+  let d: ChildDaemon | undefined;
+  try {
+    t.run(['current', '--follow', '--host', '127.0.0.1', '--port', String(port), '--interval', '0.3'], { width: 80, height: 24 });
+    const s = await t.waitFor('no daemon yet', (x) => x.includes('DISCONNECTED'));
+    assert.equal(s.split('\n').slice(0, 2), [`meridian 127.0.0.1:${port}  DISCONNECTED  retrying every 300ms  last poll never`, 'no answer from the daemon yet']);
+    d = await spawnDaemon({ port });
+    const live = await t.waitFor('live', (x) => x.includes('  LIVE  '));
+    assert.is(live.split('\n')[1], 'run site  0 types  poll 300ms  sort type');
+  } finally {
+    t.kill();
+    if (d) {
+      d.child.kill('SIGTERM');
+      await d.exited;
+      removeDir(d.siteDir);
+    }
+  }
+});
+
+test('Ctrl-Z suspends (the shell gets its screen back), fg resumes with the console redrawn', () => withConsole(async (d, t) => {
+  await seed(d);
+  // an interactive shell with job control, the command typed at its prompt
+  t.tmux('-u', '-f', '/dev/null', 'new-session', '-d', '-s', t.target, '-x', '80', '-y', '24',
+    `env -i PATH="${process.env.PATH}" HOME=/tmp LANG=C.UTF-8 TERM=xterm-256color PS1='$ ' bash --norc --noprofile -i`, ';', 'set-option', '-g', 'status', 'off');
+  await t.waitFor('the prompt', (x) => x.startsWith('$'));
+  t.keys(`NCURSES_NO_UTF8_ACS=1 ${process.execPath} ${TELEMETRY} ${follow(d).join(' ')}`, 'Enter');
+  await t.waitFor('the console', (x) => x.includes(' 1/32 '));
+  t.keys('C-z');
+  let s = await t.waitFor('stopped', (x) => /\[1\]\+ +Stopped/.test(x));
+  assert.is(t.display('#{alternate_on}'), '0', 'the main screen is back');
+  assert.not.match(s, /readings/);
+  t.keys('f', 'g', 'Enter');
+  s = await t.waitFor('redrawn', (x) => x.includes(' 1/32 ') && x.includes('  LIVE  '));
+  assert.is(t.display('#{alternate_on}'), '1');
+  t.keys('j');
+  await t.waitFor('keys work again', (x) => x.includes(' 2/32 '));
+  t.keys('q');
+  s = await t.waitFor('back at the prompt', (x) => x.trimEnd().endsWith('$'));
+  assert.is(t.display('#{alternate_on}'), '0');
+  assert.ok(s.split('\n').every((l) => !/^\s+\S$/.test(l)), 'nothing drawn on the shell\'s screen while stopped');
+}, RULES));
+
+test.run();
