@@ -78,7 +78,11 @@ export async function startDaemon(config: DaemonConfig, deps: {
       'anyone who can reach this port can record and read telemetry, start and stop runs');
   }
   if (config.zoneWarning) logger.warn(config.zoneWarning);
-  const metrics = new DaemonMetrics({ clock: deps.clock, version: VERSION, maxAgeTypes: deps.maxAgeTypes });
+  // the judge is made once the store is open; a scrape before that counts nothing stale
+  let judge: FreshnessJudge | undefined;
+  const metrics = new DaemonMetrics({
+    clock: deps.clock, version: VERSION, maxAgeTypes: deps.maxAgeTypes, staleTypes: () => judge?.staleCount(deps.clock.now()) ?? 0,
+  });
   let store: TelemetryStore;
   try {
     store = TelemetryStore.open({
@@ -92,7 +96,7 @@ export async function startDaemon(config: DaemonConfig, deps: {
     throw new StartupError(`site directory ${config.siteDir} is not usable (${code ?? (error as Error).message})`, { cause: error });
   }
 
-  const judge = new FreshnessJudge(store.view, config.maxAge);
+  judge = new FreshnessJudge(store.view, config.maxAge);
   const watch = new StaleWatch({ store, judge, clock: deps.clock, logger, intervalMs: deps.freshnessIntervalMs ?? CHECK_INTERVAL_MS });
 
   let resolveClosed!: () => void;

@@ -37,7 +37,7 @@ function family(samples: Map<string, number>, prefix: string): Record<string, nu
 
 test('after a known workload every meridian metric has its exact value', () => {
   const clock = new ManualClock(T0);
-  return withTestDaemon({ clock, env: { TZ: 'UTC' }, flags: { fsync: 'always' } }, async (d) => {
+  return withTestDaemon({ clock, env: { TZ: 'UTC' }, flags: { fsync: 'always', maxAge: 'weather=20,power=60' }, freshnessIntervalMs: 0 }, async (d) => {
     const dayFile = path.join(d.siteDir, 'site_20260317.ndjson');
     fs.symlinkSync('/dev/full', dayFile);
     assert.is((await postEvent(d.url, { type: 'weather', data: 0 })).status, 503);
@@ -83,6 +83,7 @@ test('after a known workload every meridian metric has its exact value', () => {
     ]);
     assert.is(m.get('meridian_current_types'), 3);
     assert.is(m.get('meridian_run_active'), 1);
+    assert.is(m.get('meridian_current_stale_types'), 2, 'weather 30 s old (limit 20), power expected and missing');
     assert.equal(family(m, 'meridian_reading_age'), {
       'meridian_reading_age_types_omitted': 0,
       'meridian_reading_age_seconds{type="camera"}': 10,

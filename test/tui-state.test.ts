@@ -58,13 +58,15 @@ test('applyOutcome: a change is marked until the next refresh; a 304 keeps the s
   assert.equal([...same.changes], [], 'nothing changed since the last refresh');
 });
 
-test('applyOutcome: a lost daemon forgets its limits; an error answer keeps them', () => {
-  const limits = [{ pattern: '*', seconds: 60 }];
-  const live = { ...applyOutcome(initialState(), { ok: true, ready, run: undefined, poll: poll({ weather }), sentAt: T, receivedAt: T }), limits };
+test('applyOutcome: the limits from /status, kept as the same object while unchanged and while the daemon is away', () => {
+  const first = applyOutcome({ ...initialState(), selected: 'dome' }, { ok: true, ready, run: undefined, poll: poll({ weather, dome }), sentAt: T, receivedAt: T, maxAge: { '*': 60 } });
+  assert.equal([first.limits, first.selected], [[{ pattern: '*', seconds: 60 }], undefined], 'a selection nobody chose goes back to the top');
+  const same = applyOutcome(first, { ok: true, ready, run: undefined, poll: poll(undefined), sentAt: T, receivedAt: T, maxAge: { '*': 60 } });
+  assert.is(same.limits, first.limits);
   const error = new TelemetryConnectionError('x', { reason: 'ECONNREFUSED', timedOut: false, method: 'GET', url: 'x' });
-  assert.is(applyOutcome(live, { ok: false, error, receivedAt: T }).limits, undefined);
-  const refused = new TelemetryClientError('403', { statusCode: 403, detail: 'Wrong token.', method: 'GET', url: 'x' });
-  assert.is(applyOutcome(live, { ok: false, error: refused, receivedAt: T }).limits, limits);
+  assert.is(applyOutcome(same, { ok: false, error, receivedAt: T }).limits, first.limits);
+  const other = applyOutcome({ ...same, selected: 'dome', moved: true }, { ok: true, ready, run: undefined, poll: poll(undefined), sentAt: T, receivedAt: T, maxAge: { dome: 5 } });
+  assert.equal([other.limits, other.selected], [[{ pattern: 'dome', seconds: 5 }], 'dome']);
 });
 
 test('applyOutcome: no daemon -> disconnected, readings kept, etag dropped; an error answer -> error', () => {

@@ -1,5 +1,5 @@
 import { TelemetryConnectionError, TelemetryClientError } from '../client/errors.js';
-import type { MaxAgeRules } from '../lib/max-age.js';
+import { formatMaxAge, rulesFromWire, type MaxAgeRules } from '../lib/max-age.js';
 import type { RunRecord, SinkStatus } from '../lib/wire.js';
 import { diffSnapshots, type Change, type Snapshot, type SortOrder } from '../table/rows.js';
 import { offsetOf, refineOffset, type OffsetBounds } from './daemon-clock.js';
@@ -31,7 +31,7 @@ export interface ConsoleState {
   sinks: SinkStatus[];
   /** What changed at the last refresh, against the one before (the refresh the operator saw). */
   changes: Map<string, Change>;
-  /** The daemon's age limits (GET /status), undefined until known. */
+  /** The daemon's age limits (GET /status, asked with every poll), undefined until known. */
   limits: MaxAgeRules | undefined;
   selected: string | undefined;
   /** The operator moved the selection (until then it stays on the first row as rows come and go). */
@@ -75,23 +75,35 @@ export function onlyType(snapshot: Snapshot, type: string | undefined): Snapshot
 
 /**
  * The state after one poll cycle. Every good answer is a refresh: the change marks then
- * show what changed since the previous one (none after a 304). A lost daemon forgets its
- * limits (a restarted one may have others).
+ * show what changed since the previous one (none after a 304). The limits stay while the
+ * daemon is away (its readings only grow older); a restarted one sends its own.
  */
 export function applyOutcome(state: ConsoleState, outcome: PollOutcome, type?: string): ConsoleState {
   if (!outcome.ok) {
     const down = outcome.error instanceof TelemetryConnectionError;
     const problem = outcome.error instanceof TelemetryClientError ? outcome.error.detail : String(outcome.error);
-    return { ...state, connection: down ? 'disconnected' : 'error', problem, etag: undefined, limits: down ? undefined : state.limits };
+    return { ...state, connection: down ? 'disconnected' : 'error', problem, etag: undefined };
   }
   const { poll } = outcome;
   const clock = poll.serverTime === undefined ? state.clock
     : refineOffset(state.clock, poll.serverTime, outcome.sentAt, outcome.receivedAt);
   const next = { ...state, clock, connection: 'live' as const, problem: undefined,
-    runActive: outcome.ready.run_active, run: outcome.run, sinks: outcome.sinks ?? state.sinks };
+    runActive: outcome.ready.run_active, run: outcome.run, sinks: outcome.sinks ?? state.sinks, ...limitsOf(state, outcome.maxAge) };
   next.lastGoodPoll = daemonNow(next, outcome.receivedAt);
   // the same (empty) map when nothing changed twice in a row: the screen keeps its sorted rows
   if (!poll.changed || !poll.current) return { ...next, changes: state.changes.size === 0 ? state.changes : new Map() };
   const snapshot = onlyType(poll.current, type);
   return { ...next, snapshot, etag: poll.etag, changes: diffSnapshots(state.snapshot, snapshot) };
+}
+
+/**
+ * The limits after a poll: the same object while they are unchanged (the screen keeps its
+ * sorted rows). When they first arrive, stale rows move to the top: a selection nobody chose
+ * goes back to the first row.
+ */
+function limitsOf(state: ConsoleState, wire: Record<string, number | null> | undefined): Partial<ConsoleState> {
+  if (wire === undefined) return {};
+  const limits = rulesFromWire(wire);
+  if (state.limits !== undefined && formatMaxAge(state.limits) === formatMaxAge(limits)) return {};
+  return state.limits === undefined && !state.moved ? { limits, selected: undefined, top: 0 } : { limits };
 }

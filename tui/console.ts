@@ -1,5 +1,4 @@
 import type { TelemetryClient } from '../client/client.js';
-import { rulesFromWire } from '../lib/max-age.js';
 import type { Clock } from '../lib/time.js';
 import type { ThemeName } from '../table/palette.js';
 import { nextSort } from '../table/rows.js';
@@ -39,7 +38,6 @@ export function runConsole(config: ConsoleConfig): Promise<number> {
     let model: ScreenModel | undefined;
     let tick: NodeJS.Timeout | undefined;
     let done = false;
-    let askingLimits = false;
     // stopped by Ctrl-Z: nothing is drawn until `fg` (a timer that fires first would draw on the shell's screen)
     let suspended = false;
 
@@ -54,22 +52,11 @@ export function runConsole(config: ConsoleConfig): Promise<number> {
       draw();
       tick = setTimeout(everySecond, 1000);
     };
-    // the daemon's limits: asked once it answers, again after it was lost (a restarted one may have others)
-    const askLimits = (): void => {
-      if (askingLimits || state.limits !== undefined || state.connection !== 'live') return;
-      askingLimits = true;
-      config.client.status().then((status) => {
-        // stale rows move to the top now: a selection nobody chose stays on the first row
-        state = { ...state, limits: rulesFromWire(status.max_age), ...(state.moved ? {} : { selected: undefined, top: 0 }) };
-        draw();
-      }, () => undefined).finally(() => { askingLimits = false; });
-    };
     const poller = startPoller({
       client: config.client, clock: config.clock, intervalMs: config.intervalMs, etag: () => state.etag,
       onOutcome: (outcome) => {
         if (state.paused) return; // answered after `p`: the view stays frozen
         state = applyOutcome(state, outcome, config.type);
-        askLimits();
         draw();
       },
     });

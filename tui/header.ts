@@ -74,6 +74,8 @@ export function headerLines(state: ConsoleState, info: HeaderInfo): [string, str
   parts.push(info.type === undefined ? types : `type ${info.type}`, `poll ${formatInterval(info.intervalMs)}`);
   if (info.type === undefined) parts.push(`sort ${state.order.key}${state.order.reverse ? ' reversed' : ''}`);
   if (state.filter) parts.push(`filter "${state.filter}"`);
+  const sinks = sinksBehind(state.sinks);
+  if (sinks) parts.push(sinks);
   return [first, parts.join('  ')];
 }
 

@@ -23,10 +23,7 @@ export interface MetricsOptions {
   version: string;
   /** How many types get a meridian_reading_age_seconds series (default 1000, by type name). */
   maxAgeTypes?: number;
-  /**
-   * How many types are stale now (the console's staleness rule). Until the daemon knows
-   * staleness (issue 14), nobody passes it and meridian_current_stale_types is not exported.
-   */
+  /** How many types are stale now, by the daemon's `--max-age` (meridian_current_stale_types; not exported without it). */
   staleTypes?: () => number;
 }
 
@@ -58,7 +55,7 @@ export class DaemonMetrics {
     new Gauge({ name: 'meridian_run_active', help: '1 while a run is active, else 0.', registers, collect() { this.set(run() ? 1 : 0); } });
     if (opts.staleTypes) {
       const stale = opts.staleTypes;
-      new Gauge({ name: 'meridian_current_stale_types', help: 'Types whose current reading is stale.', registers, collect() { this.set(stale()); } });
+      new Gauge({ name: 'meridian_current_stale_types', help: 'Types whose current reading is stale, or expected and missing (--max-age).', registers, collect() { this.set(stale()); } });
     }
     registerReadingAges(this.registry, view, opts.clock, opts.maxAgeTypes ?? DEFAULT_MAX_AGE_TYPES);
     this.stopProcessMetrics = registerProcessMetrics(this.registry);
