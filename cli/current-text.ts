@@ -1,7 +1,8 @@
 import type { CurrentAnswer, Envelope, JsonValue } from '../lib/wire.js';
 import { formatAge, printable } from '../table/format.js';
 import type { Palette } from '../table/palette.js';
-import { ageOf, buildRows, toRow, type Judge } from '../table/rows.js';
+import { buildRows, toRow, type Judge } from '../table/rows.js';
+import { answerJudge } from './current-judge.js';
 import { columnWidths, headerLine, rowLine, styledLine } from '../table/table-lines.js';
 
 // `telemetry current` on a terminal: the view as the console's table (same columns, same
@@ -17,16 +18,6 @@ export interface TextOptions {
   /** Terminal width. */
   columns: number;
   palette: Palette;
-}
-
-/** The daemon's judgement of each type (its freshness), with the limit overridden when asked. */
-export function answerJudge(answer: CurrentAnswer, o: Pick<TextOptions, 'now' | 'limitMs'>): Judge {
-  return (type, envelope) => {
-    const f = answer.freshness?.[type];
-    const ageMs = f?.age_s != null ? Math.round(f.age_s * 1000) : envelope ? ageOf(envelope, o.now) : undefined;
-    const daemonLimit = f?.max_age_s != null ? f.max_age_s * 1000 : undefined;
-    return { ageMs, limitMs: o.limitMs ?? daemonLimit };
-  };
 }
 
 /** The table: TYPE, AGE, SEQ, RUN, DATA; stale rows on top, then by type; "no readings yet" when empty. */

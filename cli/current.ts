@@ -1,7 +1,8 @@
-import { PALETTES, paletteFor, THEMES, type ThemeName } from '../table/palette.js';
+import type { ThemeName } from '../table/palette.js';
 import { ConfigError } from '../lib/errors.js';
 import { parseSecondsOption } from '../lib/max-age.js';
 import { connect } from './connect.js';
+import { answerJudge } from './current-judge.js';
 import { NotFresh } from './failure.js';
 import { followCurrent } from './follow.js';
 import { say, type CliIo } from './io.js';
@@ -43,14 +44,13 @@ export async function runCurrent(typeArg: unknown, opts: ParsedOptions, io: CliI
 
   const asText = !json && io.stdoutIsTTY;
   const text = asText ? await import('./current-text.js') : undefined;
-  const palette = io.color ? paletteFor('day', true) : PALETTES.mono;
+  const palette = asText ? (await import('../table/palette.js')).paletteFor('day', io.color) : undefined;
   if (type === undefined) {
     const answer = await client.current();
-    io.out(text ? text.currentTable(answer, { now: io.now(), limitMs, columns: io.columns, palette }) : `${JSON.stringify(answer)}\n`);
+    io.out(text && palette ? text.currentTable(answer, { now: io.now(), limitMs, columns: io.columns, palette }) : `${JSON.stringify(answer)}\n`);
     return 0;
   }
   const answer = await client.current({ types: [type] });
-  const { answerJudge } = await import('./current-text.js');
   const judge = answerJudge(answer, { now: io.now(), limitMs });
   let envelope = answer.current[type];
   const { ageMs, limitMs: limit } = judge(type, envelope);
@@ -59,7 +59,7 @@ export async function runCurrent(typeArg: unknown, opts: ParsedOptions, io: CliI
     // no limit applies: the daemon's own answer, 404 NO_READING (exit 1)
     envelope = await client.currentEvent(type);
   }
-  io.out(text ? text.envelopePanel(envelope, judge, { palette }) : `${JSON.stringify(envelope)}\n`);
+  io.out(text && palette ? text.envelopePanel(envelope, judge, { palette }) : `${JSON.stringify(envelope)}\n`);
   if (limit !== undefined && (ageMs === undefined || ageMs > limit)) {
     const age = ageMs === undefined ? 'of unknown age' : `${seconds(ageMs)} old`;
     throw new NotFresh(`${JSON.stringify(type)} is stale: ${age}, max age ${seconds(limit)} (seq ${envelope.seq}, ts ${envelope.ts})`);
@@ -75,6 +75,9 @@ function maxAgeOption(opts: ParsedOptions): number | undefined {
   if (given !== undefined) return parseSecondsOption(given, '--max-age');
   return old === undefined ? undefined : parseSecondsOption(old, '--stale');
 }
+
+// the console's themes (table/palette.ts), named here so a piped command loads no table code
+const THEMES: readonly ThemeName[] = ['day', 'night'];
 
 function themeOption(opts: ParsedOptions): ThemeName {
   const theme = textOption(opts, 'theme') ?? 'day';

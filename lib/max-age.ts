@@ -128,3 +128,9 @@ export function isPastLimit(ageMs: number | undefined, maxAgeS: number | undefin
 export function formatMaxAge(rules: MaxAgeRules): string {
   return rules.map((r) => `${r.pattern}=${r.seconds ?? 'none'}`).join(',');
 }
+
+/** Age in ms at `now` of a reading stamped `ts` (0 when it is ahead of the clock), undefined when unreadable. */
+export function ageAt(ts: string, now: number): number | undefined {
+  const ms = Date.parse(ts);
+  return Number.isNaN(ms) ? undefined : Math.max(0, now - ms);
+}

@@ -1,3 +1,4 @@
+import { ageAt } from '../lib/max-age.js';
 import type { Envelope } from '../lib/wire.js';
 import { formatAge } from './format.js';
 
@@ -67,8 +68,7 @@ export interface RowOptions {
 
 /** Age in ms of an envelope at `now` (0 when its ts is ahead of the clock; undefined when unreadable). */
 export function ageOf(envelope: Envelope, now: number): number | undefined {
-  const ts = Date.parse(envelope.ts);
-  return Number.isNaN(ts) ? undefined : Math.max(0, now - ts);
+  return ageAt(envelope.ts, now);
 }
 
 /** A reading is stale once it is older than its limit; a missing one whenever a limit applies. */

@@ -69,7 +69,7 @@ test('status, current, stop and --help load neither blessed nor tui/; status and
           term.kill();
         }
         assert.equal(loaded(file), {
-          blessed: [], tui: [], table: ['table/display-width.js', 'table/format.js', 'table/rows.js', 'table/table-lines.js'],
+          blessed: [], tui: [], table: ['table/display-width.js', 'table/format.js', 'table/palette.js', 'table/rows.js', 'table/table-lines.js'],
         }, name);
       });
       // every child ends before the daemon closes, also when one of them fails
@@ -92,7 +92,7 @@ test('control: the trace sees blessed and tui/ when the console\'s layout is loa
     const seen = loaded(file);
     assert.ok(seen.blessed.some((u) => u.endsWith('/node_modules/blessed/lib/blessed.js')), 'blessed itself');
     assert.ok(seen.blessed.some((u) => u.includes('/node_modules/blessed-contrib/')), 'blessed-contrib');
-    assert.equal(seen.tui, ['tui/layout.js']);
+    assert.equal(seen.tui, ['tui/layout.js', 'tui/theme.js']);
   } finally {
     removeDir(dir);
   }
