@@ -14,8 +14,9 @@ test('GET /status: version, pid, start time, bound address, run id and the numbe
   const clock = new ManualClock(T0);
   await withTestDaemon({ clock, env: { TZ: 'UTC' } }, async (d) => {
     const status = (body: object) => ({ version: VERSION, pid: process.pid, started_at: T0, address: `127.0.0.1:${d.port}`, ...body,
-      stale: 0, max_age: {}, authenticated: false, suspended_run: null, forward: [] });
-    const counts = (permanent: number, ephemeral: number) => ({ recorded: { permanent, ephemeral } });
+      authenticated: false, suspended_run: null, forward: [] });
+    // stale and max_age come right after types
+    const counts = (permanent: number, ephemeral: number) => ({ stale: 0, max_age: {}, recorded: { permanent, ephemeral } });
     clock.advance(5000);
     const empty = await request(d.url, '/status');
     assert.is(empty.status, 200);
