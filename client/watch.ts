@@ -1,14 +1,14 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Clock } from '../lib/time.js';
-import type { Envelope, ReadyAnswer, RunRecord, SinkStatus } from '../lib/wire.js';
+import type { Envelope, ReadyAnswer, RunRecord, SinkStatus, StatusAnswer } from '../lib/wire.js';
 import type { TelemetryClient } from './client.js';
 import { TelemetryClientError, TelemetryConnectionError } from './errors.js';
 
 // The one watch loop of the current view, shared by `current --follow` (piped) and the
 // console: the stream first (GET /stream, the view then every change as it is recorded), and
 // polling GET /current every interval against a daemon that has no stream (answers 404/405).
-// With `status`, the daemon's readiness, active run, clock and forwarding sinks are also
-// asked every interval.
+// With `status`, the daemon's readiness, active run, clock, forwarding sinks and age limits
+// are also asked every interval.
 
 /** Where the watch stands: `streaming` (live), `polling` (a daemon without /stream), or not connected. */
 export type WatchState = 'streaming' | 'polling' | 'disconnected' | 'error';
@@ -17,9 +17,12 @@ export type WatchState = 'streaming' | 'polling' | 'disconnected' | 'error';
 export type WatchUpdate =
   /** The whole view (only the watched types) and the readings that changed in it. */
   | { kind: 'view'; current: Record<string, Envelope>; changed: Envelope[]; receivedAt: number }
-  /** The daemon's readiness, active run, clock and forwarding sinks (with `status`; `sinks` undefined when /status did not answer). */
+  /**
+   * The daemon's readiness, active run, clock, forwarding sinks and age limits (with `status`;
+   * `sinks` and `maxAge` undefined when /status did not answer).
+   */
   | { kind: 'status'; ready: ReadyAnswer; run: RunRecord | undefined; sinks: SinkStatus[] | undefined;
-    serverTime: number | undefined; sentAt: number; receivedAt: number }
+    maxAge?: StatusAnswer['max_age']; serverTime: number | undefined; sentAt: number; receivedAt: number }
   /** The connection changed state (`error`: an error answer, such as a wrong token). */
   | { kind: 'connection'; state: WatchState; error: unknown; receivedAt: number };
 
@@ -155,10 +158,10 @@ async function statusLoop(o: WatchOptions, signal: AbortSignal, emit: (u: WatchU
       const sentAt = o.clock.now();
       const { ready, serverTime } = await o.client.readyAt();
       const run = ready.run_active ? await o.client.getRun().catch(noRun) : undefined;
-      // the sinks are extra: a /status that fails leaves the watch working
-      const sinks = await o.client.status().then((s) => s.forward, () => undefined);
+      // the sinks and limits are extra: a /status that fails leaves the watch working
+      const status = await o.client.status().catch(() => undefined);
       if (signal.aborted) return;
-      emit({ kind: 'status', ready, run, sinks, serverTime, sentAt, receivedAt: o.clock.now() });
+      emit({ kind: 'status', ready, run, sinks: status?.forward, maxAge: status?.max_age, serverTime, sentAt, receivedAt: o.clock.now() });
     } catch (error) {
       if (!(error instanceof TelemetryClientError)) throw error;
     }

@@ -115,7 +115,8 @@ test('piped --follow against a daemon without /stream (an older one): polls /cur
   const paths: string[] = [];
   const server = http.createServer((req, res) => {
     paths.push(req.url!.split('?')[0]!);
-    if (req.url === '/current') {
+    // like a daemon before /stream, it answers /current whatever the query (pollers ask ?freshness=false)
+    if (req.url?.split('?')[0] === '/current') {
       const current = readings[Math.min(polls++, 1)]!;
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ current: { weather: current } }));

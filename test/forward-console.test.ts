@@ -27,7 +27,7 @@ test('the header shows the sinks behind from the last status, and keeps them whi
     ({ kind: 'status' as const, ready, run: undefined, sinks, serverTime: T, sentAt: at, receivedAt: at });
   const behind = [{ ...ok, state: 'failing' as const, lag_events: 7, lag_seconds: 30 }];
   const s = applyUpdate(initialState(), status(T, behind));
-  const info = { address: 'localhost:6562', intervalMs: 1000, type: undefined, shown: 0 };
+  const info = { address: 'localhost:6562', intervalMs: 1000, type: undefined, shown: 0, total: 0, stale: 0 };
   assert.is(headerLines(s, info)[1], 'run site  0 types  poll 1s  sort type  sinks behind: db failing 7 events');
   const again = applyUpdate(s, status(T + 1000, undefined));
   assert.equal(again.sinks, behind);

@@ -17,7 +17,7 @@ test('rows appear and update in place; run id, filter and detail keys work; p pa
   await post(d, 'dome', 'open');
   t.run(follow(d));
   let s = await t.waitFor('both rows', (x) => row(x, 'weather') !== undefined && row(x, 'dome') !== undefined);
-  assert.match(s.split('\n')[0]!, new RegExp(`^meridian 127\\.0\\.0\\.1:${d.port}  LIVE  last poll \\d\\d:\\d\\d:\\d\\dZ$`));
+  assert.match(s.split('\n')[0]!, new RegExp(`^meridian 127\\.0\\.0\\.1:${d.port}  LIVE  updated \\d\\d:\\d\\d:\\d\\dZ$`));
   assert.is(s.split('\n')[1], 'run site  2 types  poll 300ms  sort type');
   assert.equal(row(s, 'weather')!.slice(3), ['1', '-', 'temp_c=4 sky=clear']);
   assert.equal(row(s, 'dome')!.slice(3), ['2', '-', 'open']);
@@ -56,7 +56,7 @@ test('rows appear and update in place; run id, filter and detail keys work; p pa
   await t.waitFor('detail shown again', (x) => x.includes('"run_id": "n042"'));
 
   t.keys('p');
-  s = await t.waitFor('paused', (x) => /  PAUSED  last poll \d\d:\d\d:\d\dZ$/.test(x.split('\n')[0]!));
+  s = await t.waitFor('paused', (x) => /  PAUSED  updated \d\d:\d\d:\d\dZ$/.test(x.split('\n')[0]!));
   await post(d, 'dome', 'half');
   assert.is(row(t.screen(), 'dome')![5], 'closed');
   t.keys('p');
@@ -84,13 +84,14 @@ test('80x24 from the start, TERM=xterm-256color and TERM=screen-256color: the wh
     ...Array.from({ length: 5 }, () => boxed('')),
     `└${'─'.repeat(78)}┘`,
     `┌─ dome status  Ns  seq 1 ${'─'.repeat(53)}┐`,
+    // the trend of the one numeric field: its one reading, in the newest column
+    boxed('last hour:'),
+    boxed(`azimuth ${' '.repeat(47)}▄ 212.5..212.5  212.5`),
+    boxed(''),
     boxed('{'),
     boxed('  "seq": 1,'),
     boxed(`  "ts": "${dome.ts}",`),
     boxed('  "type": "dome status",'),
-    boxed('  "data": {'),
-    boxed('    "shutter": "open",'),
-    boxed('    "azimuth": 212.5'),
     `└${'─'.repeat(78)}┘`,
     'j/k move  Enter detail  / filter  s sort  r reverse  p pause  ? help  q quit',
   ];
@@ -98,10 +99,10 @@ test('80x24 from the start, TERM=xterm-256color and TERM=screen-256color: the wh
     const t = new Terminal();
     try {
       t.run(follow(d), { width: 80, height: 24, term });
-      const s = await t.waitFor(`three rows (${term})`, (x) => order(x).length === 3);
+      const s = await t.waitFor(`three rows and the trend (${term})`, (x) => order(x).length === 3 && x.includes('│azimuth '));
       const lines = s.split('\n');
       assert.is(lines.length, 25, '24 lines and the last newline');
-      assert.match(lines[0]!, new RegExp(`^meridian 127\\.0\\.0\\.1:${d.port}  LIVE  last poll \\d\\d:\\d\\d:\\d\\dZ$`));
+      assert.match(lines[0]!, new RegExp(`^meridian 127\\.0\\.0\\.1:${d.port}  LIVE  updated \\d\\d:\\d\\d:\\d\\dZ$`));
       assert.equal(lines.slice(1, 24).map(ageless), expected, term);
     } finally {
       t.kill();
@@ -134,7 +135,7 @@ test('daemon stopped: DISCONNECTED with readings kept; restarted: LIVE again', a
     d.child.kill('SIGTERM');
     await d.exited;
     let s = await t.waitFor('disconnected', (x) => x.includes('DISCONNECTED'));
-    assert.match(s.split('\n')[0]!, /  DISCONNECTED  retrying every 300ms  last poll \d\d:\d\d:\d\dZ$/);
+    assert.match(s.split('\n')[0]!, /  DISCONNECTED  retrying  updated \d\d:\d\d:\d\dZ$/);
     assert.equal(row(s, 'mount')!.slice(3), ['1', '-', 'ra=12.5'], 'the last readings stay');
     d = await spawnDaemon({ port: d.port, siteDir: d.siteDir });
     await post(d, 'mount', { ra: 13 });
@@ -206,10 +207,11 @@ test('j/k, up/down, PgDn/PgUp move the selection; the detail pane shows the sele
   for (const [key, type] of steps) {
     if (key) t.keys(key);
     const n = Number(type.slice(-2));
-    const s = await t.waitFor(`${key} -> ${type}`, (x) => x.split('\n')[18] === boxed(`  "type": "${type}",`));
+    // the pane: the trend of the selected type's value (one reading), then the envelope
+    const s = await t.waitFor(`${key} -> ${type}`, (x) => x.split('\n')[16]!.startsWith(`│value `) && x.split('\n')[16]!.endsWith(` ${n}..${n}  ${n}  │`));
     const lines = s.split('\n');
     assert.match(lines[14]!, new RegExp(`^┌─ ${type}  \\ds  seq ${n} ─+┐$`), `${key}: the detail pane's title`);
-    assert.is(lines[16], boxed(`  "seq": ${n},`));
+    assert.equal(lines.slice(15, 20), [boxed('last hour:'), boxed(`value${' '.repeat(65 - 3 * String(n).length)}▄ ${n}..${n}  ${n}`), boxed(''), boxed('{'), boxed(`  "seq": ${n},`)]);
     assert.equal(row(s, type)!.slice(3), [String(n), '-', String(n)], `${key}: the row is on screen`);
     assert.is(selectedType(t.screen(true)), type, `${key}: and drawn selected`);
   }

@@ -26,7 +26,7 @@ const staleRow = (n: number, width: number) => boxed(`   old.${String(n).padStar
 test('80x24: "11 STALE" in the header, stale rows on top, the position and "+24 more (3 stale) ↓" on the borders; End shows the rest', () => withConsole(async (d, t) => {
   await seed(d);
   t.run(follow(d), { width: 80, height: 24 });
-  let s = await t.waitFor('32 types', (x) => x.includes(' 1/32 '));
+  let s = await t.waitFor('32 types and the trend', (x) => x.includes(' 1/32 ') && x.includes('│last hour:'));
   assert.equal(body(s), [
     'run site  11 STALE  32 types  poll 300ms  sort type',
     `┌─ readings ${'─'.repeat(60)} 1/32 ─┐`,
@@ -35,17 +35,18 @@ test('80x24: "11 STALE" in the header, stale rows on top, the position and "+24 
     ...[1, 2, 3, 4, 5, 6, 7, 8].map((n) => staleRow(n, 80)),
     `└${'─'.repeat(55)} +24 more (3 stale) ↓ ─┘`,
     `┌─ old.01  Ns STALE  seq 1 ${'─'.repeat(52)}┐`,
+    // the trend of its one numeric field (one reading), then the envelope
+    boxed('last hour:'),
+    boxed(`v${' '.repeat(66)}▄ 1..1  1`),
+    boxed(''),
     boxed('{'),
     boxed('  "seq": 1,'),
-    body(s)[16]!,
+    body(s)[19]!,
     boxed('  "type": "old.01",'),
-    boxed('  "data": {'),
-    boxed('    "v": 1'),
-    boxed('  },'),
     `└${'─'.repeat(78)}┘`,
     'j/k move  Enter detail  / filter  s sort  r reverse  p pause  ? help  q quit',
   ]);
-  assert.match(s.split('\n')[17]!, /^│ {2}"ts": "\d{4}-.*Z",/);
+  assert.match(s.split('\n')[20]!, /^│ {2}"ts": "\d{4}-.*Z",/);
   t.keys('G');
   s = await t.waitFor('the last row', (x) => x.includes(' 32/32 '));
   assert.match(s.split('\n')[2]!, /─ ↑ 24 more \(11 stale\) {2}32\/32 ─┐$/);
@@ -63,7 +64,7 @@ test('80x24: "11 STALE" in the header, stale rows on top, the position and "+24 
 test('60x20: the whole screen, and the help laid out inside it', () => withConsole(async (d, t) => {
   await seed(d);
   t.run(follow(d), { width: 60, height: 20 });
-  const s = await t.waitFor('32 types', (x) => x.includes(' 1/32 '));
+  const s = await t.waitFor('32 types and the trend', (x) => x.includes(' 1/32 ') && x.includes('│last hour:'));
   assert.equal(body(s), [
     'run site  11 STALE  32 types  poll 300ms  sort type',
     `┌─ readings ${'─'.repeat(40)} 1/32 ─┐`,
@@ -72,11 +73,11 @@ test('60x20: the whole screen, and the help laid out inside it', () => withConso
     ...[1, 2, 3, 4, 5, 6].map((n) => staleRow(n, 60)),
     `└${'─'.repeat(35)} +26 more (5 stale) ↓ ─┘`,
     `┌─ old.01  Ns STALE  seq 1 ${'─'.repeat(32)}┐`,
+    boxed('last hour:', 0, 60),
+    boxed(`v${' '.repeat(46)}▄ 1..1  1`, 0, 60),
+    boxed('', 0, 60),
     boxed('{', 0, 60),
     boxed('  "seq": 1,', 0, 60),
-    body(s)[14]!,
-    boxed('  "type": "old.01",', 0, 60),
-    boxed('  "data": {', 0, 60),
     `└${'─'.repeat(58)}┘`,
     'j/k move  / filter  s sort  p pause  ? help  q quit',
   ]);
@@ -114,10 +115,11 @@ test('keys: r reverses (the sorted column marked), Esc clears the filter, Tab sc
   t.keys('g');
   await t.waitFor('the first row', (x) => x.includes(' 1/32 '));
 
+  await t.waitFor('the trend', (x) => x.includes('│last hour:'));
   t.keys('Tab');
   s = await t.waitFor('detail focused', (x) => x.includes('┌─ ▸ old.01 '));
-  t.keys('j', 'j');
-  s = await t.waitFor('detail scrolled two lines', (x) => x.split('\n')[15]!.startsWith('│  "ts": '));
+  t.keys('j', 'j', 'j', 'j', 'j');
+  s = await t.waitFor('detail scrolled five lines (the trend, a blank line, "{", "seq")', (x) => x.split('\n')[15]!.startsWith('│  "ts": '));
   assert.equal(order(s)[0], 'old.01', 'j moved the pane, not the selection');
   assert.match(s, / 1\/32 /);
   t.keys('Escape');
@@ -194,7 +196,7 @@ test('"connecting" and "no answer" until the daemon first answers, never "run si
   try {
     t.run(['current', '--follow', '--host', '127.0.0.1', '--port', String(port), '--interval', '0.3'], { width: 80, height: 24 });
     const s = await t.waitFor('no daemon yet', (x) => x.includes('DISCONNECTED'));
-    assert.equal(s.split('\n').slice(0, 2), [`meridian 127.0.0.1:${port}  DISCONNECTED  retrying every 300ms  last poll never`, 'no answer from the daemon yet']);
+    assert.equal(s.split('\n').slice(0, 2), [`meridian 127.0.0.1:${port}  DISCONNECTED  retrying  updated never`, 'no answer from the daemon yet']);
     d = await spawnDaemon({ port });
     const live = await t.waitFor('live', (x) => x.includes('  LIVE  '));
     assert.is(live.split('\n')[1], 'run site  0 types  poll 300ms  sort type');

@@ -1,9 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { TelemetryClientError, TelemetryConnectionError } from '../client/errors.js';
-import type { CurrentPoll } from '../client/client.js';
 import type { Envelope } from '../lib/wire.js';
-import { applyOutcome, daemonNow, initialState, onlyType } from '../tui/console-state.js';
+import { applyUpdate, daemonNow, initialState, onlyType, refresh } from '../tui/console-state.js';
 import { offsetOf, refineOffset } from '../tui/daemon-clock.js';
 import { headerLines } from '../tui/header.js';
 import { detailText } from '../tui/detail.js';
@@ -18,9 +17,6 @@ const weather: Envelope = { seq: 4, ts: '2026-03-18T00:00:09.000Z', type: 'weath
 const dome: Envelope = { seq: 2, ts: '2026-03-18T00:00:01.000Z', type: 'dome', data: 'open', meta: { run_id: '007' } };
 const ready = { ready: true as const, run_active: false, version: '0.1.0' };
 
-function poll(current: Record<string, Envelope> | undefined, serverTime = T): CurrentPoll {
-  return { changed: current !== undefined, current, etag: current ? '"e1"' : undefined, serverTime };
-}
 
 const offsets: [string, [number, number, number][], { lo: number; hi: number }, number][] = [
   ['one answer: the header second, widened by the round trip', [[T, T - 50, T - 40]], { lo: 40, hi: 1050 }, 545],
@@ -37,45 +33,58 @@ for (const [name, answers, bounds, offset] of offsets) {
 
 test('offsetOf: nothing known is 0', () => assert.is(offsetOf(undefined), 0));
 
-test('applyOutcome: first answer is live, keeps the etag, flags nothing', () => {
-  const s = applyOutcome(initialState(), { ok: true, ready, run: undefined, poll: poll({ weather, dome }), sentAt: T - 500, receivedAt: T - 500 });
-  assert.is(s.connection, 'live');
-  assert.is(s.etag, '"e1"');
+test('applyUpdate: a status sets the run, the daemon clock and the limits; the first view flags nothing', () => {
+  const withStatus = applyUpdate(initialState(), { kind: 'status', ready, run: undefined, sinks: [], maxAge: { '*': 60 }, serverTime: T, sentAt: T - 500, receivedAt: T - 500 });
+  assert.is(daemonNow(withStatus, T - 500), T + 500);
+  assert.equal([withStatus.runActive, withStatus.lastGoodPoll, withStatus.limits], [false, T + 500, [{ pattern: '*', seconds: 60 }]]);
+  const live = applyUpdate(withStatus, { kind: 'connection', state: 'streaming', error: undefined, receivedAt: T - 500 });
+  assert.is(live.connection, 'live');
+  const s = applyUpdate(live, { kind: 'view', current: { weather, dome }, changed: [weather, dome], receivedAt: T - 500 });
   assert.equal(Object.keys(s.snapshot!), ['weather', 'dome']);
   assert.equal([...s.changes], []);
-  // the Date header says T (T..T+999 ms): the middle of that second is taken
-  assert.is(daemonNow(s, T - 500), T + 500);
   assert.is(s.lastGoodPoll, T + 500);
 });
 
-test('applyOutcome: a change is marked until the next refresh; a 304 keeps the snapshot and clears the marks', () => {
-  const first = applyOutcome(initialState(), { ok: true, ready, run: undefined, poll: poll({ weather }), sentAt: T - 500, receivedAt: T - 500 });
+test('the change marks: against the refresh before the last one, so a change shows for one to two seconds', () => {
+  const view = (current: Record<string, Envelope>) => ({ kind: 'view' as const, current, changed: Object.values(current), receivedAt: T });
+  let s = applyUpdate(initialState(), view({ weather, dome }));
+  s = refresh(refresh(s));
   const newer = { ...weather, seq: 5, ts: '2026-03-18T00:00:11.000Z', data: { t: 2 } };
-  const changed = applyOutcome(first, { ok: true, ready, run: undefined, poll: poll({ weather: newer }, T + 1000), sentAt: T + 500, receivedAt: T + 500 });
-  assert.equal([...changed.changes], [['weather', { value: true, keys: new Set(['t']) }]]);
-  const same = applyOutcome(changed, { ok: true, ready, run: undefined, poll: poll(undefined, T + 2000), sentAt: T + 1500, receivedAt: T + 1500 });
-  assert.is(same.snapshot, changed.snapshot);
-  assert.equal([...same.changes], [], 'nothing changed since the last refresh');
+  s = applyUpdate(s, view({ weather: newer, dome }));
+  assert.equal([...s.changes], [['weather', { value: true, keys: new Set(['t']) }]], 'marked at once');
+  s = refresh(s);
+  assert.equal([...s.changes], [['weather', { value: true, keys: new Set(['t']) }]], 'still marked after the next refresh');
+  const again = { ...dome, seq: 3, ts: '2026-03-18T00:00:12.000Z' };
+  s = applyUpdate(s, view({ weather: newer, dome: again }));
+  assert.equal([...s.changes], [['weather', { value: true, keys: new Set(['t']) }], ['dome', { value: false, keys: undefined }]]);
+  s = refresh(s);
+  assert.equal([...s.changes], [['dome', { value: false, keys: undefined }]]);
+  const quiet = refresh(s);
+  assert.equal([...quiet.changes], []);
+  assert.is(refresh(quiet).changes, quiet.changes, 'nothing changed twice: the same map');
 });
 
-test('applyOutcome: the limits from /status, kept as the same object while unchanged and while the daemon is away', () => {
-  const first = applyOutcome({ ...initialState(), selected: 'dome' }, { ok: true, ready, run: undefined, poll: poll({ weather, dome }), sentAt: T, receivedAt: T, maxAge: { '*': 60 } });
-  assert.equal([first.limits, first.selected], [[{ pattern: '*', seconds: 60 }], undefined], 'a selection nobody chose goes back to the top');
-  const same = applyOutcome(first, { ok: true, ready, run: undefined, poll: poll(undefined), sentAt: T, receivedAt: T, maxAge: { '*': 60 } });
+test('applyUpdate: the limits kept as the same object while unchanged and while the daemon is away; a selection nobody chose goes to the top', () => {
+  const status = (maxAge: Record<string, number | null>) => ({ kind: 'status' as const, ready, run: undefined, sinks: [], maxAge, serverTime: T, sentAt: T, receivedAt: T });
+  const first = applyUpdate({ ...initialState(), selected: 'dome' }, status({ '*': 60 }));
+  assert.equal([first.limits, first.selected], [[{ pattern: '*', seconds: 60 }], undefined]);
+  const same = applyUpdate(first, status({ '*': 60 }));
   assert.is(same.limits, first.limits);
   const error = new TelemetryConnectionError('x', { reason: 'ECONNREFUSED', timedOut: false, method: 'GET', url: 'x' });
-  assert.is(applyOutcome(same, { ok: false, error, receivedAt: T }).limits, first.limits);
-  const other = applyOutcome({ ...same, selected: 'dome', moved: true }, { ok: true, ready, run: undefined, poll: poll(undefined), sentAt: T, receivedAt: T, maxAge: { dome: 5 } });
+  assert.is(applyUpdate(same, { kind: 'connection', state: 'disconnected', error, receivedAt: T }).limits, first.limits);
+  const other = applyUpdate({ ...same, selected: 'dome', moved: true }, status({ dome: 5 }));
   assert.equal([other.limits, other.selected], [[{ pattern: 'dome', seconds: 5 }], 'dome']);
 });
 
-test('applyOutcome: no daemon -> disconnected, readings kept, etag dropped; an error answer -> error', () => {
-  const live = applyOutcome(initialState(), { ok: true, ready, run: undefined, poll: poll({ weather }), sentAt: T, receivedAt: T });
+test('applyUpdate: streaming is LIVE, polling is POLLING; lost -> disconnected with readings kept; an error answer -> error', () => {
+  const at = (state: 'streaming' | 'polling' | 'disconnected' | 'error', error?: unknown) => ({ kind: 'connection' as const, state, error, receivedAt: T });
+  const live = applyUpdate(applyUpdate(initialState(), { kind: 'view', current: { weather }, changed: [weather], receivedAt: T }), at('streaming'));
+  assert.is(applyUpdate(live, at('polling')).connection, 'polling');
   const error = new TelemetryConnectionError('no telemetry daemon at x (connection refused)', { reason: 'ECONNREFUSED', timedOut: false, method: 'GET', url: 'x' });
-  const down = applyOutcome(live, { ok: false, error, receivedAt: T + 1000 });
-  assert.equal([down.connection, down.etag, down.snapshot], ['disconnected', undefined, live.snapshot]);
+  const down = applyUpdate(live, at('disconnected', error));
+  assert.equal([down.connection, down.snapshot], ['disconnected', live.snapshot]);
   const refused = new TelemetryClientError('403', { statusCode: 403, detail: 'Wrong token.', method: 'GET', url: 'x' });
-  const bad = applyOutcome(live, { ok: false, error: refused, receivedAt: T + 1000 });
+  const bad = applyUpdate(live, at('error', refused));
   assert.equal([bad.connection, bad.problem], ['error', 'Wrong token.']);
 });
 
@@ -89,15 +98,15 @@ const info = { shown: 0, total: 0, stale: 0 };
 const headers: [string, Partial<ReturnType<typeof initialState>>, { type?: string; shown: number; total: number; stale: number }, [string, string]][] = [
   ['connecting: no claim about the run yet', {}, info, ['meridian localhost:6562  CONNECTING', 'waiting for the daemon to answer']],
   ['never reached', { connection: 'disconnected' }, info,
-    ['meridian localhost:6562  DISCONNECTED  retrying every 1s  last poll never', 'no answer from the daemon yet']],
+    ['meridian localhost:6562  DISCONNECTED  retrying  updated never', 'no answer from the daemon yet']],
   ['live in a run, filtered, 2 stale', { connection: 'live', lastGoodPoll: T, snapshot: { weather, dome }, filter: 'we', order: { key: 'age', reverse: false }, runActive: true },
-    { shown: 1, total: 3, stale: 2 }, ['meridian localhost:6562  LIVE  last poll 00:00:10Z', 'run 007  2 STALE  1/3 types  poll 1s  sort age  filter "we"']],
+    { shown: 1, total: 3, stale: 2 }, ['meridian localhost:6562  LIVE  updated 00:00:10Z', 'run 007  2 STALE  1/3 types  poll 1s  sort age  filter "we"']],
   ['disconnected, reversed', { connection: 'disconnected', lastGoodPoll: T, snapshot: { weather }, order: { key: 'type', reverse: true } }, { shown: 1, total: 1, stale: 0 },
-    ['meridian localhost:6562  DISCONNECTED  retrying every 1s  last poll 00:00:10Z', 'run site  1 type  poll 1s  sort type reversed']],
+    ['meridian localhost:6562  DISCONNECTED  retrying  updated 00:00:10Z', 'run site  1 type  poll 1s  sort type reversed']],
   ['paused, single type', { connection: 'live', paused: true, lastGoodPoll: T, runActive: false }, { type: 'weather', shown: 1, total: 1, stale: 1 },
-    ['meridian localhost:6562  PAUSED  last poll 00:00:10Z', 'run site  1 STALE  type weather  poll 1s']],
+    ['meridian localhost:6562  PAUSED  updated 00:00:10Z', 'run site  1 STALE  type weather  poll 1s']],
   ['error', { connection: 'error', problem: 'Wrong token.', lastGoodPoll: T }, info,
-    ['meridian localhost:6562  ERROR  last poll 00:00:10Z  Wrong token.', 'run site  0 types  poll 1s  sort type']],
+    ['meridian localhost:6562  ERROR  updated 00:00:10Z  Wrong token.', 'run site  0 types  poll 1s  sort type']],
 ];
 for (const [name, change, counts, expected] of headers) {
   test(`headerLines: ${name}`, () => {

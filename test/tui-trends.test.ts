@@ -40,8 +40,10 @@ test('the detail pane shows a sparkline per numeric field, seeded from the histo
 
 test('against a daemon without /stream the console polls and says POLLING, not LIVE', async () => {
   const server = http.createServer((req, res) => {
-    const body = req.url === '/current' ? '{"current":{"dome":{"seq":1,"ts":"2026-03-18T00:00:01.000Z","type":"dome","data":"open","meta":{}}}}'
-      : req.url === '/ready' ? '{"ready":true,"run_active":false,"version":"0.0.9"}' : undefined;
+    // like a daemon before /stream, it answers /current whatever the query (the console asks ?freshness=false)
+    const path = req.url?.split('?')[0];
+    const body = path === '/current' ? '{"current":{"dome":{"seq":1,"ts":"2026-03-18T00:00:01.000Z","type":"dome","data":"open","meta":{}}}}'
+      : path === '/ready' ? '{"ready":true,"run_active":false,"version":"0.0.9"}' : undefined;
     res.writeHead(body ? 200 : 404, { 'content-type': 'application/json' });
     res.end(body ?? `{"detail":"There is no ${req.url} here.","code":"NOT_FOUND"}`);
   });

@@ -1,15 +1,15 @@
-import { TelemetryConnectionError, TelemetryClientError } from '../client/errors.js';
+import { TelemetryClientError } from '../client/errors.js';
+import type { WatchUpdate } from '../client/watch.js';
 import { formatMaxAge, rulesFromWire, type MaxAgeRules } from '../lib/max-age.js';
 import type { RunRecord, SinkStatus } from '../lib/wire.js';
 import { diffSnapshots, type Change, type Snapshot, type SortOrder } from '../table/rows.js';
 import { offsetOf, refineOffset, type OffsetBounds } from './daemon-clock.js';
-import type { PollOutcome } from './poller.js';
 
-// Everything the console shows, and how a poll outcome changes it. Pure: the local time
-// of each outcome comes with it.
+// Everything the console shows, and how an update of the watch loop (client/watch.ts) and
+// the one-second refresh change it. Pure: the local time of each update comes with it.
 
-/** Where the console stands with the daemon: its link, as the header shows it. */
-export type LinkState = 'connecting' | 'live' | 'disconnected' | 'error';
+/** Where the console stands with the daemon, as the header shows it: `live` only while the stream is connected. */
+export type LinkState = 'connecting' | 'live' | 'polling' | 'disconnected' | 'error';
 
 /** Which pane the movement keys act on. */
 export type Focus = 'table' | 'detail';
@@ -18,20 +18,23 @@ export type Focus = 'table' | 'detail';
 export interface ConsoleState {
   /** The last view the daemon sent (kept while disconnected). */
   snapshot: Snapshot | undefined;
-  etag: string | undefined;
+  /** The view as of the refresh before the last one: the change marks are against it. */
+  base: Snapshot | undefined;
+  /** The view as of the last refresh. */
+  seen: Snapshot | undefined;
   clock: OffsetBounds | undefined;
   connection: LinkState;
-  /** Daemon time of the last good poll. */
+  /** Daemon time of the last word from the daemon (a view or a status). */
   lastGoodPoll: number | undefined;
-  /** Why the last poll failed. */
+  /** Why the connection failed. */
   problem: string | undefined;
   runActive: boolean | undefined;
   run: RunRecord | undefined;
-  /** The daemon's forwarding sinks as of the last good poll. */
+  /** The daemon's forwarding sinks as of the last status. */
   sinks: SinkStatus[];
-  /** What changed at the last refresh, against the one before (the refresh the operator saw). */
+  /** What changed since the refresh before the last one (see `refresh`). */
   changes: Map<string, Change>;
-  /** The daemon's age limits (GET /status, asked with every poll), undefined until known. */
+  /** The daemon's age limits (GET /status, asked every interval), undefined until known. */
   limits: MaxAgeRules | undefined;
   selected: string | undefined;
   /** The operator moved the selection (until then it stays on the first row as rows come and go). */
@@ -52,10 +55,10 @@ export interface ConsoleState {
   draft: string;
 }
 
-/** The state before the first poll. */
+/** The state before the first answer. */
 export function initialState(): ConsoleState {
   return {
-    snapshot: undefined, etag: undefined, clock: undefined, connection: 'connecting', lastGoodPoll: undefined,
+    snapshot: undefined, base: undefined, seen: undefined, clock: undefined, connection: 'connecting', lastGoodPoll: undefined,
     problem: undefined, runActive: undefined, run: undefined, sinks: [], changes: new Map(), limits: undefined, selected: undefined,
     moved: false, top: 0, order: { key: 'type', reverse: false }, filter: '', detail: true, focus: 'table', detailScroll: 0,
     paused: false, help: false, prompting: false, draft: '',
@@ -73,31 +76,41 @@ export function onlyType(snapshot: Snapshot, type: string | undefined): Snapshot
   return snapshot[type] ? { [type]: snapshot[type] } : {};
 }
 
-/**
- * The state after one poll cycle. Every good answer is a refresh: the change marks then
- * show what changed since the previous one (none after a 304). The limits stay while the
- * daemon is away (its readings only grow older); a restarted one sends its own.
- */
-export function applyOutcome(state: ConsoleState, outcome: PollOutcome, type?: string): ConsoleState {
-  if (!outcome.ok) {
-    const down = outcome.error instanceof TelemetryConnectionError;
-    const problem = outcome.error instanceof TelemetryClientError ? outcome.error.detail : String(outcome.error);
-    return { ...state, connection: down ? 'disconnected' : 'error', problem, etag: undefined };
+/** The state after one update of the watch loop. The limits stay while the daemon is away (its readings only grow older). */
+export function applyUpdate(state: ConsoleState, update: WatchUpdate, type?: string): ConsoleState {
+  if (update.kind === 'connection') {
+    if (update.state === 'streaming' || update.state === 'polling') {
+      return { ...state, connection: update.state === 'streaming' ? 'live' : 'polling', problem: undefined };
+    }
+    const problem = update.error instanceof TelemetryClientError ? update.error.detail : String(update.error);
+    return { ...state, connection: update.state, problem };
   }
-  const { poll } = outcome;
-  const clock = poll.serverTime === undefined ? state.clock
-    : refineOffset(state.clock, poll.serverTime, outcome.sentAt, outcome.receivedAt);
-  const next = { ...state, clock, connection: 'live' as const, problem: undefined,
-    runActive: outcome.ready.run_active, run: outcome.run, sinks: outcome.sinks ?? state.sinks, ...limitsOf(state, outcome.maxAge) };
-  next.lastGoodPoll = daemonNow(next, outcome.receivedAt);
-  // the same (empty) map when nothing changed twice in a row: the screen keeps its sorted rows
-  if (!poll.changed || !poll.current) return { ...next, changes: state.changes.size === 0 ? state.changes : new Map() };
-  const snapshot = onlyType(poll.current, type);
-  return { ...next, snapshot, etag: poll.etag, changes: diffSnapshots(state.snapshot, snapshot) };
+  if (update.kind === 'status') {
+    const clock = update.serverTime === undefined ? state.clock : refineOffset(state.clock, update.serverTime, update.sentAt, update.receivedAt);
+    const next = { ...state, clock, runActive: update.ready.run_active, run: update.run, sinks: update.sinks ?? state.sinks, ...limitsOf(state, update.maxAge) };
+    return { ...next, lastGoodPoll: daemonNow(next, update.receivedAt) };
+  }
+  const snapshot = onlyType(update.current, type);
+  const lastGoodPoll = daemonNow(state, update.receivedAt);
+  // the first view is what the operator saw first: what changes after it is marked
+  if (state.seen === undefined) return { ...state, snapshot, lastGoodPoll, base: snapshot, seen: snapshot };
+  return { ...state, snapshot, lastGoodPoll, changes: diffSnapshots(state.base, snapshot) };
 }
 
 /**
- * The limits after a poll: the same object while they are unchanged (the screen keeps its
+ * The refresh of every second: the change marks show what changed since the refresh before
+ * this one, so a change is marked from the moment it arrives for one to two seconds, and a
+ * row stays marked only while it keeps changing. The same (empty) map when nothing changed
+ * (the screen keeps its sorted rows).
+ */
+export function refresh(state: ConsoleState): ConsoleState {
+  const base = state.seen;
+  const changes = diffSnapshots(base, state.snapshot ?? {});
+  return { ...state, base, seen: state.snapshot, changes: changes.size === 0 && state.changes.size === 0 ? state.changes : changes };
+}
+
+/**
+ * The limits after a status: the same object while they are unchanged (the screen keeps its
  * sorted rows). When they first arrive, stale rows move to the top: a selection nobody chose
  * goes back to the first row.
  */

@@ -1,8 +1,9 @@
 import type { TelemetryClient } from '../client/client.js';
+import { watchCurrent } from '../client/watch.js';
 import type { Clock } from '../lib/time.js';
 import type { ThemeName } from '../table/palette.js';
 import { nextSort } from '../table/rows.js';
-import { applyOutcome, initialState, type ConsoleState } from './console-state.js';
+import { applyUpdate, daemonNow, initialState, refresh, type ConsoleState } from './console-state.js';
 import { detailScrollMax, renderDetail } from './detail.js';
 import { tableRenderer } from './event-table.js';
 import { editFilter, type KeyPress } from './filter-input.js';
@@ -10,11 +11,15 @@ import { renderHeader } from './header.js';
 import { HELP_LINES, renderHelp } from './help.js';
 import { bindKeys } from './keys.js';
 import { createWidgets, placeWidgets, tableInnerWidth, tablePageSize, type ConsoleWidgets } from './layout.js';
-import { startPoller } from './poller.js';
 import { screenModeler, type ScreenModel } from './screen-model.js';
 import { moveSelection } from './selection.js';
+import { TrendKeeper } from './trend-keeper.js';
 
-// The live console: state, poll loop, one-second tick, keys and drawing, wired together.
+// The live console: state, the shared watch loop (stream, or polls), the one-second refresh,
+// keys and drawing, wired together.
+
+/** Draws that updates ask for come at most this often (a stream can bring hundreds a second). */
+const DRAW_EVERY_MS = 100;
 
 /** Everything the console runs on (resolved by the entry). */
 export interface ConsoleConfig {
@@ -33,38 +38,48 @@ export interface ConsoleConfig {
 export function runConsole(config: ConsoleConfig): Promise<number> {
   return new Promise((resolve) => {
     const w = createWidgets(config.noColor, config.theme, `meridian ${config.address}`);
-    const paint = painter(w, config);
     let state: ConsoleState = initialState();
+    const trends = new TrendKeeper(config.client, () => daemonNow(state, config.clock.now()), () => draw());
+    const paint = painter(w, config, trends);
     let model: ScreenModel | undefined;
     let tick: NodeJS.Timeout | undefined;
+    let soon: NodeJS.Timeout | undefined;
     let done = false;
     // stopped by Ctrl-Z: nothing is drawn until `fg` (a timer that fires first would draw on the shell's screen)
     let suspended = false;
 
     const draw = (): void => {
+      clearTimeout(soon);
+      soon = undefined;
       if (!done && !suspended) model = paint(state);
+    };
+    const drawSoon = (): void => {
+      soon ??= setTimeout(draw, DRAW_EVERY_MS);
     };
     const relayout = (): void => {
       placeWidgets(w, state.detail, config.type !== undefined, HELP_LINES.length);
       draw();
     };
     const everySecond = (): void => {
+      state = refresh(state);
       draw();
       tick = setTimeout(everySecond, 1000);
     };
-    const poller = startPoller({
-      client: config.client, clock: config.clock, intervalMs: config.intervalMs, etag: () => state.etag,
-      onOutcome: (outcome) => {
-        if (state.paused) return; // answered after `p`: the view stays frozen
-        state = applyOutcome(state, outcome, config.type);
-        draw();
-      },
+    const watch = watchCurrent({
+      client: config.client, clock: config.clock, type: config.type, intervalMs: config.intervalMs, status: true,
+    }, (update) => {
+      if (state.paused) return; // arrived after `p`: the view stays frozen
+      state = applyUpdate(state, update, config.type);
+      if (update.kind === 'view') trends.add(update.changed);
+      drawSoon();
     });
     const quit = (): void => {
       if (done) return;
       done = true;
-      poller.stop();
+      watch.stop();
+      trends.stop();
       clearTimeout(tick);
+      clearTimeout(soon);
       w.screen.destroy();
       resolve(0);
     };
@@ -77,7 +92,7 @@ export function runConsole(config: ConsoleConfig): Promise<number> {
         relayout();
       });
     };
-    bindKeys(w.screen, actions(w, config, get, set, () => model, { draw, relayout, quit, poller, suspend: stop }));
+    bindKeys(w.screen, actions(w, config, get, set, () => model, { draw, relayout, quit, watch, suspend: stop }));
     w.screen.on('resize', relayout);
     relayout();
     tick = setTimeout(everySecond, 1000);
@@ -85,20 +100,23 @@ export function runConsole(config: ConsoleConfig): Promise<number> {
 }
 
 /** Draws the whole screen from a state; returns the model drawn (the keys move through its rows). */
-function painter(w: ConsoleWidgets, config: ConsoleConfig): (state: ConsoleState) => ScreenModel {
+function painter(w: ConsoleWidgets, config: ConsoleConfig, trends: TrendKeeper): (state: ConsoleState) => ScreenModel {
   const drawTable = tableRenderer(w);
   const screenModel = screenModeler();
   return (state) => {
     const page = tablePageSize(w);
-    const model = screenModel(state, { localNow: config.clock.now(), limitMs: config.limitMs, type: config.type, page });
+    const localNow = config.clock.now();
+    const model = screenModel(state, { localNow, limitMs: config.limitMs, type: config.type, page });
     const row = model.rows[model.selected];
     state.selected = row?.type;
     state.top = model.top;
     drawTable(model, state.order, page, tableInnerWidth(w));
     renderHeader(w, state, { address: config.address, intervalMs: config.intervalMs, type: config.type,
       shown: model.rows.length, total: model.total, stale: model.staleTotal });
+    trends.select(state.detail && row?.envelope ? row.type : undefined);
     if (state.detail) {
-      renderDetail(w, row, { type: config.type, filter: state.filter, focused: state.focus === 'detail', scroll: state.detailScroll });
+      renderDetail(w, row, { type: config.type, filter: state.filter, focused: state.focus === 'detail', scroll: state.detailScroll },
+        { trend: trends.current, now: daemonNow(state, localNow), ascii: w.theme.name === 'mono' });
     }
     renderHelp(w, { show: state.help, draft: state.prompting ? state.draft : undefined, oneType: config.type !== undefined, paused: state.paused });
     w.screen.render();
@@ -106,7 +124,7 @@ function painter(w: ConsoleWidgets, config: ConsoleConfig): (state: ConsoleState
   };
 }
 
-type Hooks = { draw(): void; relayout(): void; quit(): void; suspend(): void; poller: { pause(): void; resume(): void } };
+type Hooks = { draw(): void; relayout(): void; quit(): void; suspend(): void; watch: { pause(): void; resume(): void } };
 
 function actions(w: ConsoleWidgets, config: ConsoleConfig, get: () => ConsoleState, set: (s: ConsoleState) => void,
   model: () => ScreenModel | undefined, hooks: Hooks) {
@@ -141,7 +159,7 @@ function actions(w: ConsoleWidgets, config: ConsoleConfig, get: () => ConsoleSta
     suspend: hooks.suspend,
     togglePause: () => {
       const paused = !get().paused;
-      if (paused) hooks.poller.pause(); else hooks.poller.resume();
+      if (paused) hooks.watch.pause(); else hooks.watch.resume();
       update({ paused });
     },
     filter: () => {

@@ -1,9 +1,19 @@
 import { printable } from '../table/format.js';
 import type { Row } from '../table/rows.js';
 import type { ConsoleWidgets } from './layout.js';
+import { trendLines, type Trend } from './trend.js';
 
-// The detail pane: the selected row's whole envelope as formatted JSON. It scrolls; Tab
-// gives it the movement keys (its label then starts with "▸").
+// The detail pane: a sparkline per numeric data field over the last hour, then the selected
+// row's whole envelope as formatted JSON. It scrolls; Tab gives it the movement keys (its
+// label then starts with "▸").
+
+/** The trend shown above the envelope, and how to draw it. */
+export interface DetailTrend {
+  trend: Trend | undefined;
+  /** Daemon time: the right edge of the sparklines. */
+  now: number;
+  ascii: boolean;
+}
 
 /** The pane's label and text for the selected row (or why there is none: no reading yet, or the filter). */
 export function detailText(row: Row | undefined, type: string | undefined, filter = ''): { label: string; text: string } {
@@ -25,9 +35,16 @@ export function detailScrollMax(w: ConsoleWidgets): number {
   return Math.max(0, w.detail.getScrollHeight() - visible);
 }
 
-/** Draw the pane (only what changed), scrolled `scroll` lines down, its label marked while it has the focus. */
-export function renderDetail(w: ConsoleWidgets, row: Row | undefined, o: { type: string | undefined; filter: string; focused: boolean; scroll: number }): void {
-  const { label, text } = detailText(row, o.type, o.filter);
+/**
+ * Draw the pane (only what changed): the trend lines of the selected type, then its
+ * envelope, scrolled `scroll` lines down, its label marked while it has the focus.
+ */
+export function renderDetail(w: ConsoleWidgets, row: Row | undefined,
+  o: { type: string | undefined; filter: string; focused: boolean; scroll: number }, t: DetailTrend): void {
+  const { label, text: envelope } = detailText(row, o.type, o.filter);
+  const width = Math.max(10, (w.detail.width as number) - 4);
+  const trend = row?.envelope && t.trend?.type === row.type ? trendLines(t.trend, t.now, width, t.ascii) : [];
+  const text = trend.length > 0 ? `${trend.join('\n')}\n\n${envelope}` : envelope;
   if (w.detail.getContent() !== text) w.detail.setContent(text);
   w.detail.setLabel(o.focused ? ` ▸${label}` : label);
   w.detail.setScroll(Math.min(o.scroll, detailScrollMax(w)));

@@ -5,11 +5,11 @@ import type { ConsoleState } from './console-state.js';
 import type { ConsoleWidgets } from './layout.js';
 import type { ScreenTheme } from './theme.js';
 
-// The header: daemon address, connection state with the time of the last good poll; then
-// the active run (or "site"), how many types are stale, the number of types, the poll
-// interval, sort and filter, and the forwarding sinks that are behind. Until the daemon has
-// answered once it claims nothing but that it is connecting. "last poll" is always the last
-// good poll, on the daemon's clock.
+// The header: daemon address, connection state with the time of the last word; then
+// the active run (or "site"), how many types are stale, the number of types, the interval,
+// sort and filter, and the forwarding sinks that are behind. Until the daemon has answered
+// once it claims nothing but that it is connecting. "updated" is the last time the daemon
+// said something (a reading or a status), on its clock.
 
 /**
  * The header's run: the active run's id from GET /run; when a run is active but its record
@@ -48,12 +48,13 @@ export interface HeaderInfo {
 
 function connectionText(state: ConsoleState, intervalMs: number): string {
   const last = state.lastGoodPoll === undefined ? 'never' : formatClock(state.lastGoodPoll);
-  if (state.paused) return `PAUSED  last poll ${last}`;
+  if (state.paused) return `PAUSED  updated ${last}`;
   switch (state.connection) {
     case 'connecting': return 'CONNECTING';
-    case 'live': return `LIVE  last poll ${last}`;
-    case 'disconnected': return `DISCONNECTED  retrying every ${formatInterval(intervalMs)}  last poll ${last}`;
-    case 'error': return `ERROR  last poll ${last}  ${state.problem ?? ''}`;
+    case 'live': return `LIVE  updated ${last}`;
+    case 'polling': return `POLLING every ${formatInterval(intervalMs)}  updated ${last}`;
+    case 'disconnected': return `DISCONNECTED  retrying  updated ${last}`;
+    case 'error': return `ERROR  updated ${last}  ${state.problem ?? ''}`;
   }
 }
 
@@ -79,9 +80,9 @@ export function headerLines(state: ConsoleState, info: HeaderInfo): [string, str
   return [first, parts.join('  ')];
 }
 
-/** The SGR of the connection word: live, alert (paused, connecting) or down (disconnected, error). */
+/** The SGR of the connection word: live, alert (paused, connecting, polling) or down (disconnected, error). */
 function stateMarks(state: ConsoleState, theme: ScreenTheme): readonly [string, string] {
-  if (state.paused || state.connection === 'connecting') return theme.alert;
+  if (state.paused || state.connection === 'connecting' || state.connection === 'polling') return theme.alert;
   return state.connection === 'live' ? theme.live : theme.down;
 }
 
