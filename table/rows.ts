@@ -171,12 +171,17 @@ export function diffSnapshots(previous: Snapshot | undefined, next: Snapshot): M
   const changes = new Map<string, Change>();
   if (previous === undefined) return changes;
   for (const type in next) {
-    const after = next[type]!;
-    const before = previous[type];
-    if (before === undefined) changes.set(type, { value: true, keys: undefined });
-    else if (before.seq !== after.seq || before.ts !== after.ts) changes.set(type, dataChange(before.data, after.data));
+    const change = changeOf(previous[type], next[type]!);
+    if (change) changes.set(type, change);
   }
   return changes;
+}
+
+/** What changed from `before` (undefined: the type is new) to `after`; undefined when it is the same reading. */
+export function changeOf(before: Envelope | undefined, after: Envelope): Change | undefined {
+  if (before === undefined) return { value: true, keys: undefined };
+  if (before.seq === after.seq && before.ts === after.ts) return undefined;
+  return dataChange(before.data, after.data);
 }
 
 function dataChange(before: Envelope['data'], after: Envelope['data']): Change {

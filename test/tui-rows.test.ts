@@ -9,7 +9,7 @@ import {
   ageOf, buildRows, diffSnapshots, isStale, matchesFilter, nextSort, sortRows, toRow, type Change, type Judge, type Row, type SortKey, type SortOrder,
 } from '../table/rows.js';
 import { columnWidths, headerLine, rowLine, sortMark, styledLine } from '../table/table-lines.js';
-import { initialState } from '../tui/console-state.js';
+import { initialState, type ConsoleState } from '../tui/console-state.js';
 import { runLabel } from '../tui/header.js';
 import { belowText, positionText, screenModel, screenModeler, windowTop } from '../tui/screen-model.js';
 import { moveSelection } from '../tui/selection.js';
@@ -280,7 +280,7 @@ test('the screen model: the rows in sight, the position, and what is out of sigh
 
 test('the screen model kept between draws: ages move on, a row turning stale is pinned on top, a new view is built anew', () => {
   const view = { a: env('a', 1, '2026-03-17T23:59:00.000Z'), b: env('b', 2, '2026-03-17T23:59:30.000Z') };
-  const state = { ...initialState(), snapshot: view, limits: parseMaxAge('*=61', 'x'), lastGoodPoll: T0 };
+  const state: ConsoleState = { ...initialState(), snapshot: view, limits: parseMaxAge('*=61', 'x'), lastGoodPoll: T0 };
   const model = screenModeler();
   const at = (ms: number) => model(state, { localNow: T0 + ms, limitMs: undefined, type: undefined, page: 8 }).rows.map((r) => `${r.type} ${r.age}`);
   assert.equal(at(0), ['a 1m00s', 'b 30s']);
@@ -288,6 +288,12 @@ test('the screen model kept between draws: ages move on, a row turning stale is 
   assert.equal(at(31_500), ['a 1m31s STALE', 'b 1m01s STALE']);
   state.snapshot = { ...view, a: env('a', 3, '2026-03-18T00:00:30.000Z') };
   assert.equal(at(31_500), ['b 1m01s STALE', 'a 1s']);
+  state.changes = new Map([['a', { value: false, keys: undefined }]]);
+  assert.equal(model(state, { localNow: T0 + 31_500, limitMs: undefined, type: undefined, page: 8 }).rows.map((r) => r.change), [undefined, { value: false, keys: undefined }]);
+  state.snapshot = { ...state.snapshot, c: env('c', 1, '2026-03-18T00:00:31.000Z') };
+  assert.equal(at(31_500), ['b 1m01s STALE', 'a 1s', 'c 0s'], 'a new type: the rows built anew');
+  state.snapshot = { a: state.snapshot.a!, b: state.snapshot.b! };
+  assert.equal(at(31_500), ['b 1m01s STALE', 'a 1s'], 'a type gone: the rows built anew');
 });
 
 test('100,000 types build, sort and lay out a page quickly', () => {

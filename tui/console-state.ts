@@ -1,8 +1,8 @@
 import { TelemetryClientError } from '../client/errors.js';
 import type { WatchUpdate } from '../client/watch.js';
 import { formatMaxAge, rulesFromWire, type MaxAgeRules } from '../lib/max-age.js';
-import type { RunRecord, SinkStatus } from '../lib/wire.js';
-import { diffSnapshots, type Change, type Snapshot, type SortOrder } from '../table/rows.js';
+import type { Envelope, RunRecord, SinkStatus } from '../lib/wire.js';
+import { changeOf, diffSnapshots, type Change, type Snapshot, type SortOrder } from '../table/rows.js';
 import { offsetOf, refineOffset, type OffsetBounds } from './daemon-clock.js';
 
 // Everything the console shows, and how an update of the watch loop (client/watch.ts) and
@@ -94,7 +94,7 @@ export function applyUpdate(state: ConsoleState, update: WatchUpdate, type?: str
   const lastGoodPoll = daemonNow(state, update.receivedAt);
   // the first view is what the operator saw first: what changes after it is marked
   if (state.seen === undefined) return { ...state, snapshot, lastGoodPoll, base: snapshot, seen: snapshot };
-  return { ...state, snapshot, lastGoodPoll, changes: diffSnapshots(state.base, snapshot) };
+  return { ...state, snapshot, lastGoodPoll, changes: changesWith(state, snapshot, update.changed) };
 }
 
 /**
@@ -119,4 +119,21 @@ function limitsOf(state: ConsoleState, wire: Record<string, number | null> | und
   const limits = rulesFromWire(wire);
   if (state.limits !== undefined && formatMaxAge(state.limits) === formatMaxAge(limits)) return {};
   return state.limits === undefined && !state.moved ? { limits, selected: undefined, top: 0 } : { limits };
+}
+
+/**
+ * The change marks after a view update: the marks so far, and those of the readings the
+ * update brought, against the refresh before the last one. One stream event costs its own
+ * reading, not a comparison of every type (the refresh compares them all once a second).
+ */
+function changesWith(state: ConsoleState, snapshot: Snapshot, changed: readonly Envelope[]): Map<string, Change> {
+  if (changed.length > 64) return diffSnapshots(state.base, snapshot);
+  const base: Snapshot = state.base ?? {};
+  const marks = new Map(state.changes);
+  for (const envelope of changed) {
+    if (snapshot[envelope.type] !== envelope) continue;
+    const mark = changeOf(base[envelope.type], envelope);
+    if (mark) marks.set(envelope.type, mark); else marks.delete(envelope.type);
+  }
+  return marks;
 }

@@ -1,5 +1,5 @@
 import { expectedTypes, maxAgeOf } from '../lib/max-age.js';
-import { ageOf, buildRows, matchesFilter, rejudge, sortInPlace, type Judge, type Row } from '../table/rows.js';
+import { ageOf, buildRows, matchesFilter, rejudge, sortInPlace, toRow, type Judge, type Row } from '../table/rows.js';
 import { daemonNow, type ConsoleState } from './console-state.js';
 
 // What the screen shows for a state, pure: every row (stale and missing ones on top), the
@@ -56,32 +56,66 @@ export function screenModel(state: ConsoleState, o: ModelOptions): ScreenModel {
   return screenModeler()(state, o);
 }
 
+/** The rows a modeler keeps between calls, and what they were built from. */
+interface Kept {
+  snapshot: ConsoleState['snapshot'];
+  changes: ConsoleState['changes'];
+  /** The limits, order, --max-age and type: a change of any of these builds the rows anew. */
+  inputs: unknown[];
+  rows: Row[];
+  byType: Map<string, Row>;
+}
+
 /**
- * A screenModel that keeps its sorted rows between calls: while the view, its changes, the
- * limits and the order stay the same (the one-second redraw), the rows are only judged
- * again, and sorted again only when a row turned stale or fresh. 100,000 types cost a loop,
- * not a sort and 100,000 new rows, every second.
+ * A screenModel that keeps its sorted rows between calls. While the limits and the order stay
+ * the same, a new view only replaces the rows of the readings that changed (the stream brings
+ * one at a time), and every row is judged again (ages move on) and the nearly sorted rows
+ * sorted again: 100,000 types cost a loop, not 100,000 new rows, on each draw.
  */
 export function screenModeler(): (state: ConsoleState, o: ModelOptions) => ScreenModel {
-  let kept: { inputs: unknown[]; rows: Row[] } | undefined;
+  let kept: Kept | undefined;
   return (state, o) => {
-    const now = daemonNow(state, o.localNow);
-    const judge = consoleJudge(state, now, o.limitMs);
-    const inputs = [state.snapshot, state.changes, state.limits, state.order.key, state.order.reverse, o.limitMs, o.type];
-    let all: Row[];
-    if (kept && kept.inputs.every((v, i) => v === inputs[i])) {
-      all = kept.rows;
-      let turned = false;
-      for (const row of all) turned = rejudge(row, judge) || turned;
-      if (turned) sortInPlace(all, state.order);
-    } else {
+    const judge = consoleJudge(state, daemonNow(state, o.localNow), o.limitMs);
+    const inputs = [state.limits, state.order.key, state.order.reverse, o.limitMs, o.type];
+    if (!kept || !kept.inputs.every((v, i) => v === inputs[i]) || !patched(kept, state, judge)) {
       let missing = state.limits === undefined || state.snapshot === undefined ? [] : expectedTypes(state.limits);
       if (o.type !== undefined) missing = missing.filter((t) => t === o.type);
-      all = buildRows(state.snapshot ?? {}, { judge, missing, changes: state.changes, filter: '', order: state.order });
-      kept = { inputs, rows: all };
+      const rows = buildRows(state.snapshot ?? {}, { judge, missing, changes: state.changes, filter: '', order: state.order });
+      kept = { snapshot: state.snapshot, changes: state.changes, inputs, rows, byType: new Map(rows.map((r) => [r.type, r])) };
+      return modelOf(state, rows, o.page);
     }
-    return modelOf(state, all, o.page);
+    let turned = kept.snapshot !== state.snapshot || kept.changes !== state.changes;
+    for (const row of kept.rows) turned = rejudge(row, judge) || turned;
+    if (turned) sortInPlace(kept.rows, state.order);
+    kept.snapshot = state.snapshot;
+    kept.changes = state.changes;
+    return modelOf(state, kept.rows, o.page);
   };
+}
+
+/**
+ * Bring the kept rows to `state`'s view and change marks in place; false when that cannot be
+ * done (a type came or went: the rows are built anew).
+ */
+function patched(kept: Kept, state: ConsoleState, judge: Judge): boolean {
+  const view = state.snapshot ?? {};
+  if (kept.snapshot !== state.snapshot) {
+    let readings = 0;
+    for (const type in view) {
+      const row = kept.byType.get(type);
+      if (!row) return false;
+      readings++;
+      if (row.envelope !== view[type]) Object.assign(row, toRow(type, view[type], judge, state.changes.get(type)));
+    }
+    if (readings !== kept.rows.reduce((n, r) => n + Number(r.envelope !== undefined), 0)) return false;
+  }
+  if (kept.changes !== state.changes) {
+    for (const type of new Set([...kept.changes.keys(), ...state.changes.keys()])) {
+      const row = kept.byType.get(type);
+      if (row) row.change = state.changes.get(type);
+    }
+  }
+  return true;
 }
 
 function modelOf(state: ConsoleState, all: Row[], page: number): ScreenModel {
