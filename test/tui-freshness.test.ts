@@ -26,7 +26,7 @@ const staleRow = (n: number, width: number) => boxed(`   old.${String(n).padStar
 test('80x24: "11 STALE" in the header, stale rows on top, the position and "+24 more (3 stale) ↓" on the borders; End shows the rest', () => withConsole(async (d, t) => {
   await seed(d);
   t.run(follow(d), { width: 80, height: 24 });
-  let s = await t.waitFor('32 types and the trend', (x) => x.includes(' 1/32 ') && x.includes('│last hour:'));
+  let s = await t.waitFor('32 types and the trend', (x) => x.includes(' 1/32 ') && x.includes('│last hour:') && x.includes('│  "type": "old.01",'));
   assert.equal(body(s), [
     'run site  11 STALE  32 types  poll 300ms  sort type',
     `┌─ readings ${'─'.repeat(60)} 1/32 ─┐`,
@@ -64,7 +64,7 @@ test('80x24: "11 STALE" in the header, stale rows on top, the position and "+24 
 test('60x20: the whole screen, and the help laid out inside it', () => withConsole(async (d, t) => {
   await seed(d);
   t.run(follow(d), { width: 60, height: 20 });
-  const s = await t.waitFor('32 types and the trend', (x) => x.includes(' 1/32 ') && x.includes('│last hour:'));
+  const s = await t.waitFor('32 types and the trend', (x) => x.includes(' 1/32 ') && x.includes('│last hour:') && x.includes('│  "seq": 1,'));
   assert.equal(body(s), [
     'run site  11 STALE  32 types  poll 300ms  sort type',
     `┌─ readings ${'─'.repeat(40)} 1/32 ─┐`,

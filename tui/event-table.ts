@@ -1,4 +1,4 @@
-import type { Row, SortOrder } from '../table/rows.js';
+import type { SortOrder } from '../table/rows.js';
 import { columnWidths, headerLine, rowLine, styledLine, type ColumnWidths } from '../table/table-lines.js';
 import { placeMarker, type ConsoleWidgets } from './layout.js';
 import { belowText, positionText, type ScreenModel } from './screen-model.js';
@@ -12,11 +12,11 @@ import { belowText, positionText, type ScreenModel } from './screen-model.js';
 export function tableRenderer(w: ConsoleWidgets) {
   let drawn: string[] = [];
   // the column widths of a set of rows: laid out once, not on every one-second redraw
-  let laidOut: { all: readonly Row[]; rows: number; inner: number; widths: ColumnWidths } | undefined;
+  let laidOut: { layout: number; rows: number; inner: number; widths: ColumnWidths } | undefined;
   /** Draw the rows in sight (only when a line changed), the selection and the border markers. */
   return function renderTable(model: ScreenModel, order: SortOrder, page: number, inner: number): void {
-    if (laidOut?.all !== model.all || laidOut.rows !== model.rows.length || laidOut.inner !== inner) {
-      laidOut = { all: model.all, rows: model.rows.length, inner, widths: columnWidths(inner, model.rows) };
+    if (laidOut?.layout !== model.layout || laidOut.rows !== model.rows.length || laidOut.inner !== inner) {
+      laidOut = { layout: model.layout, rows: model.rows.length, inner, widths: columnWidths(inner, model.rows) };
     }
     const widths = laidOut.widths;
     const inSight = model.rows.slice(model.top, model.top + page);

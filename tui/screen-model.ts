@@ -16,8 +16,10 @@ export interface OutOfSight {
 export interface ScreenModel {
   /** Every row after the filter, in order. */
   rows: Row[];
-  /** Every row before the filter: the same array as long as the view, its changes, limits and order are (widths are laid out once for it). */
+  /** Every row before the filter. */
   all: readonly Row[];
+  /** Changes whenever a row's cells other than its age may have changed (the column widths are laid out again). */
+  layout: number;
   /** Index of the selected row (0 when there are none). */
   selected: number;
   /** Index of the first row in sight. */
@@ -64,6 +66,8 @@ interface Kept {
   inputs: unknown[];
   rows: Row[];
   byType: Map<string, Row>;
+  /** Counts the builds and patches (ScreenModel.layout). */
+  layout: number;
 }
 
 /**
@@ -81,15 +85,16 @@ export function screenModeler(): (state: ConsoleState, o: ModelOptions) => Scree
       let missing = state.limits === undefined || state.snapshot === undefined ? [] : expectedTypes(state.limits);
       if (o.type !== undefined) missing = missing.filter((t) => t === o.type);
       const rows = buildRows(state.snapshot ?? {}, { judge, missing, changes: state.changes, filter: '', order: state.order });
-      kept = { snapshot: state.snapshot, changes: state.changes, inputs, rows, byType: new Map(rows.map((r) => [r.type, r])) };
-      return modelOf(state, rows, o.page);
+      kept = { snapshot: state.snapshot, changes: state.changes, inputs, rows, byType: new Map(rows.map((r) => [r.type, r])), layout: (kept?.layout ?? 0) + 1 };
+      return modelOf(state, rows, o.page, kept.layout);
     }
     let turned = kept.snapshot !== state.snapshot || kept.changes !== state.changes;
+    if (kept.snapshot !== state.snapshot) kept.layout++;
     for (const row of kept.rows) turned = rejudge(row, judge) || turned;
     if (turned) sortInPlace(kept.rows, state.order);
     kept.snapshot = state.snapshot;
     kept.changes = state.changes;
-    return modelOf(state, kept.rows, o.page);
+    return modelOf(state, kept.rows, o.page, kept.layout);
   };
 }
 
@@ -118,7 +123,7 @@ function patched(kept: Kept, state: ConsoleState, judge: Judge): boolean {
   return true;
 }
 
-function modelOf(state: ConsoleState, all: Row[], page: number): ScreenModel {
+function modelOf(state: ConsoleState, all: Row[], page: number, layout: number): ScreenModel {
   let staleTotal = 0;
   for (const r of all) staleTotal += Number(r.stale);
   const rows = state.filter === '' ? all : all.filter((r) => matchesFilter(r.type, state.filter));
@@ -129,7 +134,7 @@ function modelOf(state: ConsoleState, all: Row[], page: number): ScreenModel {
     for (let i = from; i < to; i++) stale += Number(rows[i]!.stale);
     return { count: Math.max(0, to - from), stale };
   };
-  return { rows, all, selected, top, staleTotal, total: all.length, above: count(0, top), below: count(Math.min(rows.length, top + page), rows.length) };
+  return { rows, all, layout, selected, top, staleTotal, total: all.length, above: count(0, top), below: count(Math.min(rows.length, top + page), rows.length) };
 }
 
 /** The first row in sight: `top` moved as little as possible to show the selection, kept in range. */
