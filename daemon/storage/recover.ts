@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import type { Logger } from '../../lib/log.js';
-import type { Envelope } from '../../lib/wire.js';
 import type { Reading } from './current-view.js';
 import { plainName, readStored } from './compressed.js';
 import { readingOfLine } from './envelope-line.js';
+import { NewestLines } from './newest-lines.js';
 import { cutTornTail, maxSeq, scanFile, type ScanResult } from './scan.js';
 import { readHeld, type TargetMark } from './state-files.js';
 import type { SidePaths } from './target.js';
@@ -25,7 +25,8 @@ export interface Recovered {
  * Replay `files` (in order) starting at `mark` when it is usable, otherwise from the start
  * of the first file, then the ephemeral readings of `side` since the mark. Held seqs are
  * counted but do not become current. Torn final lines are cut off and logged with file and
- * byte offset. In file order the later line wins (the original service restarted its seq).
+ * byte offset. The highest seq of a type wins, whatever order the clock gave the day files;
+ * where seqs repeat (the original service restarted its seq) the later line in file order.
  */
 export function replayTarget(files: string[], mark: TargetMark | null | undefined, side: SidePaths | undefined,
   logger: Logger, what: string): Recovered {
@@ -44,19 +45,24 @@ export function replayTarget(files: string[], mark: TargetMark | null | undefine
       logger.warn(`${what}: snapshot points at ${mark.file} byte ${mark.offset}, which is not there; replaying every file`);
     }
   }
-  const newest = new Map<string, { env: Envelope; line: string }>();
+  // after a mark, a line at or below its seq is in the snapshot already (a later-named day
+  // file written before the clock stepped back)
+  const covered = fromMark ? mark!.seq : 0;
+  const newest = new NewestLines();
   let replayed = 0;
   for (let i = from; i < files.length; i++) {
     const file = files[i]!;
+    newest.nextFile();
     const scan = scanFile(file, i === from ? offset : 0, (env, line) => {
       replayed++;
       if (env.seq > seq) seq = env.seq;
-      if (!held.has(env.seq)) newest.set(env.type, { env, line });
+      newest.note(env.seq);
+      if (env.seq > covered && !held.has(env.seq)) newest.offer(env, line);
     });
     reportScan(file, scan, logger);
   }
   const readings = new Map<string, Reading>();
-  for (const { env, line } of newest.values()) readings.set(env.type, readingOfLine(env, line));
+  for (const { env, line } of newest.lines()) readings.set(env.type, readingOfLine(env, line));
   if (side) seq = Math.max(seq, replayEphemeral(side.ephemeral, fromMark ? mark!.seq : 0, held, readings, logger));
   return { seq, readings, replayed, fromMark };
 }

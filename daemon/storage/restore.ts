@@ -1,16 +1,19 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../../lib/log.js';
-import type { Envelope, RunRecord } from '../../lib/wire.js';
+import type { RunRecord } from '../../lib/wire.js';
 import { GZ } from './compressed.js';
 import type { Reading } from './current-view.js';
 import { readingOfLine } from './envelope-line.js';
+import { NewestLines } from './newest-lines.js';
+import { newestRecorded } from './record-order.js';
 import { prepareRunFile, replayTarget, type Recovered } from './recover.js';
 import { unusableReason } from './run-dir.js';
 import { resolveRunDir } from './run-resolve.js';
 import { firstEnvelope, parseEnvelope, scanFile } from './scan.js';
 import type { SidePaths } from './target.js';
 import { listSiteFiles } from './site-days.js';
+import { Timeline } from './timeline.js';
 import {
   readActiveRun, readKnownRuns, readSnapshot, STATE_DIR, statePaths,
   type ActiveRunState, type KnownRun, type SnapshotFile,
@@ -47,7 +50,8 @@ export interface Restored {
  * snapshot's, then what the site and the active run recorded after it (in that order: while
  * a run is active nothing goes to the site). Without one (deleted, corrupt, pointing past the
  * end of a file, or a directory of the original service) every site and run file is read and
- * each type's reading with the latest `ts` wins.
+ * each type's reading recorded last wins: by seq in a target, by the timeline across targets,
+ * by `ts` only where neither tells (see record-order.ts).
  */
 export function restore(siteDir: string, logger: Logger): Restored {
   const paths = statePaths(siteDir);
@@ -70,8 +74,13 @@ export function restore(siteDir: string, logger: Logger): Restored {
     current = overlay([fromSnapshot, [...site.readings.values()], [...(run?.recovered.readings.values() ?? [])]]);
   } else {
     const runFiles = runFilesOf(siteDir, knownRuns).filter((file) => file !== run?.file);
-    current = newestByTs([fromSnapshot, [...site.readings.values()], ...runFiles.map(readingsOf),
-      [...(run?.recovered.readings.values() ?? [])]]);
+    const segments = Timeline.read(paths.timeline, (m) => logger.warn(m));
+    current = newestRecorded(segments, [
+      ...fromSnapshot.map((reading) => ({ stream: streamOf(reading), readings: [reading] })),
+      { stream: 'site', readings: site.readings.values() },
+      ...runFiles.map(readingsOf).map((readings) => ({ stream: streamOf(readings[0]), readings })),
+      ...(run ? [{ stream: run.state.record.run_id, readings: run.recovered.readings.values() }] : []),
+    ]);
   }
     // a compressed last file is closed: the first event opens the file of its own day
   const last = siteFiles.at(-1);
@@ -113,23 +122,20 @@ function overlay(sources: Reading[][]): Reading[] {
   return [...view.values()];
 }
 
-/** Per type the reading with the latest `ts` (on a tie the later source's). */
-function newestByTs(sources: Reading[][]): Reading[] {
-  const view = new Map<string, Reading>();
-  for (const source of sources) {
-    for (const reading of source) {
-      const held = view.get(reading.type);
-      if (!held || reading.envelope.ts >= held.envelope.ts) view.set(reading.type, reading);
-    }
-  }
-  return [...view.values()];
+/** The stream a reading of a run file or the snapshot was recorded in: its run's id, else the site. */
+function streamOf(reading: Reading | undefined): string {
+  const runId = reading?.envelope.meta?.run_id;
+  return typeof runId === 'string' ? runId : 'site';
 }
 
 /** The newest reading of each type in a file that is only read (a torn tail is left alone). */
 function readingsOf(file: string): Reading[] {
-  const newest = new Map<string, { env: Envelope; line: string }>();
-  scanFile(file, 0, (env, line) => newest.set(env.type, { env, line }));
-  return [...newest.values()].map(({ env, line }) => readingOfLine(env, line));
+  const newest = new NewestLines();
+  scanFile(file, 0, (env, line) => {
+    newest.note(env.seq);
+    newest.offer(env, line);
+  });
+  return [...newest.lines()].map(({ env, line }) => readingOfLine(env, line));
 }
 
 function lineReading(line: string): Reading | undefined {

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { FsyncMode } from '../../lib/config.js';
 import { MeridianError } from '../../lib/errors.js';
 import { setMember } from '../../lib/json-text.js';
@@ -274,7 +275,9 @@ export class TelemetryStore {
       if (dayFile !== target.path) {
         this.writeQueued();
         if (ensurePlain(dayFile)) this.opts.logger.warn(`${dayFile}: decompressed to append to it again (the clock went back?)`);
+        const back = target.path !== '' && path.basename(dayFile) < path.basename(target.path);
         this.durability.switchTarget(target, dayFile);
+        if (back) this.markClockBack(dayFile);
       }
     }
     if (this.batch && this.batch.target !== target) this.writeQueued();
@@ -433,6 +436,25 @@ export class TelemetryStore {
     this.site.dropSideFiles();
     this.run?.target.dropSideFiles();
     this.snapshotAt = this.changeMark();
+  }
+
+  /**
+   * The clock went back to an earlier site day: a start resumes from the snapshot's file and
+   * reads only later-named files after it, so the snapshot now marks the earlier file. When it
+   * cannot be written it is removed (a start then replays every file) rather than left behind.
+   */
+  private markClockBack(dayFile: string): void {
+    this.opts.logger.warn(`the clock went back to the site day of ${path.basename(dayFile)}; events go to that file`);
+    try {
+      this.snapshot();
+    } catch (error) {
+      this.opts.logger.error(`could not write the snapshot after the clock went back (${errorCode(error)}); removing it, a start replays every file`);
+      try {
+        removeIfExists(this.paths.snapshot, this.io);
+      } catch (removal) {
+        this.opts.logger.error(`could not remove ${this.paths.snapshot} (${errorCode(removal)}): a start may show older readings`);
+      }
+    }
   }
 
   /** Stop timers, sync and close the files, write a final snapshot. */

@@ -86,6 +86,13 @@ export class Timeline {
     return timeline;
   }
 
+  /** The segments a journal records, read only (start-up reads them before the store opens the journal). */
+  static read(file: string, warn: (message: string) => void): readonly Segment[] {
+    const timeline = new Timeline(file, [{ stream: 'site', file: undefined, after: 0, to: Infinity }]);
+    for (const line of readLines(file, warn)) timeline.apply(line);
+    return timeline.list;
+  }
+
   /** The segments in record order (the last one is being written). */
   segments(): readonly Segment[] {
     return this.list;
