@@ -6,6 +6,7 @@ import { formatMaxAge } from '../lib/max-age.js';
 import type { Logger } from '../lib/log.js';
 import { formatTs, type Clock } from '../lib/time.js';
 import { VERSION } from '../lib/version.js';
+import { holderOf, portInUse } from './port-holder.js';
 import { startForwarding, type Forwarding } from './forward/forwarding.js';
 import type { SinkSpec } from './forward/sink.js';
 import { FreshnessJudge } from './freshness/judge.js';
@@ -78,6 +79,9 @@ export async function startDaemon(config: DaemonConfig, deps: {
       'anyone who can reach this port can record and read telemetry, start and stop runs');
   }
   if (config.zoneWarning) logger.warn(config.zoneWarning);
+  // a busy port is reported before the site directory is touched or a recovery line logged
+  const busy = config.port === 0 ? undefined : await portInUse(config.host, config.port);
+  if (busy) throw new StartupError(`cannot listen on ${config.host}:${config.port}: ${busy}`);
   // the judge is made once the store is open; a scrape before that counts nothing stale
   let judge: FreshnessJudge | undefined;
   const metrics = new DaemonMetrics({
@@ -156,7 +160,7 @@ export async function startDaemon(config: DaemonConfig, deps: {
     await store.close();
     metrics.close();
     const code = (error as NodeJS.ErrnoException).code;
-    const reason = code === 'EADDRINUSE' ? 'the port is already in use'
+    const reason = code === 'EADDRINUSE' ? `the port is already in use ${await holderOf(config.host, config.port)}`
       : code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' ? 'the address is not available on this machine'
       : code === 'EACCES' ? 'permission denied' : (error as Error).message;
     throw new StartupError(`cannot listen on ${config.host}:${config.port}: ${reason}`, { cause: error });

@@ -96,6 +96,8 @@ export interface StatusAnswer {
   started_at: string;
   /** The address it is bound to, `host:port`. */
   address: string;
+  /** The site directory it records into (absolute); absent from earlier versions. */
+  site_dir?: string;
   /** The active run's id, or null outside a run. */
   run_id: string | null;
   /** How many event types the current view holds. */

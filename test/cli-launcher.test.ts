@@ -82,7 +82,7 @@ test('a daemon that cannot start: ready() rejects with TelemetryStartError and t
     const error = await server.ready().then(() => undefined, (e: unknown) => e);
     assert.instance(error, TelemetryStartError);
     const e = error as InstanceType<typeof TelemetryStartError>;
-    assert.is(e.reason, `cannot listen on 127.0.0.1:${port}: the port is already in use`);
+    assert.is(e.reason, `cannot listen on 127.0.0.1:${port}: the port is already in use by another program (it does not answer HTTP)`);
     assert.is(e.exitCode, 1);
     assert.is(e.pid, server.pid);
     assert.is(e.timedOut, false);

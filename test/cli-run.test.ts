@@ -45,7 +45,7 @@ test('run --detach, status, stop: the daemon starts in its own session, answers,
     assert.match(inRun.stdout, new RegExp(`^telemetry daemon at 127\\.0\\.0\\.1:${port}  pid ${pid}  version \\S+  up \\d+s  run 042  2 types\\n$`));
     const json = await cli(['status', '--json', ...at]);
     const body = JSON.parse(json.stdout);
-    assert.equal(body, { version: VERSION, pid, started_at: body.started_at, address: `127.0.0.1:${port}`, run_id: '042', types: 2,
+    assert.equal(body, { version: VERSION, pid, started_at: body.started_at, address: `127.0.0.1:${port}`, site_dir: path.resolve(site), run_id: '042', types: 2,
       recorded: { permanent: 2, ephemeral: 0 }, authenticated: false, suspended_run: null, forward: [], stale: 0, max_age: {} });
     assert.match(body.started_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     assert.is(json.stdout, `${(await request(`http://127.0.0.1:${port}`, '/status')).text}\n`, 'exactly the API body');
@@ -78,32 +78,41 @@ test('run --detach, status, stop: the daemon starts in its own session, answers,
   }
 });
 
-test('run --detach on a port held by another program: one line from the daemon log, exit 1, nothing left running', async () => {
-  const holder = net.createServer();
+test('run --detach on a port held by another program: one line from the daemon log, exit 1, nothing left running or written', async () => {
+  const holder = net.createServer(); // accepts connections and never answers
   await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
   const port = (holder.address() as net.AddressInfo).port;
   const site = tempDir();
   try {
     const run = await cli(['run', '--detach', '--host', '127.0.0.1', '--port', String(port), '--site-dir', site]);
-    assert.is(run.stderr, `telemetry: the daemon did not start: cannot listen on 127.0.0.1:${port}: the port is already in use\n`);
+    const why = `cannot listen on 127.0.0.1:${port}: the port is already in use by another program (it does not answer HTTP)`;
+    assert.is(run.stderr, `telemetry: the daemon did not start: ${why}\n`);
     assert.is(run.stdout, '');
     assert.is(run.code, 1);
-    assert.match(fs.readFileSync(path.join(site, '.meridian', 'daemon.log'), 'utf8'),
-      new RegExp(`Z ERROR cannot listen on 127\\.0\\.0\\.1:${port}: the port is already in use\\n$`));
+    const log = fs.readFileSync(path.join(site, '.meridian', 'daemon.log'), 'utf8');
+    assert.match(log, new RegExp(`^\\S+Z ERROR ${why.replace(/[()]/g, '\\$&')}\\n$`), 'no recovery line before the error');
+    assert.equal(fs.readdirSync(path.join(site, '.meridian')), ['daemon.log'], 'nothing but the log written');
   } finally {
     holder.close();
     removeDir(site);
   }
 });
 
-test('run --detach on the port of a running telemetry daemon: refused, and the running one is untouched', async () => {
+test('run on the port of a running telemetry daemon: refused naming its pid and site, the running one untouched', async () => {
   const d = await spawnDaemon();
   const site = tempDir();
   try {
+    const why = `cannot listen on 127.0.0.1:${d.port}: the port is already in use by another telemetry daemon ` +
+      `(pid ${d.child.pid}, site ${path.resolve(d.siteDir)}, version ${VERSION}): ` +
+      `stop it with \`meridian telemetry stop --port ${d.port}\`, or start this one with another --port`;
     const run = await cli(['run', '--detach', '--host', '127.0.0.1', '--port', String(d.port), '--site-dir', site]);
-    assert.is(run.stderr, `telemetry: the daemon did not start: cannot listen on 127.0.0.1:${d.port}: the port is already in use\n`);
+    assert.is(run.stderr, `telemetry: the daemon did not start: ${why}\n`);
     assert.is(run.stdout, '');
     assert.is(run.code, 1);
+    // in the foreground: the one error line, no recovery lines that read like a start
+    const foreground = await cli(['run', '--host', '127.0.0.1', '--port', String(d.port), '--site-dir', site]);
+    assert.match(foreground.stderr, new RegExp(`^\\S+Z ERROR ${why.replace(/[()`.]/g, '\\$&')}\\n$`));
+    assert.is(foreground.code, 1);
     assert.is((await request(d.url, '/status')).json.pid, d.child.pid);
   } finally {
     d.child.kill('SIGTERM');

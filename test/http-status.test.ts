@@ -13,7 +13,7 @@ const T0 = '2026-03-17T20:00:00.000Z';
 test('GET /status: version, pid, start time, bound address, run id and the number of current types', async () => {
   const clock = new ManualClock(T0);
   await withTestDaemon({ clock, env: { TZ: 'UTC' } }, async (d) => {
-    const status = (body: object) => ({ version: VERSION, pid: process.pid, started_at: T0, address: `127.0.0.1:${d.port}`, ...body,
+    const status = (body: object) => ({ version: VERSION, pid: process.pid, started_at: T0, address: `127.0.0.1:${d.port}`, site_dir: d.siteDir, ...body,
       authenticated: false, suspended_run: null, forward: [] });
     // stale and max_age come right after types
     const counts = (permanent: number, ephemeral: number) => ({ stale: 0, max_age: {}, recorded: { permanent, ephemeral } });

@@ -24,6 +24,7 @@ export function lifecycleHandlers(deps: AppDeps, guard: Guard): Record<'health' 
 
     status: (_req, res) => sendJson(res, 200, JSON.stringify({
       version: deps.version, pid: deps.process.pid, started_at: deps.process.startedAt, address: deps.process.address(),
+      site_dir: deps.config.siteDir,
       run_id: store.activeRun()?.run_id ?? null, types: store.view.size,
       stale: freshness.judge.staleCount(deps.clock.now()), max_age: maxAge, recorded: store.recordedCounts(),
       authenticated, ...(warning === undefined ? {} : { warning }),

@@ -136,12 +136,13 @@ export const SCHEMAS = {
   },
   Status: {
     type: 'object',
-    required: ['version', 'pid', 'started_at', 'address', 'run_id', 'types', 'stale', 'max_age'],
+    required: ['version', 'pid', 'started_at', 'address', 'site_dir', 'run_id', 'types', 'stale', 'max_age'],
     properties: {
       version: { type: 'string' },
       pid: { type: 'integer', minimum: 1 },
       started_at: ts,
       address: { type: 'string', description: '`host:port` the daemon is bound to.' },
+      site_dir: { type: 'string', description: 'The site directory (absolute path) the daemon records into.' },
       run_id: { type: ['string', 'null'], description: 'The active run, or null.' },
       types: { type: 'integer', minimum: 0, description: 'How many types the current view holds.' },
       stale: { type: 'integer', minimum: 0, description: 'How many types are stale now (expected types without a reading included).' },
