@@ -133,6 +133,7 @@ export async function startDaemon(config: DaemonConfig, deps: {
     return closing;
   };
   metrics.watch(store);
+  metrics.watchSinks(() => forwarding.status());
   const housekeeping = config.compressAfterMs === undefined && config.retainMs === undefined ? undefined : new Housekeeping({
     siteDir: config.siteDir, compressAfterMs: config.compressAfterMs, retainMs: config.retainMs, clock: deps.clock, logger,
     inUse: () => store.filesInUse(), heldBack: (file) => deps.heldBack?.(file) === true || forwarding.holds(file), intervalMs: deps.housekeepingIntervalMs,

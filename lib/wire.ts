@@ -141,6 +141,12 @@ export interface SinkStatus {
   dead_letters: number;
   /** The reason of the last failed delivery, or null. */
   last_error: string | null;
+  /** Events the sink acknowledged since the daemon started (dead letters not counted). */
+  delivered: number;
+  /** Ephemeral events the sink acknowledged since start (sent live, best-effort). */
+  ephemeral_sent: number;
+  /** Ephemeral events dropped since start: the sink was down, its queue was full, or their one attempt failed. */
+  ephemeral_dropped: number;
 }
 
 /**

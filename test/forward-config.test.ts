@@ -20,9 +20,10 @@ test('--forward URLs: the kind from the scheme, a stable name from the address, 
   assert.equal(db, {
     name: 'postgres-db.local-telemetry', kind: 'postgres', url: 'postgres://m@db.local/telemetry', start: 'beginning',
     batchRecords: 500, batchBytes: 1048576, lingerMs: 100, retry: { minMs: 250, maxMs: 30000 }, failingAfterMs: 60000, timeoutMs: 10000,
-    table: 'meridian_events', password: undefined,
+    table: 'meridian_events', password: undefined, ephemeral: false, ephemeralQueue: 1000,
   });
-  assert.equal(mqtt, { ...mqtt!, prefix: 'meridian', retainCurrent: true, username: undefined, password: undefined });
+  assert.equal(mqtt, { ...mqtt!, prefix: 'meridian', retainCurrent: true, username: undefined, password: undefined, ephemeral: true, ephemeralQueue: 1000 });
+  assert.equal([web!.ephemeral, web!.ephemeralQueue], [true, 1000]);
 });
 
 test('--config: [[sink]] tables with options, secrets from the environment', () => {
@@ -33,6 +34,12 @@ test('--config: [[sink]] tables with options, secrets from the environment', () 
     ['unit1.events', 'pw', 1000]);
   assert.equal(cloud!.kind === 'http' && cloud!.headers, { 'X-Unit': '1', Authorization: 'Bearer t' });
   assert.is(cloud!.start, 'end');
+});
+
+test('--config: ephemeral events per sink (on for MQTT and HTTP by default, off for PostgreSQL), and their queue', () => {
+  const toml = `[[sink]]\nurl = "mqtt://b"\nephemeral = false\n[[sink]]\nurl = "http://h/in"\nephemeral_queue = 5\n[[sink]]\nurl = "postgres://d/x"\nephemeral = false`;
+  const sinks = resolveSinks({ configText: toml, configFile: 'f.toml' }, {});
+  assert.equal(sinks.map((s) => [s.kind, s.ephemeral, s.ephemeralQueue]), [['mqtt', false, 1000], ['http', true, 5], ['postgres', false, 1000]]);
 });
 
 test('bad forwarding settings: the option, what was expected and what was given', () => {
@@ -47,6 +54,10 @@ test('bad forwarding settings: the option, what was expected and what was given'
     ['batch of 0', { configText: '[[sink]]\nurl = "mqtt://b"\nbatch_records = 0', configFile: 'f.toml' }, 'f.toml: sink 1 batch_records must be a whole number from 1 to 100000; got 0'],
     ['unset secret', { configText: '[[sink]]\nurl = "postgres://b/x"\npassword_env = "NOPE"', configFile: 'f.toml' }, 'f.toml: sink 1 password_env must be the name of a set environment variable (NOPE is not set); got "NOPE"'],
     ['bad table', { configText: '[[sink]]\nurl = "postgres://b/x"\ntable = "Drop Table"', configFile: 'f.toml' }, 'f.toml: sink 1 table must be a lower-case name (letters, digits, _), optionally schema.table; got "Drop Table"'],
+    ['ephemeral into PostgreSQL', { configText: '[[sink]]\nurl = "postgres://b/x"\nephemeral = true', configFile: 'f.toml' }, 'f.toml: sink 1 ephemeral must be false for a PostgreSQL sink (its table keeps durable events only; see docs/forwarding.md); got true'],
+    ['ephemeral not a boolean', { configText: '[[sink]]\nurl = "mqtt://b"\nephemeral = "yes"', configFile: 'f.toml' }, 'f.toml: sink 1 ephemeral must be true or false; got "yes"'],
+    ['ephemeral queue of 0', { configText: '[[sink]]\nurl = "http://h"\nephemeral_queue = 0', configFile: 'f.toml' }, 'f.toml: sink 1 ephemeral_queue must be a whole number from 1 to 100000; got 0'],
+    ['ephemeral queue for PostgreSQL', { configText: '[[sink]]\nurl = "postgres://b/x"\nephemeral_queue = 5', configFile: 'f.toml' }, 'f.toml: sink 1: ephemeral_queue must be a known key for a postgres sink (see docs/forwarding.md); got "ephemeral_queue"'],
     ['wildcard prefix', { configText: '[[sink]]\nurl = "mqtt://b"\nprefix = "a/#"', configFile: 'f.toml' }, 'f.toml: sink 1 prefix must be a topic without +, # or NUL; got "a/#"'],
   ];
   for (const [name, input, message] of rows) {
@@ -60,14 +71,15 @@ test('telemetry run with a bad --forward: one line naming it, exit 2', async () 
   assert.is(run.stderr, 'telemetry: --forward url must be an mqtt://, mqtts://, postgres://, http:// or https:// URL; got "ftp://x" (see "telemetry run --help")\n');
 });
 
-test('sinkLine: state, lag, last success, retries, dead letters, the last error unless ok', () => {
+test('sinkLine: state, lag, last success, retries, dead letters, ephemeral events dropped, the last error unless ok', () => {
   const ok: SinkStatus = { name: 'db', kind: 'postgres', url: 'postgres://db/x', state: 'ok', lag_events: 0, lag_seconds: 0,
-    last_success: '2026-03-17T20:00:01.000Z', retries: 0, dead_letters: 0, last_error: null };
+    last_success: '2026-03-17T20:00:01.000Z', retries: 0, dead_letters: 0, last_error: null, delivered: 12, ephemeral_sent: 0, ephemeral_dropped: 0 };
   const rows: Array<[string, SinkStatus, string]> = [
     ['caught up', ok, '  sink db (postgres) ok  lag 0 events  last success 2026-03-17T20:00:01.000Z'],
     ['recovered', { ...ok, retries: 1, dead_letters: 2, last_error: 'x' }, '  sink db (postgres) ok  lag 0 events  last success 2026-03-17T20:00:01.000Z  1 retry  2 dead letters'],
     ['failing', { ...ok, state: 'failing', lag_events: 1, lag_seconds: 95.2, last_success: null, retries: 41, last_error: 'connect ECONNREFUSED' },
       '  sink db (postgres) failing  lag 1 event / 95.2s  last success never  41 retries  last error: connect ECONNREFUSED'],
+    ['ephemeral dropped', { ...ok, kind: 'http', ephemeral_sent: 5, ephemeral_dropped: 1 }, '  sink db (http) ok  lag 0 events  last success 2026-03-17T20:00:01.000Z  1 ephemeral dropped'],
   ];
   for (const [name, status, line] of rows) assert.is(sinkLine(status), line, name);
 });

@@ -16,9 +16,9 @@ const SCHEMES: Record<string, SinkKind> = {
 const SAFE_NAME = /^[A-Za-z0-9._-]{1,64}$/;
 const COMMON_KEYS = ['name', 'url', 'batch_records', 'batch_bytes', 'linger_ms', 'retry_min_ms', 'retry_max_ms', 'failing_after_s', 'timeout_ms', 'start'];
 const KIND_KEYS: Record<SinkKind, string[]> = {
-  mqtt: ['prefix', 'username', 'password_env', 'retain_current'],
-  postgres: ['table', 'password_env'],
-  http: ['headers', 'header_env'],
+  mqtt: ['prefix', 'username', 'password_env', 'retain_current', 'ephemeral', 'ephemeral_queue'],
+  postgres: ['table', 'password_env', 'ephemeral'],
+  http: ['headers', 'header_env', 'ephemeral', 'ephemeral_queue'],
 };
 
 /** The sinks of `--config FILE` (its text given) and of each `--forward URL`, checked. */
@@ -72,13 +72,17 @@ function sinkOf(t: Table, where: string, env: Env): SinkSpec {
     retry: { minMs: retryMin, maxMs: int(t, 'retry_max_ms', where, 30_000, retryMin) },
     failingAfterMs: num(t, 'failing_after_s', where, 60) * 1000,
     timeoutMs: int(t, 'timeout_ms', where, 10_000, 1),
+    ephemeral: bool(t, 'ephemeral', where, kind !== 'postgres'),
+    ephemeralQueue: int(t, 'ephemeral_queue', where, 1000, 1, 100_000),
   };
+  if (kind === 'postgres' && common.ephemeral) {
+    throw new ConfigError(`${where} ephemeral`, 'false for a PostgreSQL sink (its table keeps durable events only; see docs/forwarding.md)', true);
+  }
   const password = secret(t, where, env);
   if (kind === 'mqtt') {
     const prefix = str(t, 'prefix', where, 'meridian');
     if (prefix === '' || /[+#\u0000]/.test(prefix)) throw new ConfigError(`${where} prefix`, 'a topic without +, # or NUL', prefix);
-    const retain = t.retain_current ?? true;
-    if (typeof retain !== 'boolean') throw new ConfigError(`${where} retain_current`, 'true or false', retain);
+    const retain = bool(t, 'retain_current', where, true);
     return { ...common, kind, prefix, username: t.username === undefined ? undefined : str(t, 'username', where, ''), password, retainCurrent: retain };
   }
   if (kind === 'postgres') {
@@ -122,6 +126,12 @@ function str(t: Table, key: string, where: string, fallback: string | undefined)
   const v = t[key];
   if (v === undefined && fallback !== undefined) return fallback;
   if (typeof v !== 'string') throw new ConfigError(`${where} ${key}`, 'a string', v ?? '(missing)');
+  return v;
+}
+
+function bool(t: Table, key: string, where: string, fallback: boolean): boolean {
+  const v = t[key] ?? fallback;
+  if (typeof v !== 'boolean') throw new ConfigError(`${where} ${key}`, 'true or false', v);
   return v;
 }
 

@@ -6,6 +6,7 @@ import { retryDelay } from './backoff.js';
 import { deliveredAll, SinkCursor } from './cursor.js';
 import { countDeadLetters, writeDeadLetter } from './dead-letter.js';
 import { within, withTimeout } from './deadline.js';
+import { EphemeralQueue } from './ephemeral.js';
 import type { StreamHeads } from './heads.js';
 import { SinkHealth } from './health.js';
 import { IngestShare, type LoopSampler } from './ingest-share.js';
@@ -17,6 +18,7 @@ import { Wake } from './wake.js';
 // The loop every sink shares: read the next batch after the cursor, send it (one batch in
 // flight), move the cursor once the peer acknowledged it, back off and retry on failure,
 // split a refused batch until the refused record is found and put it in the dead-letter file.
+// Ephemeral events (no line in the files) take the same loop from a small queue, live and once.
 
 // an idle sink looks at the files this often even without being woken
 const IDLE_POLL_MS = 1000;
@@ -65,6 +67,7 @@ export class Forwarder {
   private readonly abort = new AbortController();
   private readonly cursor: SinkCursor;
   private readonly deadFile: string;
+  private readonly ephemeral: EphemeralQueue;
   private oldestPendingTs: string | undefined;
   private stopped = false;
   private readonly share: IngestShare;
@@ -78,6 +81,7 @@ export class Forwarder {
       `sink ${deps.spec.name}: could not write ${cursorFile} (${errorText(error)}); records may be sent again after a restart`));
     this.deadFile = path.join(deps.stateDir, `${deps.spec.name}.dead.ndjson`);
     this.share = new IngestShare(deps.loopSampler);
+    this.ephemeral = new EphemeralQueue(deps.spec.ephemeralQueue);
   }
 
   /** Load the cursor (or start one) and run the loop in the background. */
@@ -99,6 +103,17 @@ export class Forwarder {
     this.wake.wake();
   }
 
+  /** An ephemeral event was recorded: queue it for the loop; while the sink is down it is dropped at once. Cheap: runs on the write path. */
+  offerEphemeral(record: ForwardRecord): void {
+    if (!this.spec.ephemeral || this.stopped) return;
+    if (this.health.down) {
+      this.ephemeral.refuse();
+      return;
+    }
+    this.ephemeral.offer(record);
+    this.wake.wake();
+  }
+
   /** Stop: abandon the batch in flight (its cursor is not moved), close the sink; bounded by `graceMs`. */
   async stop(graceMs: number): Promise<void> {
     this.stopped = true;
@@ -108,19 +123,20 @@ export class Forwarder {
     await within(this.deps.sink.close(), graceMs);
   }
 
-  /** The sink's line in /status. */
   /** Whether this sink has delivered all of `file` (`size` bytes long): housekeeping may compress or delete it. */
   delivered(file: string, size: number): boolean {
     return deliveredAll(this.cursor.entries(), file, size);
   }
 
+  /** The sink's line in /status. */
   status(): SinkStatus {
     let lag = 0;
     for (const [stream, pos] of this.cursor.entries()) {
       const file = stream === 'site' ? this.deps.latestSiteFile() : pos.file;
       lag += Math.max(0, this.deps.heads.seqOf(stream, file) - pos.seq);
     }
-    return this.health.status(this.spec, this.deps.clock.now(), lag, this.oldestPendingTs);
+    const { sent, dropped } = this.ephemeral;
+    return this.health.status(this.spec, this.deps.clock.now(), lag, this.oldestPendingTs, { sent, dropped });
   }
 
   private async run(): Promise<void> {
@@ -137,6 +153,8 @@ export class Forwarder {
 
   /** One turn of the loop: deliver the next batch, or wait for new events. */
   private async step(): Promise<void> {
+    if (this.ephemeral.size > 0) await this.sendEphemeral();
+    if (this.stopped) return;
     let batch = await this.nextBatch();
     if (batch?.partial && this.spec.lingerMs > 0) {
       // not a full batch: give the events that are coming the linger time to join it
@@ -180,6 +198,7 @@ export class Forwarder {
       const chunk = queue[0]!;
       try {
         await this.send(chunk);
+        this.health.delivered += chunk.length;
         this.acknowledged(chunk);
         queue.shift();
       } catch (error) {
@@ -211,6 +230,18 @@ export class Forwarder {
     }
   }
 
+  /** One batch of the ephemeral queue, sent once: acknowledged, it counts as sent; failed or refused, as dropped. */
+  private async sendEphemeral(): Promise<void> {
+    const records = this.ephemeral.take(this.spec.batchRecords);
+    try {
+      await this.send(records);
+      this.ephemeral.sent += records.length;
+    } catch (error) {
+      this.ephemeral.dropped += records.length;
+      this.deps.logger.debug(`sink ${this.spec.name}: dropped ${records.length} ephemeral event(s) (${errorText(error)})`);
+    }
+  }
+
   /** A refused chunk: halves to send on their own, or (one record) its dead letter. */
   private refused(chunk: ForwardRecord[], error: SinkRejection): ForwardRecord[][] {
     if (chunk.length > 1) {
@@ -234,6 +265,8 @@ export class Forwarder {
 
   private async backOff(error: unknown): Promise<void> {
     const reason = errorText(error);
+    // ephemeral events are never retried: those waiting go now, later ones until a delivery succeeds
+    this.ephemeral.dropAll();
     const attempt = this.health.failure(this.deps.clock.now(), reason);
     const delay = retryDelay(attempt, this.spec.retry, this.deps.random);
     const message = `sink ${this.spec.name}: delivery failed (${reason}); retry ${attempt} in ${delay} ms`;

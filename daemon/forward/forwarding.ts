@@ -14,11 +14,13 @@ import type { LoopSampler } from './ingest-share.js';
 import { LogTail } from './log-tail.js';
 import { mqttSink } from './mqtt.js';
 import { postgresSink } from './postgres.js';
+import { ephemeralRecord } from './record.js';
 import type { Sink, SinkSpec } from './sink.js';
 
 // Forwarding as the daemon runs it: one forwarder per configured sink, woken by the store's
-// onRecorded listener, reading the backlog from the files. Nothing here runs on the write
-// path but a wake-up: a sink that is down or slow never holds an event back.
+// onRecorded listener, reading the backlog from the files. Ephemeral events, in no file, are
+// handed over live (each sink queues a few, bounded). Nothing here runs on the write path
+// but a wake-up and that hand-over: a sink that is down or slow never holds an event back.
 
 /** How long a stop waits for a sink's batch in flight and its connection to close. */
 const STOP_GRACE_MS = 2000;
@@ -67,10 +69,17 @@ export function startForwarding(specs: readonly SinkSpec[], deps: ForwardingDeps
     loopSampler: deps.loopSampler ?? ((since) => performance.eventLoopUtilization(since)),
     clock: deps.clock, logger: deps.logger, random: deps.random ?? Math.random,
   }));
+  const wantEphemeral = specs.some((s) => s.ephemeral);
   const stopListening = store.onRecorded((event) => {
     recorded++;
-    heads.note(event.stream, event.reading.seq);
-    for (const f of forwarders) f.notify(event.stream, event.file);
+    if (event.permanent) {
+      // the head is the newest seq with a line: an ephemeral seq after it is nothing to read
+      heads.note(event.stream, event.reading.seq);
+      for (const f of forwarders) f.notify(event.stream, event.file);
+      return;
+    }
+    const record = wantEphemeral ? ephemeralRecord(event.stream, event.reading.json) : undefined;
+    if (record) for (const f of forwarders) f.offerEphemeral(record);
   });
   for (const f of forwarders) f.start();
   return {

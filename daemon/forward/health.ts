@@ -15,6 +15,8 @@ export class SinkHealth {
   private attempts = 0;
   retries = 0;
   deadLetters = 0;
+  /** Records the peer acknowledged since start (not counting dead letters). */
+  delivered = 0;
   lastError: string | undefined;
 
   /** A delivery was acknowledged: any outage is over. Returns how long the outage lasted (ms), if there was one. */
@@ -34,6 +36,11 @@ export class SinkHealth {
     return ++this.attempts;
   }
 
+  /** Whether the last delivery failed (the sink is down, or refusing everything that may pass later). */
+  get down(): boolean {
+    return this.failingSinceMs !== undefined;
+  }
+
   /** ok; retrying while an outage is younger than `failingAfterMs`; failing after that. */
   state(nowMs: number, failingAfterMs: number): SinkState {
     if (this.failingSinceMs === undefined) return 'ok';
@@ -45,14 +52,15 @@ export class SinkHealth {
     return this.lastSuccessMs === undefined ? null : formatTs(this.lastSuccessMs);
   }
 
-  /** The sink's line in /status, given its lag and the ts of the oldest record not yet acknowledged. */
-  status(spec: SinkSpec, nowMs: number, lagEvents: number, oldestPendingTs: string | undefined): SinkStatus {
+  /** The sink's line in /status, given its lag, the ts of the oldest record not yet acknowledged and its ephemeral counts. */
+  status(spec: SinkSpec, nowMs: number, lagEvents: number, oldestPendingTs: string | undefined, ephemeral: { sent: number; dropped: number }): SinkStatus {
     const pendingMs = oldestPendingTs === undefined ? NaN : Date.parse(oldestPendingTs);
     return {
       name: spec.name, kind: spec.kind, url: redactUrl(spec.url), state: this.state(nowMs, spec.failingAfterMs),
       lag_events: lagEvents,
       lag_seconds: lagEvents === 0 || Number.isNaN(pendingMs) ? 0 : Math.max(0, Math.round((nowMs - pendingMs) / 100) / 10),
       last_success: this.lastSuccess(), retries: this.retries, dead_letters: this.deadLetters, last_error: this.lastError ?? null,
+      delivered: this.delivered, ephemeral_sent: ephemeral.sent, ephemeral_dropped: ephemeral.dropped,
     };
   }
 }

@@ -5,7 +5,8 @@ import type { ForwardRecord } from './record.js';
 import { SinkRejection, type HttpSinkSpec, type Sink } from './sink.js';
 
 // The HTTP sink: each batch is one POST of NDJSON, one record per line:
-// {"id":"site:41","stream":"site","seq":41,"envelope":{...the line as stored...}}.
+// {"id":"site:41","stream":"site","seq":41,"envelope":{...the line as stored...}}; an ephemeral
+// event (sent live, in a POST of its own) has "ephemeral":true after "seq".
 // A 2xx acknowledges the batch; a 4xx other than 408 and 429 refuses it for good.
 
 /** The body of one POST: a record per line, the envelope embedded byte for byte. */
@@ -13,7 +14,7 @@ export function ndjsonBody(records: readonly ForwardRecord[]): string {
   let body = '';
   for (const r of records) {
     const stream = JSON.stringify(r.stream);
-    body += `{"id":${JSON.stringify(`${r.stream}:${r.seq}`)},"stream":${stream},"seq":${r.seq},"envelope":${r.line}}\n`;
+    body += `{"id":${JSON.stringify(`${r.stream}:${r.seq}`)},"stream":${stream},"seq":${r.seq},${r.ephemeral ? '"ephemeral":true,' : ''}"envelope":${r.line}}\n`;
   }
   return body;
 }

@@ -4,7 +4,7 @@ import type { ForwardRecord } from './record.js';
 import { redactUrl, SinkRejection, type MqttSinkSpec, type Sink } from './sink.js';
 
 // The MQTT sink (MQTT 5): each envelope to `<prefix>/<type>` at QoS 1 with the user properties
-// `stream`, `seq` and `id` (`stream:seq`); then, for each type in the batch, the current reading
+// `stream`, `seq` and `id` (`stream:seq`), and `ephemeral` = `true` on an ephemeral event; then, for each type in the batch, the current reading
 // retained at `<prefix>/current/<type>`. A batch is acknowledged once every PUBACK has come.
 
 // PUBACK reasons that refuse the message itself: not authorized, topic name invalid,
@@ -81,11 +81,11 @@ export function mqttSink(spec: MqttSinkSpec, current: (type: string) => string |
   };
 }
 
-// An upper bound of a PUBLISH packet's size: fixed header, topic, packet id, the three user properties, payload.
+// An upper bound of a PUBLISH packet's size: fixed header, topic, packet id, the user properties, payload.
 function packetSize(prefix: string, r: ForwardRecord): number {
   const id = `${r.stream}:${r.seq}`;
   return 5 + 2 + Buffer.byteLength(`${prefix}/${topicOfType(r.type)}`) + 2 + 4
-    + 3 * 5 + Buffer.byteLength(`stream${r.stream}seq${r.seq}id${id}`) + Buffer.byteLength(r.line);
+    + 4 * 5 + Buffer.byteLength(`stream${r.stream}seq${r.seq}id${id}ephemeraltrue`) + Buffer.byteLength(r.line);
 }
 
 function publishes(client: mqtt.MqttClient, spec: MqttSinkSpec, records: readonly ForwardRecord[],
@@ -93,7 +93,8 @@ function publishes(client: mqtt.MqttClient, spec: MqttSinkSpec, records: readonl
   const sent: Promise<unknown>[] = [];
   const types = new Set<string>();
   for (const r of records) {
-    const userProperties = { stream: r.stream, seq: String(r.seq), id: `${r.stream}:${r.seq}` };
+    const userProperties: Record<string, string> = { stream: r.stream, seq: String(r.seq), id: `${r.stream}:${r.seq}` };
+    if (r.ephemeral) userProperties.ephemeral = 'true';
     sent.push(client.publishAsync(`${spec.prefix}/${topicOfType(r.type)}`, r.line, { qos: 1, properties: { userProperties } }));
     types.add(r.type);
   }

@@ -11,9 +11,17 @@ export interface ForwardRecord {
   readonly type: string;
   /** The envelope exactly as stored (one JSON object, no newline). */
   readonly line: string;
-  /** The file it was read from and the byte offset just after its line. */
+  /** The file it was read from and the byte offset just after its line ('' and 0 for an ephemeral event). */
   readonly file: string;
   readonly end: number;
+  /** An ephemeral event (store_permanently false): sent live, best-effort, never from the files. */
+  readonly ephemeral?: true;
+}
+
+/** The record of an ephemeral event, from its envelope line as recorded (it has no place in any file). */
+export function ephemeralRecord(stream: string, line: string): ForwardRecord | undefined {
+  const head = envelopeHead(line);
+  return head && { stream, seq: head.seq, ts: head.ts, type: head.type, line, file: '', end: 0, ephemeral: true };
 }
 
 /** `stream:seq`: the id every record carries so consumers can deduplicate. */

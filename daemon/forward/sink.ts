@@ -27,6 +27,10 @@ export interface SinkCommon {
   readonly timeoutMs: number;
   /** Where a sink without a cursor starts: the oldest file on disk, or the end of the log. */
   readonly start: 'beginning' | 'end';
+  /** Whether ephemeral events are sent live (best-effort); always false for PostgreSQL. */
+  readonly ephemeral: boolean;
+  /** How many ephemeral events may wait for the sink; past that the oldest is dropped. */
+  readonly ephemeralQueue: number;
 }
 
 /** An MQTT sink: each event to `<prefix>/<type>` at QoS 1, the latest retained at `<prefix>/current/<type>`. */

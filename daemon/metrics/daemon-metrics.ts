@@ -1,10 +1,12 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { ERROR_CATALOGUE, type ErrorCode } from '../../lib/errors.js';
 import type { Clock } from '../../lib/time.js';
+import type { SinkStatus } from '../../lib/wire.js';
 import type { StorageObserver } from '../storage/observer.js';
 import type { RecordedEvent, TelemetryStore } from '../storage/store.js';
 import { registerProcessMetrics } from './process.js';
 import { registerReadingAges } from './reading-ages.js';
+import { registerSinkMetrics } from './sink-metrics.js';
 
 // The daemon's metrics (GET /metrics, docs/operations.md "Metrics"), on a registry of its
 // own: prom-client's global registry is module state shared by every daemon of a process.
@@ -66,12 +68,17 @@ export class DaemonMetrics {
     this.store = store;
     const children = new Map<string, Counter.Internal>();
     store.onRecorded((event: RecordedEvent) => {
-      const storage = 'permanent';
+      const storage = event.permanent ? 'permanent' : 'ephemeral';
       const key = `${event.target} ${storage}`;
       let child = children.get(key);
       if (!child) children.set(key, child = this.recorded.labels(event.target, storage));
       child.inc();
     });
+  }
+
+  /** Export the forwarding sinks' lag, counts and state; `sinks()` gives their /status lines at each scrape. */
+  watchSinks(sinks: () => SinkStatus[]): void {
+    registerSinkMetrics(this.registry, sinks);
   }
 
   /** A request was answered: `route` is the route table's pattern (or UNMATCHED_ROUTE). */

@@ -171,7 +171,8 @@ export const SCHEMAS = {
         type: 'array', description: 'Each forwarding sink (docs/forwarding.md), in configuration order; empty without sinks.',
         items: {
           type: 'object', additionalProperties: false,
-          required: ['name', 'kind', 'url', 'state', 'lag_events', 'lag_seconds', 'last_success', 'retries', 'dead_letters', 'last_error'],
+          required: ['name', 'kind', 'url', 'state', 'lag_events', 'lag_seconds', 'last_success', 'retries', 'dead_letters', 'last_error',
+            'delivered', 'ephemeral_sent', 'ephemeral_dropped'],
           properties: {
             name: { type: 'string' },
             kind: { enum: ['mqtt', 'postgres', 'http'] },
@@ -183,6 +184,9 @@ export const SCHEMAS = {
             retries: { type: 'integer', minimum: 0 },
             dead_letters: { type: 'integer', minimum: 0, description: 'Records the peer refused for good.' },
             last_error: { type: ['string', 'null'] },
+            delivered: { type: 'integer', minimum: 0, description: 'Events the sink acknowledged since the daemon started (dead letters not counted).' },
+            ephemeral_sent: { type: 'integer', minimum: 0, description: 'Ephemeral events sent live and acknowledged since start.' },
+            ephemeral_dropped: { type: 'integer', minimum: 0, description: 'Ephemeral events dropped since start (sink down, queue full, or their one attempt failed).' },
           },
         },
       },

@@ -1,0 +1,49 @@
+import type { ForwardRecord } from './record.js';
+
+// Ephemeral events on their way to one sink: live and best-effort. They have no line in the
+// files, so nothing can be read back: a small queue holds them until the sink's loop sends
+// them (once, never retried), and whatever cannot go is dropped and counted.
+
+/** A sink's bounded queue of ephemeral records, with what became of them. */
+export class EphemeralQueue {
+  private readonly limit: number;
+  private records: ForwardRecord[] = [];
+  /** Records the peer acknowledged. */
+  sent = 0;
+  /** Records dropped: the queue was full, the sink was down, or their one attempt failed. */
+  dropped = 0;
+
+  constructor(limit: number) {
+    this.limit = limit;
+  }
+
+  /** How many wait. */
+  get size(): number {
+    return this.records.length;
+  }
+
+  /** Queue a record; a full queue drops its oldest (the newest readings are worth more). */
+  offer(record: ForwardRecord): void {
+    if (this.records.length >= this.limit) {
+      this.records.shift();
+      this.dropped++;
+    }
+    this.records.push(record);
+  }
+
+  /** The sink is down: count a record that arrives now as dropped without queueing it. */
+  refuse(): void {
+    this.dropped++;
+  }
+
+  /** Drop everything queued (the sink went down). */
+  dropAll(): void {
+    this.dropped += this.records.length;
+    this.records = [];
+  }
+
+  /** Take up to `max` records, oldest first, to send them. */
+  take(max: number): ForwardRecord[] {
+    return this.records.splice(0, max);
+  }
+}
