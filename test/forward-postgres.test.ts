@@ -19,14 +19,16 @@ interface Row { stream: string; seq: string; ts: Date; type: string; data: unkno
 
 const rowsOf = (table: string) => pg.query<Row>(`SELECT stream, seq, ts, type, data, meta FROM ${table} ORDER BY stream, seq`);
 
-test('steady state: one row per event keyed by (stream, seq), data and meta as JSON, and the current view', async () => {
+test('steady state: one row per event keyed by (stream, seq), data and meta as JSON, and the current view; no row for an ephemeral event', async () => {
   await withTestDaemon({ forward: sinksOf(SINK('steady')) }, async (d) => {
     const sent = [];
     for (let i = 1; i <= 70; i++) sent.push((await postEvent(d.url, { type: i % 2 ? 'weather' : 'dome', data: { i, t: -3.5 } })).json);
+    assert.is((await postEvent(d.url, { type: 'wind', data: 4, store_permanently: false })).json.seq, 71);
     await request(d.url, '/run/start', { method: 'POST', body: { run_id: '007' } });
     for (let i = 1; i <= 5; i++) sent.push((await postEvent(d.url, { type: 'camera', data: [i], meta: { by: 'test' } })).json);
     await request(d.url, '/run/stop', { method: 'POST' });
-    await caughtUp(d.url, 'db');
+    const status = await caughtUp(d.url, 'db');
+    assert.equal([status.delivered, status.ephemeral_sent, status.ephemeral_dropped], [75, 0, 0]);
     const rows = await rowsOf('steady');
     assert.is(rows.length, 75);
     const streams = sent.map((_e, i) => (i < 70 ? 'site' : '007'));

@@ -63,6 +63,8 @@ export interface PeerRecord {
   id: string;
   stream: string;
   seq: number;
+  /** Present (true) on an ephemeral event, sent live. */
+  ephemeral?: boolean;
   envelope: { seq: number; type: string; data: unknown; meta: Record<string, unknown>; ts: string };
 }
 

@@ -54,6 +54,8 @@ export interface Received {
   retain: boolean;
   stream: string | undefined;
   seq: number | undefined;
+  /** The `ephemeral` user property (`true` on an ephemeral event). */
+  ephemeral: string | undefined;
 }
 
 /** A subscriber with a persistent session (QoS 1): it gets what was published while it was away. */
@@ -72,7 +74,7 @@ export async function subscribe(url: string, filter: string, clean = false): Pro
   client.on('error', () => undefined);
   client.on('message', (topic, payload, packet) => {
     const props = (packet.properties?.userProperties ?? {}) as Record<string, string>;
-    messages.push({ topic, payload: payload.toString(), retain: packet.retain, stream: props.stream, seq: props.seq === undefined ? undefined : Number(props.seq) });
+    messages.push({ topic, payload: payload.toString(), retain: packet.retain, stream: props.stream, seq: props.seq === undefined ? undefined : Number(props.seq), ephemeral: props.ephemeral });
   });
   await client.subscribeAsync(filter, { qos: 1 });
   return { messages, close: async () => { await client.endAsync(true); } };
