@@ -8,7 +8,8 @@ import { ERROR_CATALOGUE } from '../lib/errors.js';
 import { silentLogger } from '../lib/log.js';
 import { VERSION } from '../lib/version.js';
 import { ManualClock } from './helpers/clock.js';
-import { withTestDaemon } from './helpers/daemon.js';
+import { startTestDaemon, withTestDaemon } from './helpers/daemon.js';
+import { caughtUp, failing, sinkStatus, sinksOf, startPeer, waitFor } from './helpers/forward.js';
 import { postEvent, request } from './helpers/http.js';
 import { removeDir, tempDir } from './helpers/tmp.js';
 
@@ -120,6 +121,62 @@ test('reading ages: only the first N types by name get a series; the rest are co
     removeDir(siteDir);
   }
 });
+
+test('ephemeral events are counted apart from permanent ones', () => withTestDaemon({}, async (d) => {
+  for (let i = 0; i < 2; i++) await postEvent(d.url, { type: 'wind', data: i, store_permanently: false });
+  await postEvent(d.url, { type: 'dome', data: 'open' });
+  await request(d.url, '/run/start', { body: { run_id: 'r1' } });
+  await postEvent(d.url, { type: 'camera', data: 1, store_permanently: false });
+  assert.equal(family(await scrape(d.url), 'meridian_events_recorded_total'), {
+    'meridian_events_recorded_total{target="site",storage="permanent"}': 1,
+    'meridian_events_recorded_total{target="site",storage="ephemeral"}': 2,
+    'meridian_events_recorded_total{target="run",storage="permanent"}': 0,
+    'meridian_events_recorded_total{target="run",storage="ephemeral"}': 1,
+  });
+}));
+
+test('sink metrics after a known workload against a real HTTP peer: lag, delivered, retries, dead letters, state, ephemeral', async () => {
+  const clock = new ManualClock(T0);
+  const peer = await startPeer({ refuse: (r) => r.envelope.data === 'poison' });
+  // one retry only: the next is ten minutes away, so the count is exact when scraped
+  const toml = `[[sink]]\nname = "peer"\nurl = "${peer.url}"\nbatch_records = 50\nlinger_ms = 20\nretry_min_ms = 600000\nretry_max_ms = 600000\ntimeout_ms = 3000\nfailing_after_s = 0`;
+  const d = await startTestDaemon({ clock, forward: sinksOf(toml) });
+  const sink = (name: string) => `${name}{sink="peer",kind="http"}`;
+  const states = (ok: number, retrying: number, failing: number) => ({
+    'meridian_sink_state{sink="peer",kind="http",state="ok"}': ok,
+    'meridian_sink_state{sink="peer",kind="http",state="retrying"}': retrying,
+    'meridian_sink_state{sink="peer",kind="http",state="failing"}': failing,
+  });
+  try {
+    await postEvent(d.url, { type: 'wind', data: 1, store_permanently: false });
+    await waitFor('the ephemeral event sent', async () => ((await sinkStatus(d.url, 'peer')).ephemeral_sent === 1 ? true : undefined));
+    for (let i = 1; i <= 10; i++) await postEvent(d.url, { type: 'weather', data: i === 5 ? 'poison' : i });
+    await caughtUp(d.url, 'peer');
+    assert.equal(family(await scrape(d.url), 'meridian_sink_'), {
+      [sink('meridian_sink_lag_events')]: 0, [sink('meridian_sink_lag_seconds')]: 0, [sink('meridian_sink_delivered_total')]: 9,
+      [sink('meridian_sink_retries_total')]: 0, [sink('meridian_sink_dead_letters_total')]: 1,
+      [sink('meridian_sink_ephemeral_sent_total')]: 1, [sink('meridian_sink_ephemeral_dropped_total')]: 0, ...states(1, 0, 0),
+    });
+    await peer.down();
+    for (let i = 11; i <= 15; i++) await postEvent(d.url, { type: 'weather', data: i });
+    await failing(d.url, 'peer');
+    await postEvent(d.url, { type: 'wind', data: 2, store_permanently: false });
+    clock.advance(12_500);
+    assert.equal(family(await scrape(d.url), 'meridian_sink_'), {
+      [sink('meridian_sink_lag_events')]: 5, [sink('meridian_sink_lag_seconds')]: 12.5, [sink('meridian_sink_delivered_total')]: 9,
+      [sink('meridian_sink_retries_total')]: 1, [sink('meridian_sink_dead_letters_total')]: 1,
+      [sink('meridian_sink_ephemeral_sent_total')]: 1, [sink('meridian_sink_ephemeral_dropped_total')]: 1, ...states(0, 0, 1),
+    });
+  } finally {
+    await d.close();
+    await peer.down();
+    removeDir(d.siteDir);
+  }
+});
+
+test('without sinks no meridian_sink_* series', () => withTestDaemon({}, async (d) => {
+  assert.equal(family(await scrape(d.url), 'meridian_sink_'), {});
+}));
 
 test('each daemon has its own registry; with a token /metrics needs it', () => withTestDaemon({ flags: { token: 't0k' } }, (a) =>
   withTestDaemon({}, async (b) => {
