@@ -43,6 +43,7 @@ test('HTTP: an ephemeral event arrives live with "ephemeral":true, between the d
   await caughtUp(d.url, 'peer');
   const live = await postEvent(d.url, ephemeral(9));
   await sent(d.url, 'peer', 1);
+  assert.is((await sinkStatus(d.url, 'peer')).lag_events, 0, 'an ephemeral seq after the newest line is no lag');
   await postEvent(d.url, { type: 'weather', data: 3 });
   await caughtUp(d.url, 'peer');
   assert.equal(idsOf(peer), [['site:1', false], ['site:2', true], ['site:3', false]]);

@@ -42,8 +42,16 @@ export class EphemeralQueue {
     this.records = [];
   }
 
-  /** Take up to `max` records, oldest first, to send them. */
-  take(max: number): ForwardRecord[] {
-    return this.records.splice(0, max);
+  /** Send up to `max` records, oldest first, once: acknowledged, they count as sent; failed or refused, as dropped (the error is returned). */
+  async sendOnce(max: number, send: (records: ForwardRecord[]) => Promise<void>): Promise<{ count: number; error?: unknown }> {
+    const records = this.records.splice(0, max);
+    try {
+      await send(records);
+      this.sent += records.length;
+      return { count: records.length };
+    } catch (error) {
+      this.dropped += records.length;
+      return { count: records.length, error };
+    }
   }
 }

@@ -153,7 +153,10 @@ export class Forwarder {
 
   /** One turn of the loop: deliver the next batch, or wait for new events. */
   private async step(): Promise<void> {
-    if (this.ephemeral.size > 0) await this.sendEphemeral();
+    if (this.ephemeral.size > 0) {
+      const { count, error } = await this.ephemeral.sendOnce(this.spec.batchRecords, (records) => this.send(records));
+      if (error !== undefined) this.deps.logger.debug(`sink ${this.spec.name}: dropped ${count} ephemeral event(s) (${errorText(error)})`);
+    }
     if (this.stopped) return;
     let batch = await this.nextBatch();
     if (batch?.partial && this.spec.lingerMs > 0) {
@@ -227,18 +230,6 @@ export class Forwarder {
         `no acknowledgement within ${this.spec.timeoutMs} ms`, () => attempt.abort());
     } finally {
       this.abort.signal.removeEventListener('abort', onStop);
-    }
-  }
-
-  /** One batch of the ephemeral queue, sent once: acknowledged, it counts as sent; failed or refused, as dropped. */
-  private async sendEphemeral(): Promise<void> {
-    const records = this.ephemeral.take(this.spec.batchRecords);
-    try {
-      await this.send(records);
-      this.ephemeral.sent += records.length;
-    } catch (error) {
-      this.ephemeral.dropped += records.length;
-      this.deps.logger.debug(`sink ${this.spec.name}: dropped ${records.length} ephemeral event(s) (${errorText(error)})`);
     }
   }
 
