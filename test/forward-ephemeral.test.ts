@@ -1,8 +1,10 @@
+import type { OpenAPIObject } from 'openapi3-ts/oas31';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestDaemon, type TestDaemon } from './helpers/daemon.js';
 import { caughtUp, failing, QUICK, sinkStatus, sinksOf, startPeer, waitFor, type Peer, type PeerOptions } from './helpers/forward.js';
-import { postEvent } from './helpers/http.js';
+import { postEvent, request } from './helpers/http.js';
+import { answerChecker } from './helpers/openapi.js';
 import { startBroker, subscribe, type TestBroker } from './helpers/mosquitto.js';
 import { removeDir, tempDir } from './helpers/tmp.js';
 
@@ -49,6 +51,9 @@ test('HTTP: an ephemeral event arrives live with "ephemeral":true, between the d
   assert.equal(idsOf(peer), [['site:1', false], ['site:2', true], ['site:3', false]]);
   assert.is(JSON.stringify(peer.records[1]!.envelope), live.text, 'the envelope as answered');
   assert.equal(await counts(d.url, 'peer'), { delivered: 2, ephemeral_sent: 1, ephemeral_dropped: 0 });
+  // the sink's line, new counts and all, as the served OpenAPI document describes it
+  const doc = (await request(d.url, '/openapi.json')).json as OpenAPIObject;
+  answerChecker(doc)('GET', '/status', await request(d.url, '/status'));
 }));
 
 test('HTTP: with the peer down ephemeral events are dropped and counted; the durable ones arrive after recovery, then ephemeral ones live again', () => withPeer('', {}, async (d, peer) => {
