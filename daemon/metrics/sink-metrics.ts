@@ -22,8 +22,17 @@ const TOTALS: [name: string, help: string, read: (s: SinkStatus) => number][] = 
 ];
 
 /** Register the sink metrics on `registry`; `sinks()` gives the sinks' /status lines as of now. */
-export function registerSinkMetrics(registry: Registry, sinks: () => SinkStatus[]): void {
+export function registerSinkMetrics(registry: Registry, status: () => SinkStatus[]): void {
   const registers = [registry];
+  // a scrape collects every family in one turn: read the sinks once for all of them
+  let lines: SinkStatus[] | undefined;
+  const sinks = () => {
+    if (!lines) {
+      lines = status();
+      queueMicrotask(() => { lines = undefined; });
+    }
+    return lines;
+  };
   for (const [name, help, read] of NUMBERS) {
     new Gauge<Label>({ name, help, labelNames: LABELS, registers, collect() {
       this.reset();
