@@ -7,7 +7,10 @@ import type { ForwardRecord } from './record.js';
 /** A sink's bounded queue of ephemeral records, with what became of them. */
 export class EphemeralQueue {
   private readonly limit: number;
+  // the queue is records[head..]: dropping the oldest of a full queue (on the ingest path, up
+  // to 100,000 records) moves an index, not the array; the array is compacted now and then
   private records: ForwardRecord[] = [];
+  private head = 0;
   /** Records the peer acknowledged. */
   sent = 0;
   /** Records dropped: the queue was full, the sink was down, or their one attempt failed. */
@@ -19,14 +22,15 @@ export class EphemeralQueue {
 
   /** How many wait. */
   get size(): number {
-    return this.records.length;
+    return this.records.length - this.head;
   }
 
   /** Queue a record; a full queue drops its oldest (the newest readings are worth more). */
   offer(record: ForwardRecord): void {
-    if (this.records.length >= this.limit) {
-      this.records.shift();
+    if (this.size >= this.limit) {
+      this.records[this.head++] = undefined as never;
       this.dropped++;
+      if (this.head >= this.limit) this.compact();
     }
     this.records.push(record);
   }
@@ -38,12 +42,14 @@ export class EphemeralQueue {
 
   /** Drop everything queued (the sink went down). */
   dropAll(): void {
-    this.dropped += this.records.length;
+    this.dropped += this.size;
     this.records = [];
+    this.head = 0;
   }
 
   /** Send up to `max` records, oldest first, once: acknowledged, they count as sent; failed or refused, as dropped (the error is returned). */
   async sendOnce(max: number, send: (records: ForwardRecord[]) => Promise<void>): Promise<{ count: number; error?: unknown }> {
+    this.compact();
     const records = this.records.splice(0, max);
     try {
       await send(records);
@@ -53,5 +59,11 @@ export class EphemeralQueue {
       this.dropped += records.length;
       return { count: records.length, error };
     }
+  }
+
+  private compact(): void {
+    if (this.head === 0) return;
+    this.records = this.records.slice(this.head);
+    this.head = 0;
   }
 }
