@@ -13,6 +13,14 @@ export function envelopeLine(seq: number, ts: string, typeJson: string, data: st
   return `{"seq":${seq},"ts":"${ts}","type":${typeJson},"data":${data},"meta":${meta}}`;
 }
 
+/** The same envelope line under another seq (a batch written again one event at a time after a failed write). */
+export function withSeq(reading: Reading, seq: number): Reading {
+  const prefix = `{"seq":${reading.seq},`;
+  if (reading.seq === seq) return reading;
+  if (!reading.json.startsWith(prefix)) throw new Error(`not an envelope line of seq ${reading.seq}`);
+  return new Reading(reading.type, seq, `{"seq":${seq},${reading.json.slice(prefix.length)}`);
+}
+
 /**
  * A reading of a line read back from a file: the line itself when it is an envelope of the
  * five keys in order, else the envelope rebuilt from its members' texts (unknown keys such

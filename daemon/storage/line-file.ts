@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { nodeFs, type StorageFs } from './storage-fs.js';
 
 // One append-only NDJSON file: whole lines in, or nothing; synced with group commit.
@@ -41,11 +42,20 @@ export class LineFile {
     this.syncedBytes = size;
   }
 
-  /** Open (creating if needed) for appending; `size` is the file's current length. */
+  /**
+   * Open (creating if needed) for appending. A partial line at the end (a failed write whose
+   * cut-back failed too: never acknowledged) is cut off first, so that the next line is whole.
+   */
   static open(file: string, io: StorageFs = nodeFs): LineFile {
     const fd = io.openSync(file, 'a');
     try {
-      return new LineFile(file, io, fd, io.fstatSync(fd).size);
+      let size = io.fstatSync(fd).size;
+      const whole = size > 0 ? wholeLinesEnd(file, size) : 0;
+      if (whole < size) {
+        io.ftruncateSync(fd, whole);
+        size = whole;
+      }
+      return new LineFile(file, io, fd, size);
     } catch (error) {
       io.closeSync(fd);
       throw error;
@@ -78,7 +88,12 @@ export class LineFile {
       while (done < buf.length) done += this.io.writeSync(this.fd, buf, done, buf.length - done);
     } catch (error) {
       if (done > 0) {
-        try { this.io.ftruncateSync(this.fd, this.bytes); } catch { /* the caller reopens the file */ }
+        try {
+          this.io.ftruncateSync(this.fd, this.bytes);
+        } catch {
+          // part of a line stays: nothing more is appended after it; reopening cuts it (open)
+          this.close();
+        }
       }
       throw error;
     }
@@ -174,5 +189,26 @@ export class LineFile {
     const fd = this.closeWhenIdle!;
     this.closeWhenIdle = undefined;
     try { this.io.closeSync(fd); } catch { /* already gone */ }
+  }
+}
+
+/** Where the whole lines of a file of `size` bytes end (just after its last newline; 0 for none). */
+function wholeLinesEnd(file: string, size: number): number {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const last = Buffer.alloc(1);
+    if (fs.readSync(fd, last, 0, 1, size - 1) === 1 && last[0] === 0x0a) return size;
+    const buf = Buffer.allocUnsafe(64 * 1024);
+    let end = size;
+    while (end > 0) {
+      const start = Math.max(0, end - buf.length);
+      const n = fs.readSync(fd, buf, 0, end - start, start);
+      const at = buf.subarray(0, n).lastIndexOf(0x0a);
+      if (at !== -1) return start + at + 1;
+      end = start;
+    }
+    return 0;
+  } finally {
+    fs.closeSync(fd);
   }
 }

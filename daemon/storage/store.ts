@@ -21,7 +21,7 @@ import {
 import { nodeFs, type StorageFs } from './storage-fs.js';
 import { Target, type TargetKind } from './target.js';
 import { Timeline, type Segment } from './timeline.js';
-import { WriteBatch } from './write-batch.js';
+import { WriteBatch, type Queued } from './write-batch.js';
 
 // The storage module: the only code that touches the files. Handlers call these methods.
 
@@ -287,24 +287,25 @@ export class TelemetryStore {
     const reading = new Reading(event.type, seq,
       envelopeLine(seq, event.ts ?? this.tsAt(now), JSON.stringify(event.type), event.data, meta));
     const permanent = event.storePermanently;
-    batch.entries.push({ reading, makeCurrent: event.makeCurrent, permanent });
+    const entry: Queued = { reading, makeCurrent: event.makeCurrent, permanent };
+    batch.entries.push(entry);
     if (batch.entries.length >= MAX_BATCH && !this.grouping) this.writeQueued();
     let file;
     try {
       file = await batch.done;
     } catch (error) {
-      const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-      throw new MeridianError('STORAGE_UNAVAILABLE',
-        `Could not write to ${batch.target.path} (${reason}); the event was not recorded.`, { cause: error });
+      throw notWritten(batch.target.path, error);
     }
-    const recorded: Recorded = { reading, target: target.kind, file: batch.target.path, runId: run?.record.run_id, permanent };
+    if (entry.failure !== undefined) throw notWritten(batch.target.path, entry.failure);
+    // the seq may have moved down: an event before it in the batch failed
+    const recorded: Recorded = { reading: entry.reading, target: target.kind, file: batch.target.path, runId: run?.record.run_id, permanent };
     const synced = permanent && file ? this.durability.written(file) : undefined;
     if (synced) {
       try {
         await synced;
       } catch (error) {
-        throw new MeridianError('STORAGE_UNAVAILABLE',
-          `The event was written as seq ${seq} but could not be synced to disk (${(error as Error).message}).`, { cause: error });
+        throw new MeridianError('NOT_SYNCED', `The event was recorded as seq ${entry.reading.seq} in ${batch.target.path}, ` +
+          `but the sync to disk failed (${errorCode(error)}); do not send it again: it would be recorded twice.`, { cause: error });
       }
     }
     return recorded;
@@ -476,7 +477,8 @@ export class TelemetryStore {
 
   /** Start the batch of this turn; it is written once the turn's I/O callbacks have run. */
   private openBatch(target: Target): WriteBatch {
-    const batch = new WriteBatch(target);
+    // a batch of POST /events is written whole or not at all
+    const batch = new WriteBatch(target, this.grouping);
     setImmediate(() => {
       if (this.batch === batch) this.writeQueued();
     });
@@ -492,16 +494,18 @@ export class TelemetryStore {
     const batch = this.batch;
     if (!batch) return;
     this.batch = undefined;
-    try {
-      batch.write();
-    } catch (error) {
-      this.opts.logger.error(`write of ${batch.entries.length} line(s) to ${batch.target.path} failed (${errorCode(error)}); answered 503`);
-      this.opts.observer?.writeFailed(batch.target.kind, batch.entries.length);
-      // reopened on next use; what earlier writes left unsynced is synced first (unless --fsync off)
+    const outcome = batch.write();
+    if (outcome.failed > 0) {
+      const n = batch.entries.length;
+      this.opts.logger.error(`write of ${n} line(s) to ${batch.target.path} failed (${errorCode(outcome.error)}); ` +
+        (outcome.failed === n ? 'answered 503' : `written one at a time: ${n - outcome.failed} written, ${outcome.failed} answered 503`));
+      this.opts.observer?.writeFailed(batch.target.kind, outcome.failed);
+      // reopened on next use; what was written is synced first (unless --fsync off)
       this.durability.closeTarget(batch.target);
-      return;
+      if (outcome.failed === n) return;
     }
-    for (const e of batch.entries) {
+    const written = outcome.failed === 0 ? batch.entries : batch.entries.filter((e) => e.failure === undefined);
+    for (const e of written) {
       if (e.makeCurrent) this.view.set(e.reading);
       if (e.permanent) this.counts.permanent++;
       else this.counts.ephemeral++;
@@ -509,7 +513,7 @@ export class TelemetryStore {
     if (this.listeners.size === 0) return;
     const target = batch.target;
     const stream = target.kind === 'site' ? 'site' : this.run!.record.run_id;
-    for (const e of batch.entries) {
+    for (const e of written) {
       const event: RecordedEvent = {
         reading: e.reading, stream, target: target.kind, file: target.path, makeCurrent: e.makeCurrent, permanent: e.permanent,
       };
@@ -549,4 +553,9 @@ export class TelemetryStore {
     const idJson = JSON.stringify(record.run_id);
     return { record, recordJson, idJson, emptyMeta: `{"run_id":${idJson}}`, target };
   }
+}
+
+/** The 503 of an event whose line could not be written: nothing was recorded, no seq used. */
+function notWritten(file: string, error: unknown): MeridianError {
+  return new MeridianError('STORAGE_UNAVAILABLE', `Could not write to ${file} (${errorCode(error)}); the event was not recorded.`, { cause: error });
 }

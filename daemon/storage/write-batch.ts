@@ -1,30 +1,48 @@
 import type { LineFile } from './line-file.js';
 import type { Target } from './target.js';
 import type { Reading } from './current-view.js';
+import { withSeq } from './envelope-line.js';
 
-// Lines stamped during one event-loop turn, written to their target with one write.
+// Lines stamped during one event-loop turn, written to their target with one write; when
+// that write fails, written again one event at a time, so that only the events that do not
+// fit fail (and use no seq: the later ones are renumbered).
 
 /** One stamped event waiting for the write of its turn. */
 export interface Queued {
+  /** Its envelope; a new one (another seq) when an event before it failed. */
   reading: Reading;
   makeCurrent: boolean;
   /** false: an ephemeral reading (a seq and a view update, no line in the target's file). */
   permanent: boolean;
+  /** Why this event's own write failed (it was not recorded); undefined once written. */
+  failure?: unknown;
+}
+
+/** What a batch's write did: the target's file (undefined: no line went to it) and the events that failed. */
+export interface BatchOutcome {
+  file: LineFile | undefined;
+  failed: number;
+  /** The first failure (for the log), undefined when every event was written. */
+  error: unknown;
 }
 
 /**
  * The events of one turn for one target, in seq order. `done` settles once their lines are
- * handed to the OS (all of them, or none: the files are cut back on failure); it resolves
- * the target's file, or undefined when every event of the batch was ephemeral.
+ * handed to the OS: it resolves the target's file (undefined when no line went to it), each
+ * event that could not be written carrying its `failure`; it rejects only when the batch is
+ * `whole` (POST /events: every line or none) and its write failed.
  */
 export class WriteBatch {
   readonly target: Target;
   readonly entries: Queued[] = [];
   readonly done: Promise<LineFile | undefined>;
+  /** true: the events stand or fall together (one write, no retry one at a time). */
+  readonly whole: boolean;
   private settle!: { resolve: (file: LineFile | undefined) => void; reject: (error: unknown) => void };
 
-  constructor(target: Target) {
+  constructor(target: Target, whole = false) {
     this.target = target;
+    this.whole = whole;
     this.done = new Promise<LineFile | undefined>((resolve, reject) => { this.settle = { resolve, reject }; });
   }
 
@@ -33,24 +51,55 @@ export class WriteBatch {
     return this.target.seq + this.entries.length + 1;
   }
 
-  /** Write every line (side files first) in one go; resolves or rejects `done`. Returns the file, or throws. */
-  write(): LineFile | undefined {
-    let lines = '';
-    let held = '';
-    let ephemeral = '';
-    for (const e of this.entries) {
-      if (e.permanent) lines += `${e.reading.json}\n`;
-      else ephemeral += `${e.reading.json}\n`;
-      if (!e.makeCurrent) held += `${e.reading.seq}\n`;
-    }
+  /**
+   * Write every line (side files first) in one go; if that fails, and the batch is not whole,
+   * each event on its own, in order, renumbered after a failure so that seqs stay contiguous.
+   * Settles `done` and returns what happened.
+   */
+  write(): BatchOutcome {
+    let file: LineFile | undefined;
     try {
-      const file = this.target.write(lines, held, ephemeral);
-      this.target.seq += this.entries.length;
-      this.settle.resolve(file);
-      return file;
+      file = writeLines(this.target, this.entries);
     } catch (error) {
-      this.settle.reject(error);
-      throw error;
+      if (this.whole || this.entries.length === 1) {
+        for (const e of this.entries) e.failure = error;
+        this.settle.reject(error);
+        return { file: undefined, failed: this.entries.length, error };
+      }
+      return this.writeOneByOne(error);
     }
+    this.target.seq += this.entries.length;
+    this.settle.resolve(file);
+    return { file, failed: 0, error: undefined };
   }
+
+  private writeOneByOne(first: unknown): BatchOutcome {
+    let file: LineFile | undefined;
+    let failed = 0;
+    for (const e of this.entries) {
+      e.reading = withSeq(e.reading, this.target.seq + 1);
+      try {
+        file = writeLines(this.target, [e]) ?? file;
+        this.target.seq++;
+      } catch (error) {
+        e.failure = error;
+        failed++;
+      }
+    }
+    this.settle.resolve(file);
+    return { file, failed, error: first };
+  }
+}
+
+/** Write the lines of `entries` to the target: held seqs, ephemeral lines, then the permanent lines. */
+function writeLines(target: Target, entries: readonly Queued[]): LineFile | undefined {
+  let lines = '';
+  let held = '';
+  let ephemeral = '';
+  for (const e of entries) {
+    if (e.permanent) lines += `${e.reading.json}\n`;
+    else ephemeral += `${e.reading.json}\n`;
+    if (!e.makeCurrent) held += `${e.reading.seq}\n`;
+  }
+  return target.write(lines, held, ephemeral);
 }
