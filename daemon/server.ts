@@ -67,6 +67,8 @@ export async function startDaemon(config: DaemonConfig, deps: {
   housekeepingIntervalMs?: number;
   /** How often the daemon looks for types turning stale (ms; default 1000, 0: only at start). */
   freshnessIntervalMs?: number;
+  /** The chunk size (characters) of GET /current and the snapshot (default 1 Mi); tests make it small. */
+  viewChunkChars?: number;
 }): Promise<RunningDaemon> {
   const { logger } = deps;
   const exposed = !isLoopbackHost(config.host) && config.token === undefined;
@@ -91,7 +93,7 @@ export async function startDaemon(config: DaemonConfig, deps: {
   try {
     store = TelemetryStore.open({
       siteDir: config.siteDir, zone: config.zone, fsync: config.fsync, clock: deps.clock, logger,
-      snapshotIntervalMs: deps.snapshotIntervalMs, fs: deps.fs, observer: metrics.storage,
+      snapshotIntervalMs: deps.snapshotIntervalMs, fs: deps.fs, observer: metrics.storage, viewChunkChars: deps.viewChunkChars,
     });
   } catch (error) {
     metrics.close();

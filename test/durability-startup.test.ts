@@ -109,6 +109,12 @@ const DAMAGED: Array<[string, Record<string, string | null>, (state: string) => 
     (s) => `WARN active run record ${path.join(s, 'active-run.json')} cannot be read (EISDIR); starting with no active run`],
   ['snapshot.json cut short', { 'snapshot.json': '{"format":1,"written_at":"2026-03-17T20:00:00.000Z","site":{"fi' },
     (s) => `WARN snapshot ${path.join(s, 'snapshot.json')} is not valid JSON`],
+  ['snapshot.json (format 3) without its closing line', { 'snapshot.json': '{"format":3,"written_at":"2026-03-17T20:00:00.000Z","site":null,"run":null,"types":1,"current":[\n' +
+    `${JSON.stringify({ seq: 7, ts: RUN.started_at, type: 'weather', data: 1, meta: {} })}\n` },
+    (s) => `WARN snapshot ${path.join(s, 'snapshot.json')} is incomplete; replaying the files instead`],
+  ['snapshot.json (format 3) with a line missing', { 'snapshot.json': '{"format":3,"written_at":"2026-03-17T20:00:00.000Z","site":null,"run":null,"types":2,"current":[\n' +
+    `${JSON.stringify({ seq: 7, ts: RUN.started_at, type: 'weather', data: 1, meta: {} })}\n]}\n` },
+    (s) => `WARN snapshot ${path.join(s, 'snapshot.json')} is incomplete; replaying the files instead`],
   ['snapshot.json a directory', { 'snapshot.json': null },
     (s) => `WARN snapshot ${path.join(s, 'snapshot.json')} cannot be read (EISDIR); replaying the files instead`],
   ['held-site.ndjson a directory', { 'held-site.ndjson': null },

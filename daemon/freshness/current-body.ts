@@ -1,25 +1,46 @@
 import type { CurrentQuery } from '../http/current-query.js';
+import { ChunkedText } from '../storage/chunked-text.js';
 import type { FreshnessJudge, JudgedType } from './judge.js';
 
 // The GET /current answer with freshness: `{"current": {...}, "freshness": {...}}`, both
 // sorted by type, `current` exactly as without freshness (old clients read only that key).
+// Built as chunks (see CurrentView.chunks): never one string of the whole answer.
 
-/** The answer body for `query` at `now`; `viewBody` is the view's cached `{"current":{...}}`. */
-export function currentBody(viewBody: () => Buffer, judge: FreshnessJudge, now: number, query: CurrentQuery): Buffer {
+/** The answer body for `query` at `now`, as UTF-8 chunks; `viewBody` is the view's cached `{"current":{...}}`. */
+export function currentBody(viewBody: readonly Buffer[], chunkChars: number, judge: FreshnessJudge, now: number, query: CurrentQuery): Buffer[] {
   if (query.types === undefined && query.stale === undefined) {
-    // the whole view: its cached bytes, then the freshness of every type
-    const body = viewBody();
-    const tail = `,"freshness":{${freshnessMembers(judge.all(now))}}}`;
-    return Buffer.concat([body.subarray(0, body.length - 1), Buffer.from(tail, 'utf8')]);
+    // the whole view: its cached bytes without the last `}`, then the freshness of every type
+    const tail = new ChunkedText(chunkChars);
+    tail.add(',"freshness":{');
+    addFreshness(tail, judge.all(now));
+    tail.add('}}');
+    const last = viewBody.at(-1)!;
+    const ending = [last.subarray(0, last.length - 1), ...tail.finish()];
+    // a small view stays one buffer, as it always was (one write per answer)
+    if (viewBody.length === 1 && ending.length === 2) return [Buffer.concat(ending)];
+    return [...viewBody.slice(0, -1), ...ending];
   }
   const judged = query.types === undefined ? judge.all(now)
     : [...query.types].sort().flatMap((type) => judge.judge(type, now) ?? []);
   const chosen = query.stale === undefined ? judged : judged.filter((j) => j.freshness.stale === query.stale);
-  const current = chosen.flatMap((j) => (j.reading ? [`${JSON.stringify(j.type)}:${j.reading.json}`] : [])).join(',');
-  const freshness = query.freshness ? `,"freshness":{${freshnessMembers(chosen)}}` : '';
-  return Buffer.from(`{"current":{${current}}${freshness}}`, 'utf8');
+  const text = new ChunkedText(chunkChars);
+  text.add('{"current":{');
+  let first = true;
+  for (const j of chosen) {
+    if (!j.reading) continue;
+    text.add(`${first ? '' : ','}${JSON.stringify(j.type)}:${j.reading.json}`);
+    first = false;
+  }
+  text.add('}');
+  if (query.freshness) {
+    text.add(',"freshness":{');
+    addFreshness(text, chosen);
+    text.add('}');
+  }
+  text.add('}');
+  return text.finish();
 }
 
-function freshnessMembers(judged: readonly JudgedType[]): string {
-  return judged.map((j) => `${JSON.stringify(j.type)}:${JSON.stringify(j.freshness)}`).join(',');
+function addFreshness(text: ChunkedText, judged: readonly JudgedType[]): void {
+  judged.forEach((j, i) => text.add(`${i === 0 ? '' : ','}${JSON.stringify(j.type)}:${JSON.stringify(j.freshness)}`));
 }

@@ -3,7 +3,7 @@ import { MeridianError } from '../../lib/errors.js';
 import type { Freshness } from '../../lib/wire.js';
 import { currentBody } from '../freshness/current-body.js';
 import { parseCurrentQuery } from './current-query.js';
-import { sendJson } from './respond.js';
+import { sendJson, sendJsonChunks } from './respond.js';
 import type { AppDeps, Handler } from './route.js';
 
 // The current view: every type's latest reading with its freshness, or one type's reading
@@ -23,7 +23,8 @@ export function currentHandlers({ store, bootId, clock, freshness }: AppDeps): R
         res.end();
         return;
       }
-      sendJson(res, 200, plain ? store.view.body() : currentBody(() => store.view.body(), freshness.judge, clock.now(), query));
+      const { view } = store;
+      return sendJsonChunks(res, plain ? view.chunks() : currentBody(view.chunks(), view.bodyChunkChars, freshness.judge, clock.now(), query));
     },
     one: (req, res) => {
       const type = req.params.type!;

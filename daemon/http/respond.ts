@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { Request } from 'polka';
 import { MeridianError, type ErrorCode } from '../../lib/errors.js';
 import type { Logger } from '../../lib/log.js';
+import { chunksLength } from '../storage/chunked-text.js';
 
 // The two ways a request is answered: a JSON body, or the one error path.
 
@@ -9,6 +10,33 @@ import type { Logger } from '../../lib/log.js';
 export function sendJson(res: ServerResponse, status: number, body: string | Buffer): void {
   res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': typeof body === 'string' ? Buffer.byteLength(body) : body.length });
   res.end(body);
+}
+
+/**
+ * Answer 200 with a JSON body given as chunks (a large current view): one write when there
+ * is one chunk, else the chunks in turn, each written once the socket took the one before
+ * (backpressure: the answer is never copied whole into the socket's buffer). Resolves once
+ * the last chunk is handed over, or the client has gone.
+ */
+export function sendJsonChunks(res: ServerResponse, chunks: readonly Buffer[]): void | Promise<void> {
+  if (chunks.length === 1) return sendJson(res, 200, chunks[0]!);
+  res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': chunksLength(chunks) });
+  return writeChunks(res, chunks);
+}
+
+async function writeChunks(res: ServerResponse, chunks: readonly Buffer[]): Promise<void> {
+  for (const [i, chunk] of chunks.entries()) {
+    if (res.destroyed) return;
+    if (i === chunks.length - 1) {
+      res.end(chunk);
+    } else if (!res.write(chunk)) {
+      await new Promise<void>((resolve) => {
+        const done = () => { res.off('drain', done); res.off('close', done); resolve(); };
+        res.on('drain', done);
+        res.on('close', done);
+      });
+    }
+  }
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Envelope } from '../../lib/wire.js';
+import { ChunkedText, DEFAULT_CHUNK_CHARS } from './chunked-text.js';
 
 // The latest envelope of every type, whatever its target: starting or stopping a run does
 // not change it (a reading taken during a run is still the newest of its type afterwards).
@@ -31,8 +32,18 @@ export class CurrentView {
   private readonly readings = new Map<string, Reading>();
   private generation = 0;
   private typeGeneration = 0;
-  /** Changes only when the set of types may have changed (a new type, run start or stop). */
-  private cached: { generation: number; body: Buffer } | undefined;
+  private readonly chunkChars: number;
+  private cached: { generation: number; body: Buffer[] } | undefined;
+
+  /** `chunkChars`: the size of the chunks the `/current` body is built in (see chunks()). */
+  constructor(chunkChars: number = DEFAULT_CHUNK_CHARS) {
+    this.chunkChars = chunkChars;
+  }
+
+  /** The chunk size of the body, for answers built around it (freshness). */
+  get bodyChunkChars(): number {
+    return this.chunkChars;
+  }
 
   /** A counter that changes whenever the view changed (for ETags and snapshots). */
   get version(): number {
@@ -72,15 +83,20 @@ export class CurrentView {
   }
 
   /**
-   * The `/current` answer body, `{"current": {...}}`, types sorted, as UTF-8 bytes: built and
-   * encoded only after a change, so a request sends the cached bytes (with 1,000 types the
-   * body is ~300 KB; encoding it per request cost more than the rest of the request).
+   * The `/current` answer body, `{"current": {...}}`, types sorted, as UTF-8 chunks of about
+   * `chunkChars` characters (one chunk for a view smaller than that), never one string of
+   * the whole: a view may be larger than the longest string V8 can hold. Built and encoded
+   * only after a change, so a request sends the cached bytes (with 1,000 types the body is
+   * ~300 KB; encoding it per request cost more than the rest of the request).
    */
-  body(): Buffer {
+  chunks(): readonly Buffer[] {
     if (this.cached?.generation === this.generation) return this.cached.body;
     const types = [...this.readings.keys()].sort();
-    const parts = types.map((type) => `${JSON.stringify(type)}:${this.readings.get(type)!.json}`);
-    const body = Buffer.from(`{"current":{${parts.join(',')}}}`, 'utf8');
+    const text = new ChunkedText(this.chunkChars);
+    text.add('{"current":{');
+    types.forEach((type, i) => text.add(`${i === 0 ? '' : ','}${JSON.stringify(type)}:${this.readings.get(type)!.json}`));
+    text.add('}}');
+    const body = text.finish();
     this.cached = { generation: this.generation, body };
     return body;
   }

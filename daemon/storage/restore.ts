@@ -15,9 +15,9 @@ import type { SidePaths } from './target.js';
 import { listSiteFiles } from './site-days.js';
 import { Timeline } from './timeline.js';
 import {
-  readActiveRun, readKnownRuns, readSnapshot, STATE_DIR, statePaths,
-  type ActiveRunState, type KnownRun, type SnapshotFile,
+  readActiveRun, readKnownRuns, STATE_DIR, statePaths, type ActiveRunState, type KnownRun,
 } from './state-files.js';
+import { readSnapshot, type SnapshotFile } from './snapshot-file.js';
 
 // Start-up as a whole: the site target, the active run and the current view, from the
 // snapshot and what was recorded after it; without a usable snapshot, from every file.

@@ -59,7 +59,7 @@ interface Source {
  * (else reported in `bad`). A `.gz` file is whole (verified before it was put in place): it
  * is read at once.
  */
-function scanLines(file: string, offset: number, onLine: (line: string) => boolean): ScanResult {
+export function scanLines(file: string, offset: number, onLine: (line: string) => boolean): ScanResult {
   if (file.endsWith(GZ)) {
     const data = readStored(file);
     return scanSource({ size: data.length, read: (buf, len, pos) => data.copy(buf, 0, pos, pos + len) }, offset, onLine);
@@ -77,23 +77,33 @@ function scanSource(source: Source, offset: number, onLine: (line: string) => bo
   const { size } = source;
   const buf = Buffer.allocUnsafe(CHUNK);
   let pos = Math.min(offset, size);
-  let carry = Buffer.alloc(0);
-  let carryStart = pos;
+  // the start of a line longer than a chunk, kept in pieces (joined once, when it ends)
+  let carry: Buffer[] = [];
+  let carryBytes = 0;
+  let lineStart = pos;
   const bad: number[] = [];
   while (pos < size) {
     const n = source.read(buf, Math.min(CHUNK, size - pos), pos);
     if (n <= 0) break;
+    const chunkAt = pos;
     pos += n;
-    const data = carry.length ? Buffer.concat([carry, buf.subarray(0, n)]) : buf.subarray(0, n);
+    const data = buf.subarray(0, n);
     let start = 0;
     for (let nl = data.indexOf(10, start); nl !== -1; nl = data.indexOf(10, start)) {
-      if (!onLine(data.toString('utf8', start, nl))) bad.push(carryStart + start);
+      const line = carry.length === 0 ? data.toString('utf8', start, nl)
+        : Buffer.concat([...carry, data.subarray(start, nl)]).toString('utf8');
+      if (!onLine(line)) bad.push(lineStart);
+      carry = [];
+      carryBytes = 0;
       start = nl + 1;
+      lineStart = chunkAt + start;
     }
-    carry = Buffer.from(data.subarray(start));
-    carryStart += start;
+    if (start < n) {
+      carry.push(Buffer.from(data.subarray(start)));
+      carryBytes += n - start;
+    }
   }
-  return { end: carryStart, tornBytes: carry.length, bad };
+  return { end: lineStart, tornBytes: carryBytes, bad };
 }
 
 /** The seq of the last whole envelope line of a file (before byte `end`, default its end), or 0 (reads only the tail). */

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Envelope, RunRecord } from '../../lib/wire.js';
+import type { RunRecord } from '../../lib/wire.js';
 import { nodeFs, type StorageFs } from './storage-fs.js';
 
 // The daemon's own bookkeeping under `<site_dir>/.meridian/`: the snapshot that makes
@@ -8,32 +8,12 @@ import { nodeFs, type StorageFs } from './storage-fs.js';
 // the side files of each target (held seqs, ephemeral readings).
 
 export const STATE_DIR = '.meridian';
-/** Format 2 keeps the current view as envelope lines (exact numbers); format 1 is still read. */
-const SNAPSHOT_FORMAT = 2;
 
 /** Where one target's replay can resume: the file, the byte offset and the seq reached there. */
 export interface TargetMark {
   file: string;
   offset: number;
   seq: number;
-}
-
-/** What the snapshot holds: the site mark, the active run's mark, the current view's lines. */
-export interface SnapshotFile {
-  format: number;
-  written_at: string;
-  site: TargetMark | null;
-  run: (TargetMark & { run_id: string; started_at: string }) | null;
-  /** The envelope line of every current reading, in the order they became current. */
-  current: string[];
-}
-
-/** Format 1: each mark held the current envelopes of its target (the run's overlaid the site's). */
-interface SnapshotFileV1 {
-  format: 1;
-  written_at: string;
-  site: (TargetMark & { current: Envelope[] }) | null;
-  run: (TargetMark & { current: Envelope[]; run_id: string; started_at: string }) | null;
 }
 
 /** One run this site directory has seen (for run ids that never repeat, and seqs that continue). */
@@ -80,16 +60,31 @@ export function statePaths(siteDir: string) {
  * is as it was and the error is thrown.
  */
 export function writeJsonAtomic(file: string, value: unknown, io: StorageFs = nodeFs, opts: { syncDir?: boolean } = {}): void {
+  writeFileAtomic(file, (put) => put(Buffer.from(JSON.stringify(value), 'utf8')), io, opts);
+}
+
+/**
+ * writeJsonAtomic for a file written in pieces (`write` calls `put` once per piece, so no
+ * piece need hold the whole: the snapshot of a large view). The file's length is checked
+ * against the bytes put before it is synced and renamed.
+ */
+export function writeFileAtomic(file: string, write: (put: (piece: Buffer) => void) => void, io: StorageFs = nodeFs,
+  opts: { syncDir?: boolean } = {}): void {
   const tmp = `${file}.tmp-${process.pid}`;
-  const buf = Buffer.from(JSON.stringify(value), 'utf8');
   try {
     const fd = io.openSync(tmp, 'w');
     try {
-      for (let done = 0; done < buf.length;) {
-        const n = io.writeSync(fd, buf, done, buf.length - done);
-        if (!(n > 0)) throw Object.assign(new Error(`short write to ${tmp}: ${done} of ${buf.length} bytes`), { code: 'EIO' });
-        done += n;
-      }
+      let total = 0;
+      write((buf) => {
+        for (let done = 0; done < buf.length;) {
+          const n = io.writeSync(fd, buf, done, buf.length - done);
+          if (!(n > 0)) throw Object.assign(new Error(`short write to ${tmp}: ${done} of ${buf.length} bytes`), { code: 'EIO' });
+          done += n;
+        }
+        total += buf.length;
+      });
+      const size = io.fstatSync(fd).size;
+      if (size !== total) throw Object.assign(new Error(`${tmp} holds ${size} bytes, ${total} were written`), { code: 'EIO' });
       io.fsyncSync(fd);
     } finally {
       io.closeSync(fd);
@@ -100,49 +95,6 @@ export function writeJsonAtomic(file: string, value: unknown, io: StorageFs = no
     throw error;
   }
   if (opts.syncDir ?? true) syncDir(path.dirname(file), io);
-}
-
-/** Read a snapshot (format 2, or 1 converted); undefined when absent, an Error describing why when unusable. */
-export function readSnapshot(file: string): SnapshotFile | undefined | Error {
-  let raw: string | undefined;
-  try {
-    raw = readIfExists(file);
-  } catch (error) {
-    return new Error(`snapshot ${file} cannot be read (${errorCode(error)})`);
-  }
-  if (raw === undefined) return undefined;
-  let snap: SnapshotFile | SnapshotFileV1;
-  try {
-    snap = JSON.parse(raw) as SnapshotFile | SnapshotFileV1;
-  } catch (error) {
-    return new Error(`snapshot ${file} is not valid JSON (${(error as Error).message})`);
-  }
-  if ((snap?.format !== SNAPSHOT_FORMAT && snap?.format !== 1) || typeof snap.written_at !== 'string') {
-    return new Error(`unknown snapshot format in ${file}`);
-  }
-  const marks: Array<TargetMark | null> = [snap.site, snap.run];
-  const v1 = snap as SnapshotFileV1;
-  const current: unknown = snap.format === 1
-    ? [v1.site?.current ?? [], v1.run?.current ?? []].flatMap((list) => (Array.isArray(list) ? list : [undefined]))
-    : (snap as SnapshotFile).current;
-  if (!Array.isArray(current) || current.includes(undefined) || marks.some((m) => m !== null && (typeof m?.file !== 'string'
-    || !Number.isSafeInteger(m.offset) || !Number.isSafeInteger(m.seq)))) {
-    return new Error(`snapshot ${file} is incomplete`);
-  }
-  if (snap.format === SNAPSHOT_FORMAT) return snap as SnapshotFile;
-  // format 1: envelopes as objects; the run's readings overlay the site's
-  const { site, run } = v1;
-  const strip = (mark: TargetMark | null): TargetMark | null => mark && { file: mark.file, offset: mark.offset, seq: mark.seq };
-  return {
-    format: SNAPSHOT_FORMAT, written_at: snap.written_at, site: strip(site),
-    run: run && { ...strip(run)!, run_id: run.run_id, started_at: run.started_at },
-    current: (current as Envelope[]).map((env) => JSON.stringify(env)),
-  };
-}
-
-/** The snapshot format written now. */
-export function newSnapshot(writtenAt: string, site: TargetMark | null, run: SnapshotFile['run'], current: string[]): SnapshotFile {
-  return { format: SNAPSHOT_FORMAT, written_at: writtenAt, site, run, current };
 }
 
 /** The runs recorded in `runs.json`, oldest first; [] when none (or unreadable, reported through `warn`). */
@@ -218,7 +170,8 @@ export function errorCode(error: unknown): string {
   return (error as NodeJS.ErrnoException).code ?? (error as Error).message;
 }
 
-function readIfExists(file: string): string | undefined {
+/** A file's text, or undefined when it does not exist. */
+export function readIfExists(file: string): string | undefined {
   try {
     return fs.readFileSync(file, 'utf8');
   } catch (error) {

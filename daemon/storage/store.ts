@@ -16,8 +16,9 @@ import { RunBook, type ValidRunStart } from './run-book.js';
 import { SiteLock } from './site-lock.js';
 import { SiteDays } from './site-days.js';
 import {
-  errorCode, newSnapshot, removeIfExists, statePaths, writeJsonAtomic, type ActiveRunState, type TargetMark,
+  errorCode, removeIfExists, statePaths, writeJsonAtomic, type ActiveRunState, type TargetMark,
 } from './state-files.js';
+import { writeSnapshot } from './snapshot-file.js';
 import { nodeFs, type StorageFs } from './storage-fs.js';
 import { Target, type TargetKind } from './target.js';
 import { Timeline, type Segment } from './timeline.js';
@@ -45,6 +46,8 @@ export interface StoreOptions {
   fs?: StorageFs;
   /** Told of failed writes and sync rounds (the metrics). */
   observer?: StorageObserver;
+  /** The size of the chunks (characters) the `/current` body and the snapshot are built in; tests make it small. */
+  viewChunkChars?: number;
 }
 
 /** An event that passed validation; `data` and `meta` are JSON texts as the caller spelled them. */
@@ -120,7 +123,7 @@ interface ActiveRun {
 
 /** Appends envelopes to site and run files, keeps the current view, survives restarts. */
 export class TelemetryStore {
-  readonly view = new CurrentView();
+  readonly view: CurrentView;
   private readonly opts: StoreOptions;
   private readonly paths: ReturnType<typeof statePaths>;
   private readonly days: SiteDays;
@@ -145,6 +148,7 @@ export class TelemetryStore {
 
   private constructor(opts: StoreOptions, restored: Restored, lock: SiteLock) {
     this.opts = opts;
+    this.view = new CurrentView(opts.viewChunkChars);
     this.io = opts.fs ?? nodeFs;
     this.lock = lock;
     this.suspended = restored.suspended;
@@ -432,7 +436,7 @@ export class TelemetryStore {
       ? { ...this.mark(this.run.target), run_id: this.run.record.run_id, started_at: this.run.record.started_at }
       : null;
     const current = this.view.entries().map((reading) => reading.json);
-    writeJsonAtomic(this.paths.snapshot, newSnapshot(formatTs(this.opts.clock.now()), site, run, current), this.io);
+    writeSnapshot(this.paths.snapshot, { written_at: formatTs(this.opts.clock.now()), site, run, current }, this.io, this.view.bodyChunkChars);
     // every held seq and ephemeral reading is now covered by the snapshot
     this.site.dropSideFiles();
     this.run?.target.dropSideFiles();

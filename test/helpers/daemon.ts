@@ -36,13 +36,17 @@ export async function startTestDaemon(opts: {
   flags?: DaemonFlags; clock?: Clock; siteDir?: string; env?: Record<string, string>; fs?: StorageFs; forward?: SinkSpec[];
   /** How often the daemon looks for types turning stale (ms; default 1000, 0: only at start). */
   freshnessIntervalMs?: number;
+  /** The chunk size (characters) of GET /current and the snapshot: small to test the chunked path. */
+  viewChunkChars?: number;
 } = {}): Promise<TestDaemon> {
   const siteDir = opts.siteDir ?? tempDir();
   const config = { ...resolveDaemonConfig({ host: '127.0.0.1', siteDir, ...opts.flags }, opts.env ?? {}, siteDir), port: 0 };
   const logs: string[] = [];
   const clock = opts.clock ?? systemClock;
   const logger = createLogger((line) => logs.push(line.trimEnd()), 'debug', () => clock.now());
-  const daemon = await startDaemon(config, { clock, logger, snapshotIntervalMs: 0, fs: opts.fs, forward: opts.forward, freshnessIntervalMs: opts.freshnessIntervalMs });
+  const daemon = await startDaemon(config, { clock, logger, snapshotIntervalMs: 0, fs: opts.fs, forward: opts.forward, freshnessIntervalMs: opts.freshnessIntervalMs,
+    viewChunkChars: opts.viewChunkChars,
+  });
   return { daemon, url: `http://127.0.0.1:${daemon.port}`, port: daemon.port, siteDir, logs, close: () => daemon.close() };
 }
 
