@@ -29,7 +29,7 @@ export function buildProgram(io: CliIo) {
     .option('--allow-unauthenticated', 'Bind a non-loopback --host without a token (env MERIDIAN_TELEMETRY_ALLOW_UNAUTHENTICATED)')
     .option('--fsync', 'Durability: always, batch or off (default batch)')
     .option('--max-age', 'When readings turn stale, in seconds per type: weather=180,power=90,camera.*=300,*=600 (env MERIDIAN_TELEMETRY_MAX_AGE; default none: never)')
-    .option('--max-body', 'Largest request body in bytes (default 1048576)')
+    .option('--max-body', 'Largest request body in bytes, at most 268435456 (default 1048576)')
     .option('--shutdown-timeout', 'Seconds a stop waits for requests in flight before closing their connections (default 3)')
     .option('--verbose', 'Debug logging: one line per incoming event')
     .option('--access-logs', 'Log one line per request')

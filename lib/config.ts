@@ -8,6 +8,12 @@ import { parseMaxAge, type MaxAgeRules } from './max-age.js';
 export const DEFAULT_HOST = 'localhost';
 export const DEFAULT_PORT = 6562;
 export const DEFAULT_MAX_BODY = 1024 * 1024;
+/**
+ * The highest --max-body (256 MiB): one event is held as one string (its body, its envelope
+ * line), and a string cannot pass ~512 Mi characters; half of that leaves room for the
+ * envelope and the run id. docs/storage.md (Limits).
+ */
+export const MAX_MAX_BODY = 256 * 1024 * 1024;
 /** How long a stop waits for requests in flight before closing their connections (seconds). */
 export const DEFAULT_SHUTDOWN_TIMEOUT_S = 3;
 
@@ -206,8 +212,8 @@ export function parseAge(value: string, option: string): number {
 
 function parseMaxBody(value: string | number): number {
   const n = typeof value === 'number' ? value : /^\s*\d+\s*$/.test(value) ? Number(value) : NaN;
-  if (!Number.isSafeInteger(n) || n < 1) {
-    throw new ConfigError('--max-body', 'a whole number of bytes, at least 1', value);
+  if (!Number.isSafeInteger(n) || n < 1 || n > MAX_MAX_BODY) {
+    throw new ConfigError('--max-body', `a whole number of bytes from 1 to ${MAX_MAX_BODY} (256 MiB)`, value);
   }
   return n;
 }

@@ -64,7 +64,7 @@ const USAGE: Array<[string, Bin, string[], Record<string, string>, string]> = [
   ['bad port, detached', 'telemetry', ['run', '--detach', '--port', '0'], {},
     'telemetry: --port must be a whole number from 1 to 65535; got "0" (see "telemetry run --help")'],
   ['bad max body', 'telemetry', ['run', '--max-body', '0'], {},
-    'telemetry: --max-body must be a whole number of bytes, at least 1; got "0" (see "telemetry run --help")'],
+    'telemetry: --max-body must be a whole number of bytes from 1 to 268435456 (256 MiB); got "0" (see "telemetry run --help")'],
   ['detach timeout not a number', 'telemetry', ['run', '--detach', '--timeout', 'soon'], {},
     'telemetry: --timeout must be a positive number of seconds; got "soon" (see "telemetry run --help")'],
 ];

@@ -1,5 +1,6 @@
 import type { History } from '../history/history.js';
 import { formatCursor, headCursor, headPosition, type Position } from '../history/position.js';
+import { ChunkedText } from '../storage/chunked-text.js';
 import type { StoreHead, TelemetryStore } from '../storage/store.js';
 import { frame } from './frames.js';
 import type { StreamHub } from './hub.js';
@@ -28,8 +29,14 @@ export async function feedSubscriber(deps: FeedDeps, sub: Subscriber, since: Pos
     const head = store.head();
     const readings = store.view.entries().filter((r) => sub.wants(r.type)).sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : 0));
     hub.add(sub, who);
-    const text = readings.map((r) => frame('snapshot', r.json)).join('');
-    if (await sub.send(text + marker(head, { snapshot: readings.length }))) sub.release();
+    // in chunks, as GET /current: the view may be larger than one string
+    const text = new ChunkedText(store.view.bodyChunkChars);
+    for (const r of readings) text.add(frame('snapshot', r.json));
+    text.add(marker(head, { snapshot: readings.length }));
+    for (const chunk of text.finish()) {
+      if (!await sub.send(chunk)) return;
+    }
+    sub.release();
     return;
   }
   let position = since;

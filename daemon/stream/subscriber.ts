@@ -60,7 +60,7 @@ export class Subscriber {
   }
 
   /** Write frames now (snapshot, replay), waiting until the socket has room again; false once the client is gone. */
-  async send(text: string): Promise<boolean> {
+  async send(text: string | Buffer): Promise<boolean> {
     if (this.closed) return false;
     if (!this.res.write(text)) await this.drained();
     return !this.closed;
