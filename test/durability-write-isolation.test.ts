@@ -103,6 +103,37 @@ for (const mode of ['always', 'batch', 'off'] as FsyncMode[]) {
   });
 }
 
+test('a failed write that cannot be cut back: that turn answers 503, the partial line is cut when the file is reopened', async () => {
+  const calls: string[] = [];
+  const limit = { bytes: Number.MAX_SAFE_INTEGER };
+  const cut = { fails: false };
+  const base = limitedFs(limit, calls);
+  const io: StorageFs = {
+    ...base,
+    ftruncateSync: ((fd: number, len?: number) => {
+      if (cut.fails) throw Object.assign(new Error('EIO: injected, ftruncate'), { code: 'EIO' });
+      fs.ftruncateSync(fd, len);
+    }) as typeof fs.ftruncateSync,
+  };
+  await withTestDaemon({ clock: new ManualClock(AT), fs: io }, async (d) => {
+    const first = await postEvent(d.url, { type: 'small', data: 0 });
+    const file = path.join(d.siteDir, NAME);
+    limit.bytes = fs.statSync(file).size + 100;
+    cut.fails = true;
+    const answers = await pipelined(d.port, [{ type: 'small', data: 1 }, { type: 'big', data: 'x'.repeat(4096) }, { type: 'small', data: 2 }]);
+    assert.equal(answers.map((a) => [a.status, a.json.code]), [[503, 'STORAGE_UNAVAILABLE'], [503, 'STORAGE_UNAVAILABLE'], [503, 'STORAGE_UNAVAILABLE']]);
+    assert.is(answers[2]!.json.detail, `Could not write to ${file} (EFBIG); the event was not recorded.`);
+    // 100 bytes of a partial line stay until the file is reopened
+    assert.is(fs.statSync(file).size, Buffer.byteLength(`${first.text}\n`) + 100);
+    limit.bytes = Number.MAX_SAFE_INTEGER;
+    cut.fails = false;
+    const next = await postEvent(d.url, { type: 'small', data: 3 });
+    assert.equal([next.status, next.json.seq], [200, 2]);
+    assert.is(fs.readFileSync(file, 'utf8'), `${first.text}\n${next.text}\n`);
+    assert.equal((await request(d.url, '/current?freshness=false')).json, { current: { small: next.json } });
+  });
+});
+
 test('--fsync always: a sync that fails after the write answers 500 NOT_SYNCED (recorded: not to be sent again)', async () => {
   const failing = { sync: false };
   const syncFs: StorageFs = {

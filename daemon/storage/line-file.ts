@@ -33,6 +33,7 @@ export class LineFile {
   /** The descriptor to close once the running rounds are done (closed while syncing). */
   private closeWhenIdle: number | undefined;
   private roundsStarted = 0;
+  private uncutLength: number | undefined;
 
   private constructor(file: string, io: StorageFs, fd: number, size: number) {
     this.path = file;
@@ -43,13 +44,19 @@ export class LineFile {
   }
 
   /**
-   * Open (creating if needed) for appending. A partial line at the end (a failed write whose
-   * cut-back failed too: never acknowledged) is cut off first, so that the next line is whole.
+   * Open (creating if needed) for appending. `cutTo`: the length the file had before a failed
+   * write whose cut-back failed too (see `uncut`): what lies past it was never acknowledged
+   * and is cut off first. A partial line at the end is cut off in any case, so that the next
+   * line is whole.
    */
-  static open(file: string, io: StorageFs = nodeFs): LineFile {
+  static open(file: string, io: StorageFs = nodeFs, cutTo?: number): LineFile {
     const fd = io.openSync(file, 'a');
     try {
       let size = io.fstatSync(fd).size;
+      if (cutTo !== undefined && cutTo < size) {
+        io.ftruncateSync(fd, cutTo);
+        size = cutTo;
+      }
       const whole = size > 0 ? wholeLinesEnd(file, size) : 0;
       if (whole < size) {
         io.ftruncateSync(fd, whole);
@@ -69,6 +76,16 @@ export class LineFile {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
+  }
+
+  /** The length to cut the file back to when it is reopened: set when a failed write could not be cut back. */
+  get uncut(): number | undefined {
+    return this.uncutLength;
+  }
+
+  /** false once closed (also by a failed write whose cut-back failed). */
+  get isOpen(): boolean {
+    return this.fd !== undefined;
   }
 
   /** Byte length of the file as this writer knows it. */
@@ -91,7 +108,8 @@ export class LineFile {
         try {
           this.io.ftruncateSync(this.fd, this.bytes);
         } catch {
-          // part of a line stays: nothing more is appended after it; reopening cuts it (open)
+          // what was written stays: nothing more is appended after it; reopening cuts it (open)
+          this.uncutLength = this.bytes;
           this.close();
         }
       }

@@ -28,6 +28,8 @@ export class Target {
   private held: LineFile | undefined;
   private ephemeral: LineFile | undefined;
   private readonly io: StorageFs;
+  /** Where the current file must be cut back to when reopened (a failed write that could not be cut back). */
+  private cutTo: number | undefined;
 
   constructor(kind: TargetKind, filePath: string, seq: number, sidePaths: SidePaths, io: StorageFs = nodeFs) {
     this.kind = kind;
@@ -51,12 +53,21 @@ export class Target {
   switchTo(filePath: string, sync: boolean): void {
     if (filePath === this.filePath) return;
     this.close(sync);
+    if (this.cutTo !== undefined) {
+      // the old file still holds lines never acknowledged: cut them now (best effort)
+      try { this.io.truncateSync(this.filePath, this.cutTo); } catch { /* a third failure in a row: those lines stay (answered 503) */ }
+      this.cutTo = undefined;
+    }
     this.filePath = filePath;
   }
 
   /** The open writer, opening the file on first use or after a failure closed it. */
   open(): LineFile {
-    this.file ??= LineFile.open(this.filePath, this.io);
+    if (this.file && !this.file.isOpen) this.close(false);
+    if (!this.file) {
+      this.file = LineFile.open(this.filePath, this.io, this.cutTo);
+      this.cutTo = undefined;
+    }
     return this.file;
   }
 
@@ -86,6 +97,11 @@ export class Target {
     }
   }
 
+  /** false when a failed write could not be cut back (its file was closed): nothing more is written until it is reopened. */
+  get writable(): boolean {
+    return this.file?.isOpen !== false;
+  }
+
   /** Empty both side files (after a snapshot covered them, or at run start and stop). */
   dropSideFiles(): void {
     this.closeSideFiles();
@@ -98,6 +114,7 @@ export class Target {
     if (this.file && sync) {
       try { this.file.syncNow(); } catch { /* the data was written; the OS keeps it */ }
     }
+    this.cutTo = this.file?.uncut ?? this.cutTo;
     this.file?.close();
     this.file = undefined;
     this.closeSideFiles();

@@ -61,7 +61,8 @@ export class WriteBatch {
     try {
       file = writeLines(this.target, this.entries);
     } catch (error) {
-      if (this.whole || this.entries.length === 1) {
+      // the file could not be cut back: no retry (it is reopened, its partial line cut, on the next turn)
+      if (this.whole || this.entries.length === 1 || !this.target.writable) {
         for (const e of this.entries) e.failure = error;
         this.settle.reject(error);
         return { file: undefined, failed: this.entries.length, error };
