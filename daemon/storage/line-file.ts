@@ -1,4 +1,4 @@
-import fs from 'node:fs';
+import { wholeLinesEnd } from './scan.js';
 import { nodeFs, type StorageFs } from './storage-fs.js';
 
 // One append-only NDJSON file: whole lines in, or nothing; synced with group commit.
@@ -207,26 +207,5 @@ export class LineFile {
     const fd = this.closeWhenIdle!;
     this.closeWhenIdle = undefined;
     try { this.io.closeSync(fd); } catch { /* already gone */ }
-  }
-}
-
-/** Where the whole lines of a file of `size` bytes end (just after its last newline; 0 for none). */
-function wholeLinesEnd(file: string, size: number): number {
-  const fd = fs.openSync(file, 'r');
-  try {
-    const last = Buffer.alloc(1);
-    if (fs.readSync(fd, last, 0, 1, size - 1) === 1 && last[0] === 0x0a) return size;
-    const buf = Buffer.allocUnsafe(64 * 1024);
-    let end = size;
-    while (end > 0) {
-      const start = Math.max(0, end - buf.length);
-      const n = fs.readSync(fd, buf, 0, end - start, start);
-      const at = buf.subarray(0, n).lastIndexOf(0x0a);
-      if (at !== -1) return start + at + 1;
-      end = start;
-    }
-    return 0;
-  } finally {
-    fs.closeSync(fd);
   }
 }

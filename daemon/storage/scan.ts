@@ -155,6 +155,27 @@ export function firstEnvelope(file: string): Envelope | undefined {
   }
 }
 
+/** Where the whole lines of a file of `size` bytes end (just after its last newline; 0 for none). */
+export function wholeLinesEnd(file: string, size: number): number {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const last = Buffer.alloc(1);
+    if (fs.readSync(fd, last, 0, 1, size - 1) === 1 && last[0] === 0x0a) return size;
+    const buf = Buffer.allocUnsafe(64 * 1024);
+    let end = size;
+    while (end > 0) {
+      const start = Math.max(0, end - buf.length);
+      const n = fs.readSync(fd, buf, 0, end - start, start);
+      const at = buf.subarray(0, n).lastIndexOf(0x0a);
+      if (at !== -1) return start + at + 1;
+      end = start;
+    }
+    return 0;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 /** Cut a torn final line off a file; returns the offset it was cut at, or undefined. */
 export function cutTornTail(file: string, scan: ScanResult): number | undefined {
   if (scan.tornBytes === 0) return undefined;
