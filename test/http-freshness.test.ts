@@ -36,6 +36,21 @@ test('GET /current: freshness beside current, per-type limits, globs, none, an e
     + `"power":${fresh(100.5, 90, true)},"weather":${fresh(100.5, 180, false)}}}`);
 }));
 
+test('GET /current: ages written as JSON writes ms / 1000 (no padding zeros, leading zeros kept), a reading posted later younger', () => withDaemon(undefined, async (d, clock) => {
+  await postEvent(d.url, { type: 'a', data: 1 });
+  const ages: [number, string][] = [[0, '0'], [50, '0.05'], [1007, '1.007'], [1000, '1'], [86_400_120, '86400.12'], [7, '0.007']];
+  let at = 0;
+  for (const [ms, text] of ages) {
+    clock.set(Date.parse(T0) + ms);
+    at = ms;
+    assert.is((await request(d.url, '/current')).json.freshness.a.age_s, Number(text), `${ms} ms`);
+    assert.match((await request(d.url, '/current')).text, `"freshness":{"a":{"age_s":${text},"max_age_s":null,"stale":false}}}`);
+  }
+  await postEvent(d.url, { type: 'b', data: 2 });
+  clock.advance(250);
+  assert.match((await request(d.url, '/current')).text, `"freshness":{"a":{"age_s":${(at + 250) / 1000},"max_age_s":null,"stale":false},"b":{"age_s":0.25,"max_age_s":null,"stale":false}}}`);
+}));
+
 test('GET /current without --max-age: ages, no limits, nothing stale', () => withDaemon(undefined, async (d, clock) => {
   await postEvent(d.url, { type: 'weather', data: 1 });
   clock.advance(12_437);

@@ -10,15 +10,17 @@ import type { FreshnessJudge, JudgedType } from './judge.js';
 export function currentBody(viewBody: readonly Buffer[], chunkChars: number, judge: FreshnessJudge, now: number, query: CurrentQuery): Buffer[] {
   if (query.types === undefined && query.stale === undefined) {
     // the whole view: its cached bytes without the last `}`, then the freshness of every type
+    const members = judge.freshnessMembers(now);
+    const last = viewBody.at(-1)!;
+    const head = [...viewBody.slice(0, -1), last.subarray(0, last.length - 1)];
+    let chars = 0;
+    for (const member of members) chars += member.length + 1;
+    if (chars < chunkChars) return [...head, Buffer.from(`,"freshness":{${members.join(',')}}}`, 'utf8')];
     const tail = new ChunkedText(chunkChars);
     tail.add(',"freshness":{');
-    addFreshness(tail, judge.all(now));
+    members.forEach((member, i) => tail.add(i === 0 ? member : `,${member}`));
     tail.add('}}');
-    const last = viewBody.at(-1)!;
-    const ending = [last.subarray(0, last.length - 1), ...tail.finish()];
-    // a small view stays one buffer, as it always was (one write per answer)
-    if (viewBody.length === 1 && ending.length === 2) return [Buffer.concat(ending)];
-    return [...viewBody.slice(0, -1), ...ending];
+    return [...head, ...tail.finish()];
   }
   const judged = query.types === undefined ? judge.all(now)
     : [...query.types].sort().flatMap((type) => judge.judge(type, now) ?? []);

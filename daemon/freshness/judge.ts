@@ -33,7 +33,12 @@ export class FreshnessJudge {
   private readonly view: JudgedView;
   private readonly expected: string[];
   private readonly tsOf = new WeakMap<Reading, number>();
+  /** Each type's limit by the rules (they never change while the daemon runs). */
+  private readonly limits = new Map<string, number | undefined>();
+  /** Per reading, the text of its freshness member around the age: `"type":{"age_s":` and `,"max_age_s":N,"stale":`. */
+  private readonly memberText = new WeakMap<Reading, [head: string, middle: string]>();
   private sorted: { version: number; readings: Reading[] } | undefined;
+  private sortedAll: { version: number; types: { type: string; reading: Reading | undefined }[] } | undefined;
 
   constructor(view: JudgedView, rules: MaxAgeRules) {
     this.view = view;
@@ -63,23 +68,55 @@ export class FreshnessJudge {
       .sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : 0));
   }
 
+  /**
+   * The members of the `freshness` object of the whole view at `now` (`"type":{...}`, sorted
+   * by type), as JSON text: what GET /current answers on every request, so built from text
+   * kept per reading rather than by serialising objects (1,000 types: ~0.1 ms, not ~1 ms).
+   */
+  freshnessMembers(now: number): string[] {
+    const types = this.sortedTypes();
+    const members = new Array<string>(types.length);
+    for (let i = 0; i < types.length; i++) {
+      const { type, reading } = types[i]!;
+      if (!reading) {
+        members[i] = `${JSON.stringify(type)}:${JSON.stringify(this.judged(type, undefined, now).freshness)}`;
+        continue;
+      }
+      let text = this.memberText.get(reading);
+      if (!text) {
+        text = [`${JSON.stringify(type)}:{"age_s":`, `,"max_age_s":${this.limitOf(type) ?? null},"stale":`];
+        this.memberText.set(reading, text);
+      }
+      const age = ageMs(this.ts(reading), now);
+      members[i] = `${text[0]}${age === undefined ? null : secondsText(age)}${text[1]}${isPastLimit(age, this.limitOf(type))}}`;
+    }
+    return members;
+  }
+
   /** How many types are stale at `now` (expected types without a reading included). */
   staleCount(now: number): number {
     if (!this.limited) return 0;
     let n = 0;
     for (const reading of this.view.entries()) {
       const type = reading.type;
-      if (isPastLimit(ageMs(this.ts(reading), now), maxAgeOf(this.rules, type))) n++;
+      if (isPastLimit(ageMs(this.ts(reading), now), this.limitOf(type))) n++;
     }
     return n + this.expected.filter((type) => !this.view.get(type)).length;
   }
 
   private judged(type: string, reading: Reading | undefined, now: number): JudgedType {
     const tsMs = reading ? this.ts(reading) : NaN;
-    const maxAgeS = maxAgeOf(this.rules, type);
+    const maxAgeS = this.limitOf(type);
     const age = ageMs(tsMs, now);
     const freshness = { age_s: age === undefined ? null : age / 1000, max_age_s: maxAgeS ?? null, stale: isPastLimit(age, maxAgeS) };
     return { type, reading, tsMs, maxAgeS, freshness };
+  }
+
+  private limitOf(type: string): number | undefined {
+    if (this.limits.has(type)) return this.limits.get(type);
+    const limit = maxAgeOf(this.rules, type);
+    this.limits.set(type, limit);
+    return limit;
   }
 
   private ts(reading: Reading): number {
@@ -92,6 +129,19 @@ export class FreshnessJudge {
     return ms;
   }
 
+  /** The view's types and the expected ones without a reading, sorted by type; rebuilt when the view changed. */
+  private sortedTypes(): { type: string; reading: Reading | undefined }[] {
+    const version = this.view.version;
+    if (this.sortedAll?.version !== version) {
+      const present = this.sortedReadings().map((reading) => ({ type: reading.type, reading }));
+      const missing = this.expected.filter((type) => !this.view.get(type)).map((type) => ({ type, reading: undefined }));
+      const types = missing.length === 0 ? present
+        : [...present, ...missing].sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : 0));
+      this.sortedAll = { version, types };
+    }
+    return this.sortedAll.types;
+  }
+
   private sortedReadings(): Reading[] {
     if (this.sorted?.version !== this.view.version) {
       const readings = this.view.entries().sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : 0));
@@ -99,6 +149,18 @@ export class FreshnessJudge {
     }
     return this.sorted.readings;
   }
+}
+
+/**
+ * `ms / 1000` as JSON writes it (`12`, `20.953`, `0.5`), from integer digits: converting a
+ * fraction to text is the slowest step of a /current answer (~1 us a number).
+ */
+function secondsText(ms: number): string {
+  if (!Number.isSafeInteger(ms)) return String(ms / 1000);
+  const fraction = ms % 1000;
+  if (fraction === 0) return String(ms / 1000);
+  const digits = String(fraction + 1000).slice(1).replace(/0+$/, '');
+  return `${(ms - fraction) / 1000}.${digits}`;
 }
 
 /** Age in ms at `now` of a reading stamped `tsMs` (clamped at 0), undefined when unknown. */

@@ -20,9 +20,20 @@ export function sendJson(res: ServerResponse, status: number, body: string | Buf
  */
 export function sendJsonChunks(res: ServerResponse, chunks: readonly Buffer[]): void | Promise<void> {
   if (chunks.length === 1) return sendJson(res, 200, chunks[0]!);
-  res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': chunksLength(chunks) });
+  const length = chunksLength(chunks);
+  res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': length });
+  if (length <= CORKED_BYTES) {
+    // a view with its freshness (two buffers): one writev, as one buffer was
+    res.cork();
+    for (const chunk of chunks.slice(0, -1)) res.write(chunk);
+    res.end(chunks.at(-1));
+    return;
+  }
   return writeChunks(res, chunks);
 }
+
+/** Up to this size a chunked answer is handed over at once (it is in memory already); above it, chunk by chunk as the client reads. */
+const CORKED_BYTES = 4 * 1024 * 1024;
 
 async function writeChunks(res: ServerResponse, chunks: readonly Buffer[]): Promise<void> {
   for (const [i, chunk] of chunks.entries()) {

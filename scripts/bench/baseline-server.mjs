@@ -2,7 +2,9 @@
 // The ceiling: a bare Node HTTP server on the same machine. POST /event parses the JSON
 // body and answers a small envelope (no disk); POST /events parses an NDJSON batch, stamps
 // each event and appends the envelope lines to FILE in one write (no sync); GET /current
-// answers a precomputed body of 1,000 types; GET /current/<type> one precomputed envelope.
+// answers a precomputed body of 1,000 types of the daemon's shape (the envelopes, then each
+// type's freshness, as the daemon answers by default: the same bytes to send, none of the
+// work of computing ages); GET /current/<type> one precomputed envelope.
 // Usage: baseline-server.mjs PORT [FILE]
 import fs from 'node:fs';
 import http from 'node:http';
@@ -16,7 +18,9 @@ for (let i = 0; i < 1000; i++) {
   const e = weatherEvent(i, 1000);
   current[`sensor-${String(i).padStart(4, '0')}`] = { seq: i + 1, ts: new Date(now).toISOString(), type: `sensor-${String(i).padStart(4, '0')}`, data: e.data, meta: e.meta };
 }
-const currentBody = JSON.stringify({ current });
+const freshness = {};
+for (const type of Object.keys(current)) freshness[type] = { age_s: 12.345, max_age_s: null, stale: false };
+const currentBody = JSON.stringify({ current, freshness });
 const oneBody = JSON.stringify(current['sensor-0042']);
 let seq = 0;
 
