@@ -15,8 +15,13 @@ export type WatchState = 'streaming' | 'polling' | 'disconnected' | 'error';
 
 /** What the watch reports; `receivedAt` is the local clock. */
 export type WatchUpdate =
-  /** The whole view (only the watched types) and the readings that changed in it. */
-  | { kind: 'view'; current: Record<string, Envelope>; changed: Envelope[]; receivedAt: number }
+  /**
+   * The whole view (only the watched types) and the readings that changed in it. `current` is
+   * the watch's own view, updated in place by later stream events (the same object until the
+   * next whole view: a reconnection or a poll): read it, never change it, and do not take it
+   * for a copy (100,000 types are not copied for each event).
+   */
+  | { kind: 'view'; current: Readonly<Record<string, Envelope>>; changed: Envelope[]; receivedAt: number }
   /**
    * The daemon's readiness, active run, clock, forwarding sinks and age limits (with `status`;
    * `sinks` and `maxAge` undefined when /status did not answer).
@@ -107,7 +112,8 @@ async function readings(o: WatchOptions, signal: AbortSignal, emit: (u: WatchUpd
           connection('streaming');
           show(next, Object.values(next).filter((e) => !same(view[e.type], e)));
         } else if (m.kind === 'event' && m.current !== false && state === 'streaming') {
-          show({ ...view, [m.envelope.type]: m.envelope }, [m.envelope]);
+          view[m.envelope.type] = m.envelope; // in place: one reading, not a copy of the view
+          emit({ kind: 'view', current: view, changed: [m.envelope], receivedAt: o.clock.now() });
         } else if (m.kind === 'disconnected') {
           snapshot = undefined;
           connection('disconnected', m.error);

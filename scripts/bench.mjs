@@ -259,9 +259,11 @@ function printReport() {
   if (f.fanout) out.push(...fanoutReport(f.fanout));
   if (f.console?.skipped) out.push(`console: skipped (${f.console.skipped})`);
   else if (f.console) {
-    const c = f.console;
-    out.push(`console with ${c.types} types (one posted 5/s for ${c.seconds} s): RSS ${c.rssMiB.min.toFixed(0)}-${c.rssMiB.max.toFixed(0)} MiB, ` +
-      `peak ${c.peakMiB.toFixed(0)} MiB (target ~200 MiB: ${met(c.peakMiB <= 200)}); End shows the last row in ${c.endKeyMs} ms, q quits in ${c.quitMs} ms`);
+    for (const mode of ['stream', 'polling']) {
+      const c = f.console[mode];
+      out.push(`console with ${f.console.types} types on the ${mode} (one posted 5/s for ${f.console.seconds} s): RSS ${c.rssMiB.min.toFixed(0)}-${c.rssMiB.max.toFixed(0)} MiB, ` +
+        `peak ${c.peakMiB.toFixed(0)} MiB (target ~200 MiB: ${met(c.peakMiB <= 200)}); End shows the last row in ${c.endKeyMs} ms, q quits in ${c.quitMs} ms`);
+    }
   }
   for (const note of results.notes ?? []) out.push(`note: ${note}`);
   out.push(results.problems.length ? `\nCORRECTNESS PROBLEMS:\n${results.problems.map((p) => `  - ${p}`).join('\n')}` : '\ncorrectness: every acknowledged event is on disk, seq contiguous, answers match the files');

@@ -3,8 +3,8 @@ import type { Envelope } from '../lib/wire.js';
 import { formatAge } from './format.js';
 
 // The table's rows from a snapshot of the current view and the daemon's judgement of each
-// type's age: staleness (stale and missing readings pinned on top), what changed at the
-// last refresh, filtering and sorting. Pure; the console and `telemetry current` only lay
+// type's age: staleness (stale and missing readings pinned on top), whose value changed
+// since the last frame drawn, filtering and sorting. Pure; the console and `telemetry current` only lay
 // out and draw the result (the DATA summary is made only for the rows drawn).
 
 /** The orders `s` cycles through. */
@@ -29,10 +29,8 @@ export interface Judgement {
 /** Judges one type (its envelope is undefined for an expected type without a reading). */
 export type Judge = (type: string, envelope: Envelope | undefined) => Judgement;
 
-/** What changed in a type's reading at the last refresh. */
+/** How a type's value changed since the last frame drawn (a new reading with the same value is no change). */
 export interface Change {
-  /** The data changed (false: a new reading with the same data). */
-  value: boolean;
   /** The top-level data keys that changed; undefined: the value as a whole (or a new type). */
   keys: ReadonlySet<string> | undefined;
 }
@@ -45,13 +43,16 @@ export interface Row {
   /** Undefined for a type the limits expect that has no reading. */
   envelope: Envelope | undefined;
   ageMs: number | undefined;
-  /** "4s", "2m05s STALE", or "MISSING" for an expected type without a reading. */
-  age: string;
+  /**
+   * "4s", "2m05s STALE", or "MISSING" for an expected type without a reading: made when read
+   * (only the rows drawn), not for every row each time the ages move on.
+   */
+  readonly age: string;
   seq: number | undefined;
   /** `meta.run_id`, or "-" for a site reading. */
   runId: string;
   stale: boolean;
-  /** Set when the reading changed at the last refresh. */
+  /** Set when the value changed since the last frame drawn. */
   change: Change | undefined;
 }
 
@@ -60,7 +61,7 @@ export interface RowOptions {
   judge: Judge;
   /** Types the limits expect that have no reading: shown as MISSING rows. */
   missing?: readonly string[];
-  /** What changed at the last refresh (see diffSnapshots). */
+  /** Whose value changed since the last frame drawn (see changeOf). */
   changes?: ReadonlyMap<string, Change>;
   filter: string;
   order: SortOrder;
@@ -113,20 +114,50 @@ export function sortRows(rows: readonly Row[], order: SortOrder): Row[] {
   return sortInPlace([...rows], order);
 }
 
-/** sortRows on the array itself (the console re-sorts the rows it keeps between draws). */
+/** sortRows on the array itself. */
 export function sortInPlace(rows: Row[], order: SortOrder): Row[] {
-  const sign = order.reverse ? -1 : 1;
-  return rows.sort((a, b) => Number(b.stale) - Number(a.stale) || sign * (byKey(order.key, a, b) || byType(a, b)));
+  return rows.sort(comparator(order));
 }
 
-/** Judge a row again (its age moved on): whether its staleness changed. */
+function comparator(order: SortOrder): (a: Row, b: Row) => number {
+  const sign = order.reverse ? -1 : 1;
+  return (a, b) => Number(b.stale) - Number(a.stale) || sign * (byKey(order.key, a, b) || byType(a, b));
+}
+
+/**
+ * Sorted rows sorted again after `moved` of them changed (a new reading, staleness turned):
+ * those are taken out and put back in their place, in place. Sorting the whole array would
+ * allocate a scratch array as large as it (100,000 rows: a large object per frame); a few
+ * moved rows cost a pass and a binary search each. Many moved rows: a whole sort.
+ */
+export function placeAgain(rows: Row[], moved: ReadonlySet<Row>, order: SortOrder): void {
+  if (moved.size === 0) return;
+  if (moved.size > 256) {
+    sortInPlace(rows, order);
+    return;
+  }
+  let kept = 0;
+  for (let i = 0; i < rows.length; i++) if (!moved.has(rows[i]!)) rows[kept++] = rows[i]!;
+  rows.length = kept;
+  const compare = comparator(order);
+  for (const row of moved) {
+    let lo = 0;
+    let hi = rows.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (compare(rows[mid]!, row) <= 0) lo = mid + 1; else hi = mid;
+    }
+    rows.splice(lo, 0, row);
+  }
+}
+
+/** Judge a row again (its age moved on): whether its staleness turned. */
 export function rejudge(row: Row, judge: Judge): boolean {
   const { ageMs, limitMs } = judge(row.type, row.envelope);
   const stale = isStale(ageMs, limitMs);
   const changed = stale !== row.stale;
   row.ageMs = ageMs;
   row.stale = stale;
-  row.age = ageText(row.envelope !== undefined, ageMs, stale);
   return changed;
 }
 
@@ -140,14 +171,34 @@ export function nextSort(key: SortKey): SortKey {
   return SORT_KEYS[(SORT_KEYS.indexOf(key) + 1) % SORT_KEYS.length]!;
 }
 
+/** A row as toRow makes it: the age text is made when read, from the prototype (one getter, not one per row). */
+class TableRow implements Row {
+  constructor(
+    public type: string, public key: string, public envelope: Envelope | undefined, public ageMs: number | undefined,
+    public seq: number | undefined, public runId: string, public stale: boolean, public change: Change | undefined,
+  ) {}
+
+  get age(): string {
+    return ageText(this.envelope !== undefined, this.ageMs, this.stale);
+  }
+}
+
 /** One row for one type (its envelope undefined when it has no reading). */
 export function toRow(type: string, envelope: Envelope | undefined, judge: Judge, change?: Change): Row {
   const { ageMs, limitMs } = judge(type, envelope);
-  const stale = isStale(ageMs, limitMs);
-  return {
-    type, key: type.toLowerCase(), envelope, ageMs, seq: envelope?.seq, runId: runIdOf(envelope), stale, change,
-    age: ageText(envelope !== undefined, ageMs, stale),
-  };
+  const key = type.toLowerCase();
+  return new TableRow(type, key === type ? type : key, envelope, ageMs, envelope?.seq, runIdOf(envelope), isStale(ageMs, limitMs), change);
+}
+
+/** A kept row brought to a new reading of its type, in place. */
+export function patchRow(row: Row, envelope: Envelope, judge: Judge, change: Change | undefined): void {
+  const { ageMs, limitMs } = judge(row.type, envelope);
+  row.envelope = envelope;
+  row.ageMs = ageMs;
+  row.seq = envelope.seq;
+  row.runId = runIdOf(envelope);
+  row.stale = isStale(ageMs, limitMs);
+  row.change = change;
 }
 
 /** The table: the snapshot's envelopes and the missing expected types, filtered by type and sorted. */
@@ -163,34 +214,22 @@ export function buildRows(snapshot: Snapshot, options: RowOptions): Row[] {
 }
 
 /**
- * What changed from the refresh the operator saw last (`previous`) to this one: new types,
- * readings with another seq or ts, and of those whether (and which top-level keys of) the
- * data changed. The first snapshot flags nothing.
+ * How the value changed from `before` (undefined: the type is new) to `after`; undefined when
+ * it did not (the same reading, or a new one with the same data).
  */
-export function diffSnapshots(previous: Snapshot | undefined, next: Snapshot): Map<string, Change> {
-  const changes = new Map<string, Change>();
-  if (previous === undefined) return changes;
-  for (const type in next) {
-    const change = changeOf(previous[type], next[type]!);
-    if (change) changes.set(type, change);
-  }
-  return changes;
-}
-
-/** What changed from `before` (undefined: the type is new) to `after`; undefined when it is the same reading. */
 export function changeOf(before: Envelope | undefined, after: Envelope): Change | undefined {
-  if (before === undefined) return { value: true, keys: undefined };
-  if (before.seq === after.seq && before.ts === after.ts) return undefined;
+  if (before === undefined) return { keys: undefined };
+  if (before === after || (before.seq === after.seq && before.ts === after.ts)) return undefined;
   return dataChange(before.data, after.data);
 }
 
-function dataChange(before: Envelope['data'], after: Envelope['data']): Change {
-  if (JSON.stringify(before) === JSON.stringify(after)) return { value: false, keys: undefined };
+function dataChange(before: Envelope['data'], after: Envelope['data']): Change | undefined {
+  if (JSON.stringify(before) === JSON.stringify(after)) return undefined;
   const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-  if (!isObject(before) || !isObject(after)) return { value: true, keys: undefined };
+  if (!isObject(before) || !isObject(after)) return { keys: undefined };
   const keys = new Set<string>();
   for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
     if (JSON.stringify(before[key]) !== JSON.stringify(after[key])) keys.add(key);
   }
-  return { value: true, keys };
+  return { keys };
 }

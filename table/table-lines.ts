@@ -70,17 +70,17 @@ export function headerLine(w: ColumnWidths, order?: SortOrder): string {
 }
 
 /**
- * One row: its mark ("*" its value changed at the last refresh, "." a new reading with the
- * same value), then the cells; with a palette, the changed parts of DATA highlighted.
+ * One row: its mark ("*" its value changed since the last frame drawn), then the cells; with
+ * a palette, the changed parts of DATA highlighted.
  */
 export function rowLine(row: Row, w: ColumnWidths, palette?: Palette): string {
-  const mark = row.change ? (row.change.value ? '*' : '.') : '';
+  const mark = row.change ? '*' : '';
   return join(mark, [row.type, row.age, row.seq === undefined ? '-' : String(row.seq), row.runId], dataCell(row, w.data, palette), w);
 }
 
 /** One row's line with its palette's marks: stale rows, then rows whose value changed. */
 export function styledLine(row: Row, line: string, palette: Palette): string {
-  const [on, off] = row.stale ? palette.stale : row.change?.value ? palette.changed : ['', ''];
+  const [on, off] = row.stale ? palette.stale : row.change ? palette.changed : ['', ''];
   return on === '' ? line : `${on}${line}${off}`;
 }
 
@@ -89,7 +89,7 @@ function dataCell(row: Row, width: number, palette: Palette | undefined): string
   if (width <= 0) return '';
   if (!row.envelope) return fitText('(no reading)', width);
   const parts = summaryParts(row.envelope.data);
-  const [on, off] = palette && row.change?.value ? palette.highlight : ['', ''];
+  const [on, off] = palette && row.change ? palette.highlight : ['', ''];
   if (on === '') return fitText(parts.map((p) => p.text).join(' '), width);
   const keys = row.change!.keys;
   // each character with whether it is lit; the spaces between parts never are

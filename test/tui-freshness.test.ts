@@ -134,20 +134,35 @@ test('keys: r reverses (the sorted column marked), Esc clears the filter, Tab sc
   await t.waitFor('live', (x) => x.split('\n')[23]!.includes('p pause'));
 }, RULES));
 
-test('the change mark: "*" a value changed at the last refresh (changed keys in reverse video, like watch -d), "." the same value again; gone at the next refresh', () => withConsole(async (d, t) => {
+test('the change mark: "*" a value changed since the frame drawn before (changed keys in reverse video, like watch -d), kept while it keeps changing, gone at the next frame it did not', () => withConsole(async (d, t) => {
   await post(d, 'weather', { temp_c: 4, sky: 'clear' });
   await post(d, 'dome', 'open');
+  await post(d, 'power', { v: 0 });
   t.run([...follow(d).slice(0, -1), '2'], { width: 80, height: 24 });
-  await t.waitFor('two rows', (x) => row(x, 'weather') !== undefined && row(x, 'dome') !== undefined);
+  /** Mark, type, seq, run and data of every row (the ages move on). */
+  const marks = (x: string) => ['dome', 'power', 'weather'].map((type) => { const r = row(x, type); return r && [r[0], r[1], ...r.slice(3)].join(' '); });
+  let s = await t.waitFor('three rows', (x) => marks(x).every((r) => r !== undefined));
+  assert.equal(marks(s), ['  dome 2 - open', '  power 3 - v=0', '  weather 1 - temp_c=4 sky=clear'], 'the first view marks nothing');
+
   await post(d, 'weather', { temp_c: 5, sky: 'clear' });
-  await post(d, 'dome', 'open');
-  const s = await t.waitFor('both marked', (x) => row(x, 'weather')?.[0] === '*' && row(x, 'dome')?.[0] === '.');
-  assert.equal(row(s, 'weather')!.slice(3), ['3', '-', 'temp_c=5 sky=clear']);
+  s = await t.waitFor('weather changed', (x) => marks(x)[2] !== '  weather 1 - temp_c=4 sky=clear');
+  assert.equal(marks(s), ['  dome 2 - open', '  power 3 - v=0', '* weather 4 - temp_c=5 sky=clear']);
   const line = t.screen(true).split('\n').find((l) => l.includes('weather'))!;
   assert.match(line, /7m(?:\x1b\[[0-9;]*m)*temp_c=5\x1b\[0m(?:\x1b\[[0-9;]*m)* sky=clear/, 'only the changed part in reverse video');
-  const dome = t.screen(true).split('\n').find((l) => l.includes(' dome '))!;
-  assert.not.match(dome, /\x1b\[7m/, 'the same value: nothing highlighted');
-  await t.waitFor('marks gone at the next refresh', (x) => row(x, 'weather')?.[0] === ' ' && row(x, 'dome')?.[0] === ' ', 10_000);
+  const age = row(s, 'weather')![2];
+  s = await t.waitFor('a frame without readings (the ages move on)', (x) => row(x, 'weather')![2] !== age, 10_000);
+  assert.equal(marks(s), ['  dome 2 - open', '  power 3 - v=0', '* weather 4 - temp_c=5 sky=clear'], 'the mark stays until a frame brings readings');
+
+  // power changes again and again (each reading once the one before is on screen): only it stays marked
+  for (let v = 1; v <= 5; v++) {
+    await post(d, 'power', { v });
+    s = await t.waitFor(`power v=${v}`, (x) => marks(x)[1]!.endsWith(` v=${v}`));
+    assert.equal(marks(s), ['  dome 2 - open', `* power ${4 + v} - v=${v}`, '  weather 4 - temp_c=5 sky=clear'], `power v=${v}`);
+  }
+  await post(d, 'dome', 'open');
+  s = await t.waitFor('dome read again', (x) => marks(x)[0] === '  dome 10 - open');
+  assert.equal(marks(s), ['  dome 10 - open', '  power 9 - v=5', '  weather 4 - temp_c=5 sky=clear'], 'the same value again is no change; power stopped changing');
+  assert.not.match(t.screen(true).split('\n').find((l) => l.includes(' dome '))!, /\x1b\[7m/, 'nothing highlighted');
 }));
 
 /** The distinct SGR parameters a capture with escapes uses. */

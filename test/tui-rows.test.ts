@@ -6,10 +6,10 @@ import { fitRight, fitText, formatAge, formatClock, formatInterval, printable, s
 import { parseMaxAge } from '../lib/max-age.js';
 import { PALETTES } from '../table/palette.js';
 import {
-  ageOf, buildRows, diffSnapshots, isStale, matchesFilter, nextSort, sortRows, toRow, type Change, type Judge, type Row, type SortKey, type SortOrder,
+  ageOf, buildRows, changeOf, isStale, matchesFilter, nextSort, sortRows, toRow, type Change, type Judge, type Row, type SortKey, type SortOrder,
 } from '../table/rows.js';
 import { columnWidths, headerLine, rowLine, sortMark, styledLine } from '../table/table-lines.js';
-import { initialState, type ConsoleState } from '../tui/console-state.js';
+import { initialState, NOTHING_FRESH, type ConsoleState } from '../tui/console-state.js';
 import { runLabel } from '../tui/header.js';
 import { belowText, positionText, screenModel, screenModeler, windowTop } from '../tui/screen-model.js';
 import { moveSelection } from '../tui/selection.js';
@@ -126,14 +126,14 @@ for (const [key, reverse, expected] of orders) {
 }
 
 test('buildRows: ages, staleness, run ids, the change marks and missing expected types', () => {
-  const changes = new Map<string, Change>([['weather', { value: true, keys: new Set(['temp_c']) }], ['Camera', { value: false, keys: undefined }]]);
+  const changes = new Map<string, Change>([['weather', { keys: new Set(['temp_c']) }]]);
   const rows = buildRows(snapshot, { ...base, changes, missing: ['power', 'weather'] });
   assert.equal(rows.map((r) => [r.type, r.age, r.seq, r.runId, r.stale, r.change]), [
     ['dome', '2m05s STALE', 12, '003', true, undefined],
     ['mount', '1h STALE', 9, '-', true, undefined],
     ['power', 'MISSING', undefined, '-', true, undefined],
-    ['Camera', '0s', 3, '-', false, { value: false, keys: undefined }],
-    ['weather', '4s', 7, '-', false, { value: true, keys: new Set(['temp_c']) }],
+    ['Camera', '0s', 3, '-', false, undefined],
+    ['weather', '4s', 7, '-', false, { keys: new Set(['temp_c']) }],
   ]);
 });
 
@@ -176,23 +176,17 @@ test('nextSort cycles type -> age -> seq -> type; the sorted column is marked', 
   assert.is(headerLine(w, { key: 'age', reverse: true }).trimEnd(), '  TYPE   AGE▼           SEQ  RUN  DATA');
 });
 
-test('diffSnapshots: the first snapshot flags nothing; new types, new readings, changed values and keys', () => {
-  assert.equal([...diffSnapshots(undefined, snapshot)], []);
-  const next = {
-    weather: env('weather', 8, '2026-03-18T00:00:00.000Z', { temp_c: 5 }), // value changed
-    dome: env('dome', 13, '2026-03-18T00:00:00.000Z', 'open', { run_id: '003' }), // new reading, same value
-    Camera: env('Camera', 4, '2026-03-18T00:00:00.000Z', { exp: 30, gain: 2 }), // a key added
-    mount: snapshot.mount, // the same reading
-    dust: env('dust', 1, '2026-03-18T00:00:00.000Z', 3), // new type
-  };
-  assert.equal([...diffSnapshots(snapshot, next)], [
-    ['weather', { value: true, keys: new Set(['temp_c']) }],
-    ['dome', { value: false, keys: undefined }],
-    ['Camera', { value: true, keys: new Set(['gain']) }],
-    ['dust', { value: true, keys: undefined }],
-  ]);
-  const scalar = diffSnapshots({ d: env('d', 1, 'a', 'open') }, { d: env('d', 2, 'b', 'closed') });
-  assert.equal([...scalar], [['d', { value: true, keys: undefined }]]);
+test('changeOf: a new type, changed values and keys; the same reading or the same value again is no change', () => {
+  const cases: [string, Envelope | undefined, Envelope, Change | undefined][] = [
+    ['value changed', snapshot.weather, env('weather', 8, '2026-03-18T00:00:00.000Z', { temp_c: 5 }), { keys: new Set(['temp_c']) }],
+    ['new reading, same value', snapshot.dome, env('dome', 13, '2026-03-18T00:00:00.000Z', 'open', { run_id: '003' }), undefined],
+    ['a key added', snapshot.Camera, env('Camera', 4, '2026-03-18T00:00:00.000Z', { exp: 30, gain: 2 }), { keys: new Set(['gain']) }],
+    ['the same reading', snapshot.mount, snapshot.mount!, undefined],
+    ['the same reading parsed again', snapshot.mount, { ...snapshot.mount!, data: 'other' }, undefined],
+    ['new type', undefined, env('dust', 1, '2026-03-18T00:00:00.000Z', 3), { keys: undefined }],
+    ['scalar', env('d', 1, 'a', 'open'), env('d', 2, 'b', 'closed'), { keys: undefined }],
+  ];
+  for (const [name, before, after, expected] of cases) assert.equal(changeOf(before, after), expected, name);
 });
 
 const runs: [string, boolean | undefined, string | undefined, string][] = [
@@ -229,14 +223,14 @@ for (const [name, from, move, expected] of moves) {
 }
 
 test('table lines at 96 columns (a 100-wide terminal) show every column; changed parts highlighted like watch -d', () => {
-  const changes = new Map<string, Change>([['weather', { value: true, keys: new Set(['temp_c']) }], ['Camera', { value: false, keys: undefined }]]);
+  const changes = new Map<string, Change>([['weather', { keys: new Set(['temp_c']) }]]);
   const rows = buildRows({ ...snapshot, weather: env('weather', 7, '2026-03-17T23:59:56.000Z', { temp_c: 4, sky: 'clear' }) }, { ...base, changes });
   const w = columnWidths(96, rows);
   assert.equal(w, { type: 7, age: 12, seq: 4, run: 3, data: 60 });
   assert.is(headerLine(w, base.order), '  TYPE▲    AGE            SEQ  RUN  DATA' + ' '.repeat(56));
   assert.is(rowLine(rows[3]!, w), '* weather  4s               7  -    temp_c=4 sky=clear' + ' '.repeat(42));
   assert.is(rowLine(rows[3]!, w, PALETTES.day).trimEnd(), '* weather  4s               7  -    \x1b[7mtemp_c=4\x1b[27m sky=clear');
-  assert.is(rowLine(rows[2]!, w, PALETTES.day).trimEnd(), '. Camera   0s               3  -    exp=30', 'a new reading, same value: nothing lit');
+  assert.is(rowLine(rows[2]!, w, PALETTES.day).trimEnd(), '  Camera   0s               3  -    exp=30', 'unchanged: no mark, nothing lit');
   assert.is(rowLine(rows[0]!, w).trimEnd(), '  dome     2m05s STALE     12  003  open');
   assert.is(styledLine(rows[0]!, 'x', PALETTES.day), '\x1b[33mx\x1b[39m');
   assert.is(styledLine(rows[0]!, 'x', PALETTES.mono), '\x1b[1mx\x1b[22m');
@@ -286,14 +280,41 @@ test('the screen model kept between draws: ages move on, a row turning stale is 
   assert.equal(at(0), ['a 1m00s', 'b 30s']);
   assert.equal(at(1_500), ['a 1m01s STALE', 'b 31s']);
   assert.equal(at(31_500), ['a 1m31s STALE', 'b 1m01s STALE']);
-  state.snapshot = { ...view, a: env('a', 3, '2026-03-18T00:00:30.000Z') };
+  view.a = env('a', 3, '2026-03-18T00:00:30.000Z'); // the watch's view, changed in place
+  assert.equal(at(31_500), ['a 1m31s STALE', 'b 1m01s STALE'], 'nothing fresh: the rows as they were');
+  state.fresh = new Set(['a']);
   assert.equal(at(31_500), ['b 1m01s STALE', 'a 1s']);
-  state.changes = new Map([['a', { value: false, keys: undefined }]]);
-  assert.equal(model(state, { localNow: T0 + 31_500, limitMs: undefined, type: undefined, page: 8 }).rows.map((r) => r.change), [undefined, { value: false, keys: undefined }]);
-  state.snapshot = { ...state.snapshot, c: env('c', 1, '2026-03-18T00:00:31.000Z') };
+  state.snapshot = { ...view, c: env('c', 1, '2026-03-18T00:00:31.000Z') };
+  state.fresh = 'view';
   assert.equal(at(31_500), ['b 1m01s STALE', 'a 1s', 'c 0s'], 'a new type: the rows built anew');
   state.snapshot = { a: state.snapshot.a!, b: state.snapshot.b! };
   assert.equal(at(31_500), ['b 1m01s STALE', 'a 1s'], 'a type gone: the rows built anew');
+});
+
+test('the change marks: a value changed since the frame drawn before, kept by frames without readings, gone at the next frame with readings', () => {
+  const view: Record<string, Envelope> = { a: env('a', 1, '2026-03-18T00:00:01.000Z', { t: 1, h: 50 }), b: env('b', 2, '2026-03-18T00:00:02.000Z', 'open') };
+  const state: ConsoleState = { ...initialState(), snapshot: view, fresh: 'view', lastGoodPoll: T0 };
+  const model = screenModeler();
+  const frame = (fresh?: ConsoleState['fresh']) => {
+    if (fresh) state.fresh = fresh;
+    const rows = model(state, { localNow: T0, limitMs: undefined, type: undefined, page: 8 }).rows;
+    state.fresh = NOTHING_FRESH;
+    return rows.map((r) => `${r.change ? '*' : ' '}${r.type}${r.change?.keys ? `[${[...r.change.keys]}]` : ''}`);
+  };
+  assert.equal(frame(), [' a', ' b'], 'the first view marks nothing');
+  view.a = env('a', 3, '2026-03-18T00:00:03.000Z', { t: 2, h: 50 });
+  assert.equal(frame(new Set(['a'])), ['*a[t]', ' b']);
+  assert.equal(frame(), ['*a[t]', ' b'], 'a frame without readings (the ages moving on) keeps the mark');
+  view.b = env('b', 4, '2026-03-18T00:00:04.000Z', 'closed');
+  assert.equal(frame(new Set(['b'])), [' a', '*b'], 'a stopped changing: unmarked at the next frame with readings');
+  view.b = env('b', 5, '2026-03-18T00:00:05.000Z', 'closed');
+  assert.equal(frame(new Set(['b'])), [' a', ' b'], 'a new reading with the same value is no change');
+  state.snapshot = { a: env('a', 3, '2026-03-18T00:00:03.000Z', { t: 2, h: 50 }), b: env('b', 6, '2026-03-18T00:00:06.000Z', 'open') };
+  assert.equal(frame('view'), [' a', '*b'], 'a whole new view (a poll) is compared reading by reading');
+  state.snapshot = { ...state.snapshot, c: env('c', 1, '2026-03-18T00:00:07.000Z', 1) };
+  assert.equal(frame('view'), [' a', ' b', '*c'], 'a new type is marked (the rows built anew)');
+  state.order = { key: 'type', reverse: true };
+  assert.equal(frame(), ['*c', ' b', ' a'], 'rows built anew for another order keep their marks');
 });
 
 test('100,000 types build, sort and lay out a page quickly', () => {

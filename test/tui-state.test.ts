@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { TelemetryClientError, TelemetryConnectionError } from '../client/errors.js';
 import type { Envelope } from '../lib/wire.js';
-import { applyUpdate, daemonNow, initialState, onlyType, refresh } from '../tui/console-state.js';
+import { applyUpdate, daemonNow, framed, initialState, NOTHING_FRESH, onlyType } from '../tui/console-state.js';
 import { offsetOf, refineOffset } from '../tui/daemon-clock.js';
 import { headerLines } from '../tui/header.js';
 import { detailText } from '../tui/detail.js';
@@ -41,27 +41,28 @@ test('applyUpdate: a status sets the run, the daemon clock and the limits; the f
   assert.is(live.connection, 'live');
   const s = applyUpdate(live, { kind: 'view', current: { weather, dome }, changed: [weather, dome], receivedAt: T - 500 });
   assert.equal(Object.keys(s.snapshot!), ['weather', 'dome']);
-  assert.equal([...s.changes], []);
+  assert.is(s.fresh, 'view');
   assert.is(s.lastGoodPoll, T + 500);
 });
 
-test('the change marks: against the refresh before the last one, so a change shows for one to two seconds', () => {
-  const view = (current: Record<string, Envelope>) => ({ kind: 'view' as const, current, changed: Object.values(current), receivedAt: T });
-  let s = applyUpdate(initialState(), view({ weather, dome }));
-  s = refresh(refresh(s));
+test('what came since the last frame: the types of stream events (the view changed in place), a whole view for a new view object', () => {
+  const current: Record<string, Envelope> = { weather, dome };
+  const view = (changed: Envelope[], of: Record<string, Envelope> = current) => ({ kind: 'view' as const, current: of, changed, receivedAt: T });
+  let s = applyUpdate(initialState(), view([weather, dome]));
+  assert.is(s.fresh, 'view', 'the first view');
+  s = framed(s);
+  assert.is(s.fresh, NOTHING_FRESH);
+  assert.is(framed(s), s, 'nothing fresh: the same state');
   const newer = { ...weather, seq: 5, ts: '2026-03-18T00:00:11.000Z', data: { t: 2 } };
-  s = applyUpdate(s, view({ weather: newer, dome }));
-  assert.equal([...s.changes], [['weather', { value: true, keys: new Set(['t']) }]], 'marked at once');
-  s = refresh(s);
-  assert.equal([...s.changes], [['weather', { value: true, keys: new Set(['t']) }]], 'still marked after the next refresh');
+  current.weather = newer;
+  s = applyUpdate(s, view([newer]));
+  assert.equal([...(s.fresh as Set<string>)], ['weather']);
   const again = { ...dome, seq: 3, ts: '2026-03-18T00:00:12.000Z' };
-  s = applyUpdate(s, view({ weather: newer, dome: again }));
-  assert.equal([...s.changes], [['weather', { value: true, keys: new Set(['t']) }], ['dome', { value: false, keys: undefined }]]);
-  s = refresh(s);
-  assert.equal([...s.changes], [['dome', { value: false, keys: undefined }]]);
-  const quiet = refresh(s);
-  assert.equal([...quiet.changes], []);
-  assert.is(refresh(quiet).changes, quiet.changes, 'nothing changed twice: the same map');
+  current.dome = again;
+  s = applyUpdate(s, view([again]));
+  assert.equal([...(s.fresh as Set<string>)], ['weather', 'dome'], 'until the next frame');
+  s = applyUpdate(framed(s), view([], { ...current }));
+  assert.is(s.fresh, 'view', 'a new view object (a reconnection, a poll)');
 });
 
 test('applyUpdate: the limits kept as the same object while unchanged and while the daemon is away; a selection nobody chose goes to the top', () => {

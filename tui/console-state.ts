@@ -2,26 +2,37 @@ import { TelemetryClientError } from '../client/errors.js';
 import type { WatchUpdate } from '../client/watch.js';
 import { formatMaxAge, rulesFromWire, type MaxAgeRules } from '../lib/max-age.js';
 import type { Envelope, RunRecord, SinkStatus } from '../lib/wire.js';
-import { changeOf, diffSnapshots, type Change, type Snapshot, type SortOrder } from '../table/rows.js';
+import type { Snapshot, SortOrder } from '../table/rows.js';
 import { offsetOf, refineOffset, type OffsetBounds } from './daemon-clock.js';
 
-// Everything the console shows, and how an update of the watch loop (client/watch.ts) and
-// the one-second refresh change it. Pure: the local time of each update comes with it.
+// Everything the console shows, and how an update of the watch loop (client/watch.ts)
+// changes it. Pure: the local time of each update comes with it.
 
 /** Where the console stands with the daemon, as the header shows it: `live` only while the stream is connected. */
 export type LinkState = 'connecting' | 'live' | 'polling' | 'disconnected' | 'error';
+
+/** Readings that came since the last frame drawn (see ConsoleState.fresh). */
+export type Fresh = ReadonlySet<string> | 'view';
+
+/** Nothing came since the last frame. */
+export const NOTHING_FRESH: ReadonlySet<string> = new Set();
 
 /** Which pane the movement keys act on. */
 export type Focus = 'table' | 'detail';
 
 /** The console's state; the screen is drawn from it. */
 export interface ConsoleState {
-  /** The last view the daemon sent (kept while disconnected). */
+  /**
+   * The last view the daemon sent (kept while disconnected): the watch loop's own view,
+   * updated in place by stream events (never copied per event).
+   */
   snapshot: Snapshot | undefined;
-  /** The view as of the refresh before the last one: the change marks are against it. */
-  base: Snapshot | undefined;
-  /** The view as of the last refresh. */
-  seen: Snapshot | undefined;
+  /**
+   * What came since the last frame drawn: the types with new readings, or `view` for a whole
+   * new view (the first, after a reconnection or a pause, each poll). The screen model marks
+   * what changed against that frame; the console empties it once the frame is drawn.
+   */
+  fresh: Fresh;
   clock: OffsetBounds | undefined;
   connection: LinkState;
   /** Daemon time of the last word from the daemon (a view or a status). */
@@ -32,8 +43,6 @@ export interface ConsoleState {
   run: RunRecord | undefined;
   /** The daemon's forwarding sinks as of the last status. */
   sinks: SinkStatus[];
-  /** What changed since the refresh before the last one (see `refresh`). */
-  changes: Map<string, Change>;
   /** The daemon's age limits (GET /status, asked every interval), undefined until known. */
   limits: MaxAgeRules | undefined;
   selected: string | undefined;
@@ -58,8 +67,8 @@ export interface ConsoleState {
 /** The state before the first answer. */
 export function initialState(): ConsoleState {
   return {
-    snapshot: undefined, base: undefined, seen: undefined, clock: undefined, connection: 'connecting', lastGoodPoll: undefined,
-    problem: undefined, runActive: undefined, run: undefined, sinks: [], changes: new Map(), limits: undefined, selected: undefined,
+    snapshot: undefined, fresh: NOTHING_FRESH, clock: undefined, connection: 'connecting', lastGoodPoll: undefined,
+    problem: undefined, runActive: undefined, run: undefined, sinks: [], limits: undefined, selected: undefined,
     moved: false, top: 0, order: { key: 'type', reverse: false }, filter: '', detail: true, focus: 'table', detailScroll: 0,
     paused: false, help: false, prompting: false, draft: '',
   };
@@ -92,21 +101,21 @@ export function applyUpdate(state: ConsoleState, update: WatchUpdate, type?: str
   }
   const snapshot = onlyType(update.current, type);
   const lastGoodPoll = daemonNow(state, update.receivedAt);
-  // the first view is what the operator saw first: what changes after it is marked
-  if (state.seen === undefined) return { ...state, snapshot, lastGoodPoll, base: snapshot, seen: snapshot };
-  return { ...state, snapshot, lastGoodPoll, changes: changesWith(state, snapshot, update.changed) };
+  return { ...state, snapshot, lastGoodPoll, fresh: freshWith(state, snapshot, update.changed) };
 }
 
-/**
- * The refresh of every second: the change marks show what changed since the refresh before
- * this one, so a change is marked from the moment it arrives for one to two seconds, and a
- * row stays marked only while it keeps changing. The same (empty) map when nothing changed
- * (the screen keeps its sorted rows).
- */
-export function refresh(state: ConsoleState): ConsoleState {
-  const base = state.seen;
-  const changes = diffSnapshots(base, state.snapshot ?? {});
-  return { ...state, base, seen: state.snapshot, changes: changes.size === 0 && state.changes.size === 0 ? state.changes : changes };
+/** The state once a frame is drawn: nothing fresh (the same state when nothing was). */
+export function framed(state: ConsoleState): ConsoleState {
+  return state.fresh === NOTHING_FRESH ? state : { ...state, fresh: NOTHING_FRESH };
+}
+
+/** Stream events add their types (a few); a new view object, or many readings at once, is a whole view. */
+function freshWith(state: ConsoleState, snapshot: Snapshot, changed: readonly Envelope[]): Fresh {
+  if (state.fresh === 'view' || snapshot !== state.snapshot || changed.length > 64) return 'view';
+  if (changed.length === 0) return state.fresh;
+  const types = new Set(state.fresh);
+  for (const envelope of changed) types.add(envelope.type);
+  return types;
 }
 
 /**
@@ -119,21 +128,4 @@ function limitsOf(state: ConsoleState, wire: Record<string, number | null> | und
   const limits = rulesFromWire(wire);
   if (state.limits !== undefined && formatMaxAge(state.limits) === formatMaxAge(limits)) return {};
   return state.limits === undefined && !state.moved ? { limits, selected: undefined, top: 0 } : { limits };
-}
-
-/**
- * The change marks after a view update: the marks so far, and those of the readings the
- * update brought, against the refresh before the last one. One stream event costs its own
- * reading, not a comparison of every type (the refresh compares them all once a second).
- */
-function changesWith(state: ConsoleState, snapshot: Snapshot, changed: readonly Envelope[]): Map<string, Change> {
-  if (changed.length > 64) return diffSnapshots(state.base, snapshot);
-  const base: Snapshot = state.base ?? {};
-  const marks = new Map(state.changes);
-  for (const envelope of changed) {
-    if (snapshot[envelope.type] !== envelope) continue;
-    const mark = changeOf(base[envelope.type], envelope);
-    if (mark) marks.set(envelope.type, mark); else marks.delete(envelope.type);
-  }
-  return marks;
 }

@@ -3,7 +3,7 @@ import { watchCurrent } from '../client/watch.js';
 import type { Clock } from '../lib/time.js';
 import type { ThemeName } from '../table/palette.js';
 import { nextSort } from '../table/rows.js';
-import { applyUpdate, daemonNow, initialState, refresh, type ConsoleState } from './console-state.js';
+import { applyUpdate, daemonNow, framed, initialState, type ConsoleState } from './console-state.js';
 import { detailScrollMax, renderDetail } from './detail.js';
 import { tableRenderer } from './event-table.js';
 import { editFilter, type KeyPress } from './filter-input.js';
@@ -15,8 +15,8 @@ import { screenModeler, type ScreenModel } from './screen-model.js';
 import { moveSelection } from './selection.js';
 import { TrendKeeper } from './trend-keeper.js';
 
-// The live console: state, the shared watch loop (stream, or polls), the one-second refresh,
-// keys and drawing, wired together.
+// The live console: state, the shared watch loop (stream, or polls), a draw every second
+// (ages move on), keys and drawing, wired together.
 
 /** Draws that updates ask for come at most this often (a stream can bring hundreds a second). */
 const DRAW_EVERY_MS = 100;
@@ -51,7 +51,9 @@ export function runConsole(config: ConsoleConfig): Promise<number> {
     const draw = (): void => {
       clearTimeout(soon);
       soon = undefined;
-      if (!done && !suspended) model = paint(state);
+      if (done || suspended) return;
+      model = paint(state);
+      state = framed(state); // the change marks of the next frame are against this one
     };
     const drawSoon = (): void => {
       soon ??= setTimeout(draw, DRAW_EVERY_MS);
@@ -61,7 +63,6 @@ export function runConsole(config: ConsoleConfig): Promise<number> {
       draw();
     };
     const everySecond = (): void => {
-      state = refresh(state);
       draw();
       tick = setTimeout(everySecond, 1000);
     };

@@ -1,10 +1,12 @@
 import { expectedTypes, maxAgeOf } from '../lib/max-age.js';
-import { ageOf, buildRows, matchesFilter, rejudge, sortInPlace, toRow, type Judge, type Row } from '../table/rows.js';
+import { ageOf, buildRows, changeOf, matchesFilter, patchRow, placeAgain, rejudge, type Change, type Judge, type Row } from '../table/rows.js';
 import { daemonNow, type ConsoleState } from './console-state.js';
 
 // What the screen shows for a state, pure: every row (stale and missing ones on top), the
 // slice of rows in sight, the selection, and how many rows (and stale ones) are out of
-// sight above and below. Ages and staleness by the daemon's limits (or --max-age).
+// sight above and below. Ages and staleness by the daemon's limits (or --max-age). The
+// rows are kept between frames: a row is marked when its value changed since the frame
+// drawn before (the rows hold what that frame showed).
 
 /** Rows out of sight on one side of the table. */
 export interface OutOfSight {
@@ -18,7 +20,7 @@ export interface ScreenModel {
   rows: Row[];
   /** Every row before the filter. */
   all: readonly Row[];
-  /** Changes whenever a row's cells other than its age may have changed (the column widths are laid out again). */
+  /** Changes when the rows were built anew or a patched row's SEQ or RUN may need more room (the column widths are laid out again). */
   layout: number;
   /** Index of the selected row (0 when there are none). */
   selected: number;
@@ -60,67 +62,117 @@ export function screenModel(state: ConsoleState, o: ModelOptions): ScreenModel {
 
 /** The rows a modeler keeps between calls, and what they were built from. */
 interface Kept {
-  snapshot: ConsoleState['snapshot'];
-  changes: ConsoleState['changes'];
+  /** A view was shown (the first view marks nothing). */
+  shown: boolean;
   /** The limits, order, --max-age and type: a change of any of these builds the rows anew. */
   inputs: unknown[];
   rows: Row[];
   byType: Map<string, Row>;
+  /** Rows with a reading (not MISSING). */
+  readings: number;
+  /** The rows marked in the last frame. */
+  marked: Row[];
   /** Counts the builds and patches (ScreenModel.layout). */
   layout: number;
 }
 
 /**
- * A screenModel that keeps its sorted rows between calls. While the limits and the order stay
- * the same, a new view only replaces the rows of the readings that changed (the stream brings
- * one at a time), and every row is judged again (ages move on) and the nearly sorted rows
- * sorted again: 100,000 types cost a loop, not 100,000 new rows, on each draw.
+ * A screenModel that keeps its sorted rows between frames. A frame that brings readings
+ * (`state.fresh`) patches the rows of those readings and marks the ones whose value changed
+ * against the frame before (the marks of that frame go); a frame without readings (the ages
+ * moving on, a key) keeps the marks. Every row is judged again (ages move on) and the nearly
+ * sorted rows sorted again: 100,000 types cost a loop, not 100,000 new rows, on each frame.
+ * A type that came or went, or new limits or order, build the rows anew (marks kept).
  */
 export function screenModeler(): (state: ConsoleState, o: ModelOptions) => ScreenModel {
   let kept: Kept | undefined;
   return (state, o) => {
     const judge = consoleJudge(state, daemonNow(state, o.localNow), o.limitMs);
     const inputs = [state.limits, state.order.key, state.order.reverse, o.limitMs, o.type];
-    if (!kept || !kept.inputs.every((v, i) => v === inputs[i]) || !patched(kept, state, judge)) {
-      let missing = state.limits === undefined || state.snapshot === undefined ? [] : expectedTypes(state.limits);
-      if (o.type !== undefined) missing = missing.filter((t) => t === o.type);
-      const rows = buildRows(state.snapshot ?? {}, { judge, missing, changes: state.changes, filter: '', order: state.order });
-      kept = { snapshot: state.snapshot, changes: state.changes, inputs, rows, byType: new Map(rows.map((r) => [r.type, r])), layout: (kept?.layout ?? 0) + 1 };
-      return modelOf(state, rows, o.page, kept.layout);
+    const same = kept !== undefined && kept.inputs.every((v, i) => v === inputs[i]);
+    const patches = same ? patched(kept!, state, judge) : undefined;
+    if (patches === undefined) {
+      kept = built(state, o, judge, inputs, kept);
+      return modelOf(state, kept.rows, o.page, kept.layout);
     }
-    let turned = kept.snapshot !== state.snapshot || kept.changes !== state.changes;
-    if (kept.snapshot !== state.snapshot) kept.layout++;
-    for (const row of kept.rows) turned = rejudge(row, judge) || turned;
-    if (turned) sortInPlace(kept.rows, state.order);
-    kept.snapshot = state.snapshot;
-    kept.changes = state.changes;
-    return modelOf(state, kept.rows, o.page, kept.layout);
+    const k = kept!;
+    if (widens(patches)) k.layout++;
+    const moved = new Set(patches.keys());
+    for (const row of k.rows) if (rejudge(row, judge)) moved.add(row);
+    placeAgain(k.rows, moved, state.order);
+    k.shown ||= state.snapshot !== undefined;
+    return modelOf(state, k.rows, o.page, k.layout);
   };
 }
 
-/**
- * Bring the kept rows to `state`'s view and change marks in place; false when that cannot be
- * done (a type came or went: the rows are built anew).
- */
-function patched(kept: Kept, state: ConsoleState, judge: Judge): boolean {
+/** The rows built anew, marked against the rows of the frame before (`previous`). */
+function built(state: ConsoleState, o: ModelOptions, judge: Judge, inputs: unknown[], previous: Kept | undefined): Kept {
+  let missing = state.limits === undefined || state.snapshot === undefined ? [] : expectedTypes(state.limits);
+  if (o.type !== undefined) missing = missing.filter((t) => t === o.type);
   const view = state.snapshot ?? {};
-  if (kept.snapshot !== state.snapshot) {
-    let readings = 0;
+  const changes = new Map<string, Change>();
+  if (previous?.shown) {
     for (const type in view) {
-      const row = kept.byType.get(type);
-      if (!row) return false;
-      readings++;
-      if (row.envelope !== view[type]) Object.assign(row, toRow(type, view[type], judge, state.changes.get(type)));
-    }
-    if (readings !== kept.rows.reduce((n, r) => n + Number(r.envelope !== undefined), 0)) return false;
-  }
-  if (kept.changes !== state.changes) {
-    for (const type of new Set([...kept.changes.keys(), ...state.changes.keys()])) {
-      const row = kept.byType.get(type);
-      if (row) row.change = state.changes.get(type);
+      const before = previous.byType.get(type);
+      const change = isFresh(state, type) ? changeOf(before?.envelope, view[type]!) : before?.change;
+      if (change) changes.set(type, change);
     }
   }
-  return true;
+  const rows = buildRows(view, { judge, missing, changes, filter: '', order: state.order });
+  return {
+    shown: state.snapshot !== undefined, inputs, rows, byType: new Map(rows.map((r) => [r.type, r])),
+    readings: rows.reduce((n, r) => n + Number(r.envelope !== undefined), 0), marked: rows.filter((r) => r.change),
+    layout: (previous?.layout ?? 0) + 1,
+  };
+}
+
+function isFresh(state: ConsoleState, type: string): boolean {
+  return state.fresh === 'view' || state.fresh.has(type);
+}
+
+/**
+ * Bring the kept rows to the fresh readings of `state` in place, marking those whose value
+ * changed; the rows that got another reading, or undefined when that cannot be done (a type
+ * came or went: the rows are built anew). Nothing fresh: nothing changes, the marks stay.
+ */
+function patched(kept: Kept, state: ConsoleState, judge: Judge): Map<Row, string> | undefined {
+  const patches = new Map<Row, string>();
+  if (state.fresh !== 'view' && state.fresh.size === 0) return patches;
+  const view = state.snapshot ?? {};
+  const types = state.fresh === 'view' ? Object.keys(view) : [...state.fresh];
+  let readings = kept.readings;
+  for (const type of types) {
+    const row = kept.byType.get(type);
+    if (!row || view[type] === undefined) return undefined;
+    if (row.envelope === undefined) readings++;
+  }
+  if (state.fresh === 'view' && readings !== types.length) return undefined;
+  for (const row of kept.marked) row.change = undefined;
+  kept.marked = [];
+  for (const type of types) {
+    const row = kept.byType.get(type)!;
+    const envelope = view[type]!;
+    const change = kept.shown ? changeOf(row.envelope, envelope) : undefined;
+    if (row.envelope !== envelope) {
+      // a poll brings every reading anew: the same one (seq and ts) takes no new place
+      if (row.envelope === undefined || row.envelope.seq !== envelope.seq || row.envelope.ts !== envelope.ts) patches.set(row, cellsOf(row));
+      patchRow(row, envelope, judge, change);
+    } else row.change = change;
+    if (change) kept.marked.push(row);
+  }
+  kept.readings = readings;
+  return patches;
+}
+
+/** The width-deciding cells of a row other than TYPE: the digits of SEQ and RUN. */
+function cellsOf(row: Row): string {
+  return `${String(row.seq ?? '-').length} ${row.runId}`;
+}
+
+/** A patched row whose SEQ got longer or RUN changed may need wider columns (the rest only narrow, kept until a build). */
+function widens(patches: ReadonlyMap<Row, string>): boolean {
+  for (const [row, before] of patches) if (cellsOf(row) !== before) return true;
+  return false;
 }
 
 function modelOf(state: ConsoleState, all: Row[], page: number, layout: number): ScreenModel {
