@@ -40,8 +40,8 @@ export const HELP_LINES = [
   'counts them, the bottom border says how many are',
   'below ("+N more (2 stale)"). AGE: on the daemon\'s',
   'clock. STALE: older than the daemon\'s max age.',
-  '"*" value changed since the last refresh (changed',
-  'parts highlighted), "." new reading, same value.',
+  '"*" value changed since the frame before (changed',
+  'parts highlighted, like watch -d).',
 ];
 
 /** What the footer says while the filter prompt is open (the text typed follows it). */
