@@ -30,6 +30,8 @@ export interface StartRunOptions {
 export interface PostEventOptions {
   /** False: record the event but leave the current view as it was (default true). */
   makeCurrent?: boolean;
+  /** This reading's maximum age in seconds, instead of the daemon's `--max-age` (kept as `meta.max_age_s`). */
+  maxAgeS?: number;
   /** Caller metadata stored with the event (during a run the daemon sets `meta.run_id`). */
   meta?: JsonObject;
 }
@@ -40,6 +42,8 @@ export interface BatchEvent {
   data: JsonValue;
   /** False: record it but leave the current view as it was (default true). */
   makeCurrent?: boolean;
+  /** Its maximum age in seconds, instead of the daemon's `--max-age` (kept as `meta.max_age_s`). */
+  maxAgeS?: number;
   meta?: JsonObject;
 }
 
@@ -150,6 +154,7 @@ export class TelemetryClient {
   /** POST /event: record one event; resolves to its envelope (seq, ts, ...). */
   postEvent(type: string, data: JsonValue, options: PostEventOptions = {}): Promise<Envelope> {
     const body: EventRequest = { type, data, make_current: options.makeCurrent ?? true };
+    if (options.maxAgeS !== undefined) body.max_age_s = options.maxAgeS;
     if (options.meta !== undefined) body.meta = options.meta;
     return this.call('POST', 'event', body);
   }
@@ -163,6 +168,7 @@ export class TelemetryClient {
     const body = events.map((e) => {
       const wire: EventRequest = { type: e.type, data: e.data };
       if (e.makeCurrent !== undefined) wire.make_current = e.makeCurrent;
+      if (e.maxAgeS !== undefined) wire.max_age_s = e.maxAgeS;
       if (e.meta !== undefined) wire.meta = e.meta;
       return wire;
     });

@@ -71,6 +71,19 @@ export function maxAgeOf(rules: MaxAgeRules, type: string): number | undefined {
   return undefined;
 }
 
+/**
+ * The maximum age (seconds) a reading carries for itself: its envelope's `meta.max_age_s`,
+ * set from the event's `max_age_s` (docs/http-api.md). It overrides the rules for that reading
+ * only; undefined when absent, null or not a positive number, and for `meridian.` types.
+ */
+export function readingMaxAge(envelope: { type: string; meta?: unknown }): number | undefined {
+  if (envelope.type.startsWith(DAEMON_TYPE_PREFIX)) return undefined;
+  const meta = envelope.meta;
+  if (typeof meta !== 'object' || meta === null) return undefined;
+  const seconds = (meta as Record<string, unknown>).max_age_s;
+  return typeof seconds === 'number' && Number.isFinite(seconds) && seconds > 0 ? seconds : undefined;
+}
+
 /** The types the rules name exactly (no `*`) with a limit: readings the daemon expects to see. */
 export function expectedTypes(rules: MaxAgeRules): string[] {
   return rules.filter((r) => !r.pattern.includes('*') && r.seconds !== null && !r.pattern.startsWith(DAEMON_TYPE_PREFIX))

@@ -28,6 +28,11 @@ export interface EventRequest {
   store_permanently?: boolean;
   /** The reading's own time, ISO-8601 with Z or an offset (null: the daemon's clock). */
   ts?: string | null;
+  /**
+   * This reading's maximum age in seconds (positive), overriding the daemon's `--max-age` for
+   * it alone; kept as `meta.max_age_s` of its envelope (null: the configured age).
+   */
+  max_age_s?: number | null;
   meta?: JsonObject;
 }
 

@@ -83,6 +83,9 @@ test('every documented answer of every route is provoked, and each matches the d
     fs.unlinkSync(dayFile);
     const event = await call('POST', '/event', 200, { body: { type: 'weather', data: { t: -3.5 }, meta: { station: 'ws1' } } });
     assert.is(event.json.seq, 1);
+    await call('POST', '/event', 422, { body: { type: 'power', data: 1, max_age_s: 0 }, code: 'INVALID_MAX_AGE' });
+    const own = await call('POST', '/event', 200, { body: { type: 'power', data: 1, max_age_s: 90 } });
+    assert.equal(own.json.meta, { max_age_s: 90 });
     await call('GET', '/current/weather', 200);
     await call('GET', '/current', 200);
     await call('GET', '/current?type=weather&stale=false', 200);

@@ -11,7 +11,7 @@ import {
 import { columnWidths, headerLine, rowLine, sortMark, styledLine } from '../table/table-lines.js';
 import { initialState, NOTHING_FRESH, type ConsoleState } from '../tui/console-state.js';
 import { runLabel } from '../tui/header.js';
-import { belowText, positionText, screenModel, screenModeler, windowTop } from '../tui/screen-model.js';
+import { belowText, consoleJudge, positionText, screenModel, screenModeler, windowTop } from '../tui/screen-model.js';
 import { moveSelection } from '../tui/selection.js';
 
 // The console's pure parts, without a terminal: exact strings for exact inputs.
@@ -289,6 +289,16 @@ test('the screen model kept between draws: ages move on, a row turning stale is 
   assert.equal(at(31_500), ['b 1m01s STALE', 'a 1s', 'c 0s'], 'a new type: the rows built anew');
   state.snapshot = { a: state.snapshot.a!, b: state.snapshot.b! };
   assert.equal(at(31_500), ['b 1m01s STALE', 'a 1s'], 'a type gone: the rows built anew');
+});
+
+test('consoleJudge: a reading\'s own meta.max_age_s over the daemon\'s rules, the console\'s --max-age over both', () => {
+  const state: ConsoleState = { ...initialState(), limits: parseMaxAge('weather=180', 'x') };
+  const own = env('weather', 1, '2026-03-18T00:00:00.000Z', 1, { max_age_s: 30 });
+  const plain = env('weather', 2, '2026-03-18T00:00:00.000Z', 1);
+  const judge = consoleJudge(state, T0, undefined);
+  assert.equal([judge('weather', own).limitMs, judge('weather', plain).limitMs], [30_000, 180_000]);
+  assert.is(consoleJudge(state, T0, 5_000)('weather', own).limitMs, 5_000);
+  assert.is(judge('meridian.stale', env('meridian.stale', 3, '2026-03-18T00:00:00.000Z', 1, { max_age_s: 30 })).limitMs, undefined, 'the daemon\'s own types never');
 });
 
 test('the change marks: a value changed since the frame drawn before, kept by frames without readings, gone at the next frame with readings', () => {

@@ -1,4 +1,4 @@
-import { expectedTypes, maxAgeOf } from '../lib/max-age.js';
+import { expectedTypes, maxAgeOf, readingMaxAge } from '../lib/max-age.js';
 import { ageOf, buildRows, changeOf, matchesFilter, patchRow, placeAgain, rejudge, type Change, type Judge, type Row } from '../table/rows.js';
 import { daemonNow, type ConsoleState } from './console-state.js';
 
@@ -46,11 +46,14 @@ export interface ModelOptions {
   page: number;
 }
 
-/** The judge of the console: ages on the estimated daemon clock, limits from the daemon (or --max-age). */
+/**
+ * The judge of the console: ages on the estimated daemon clock, limits from the daemon: a
+ * reading's own `meta.max_age_s`, else the daemon's rules (--max-age of the console wins over both).
+ */
 export function consoleJudge(state: ConsoleState, now: number, limitMs: number | undefined): Judge {
   const limits = state.limits;
   return (type, envelope) => {
-    const seconds = limits === undefined ? undefined : maxAgeOf(limits, type);
+    const seconds = (envelope && readingMaxAge(envelope)) ?? (limits === undefined ? undefined : maxAgeOf(limits, type));
     return { ageMs: envelope ? ageOf(envelope, now) : undefined, limitMs: limitMs ?? (seconds === undefined ? undefined : seconds * 1000) };
   };
 }

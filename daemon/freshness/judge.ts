@@ -1,10 +1,11 @@
-import { expectedTypes, isPastLimit, maxAgeOf, type MaxAgeRules } from '../../lib/max-age.js';
+import { expectedTypes, isPastLimit, maxAgeOf, readingMaxAge, type MaxAgeRules } from '../../lib/max-age.js';
 import type { Freshness } from '../../lib/wire.js';
 import type { Reading } from '../storage/current-view.js';
 
 // How fresh each type of the current view is on the daemon's clock, by the `--max-age`
-// rules: for GET /current, /status, the stale/fresh events and metrics. Reads the view;
-// keeps nothing but a cache of each reading's parsed ts and the view's types in order.
+// rules, or the reading's own `meta.max_age_s` (an event's `max_age_s`) for that reading:
+// for GET /current, /status, the stale/fresh events and metrics. Reads the view; keeps
+// nothing but a cache of each reading's parsed ts and own limit, and the types in order.
 
 /** What the judge reads: the current view. */
 export interface JudgedView {
@@ -19,7 +20,7 @@ export interface JudgedType {
   reading: Reading | undefined;
   /** The reading's ts in epoch ms (NaN when none or unreadable). */
   tsMs: number;
-  /** The limit in seconds, undefined when none applies. */
+  /** The limit in seconds (the reading's own, else the rules'), undefined when none applies. */
   maxAgeS: number | undefined;
   freshness: Freshness;
 }
@@ -37,6 +38,7 @@ export class FreshnessJudge {
   private readonly limits = new Map<string, number | undefined>();
   /** Per reading, the text of its freshness member around the age: `"type":{"age_s":` and `,"max_age_s":N,"stale":`. */
   private readonly memberText = new WeakMap<Reading, [head: string, middle: string]>();
+  private readonly ownLimit = new WeakMap<Reading, number | null>();
   private sorted: { version: number; readings: Reading[] } | undefined;
   private sortedAll: { version: number; types: { type: string; reading: Reading | undefined }[] } | undefined;
 
@@ -46,9 +48,25 @@ export class FreshnessJudge {
     this.expected = expectedTypes(rules);
   }
 
-  /** Whether any rule limits anything (no rules: nothing is ever stale). */
+  /** Whether any rule limits anything (no rules and no reading with its own limit: nothing is ever stale). */
   get limited(): boolean {
     return this.rules.some((r) => r.seconds !== null);
+  }
+
+  /** The limit a reading carries for itself (its `meta.max_age_s`), undefined when none. */
+  limitOf(reading: Reading): number | undefined {
+    let seconds = this.ownLimit.get(reading);
+    if (seconds === undefined) {
+      // most lines carry none: parse only those that may
+      seconds = reading.json.includes('"max_age_s"') ? readingMaxAge(reading.envelope) ?? null : null;
+      this.ownLimit.set(reading, seconds);
+    }
+    return seconds ?? undefined;
+  }
+
+  /** Whether a reading of the view carries its own limit (a scan of the view: for start-up). */
+  anyOwnLimit(): boolean {
+    return this.view.entries().some((r) => this.limitOf(r) !== undefined);
   }
 
   /** One type at `now`; undefined when it has no reading and no rule names it. */
@@ -84,35 +102,40 @@ export class FreshnessJudge {
       }
       let text = this.memberText.get(reading);
       if (!text) {
-        text = [`${JSON.stringify(type)}:{"age_s":`, `,"max_age_s":${this.limitOf(type) ?? null},"stale":`];
+        text = [`${JSON.stringify(type)}:{"age_s":`, `,"max_age_s":${this.limitFor(type, reading) ?? null},"stale":`];
         this.memberText.set(reading, text);
       }
       const age = ageMs(this.ts(reading), now);
-      members[i] = `${text[0]}${age === undefined ? null : secondsText(age)}${text[1]}${isPastLimit(age, this.limitOf(type))}}`;
+      members[i] = `${text[0]}${age === undefined ? null : secondsText(age)}${text[1]}${isPastLimit(age, this.limitFor(type, reading))}}`;
     }
     return members;
   }
 
   /** How many types are stale at `now` (expected types without a reading included). */
   staleCount(now: number): number {
-    if (!this.limited) return 0;
+    const limited = this.limited;
     let n = 0;
     for (const reading of this.view.entries()) {
-      const type = reading.type;
-      if (isPastLimit(ageMs(this.ts(reading), now), this.limitOf(type))) n++;
+      const limit = this.limitOf(reading) ?? (limited ? this.ruleLimit(reading.type) : undefined);
+      if (limit !== undefined && isPastLimit(ageMs(this.ts(reading), now), limit)) n++;
     }
     return n + this.expected.filter((type) => !this.view.get(type)).length;
   }
 
   private judged(type: string, reading: Reading | undefined, now: number): JudgedType {
     const tsMs = reading ? this.ts(reading) : NaN;
-    const maxAgeS = this.limitOf(type);
+    const maxAgeS = this.limitFor(type, reading);
     const age = ageMs(tsMs, now);
     const freshness = { age_s: age === undefined ? null : age / 1000, max_age_s: maxAgeS ?? null, stale: isPastLimit(age, maxAgeS) };
     return { type, reading, tsMs, maxAgeS, freshness };
   }
 
-  private limitOf(type: string): number | undefined {
+  /** The limit of a reading: its own, else its type's by the rules. */
+  private limitFor(type: string, reading: Reading | undefined): number | undefined {
+    return (reading && this.limitOf(reading)) ?? this.ruleLimit(type);
+  }
+
+  private ruleLimit(type: string): number | undefined {
     if (this.limits.has(type)) return this.limits.get(type);
     const limit = maxAgeOf(this.rules, type);
     this.limits.set(type, limit);

@@ -50,17 +50,26 @@ export class StaleWatch {
     return this.turns;
   }
 
-  /** Look now, then every interval, and as soon as a stale type gets a new current reading. */
+  /**
+   * Look now, then every interval, and as soon as a stale type gets a new current reading.
+   * With no rules, only once a reading carries its own limit (an event's `max_age_s`).
+   */
   start(): void {
-    if (!this.opts.judge.limited) return;
+    const judge = this.opts.judge;
+    let looking = false;
+    const look = () => {
+      looking = true;
+      this.check();
+      if (this.opts.intervalMs > 0) {
+        this.timer = setInterval(() => this.check(), this.opts.intervalMs);
+        this.timer.unref();
+      }
+    };
     this.stopListening = this.opts.store.onRecorded((event) => {
-      if (event.makeCurrent && this.stale.has(event.reading.type)) this.soon ??= setImmediate(() => this.check());
+      if (!looking && event.makeCurrent && judge.limitOf(event.reading) !== undefined) look();
+      else if (event.makeCurrent && this.stale.has(event.reading.type)) this.soon ??= setImmediate(() => this.check());
     });
-    this.check();
-    if (this.opts.intervalMs > 0) {
-      this.timer = setInterval(() => this.check(), this.opts.intervalMs);
-      this.timer.unref();
-    }
+    if (judge.limited || judge.anyOwnLimit()) look();
   }
 
   /** Stop looking (at shutdown, before the store closes). */

@@ -1,5 +1,5 @@
 import { MeridianError } from '../../lib/errors.js';
-import { compactText, JsonSyntaxError, scanMembers, spanString, type Members, type MemberSpan } from '../../lib/json-text.js';
+import { compactText, JsonSyntaxError, scanMembers, setMember, spanString, type Members, type MemberSpan } from '../../lib/json-text.js';
 import { normaliseTs } from '../../lib/time.js';
 import { TYPE_FORBIDDEN_CHARACTER } from '../../lib/wire.js';
 import { NO_BODY, parseJson } from './body.js';
@@ -28,7 +28,7 @@ export function parseEventBody(body: string | typeof NO_BODY): ValidEvent {
   if (TYPE_FORBIDDEN_CHARACTER.test(type)) invalid('type must not contain control characters.');
   const data = members.get('data');
   if (data === undefined) invalid('data is required (null counts as given).');
-  return {
+  const event: ValidEvent = {
     type,
     data: nestedText(text, data, 'data'),
     makeCurrent: flag(text, members.get('make_current'), 'make_current'),
@@ -36,6 +36,25 @@ export function parseEventBody(body: string | typeof NO_BODY): ValidEvent {
     ts: clientTs(text, members.get('ts')),
     meta: metaText(text, members.get('meta'), false) ?? '{}',
   };
+  // the reading's own limit is kept as meta.max_age_s; a caller may set that itself (checked the same way)
+  if (event.meta.includes('"max_age_s"')) maxAge(event.meta, scanMembers(event.meta)!.get('max_age_s'), 'meta.max_age_s');
+  const own = maxAge(text, members.get('max_age_s'), 'max_age_s');
+  if (own !== undefined) event.meta = setMember(event.meta, 'max_age_s', own);
+  return event;
+}
+
+/**
+ * An event's own maximum age: a positive number of seconds as spelled, undefined when absent
+ * or null; anything else is a 422 INVALID_MAX_AGE.
+ */
+function maxAge(text: string, span: MemberSpan | undefined, name: string): string | undefined {
+  if (span === undefined || !given(text, span)) return undefined;
+  const spelled = compactText(text, span);
+  const seconds = /^-?[0-9]/.test(spelled) ? Number(spelled) : NaN;
+  if (!(Number.isFinite(seconds) && seconds > 0)) {
+    throw new MeridianError('INVALID_MAX_AGE', `${name} must be a positive number of seconds or null; got ${describe(text, span)}.`);
+  }
+  return spelled;
 }
 
 /** Validate a POST /run/start body (which may be absent or `null`; a `null` field is one not given). */

@@ -13,7 +13,7 @@ export const eventPaths: PathsObject = {
       summary: 'Record one event; answers its envelope once the line is written (and synced with --fsync always).',
       requestBody: { required: true, content: { 'application/json': { schema: ref('EventRequest') } } },
       answers: jsonAnswer('The envelope, byte for byte the line stored in the file.', ref('Envelope')),
-      errors: [...BODY_ERRORS, 'STORAGE_UNAVAILABLE', 'NOT_SYNCED'],
+      errors: [...BODY_ERRORS, 'INVALID_MAX_AGE', 'STORAGE_UNAVAILABLE', 'NOT_SYNCED'],
     }),
   },
   '/events': {

@@ -75,7 +75,11 @@ export const SCHEMAS = {
       make_current: { type: 'boolean', default: true, description: '`false`: written with a seq, the current view unchanged.' },
       store_permanently: { type: 'boolean', default: true, description: '`false`: ephemeral: a seq and the current view, no line in any file.' },
       ts: { type: 'string', description: "The reading's time, ISO-8601 with `Z` or a UTC offset; stored normalised. Default: the daemon's clock." },
-      meta: { ...jsonObject, default: {}, description: 'Caller metadata; during a run `run_id` is set to the active run.' },
+      max_age_s: {
+        type: ['number', 'null'], exclusiveMinimum: 0,
+        description: "This reading's maximum age in seconds, overriding `--max-age` for it alone; kept as `meta.max_age_s` of the envelope (422 `INVALID_MAX_AGE` unless a positive number or null). Null: the configured age.",
+      },
+      meta: { ...jsonObject, default: {}, description: 'Caller metadata; during a run `run_id` is set to the active run; `max_age_s` (the event\'s, else one given here) is this reading\'s own maximum age.' },
     },
     description: 'Unknown keys are ignored. `data` and `meta` are stored and answered as spelled (numbers exactly).',
   },
@@ -108,7 +112,7 @@ export const SCHEMAS = {
     type: 'object', required: ['age_s', 'max_age_s', 'stale'], additionalProperties: false,
     properties: {
       age_s: { type: ['number', 'null'], minimum: 0, description: 'Seconds since the reading\'s `ts` on the daemon\'s clock (0 for a ts ahead of it); null: no reading.' },
-      max_age_s: { type: ['number', 'null'], exclusiveMinimum: 0, description: 'The type\'s limit (`--max-age`); null: never stale.' },
+      max_age_s: { type: ['number', 'null'], exclusiveMinimum: 0, description: 'The limit: the reading\'s own (`meta.max_age_s`, from the event\'s `max_age_s`), else the type\'s (`--max-age`); null: never stale.' },
       stale: { type: 'boolean', description: 'Older than its limit, or no reading while a limit applies.' },
     },
   },
