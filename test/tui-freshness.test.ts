@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ageless, boxed, COLOUR, follow, order, post, row, withConsole } from './helpers/console-screen.js';
+import { request } from './helpers/http.js';
 import { freePort, spawnDaemon, TELEMETRY_BIN as TELEMETRY, type ChildDaemon } from './helpers/daemon.js';
 import { removeDir } from './helpers/tmp.js';
 import { Terminal } from './helpers/tmux.js';
@@ -164,6 +165,24 @@ test('the change mark: "*" a value changed since the frame drawn before (changed
   assert.equal(marks(s), ['  dome 10 - open', '  power 9 - v=5', '  weather 4 - temp_c=5 sky=clear'], 'the same value again is no change; power stopped changing');
   assert.not.match(t.screen(true).split('\n').find((l) => l.includes(' dome '))!, /\x1b\[7m/, 'nothing highlighted');
 }));
+
+test('a reading posted with its own max_age_s is judged by it: STALE and counted, until a reading without it', () => withConsole(async (d, t) => {
+  await request(d.url, '/event', { method: 'POST', body: { type: 'dome', data: 'open', max_age_s: 0.001 } });
+  await post(d, 'weather', { temp_c: 4 });
+  t.run(follow(d), { width: 80, height: 24 });
+  // the daemon records meridian.stale for dome within its one-second look
+  let s = await t.waitFor('dome stale, and its meridian.stale', (x) => x.split('\n')[1]!.includes(' STALE ') && row(x, 'meridian.stale') !== undefined);
+  assert.is(s.split('\n')[1], 'run site  2 STALE  4 types  poll 300ms  sort type');
+  assert.equal(order(s), ['dome', 'power', 'meridian.stale', 'weather'], 'stale and missing on top');
+  assert.equal(row(s, 'dome')!.slice(3), ['1', '-', 'open']);
+  assert.match(row(s, 'dome')![2]!, /^\ds STALE$/);
+  assert.match(row(s, 'weather')![2]!, /^\ds$/, 'weather by the daemon\'s *=3600');
+  await post(d, 'dome', 'closed');
+  s = await t.waitFor('dome read again without its own limit, and meridian.fresh', (x) => row(x, 'dome')?.[3] === '4' && row(x, 'meridian.fresh') !== undefined);
+  assert.is(s.split('\n')[1], 'run site  1 STALE  5 types  poll 300ms  sort type');
+  assert.equal(order(s), ['power', 'dome', 'meridian.fresh', 'meridian.stale', 'weather']);
+  assert.match(row(s, 'dome')![2]!, /^\ds$/);
+}, RULES));
 
 /** The distinct SGR parameters a capture with escapes uses. */
 function sgrCodes(escaped: string): string[] {
