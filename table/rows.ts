@@ -1,6 +1,7 @@
 import { ageAt } from '../lib/max-age.js';
 import type { Envelope } from '../lib/wire.js';
 import { formatAge } from './format.js';
+import { sortInPlace } from './row-order.js';
 
 // The table's rows from a snapshot of the current view and the daemon's judgement of each
 // type's age: staleness (stale and missing readings pinned on top), whose value changed
@@ -88,67 +89,12 @@ export function matchesFilter(type: string, filter: string): boolean {
   return filter === '' || type.toLowerCase().includes(filter.toLowerCase());
 }
 
-function byType(a: Row, b: Row): number {
-  if (a.key !== b.key) return a.key < b.key ? -1 : 1;
-  return a.type < b.type ? -1 : a.type > b.type ? 1 : 0;
-}
-
-// age order is recording order: compare the ts themselves (ISO UTC, so as text), not the
-// ages, which are clamped at 0 for readings newer than the estimated daemon clock; a
-// missing reading is the oldest
-function byKey(key: SortKey, a: Row, b: Row): number {
-  if (key === 'age') {
-    const ta = a.envelope?.ts ?? '';
-    const tb = b.envelope?.ts ?? '';
-    return ta < tb ? 1 : ta > tb ? -1 : 0;
-  }
-  if (key === 'seq') return (b.seq ?? -1) - (a.seq ?? -1);
-  return 0;
-}
-
 /**
  * Rows in an order, stale ones pinned on top: by type (A-Z), by age (newest first) or by seq
  * (highest first), ties by type; `reverse` turns the order around (the pin stays).
  */
 export function sortRows(rows: readonly Row[], order: SortOrder): Row[] {
   return sortInPlace([...rows], order);
-}
-
-/** sortRows on the array itself. */
-export function sortInPlace(rows: Row[], order: SortOrder): Row[] {
-  return rows.sort(comparator(order));
-}
-
-function comparator(order: SortOrder): (a: Row, b: Row) => number {
-  const sign = order.reverse ? -1 : 1;
-  return (a, b) => Number(b.stale) - Number(a.stale) || sign * (byKey(order.key, a, b) || byType(a, b));
-}
-
-/**
- * Sorted rows sorted again after `moved` of them changed (a new reading, staleness turned):
- * those are taken out and put back in their place, in place. Sorting the whole array would
- * allocate a scratch array as large as it (100,000 rows: a large object per frame); a few
- * moved rows cost a pass and a binary search each. Many moved rows: a whole sort.
- */
-export function placeAgain(rows: Row[], moved: ReadonlySet<Row>, order: SortOrder): void {
-  if (moved.size === 0) return;
-  if (moved.size > 256) {
-    sortInPlace(rows, order);
-    return;
-  }
-  let kept = 0;
-  for (let i = 0; i < rows.length; i++) if (!moved.has(rows[i]!)) rows[kept++] = rows[i]!;
-  rows.length = kept;
-  const compare = comparator(order);
-  for (const row of moved) {
-    let lo = 0;
-    let hi = rows.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (compare(rows[mid]!, row) <= 0) lo = mid + 1; else hi = mid;
-    }
-    rows.splice(lo, 0, row);
-  }
 }
 
 /** Judge a row again (its age moved on): whether its staleness turned. */

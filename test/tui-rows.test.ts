@@ -8,6 +8,7 @@ import { PALETTES } from '../table/palette.js';
 import {
   ageOf, buildRows, changeOf, isStale, matchesFilter, nextSort, sortRows, toRow, type Change, type Judge, type Row, type SortKey, type SortOrder,
 } from '../table/rows.js';
+import { placeAgain, sortInPlace } from '../table/row-order.js';
 import { columnWidths, headerLine, rowLine, sortMark, styledLine } from '../table/table-lines.js';
 import { initialState, NOTHING_FRESH, type ConsoleState } from '../tui/console-state.js';
 import { runLabel } from '../tui/header.js';
@@ -289,6 +290,19 @@ test('the screen model kept between draws: ages move on, a row turning stale is 
   assert.equal(at(31_500), ['b 1m01s STALE', 'a 1s', 'c 0s'], 'a new type: the rows built anew');
   state.snapshot = { a: state.snapshot.a!, b: state.snapshot.b! };
   assert.equal(at(31_500), ['b 1m01s STALE', 'a 1s'], 'a type gone: the rows built anew');
+});
+
+test('placeAgain: rows kept sorted put back in order after a few (or many) changed, as a whole sort would', () => {
+  const order: SortOrder = { key: 'seq', reverse: false };
+  const rows = Array.from({ length: 600 }, (_, i) => toRow(`t${i}`, env(`t${i}`, i + 1, '2026-03-18T00:00:00.000Z'), judge));
+  sortInPlace(rows, order);
+  for (const count of [0, 1, 3, 300]) {
+    const moved = new Set(rows.filter((_, i) => i % 2 === 0).slice(0, count));
+    for (const row of moved) row.seq = (row.seq! * 7919) % 1000;
+    placeAgain(rows, moved, order);
+    assert.equal(rows.map((r) => r.type), sortRows(rows, order).map((r) => r.type), `${count} moved`);
+    assert.is(rows.length, 600);
+  }
 });
 
 test('consoleJudge: a reading\'s own meta.max_age_s over the daemon\'s rules, the console\'s --max-age over both', () => {

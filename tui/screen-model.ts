@@ -1,5 +1,6 @@
 import { expectedTypes, maxAgeOf, readingMaxAge } from '../lib/max-age.js';
-import { ageOf, buildRows, changeOf, matchesFilter, patchRow, placeAgain, rejudge, type Change, type Judge, type Row } from '../table/rows.js';
+import { placeAgain } from '../table/row-order.js';
+import { ageOf, buildRows, changeOf, matchesFilter, patchRow, rejudge, type Change, type Judge, type Row } from '../table/rows.js';
 import { daemonNow, type ConsoleState } from './console-state.js';
 
 // What the screen shows for a state, pure: every row (stale and missing ones on top), the
