@@ -261,7 +261,7 @@ function printReport() {
   else if (f.console) {
     for (const mode of ['stream', 'polling']) {
       const c = f.console[mode];
-      out.push(`console with ${f.console.types} types on the ${mode} (one posted 5/s for ${f.console.seconds} s): RSS ${c.rssMiB.min.toFixed(0)}-${c.rssMiB.max.toFixed(0)} MiB, ` +
+      out.push(`console with ${f.console.types} types ${mode === 'stream' ? 'on the stream' : 'polling'} (one posted 5/s for ${f.console.seconds} s): RSS ${c.rssMiB.min.toFixed(0)}-${c.rssMiB.max.toFixed(0)} MiB, ` +
         `peak ${c.peakMiB.toFixed(0)} MiB (target ~200 MiB: ${met(c.peakMiB <= 200)}); End shows the last row in ${c.endKeyMs} ms, q quits in ${c.quitMs} ms`);
     }
   }
