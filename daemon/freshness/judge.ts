@@ -36,8 +36,8 @@ export class FreshnessJudge {
   private readonly tsOf = new WeakMap<Reading, number>();
   /** Each type's limit by the rules (they never change while the daemon runs). */
   private readonly limits = new Map<string, number | undefined>();
-  /** Per reading, the text of its freshness member around the age: `"type":{"age_s":` and `,"max_age_s":N,"stale":`. */
-  private readonly memberText = new WeakMap<Reading, [head: string, middle: string]>();
+  /** Per reading, the text of its freshness member around the age: `"type":{"age_s":` and `,"max_age_s":N,"stale":`, and N. */
+  private readonly memberText = new WeakMap<Reading, [head: string, middle: string, limit: number | undefined]>();
   private readonly ownLimit = new WeakMap<Reading, number | null>();
   private sorted: { version: number; readings: Reading[] } | undefined;
   private sortedAll: { version: number; types: { type: string; reading: Reading | undefined }[] } | undefined;
@@ -102,11 +102,12 @@ export class FreshnessJudge {
       }
       let text = this.memberText.get(reading);
       if (!text) {
-        text = [`${JSON.stringify(type)}:{"age_s":`, `,"max_age_s":${this.limitFor(type, reading) ?? null},"stale":`];
+        const limit = this.limitFor(type, reading);
+        text = [`${JSON.stringify(type)}:{"age_s":`, `,"max_age_s":${limit ?? null},"stale":`, limit];
         this.memberText.set(reading, text);
       }
       const age = ageMs(this.ts(reading), now);
-      members[i] = `${text[0]}${age === undefined ? null : secondsText(age)}${text[1]}${isPastLimit(age, this.limitFor(type, reading))}}`;
+      members[i] = `${text[0]}${age === undefined ? null : secondsText(age)}${text[1]}${isPastLimit(age, text[2])}}`;
     }
     return members;
   }
