@@ -62,4 +62,21 @@ test('a trend keeps the last hour of its type, each reading once, and draws a li
   assert.equal(trendLines(undefined, now, 40, true), []);
 });
 
+test('a type that keeps posting: the readings remembered as added are those of the window, at most 16,000', () => {
+  const t0 = Date.parse('2026-03-18T01:00:00.000Z');
+  const reading = (seq: number, at: number): Envelope => ({ seq, ts: new Date(at).toISOString(), type: 'power', data: seq, meta: {} });
+  const trend = emptyTrend('power');
+  // 10 readings a second for 30 minutes, fed a second at a time
+  for (let s = 0; s < 1800; s++) {
+    extendTrend(trend, Array.from({ length: 10 }, (_, k) => reading(s * 10 + k + 1, t0 + s * 1000 + k * 100)), t0 + s * 1000 + 999);
+  }
+  assert.is(trend.seen.size, 16_000);
+  assert.is([...trend.seen.keys()][0], ':2001', 'the oldest forgotten first');
+  assert.is(trend.fields.get('value')!.length, 4000);
+  // an hour and a half later only readings of the window are remembered
+  extendTrend(trend, [reading(18_001, t0 + 5_400_000)], t0 + 5_400_000);
+  assert.equal([...trend.seen.keys()], [':18001']);
+  assert.equal(trend.fields.get('value')!.map((p) => p.v), [18_001]);
+});
+
 test.run();

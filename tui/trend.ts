@@ -12,18 +12,21 @@ const MAX_FIELDS = 6;
 /** At most this many points per field are kept (a fast type: ~1 per second for an hour). */
 const MAX_POINTS = 4000;
 
-/** The series of one type: field -> points (oldest first), and the seqs already in them. */
+/** At most this many readings are remembered as already added (the oldest forgotten first). */
+const MAX_SEEN = 4 * MAX_POINTS;
+
+/** The series of one type: field -> points (oldest first), and the readings already in them (run:seq -> time). */
 export interface Trend {
   type: string;
   fields: Map<string, Point[]>;
-  seen: Set<string>;
+  seen: Map<string, number>;
   /** Still reading the last hour from the daemon. */
   loading: boolean;
 }
 
 /** An empty trend for `type`. */
 export function emptyTrend(type: string): Trend {
-  return { type, fields: new Map(), seen: new Set(), loading: true };
+  return { type, fields: new Map(), seen: new Map(), loading: true };
 }
 
 /** The numeric fields of `data`: `value` for a number, `key` (nested `a.b`) for numbers inside an object. */
@@ -40,7 +43,7 @@ export function extendTrend(trend: Trend, envelopes: readonly Envelope[], now: n
     const key = `${typeof e.meta.run_id === 'string' ? e.meta.run_id : ''}:${e.seq}`;
     const t = Date.parse(e.ts);
     if (e.type !== trend.type || trend.seen.has(key) || !(t >= from)) continue;
-    trend.seen.add(key);
+    trend.seen.set(key, t);
     for (const [field, v] of numericFields(e.data)) {
       const points = trend.fields.get(field) ?? [];
       if (!trend.fields.has(field)) {
@@ -49,6 +52,11 @@ export function extendTrend(trend: Trend, envelopes: readonly Envelope[], now: n
       }
       points.push({ t, v });
     }
+  }
+  // a type that keeps posting: forget readings past the window, and the oldest past the cap
+  for (const [key, t] of trend.seen) {
+    if (t >= from && trend.seen.size <= MAX_SEEN) break;
+    trend.seen.delete(key);
   }
   for (const points of trend.fields.values()) {
     points.sort((a, b) => a.t - b.t);
