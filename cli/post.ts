@@ -1,10 +1,11 @@
 import { ConfigError } from '../lib/errors.js';
+import { parseSecondsOption } from '../lib/max-age.js';
 import type { JsonObject, JsonValue } from '../lib/wire.js';
 import { connect } from './connect.js';
 import type { CliIo } from './io.js';
 import { noExtraArguments, switchOption, textOption, UsageError, type ParsedOptions } from './options.js';
 
-// `telemetry post TYPE --data JSON`: record one event, print its envelope.
+// `telemetry post TYPE --data JSON [--max-age S]`: record one event, print its envelope.
 
 /** Post one event and print the envelope the daemon answers (one JSON line). */
 export async function runPost(type: unknown, opts: ParsedOptions, io: CliIo): Promise<number> {
@@ -20,8 +21,10 @@ export async function runPost(type: unknown, opts: ParsedOptions, io: CliIo): Pr
     if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ConfigError('--meta', 'a JSON object', metaText);
     meta = value as JsonObject;
   }
+  const maxAge = textOption(opts, 'max-age');
+  const maxAgeS = maxAge === undefined ? undefined : parseSecondsOption(maxAge, '--max-age') / 1000;
   const { client } = connect(opts, io);
-  const envelope = await client.postEvent(String(type), data, { makeCurrent: !switchOption(opts, 'not-current'), meta });
+  const envelope = await client.postEvent(String(type), data, { makeCurrent: !switchOption(opts, 'not-current'), meta, maxAgeS });
   io.out(`${JSON.stringify(envelope)}\n`);
   return 0;
 }

@@ -111,7 +111,9 @@ export function buildProgram(io: CliIo) {
     .option('--data', 'The reading, any JSON value (required; null counts)')
     .option('--meta', 'Caller metadata, a JSON object (default {})')
     .option('--not-current', 'Record it but leave the current view as it was (make_current false)')
+    .option('--max-age', "Seconds after which this reading is stale (max_age_s), instead of the daemon's --max-age for its type")
     .example(`${p}post weather --data '{"temp_c":-3.5,"wind_ms":4.2}'`)
+    .example(`${p}post power --data 230 --max-age 90`)
     .example(`${p}post "dome status" --data '"open"' --meta '{"by":"ops"}'`)
     .action(async (type: unknown, opts: ParsedOptions) => (await import('./post.js')).runPost(type, opts, io));
 

@@ -7,6 +7,7 @@ import { progressBar } from '../cli/progress.js';
 import { cli } from './helpers/cli.js';
 import { ManualClock } from './helpers/clock.js';
 import { withTestDaemon, type TestDaemon } from './helpers/daemon.js';
+import { request } from './helpers/http.js';
 import { readLines, tempDir, removeDir } from './helpers/tmp.js';
 
 // `telemetry post` and `telemetry import` as child processes against a real daemon.
@@ -37,11 +38,19 @@ test('post prints the envelope as stored; --meta and --not-current', () => withD
   assert.equal((await cli(['current', 'weather', '--json', '--port', String(d.port), '--host', '127.0.0.1'])).stdout, `${line}\n`);
 }));
 
+test('post --max-age: the reading carries its own limit (meta.max_age_s), which /current reports', () => withDaemon(async (d, run) => {
+  const posted = await run('post', 'power', '--data', '230', '--max-age', '90');
+  assert.equal([posted.code, posted.stderr], [0, '']);
+  assert.is(posted.stdout, '{"seq":1,"ts":"2026-03-17T20:05:48.955Z","type":"power","data":230,"meta":{"max_age_s":90}}\n');
+  assert.equal((await request(d.url, '/current')).json.freshness, { power: { age_s: 0, max_age_s: 90, stale: false } });
+}));
+
 test('post: usage mistakes are exit 2, a refused event exit 1, each with one line', () => withDaemon(async (_d, run) => {
   const cases: [string[], number, string][] = [
     [['post', 'weather'], 2, 'telemetry: --data is required (a JSON value: --data \'{"temp_c":-3.5}\', --data null) (see "telemetry post --help")\n'],
     [['post', 'weather', '--data', 'open'], 2, 'telemetry: --data must be JSON (strings in double quotes: \'"open"\'); got "open" (see "telemetry post --help")\n'],
     [['post', 'weather', '--data', '1', '--meta', '[1]'], 2, 'telemetry: --meta must be a JSON object; got "[1]" (see "telemetry post --help")\n'],
+    [['post', 'power', '--data', '1', '--max-age', '0'], 2, 'telemetry: --max-age must be a positive number of seconds; got "0" (see "telemetry post --help")\n'],
     [['post', '', '--data', '1'], 1, 'telemetry: type must not be empty (INVALID_BODY)\n'],
   ];
   for (const [args, code, stderr] of cases) {
