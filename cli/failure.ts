@@ -1,5 +1,5 @@
 import { TelemetryClientError, TelemetryConnectionError } from '../client/errors.js';
-import { connectionReason } from '../client/failure.js';
+import { connectionReason } from '../client/connection-reason.js';
 import { TelemetryStartError } from '../launcher/launch-failure.js';
 import { ConfigError } from '../lib/errors.js';
 import { UsageError } from './options.js';

@@ -1,5 +1,7 @@
 import { HTTPError, RequestError, TimeoutError } from 'got';
+import { connectionReason } from './connection-reason.js';
 import { TelemetryClientError, TelemetryConnectionError } from './errors.js';
+
 
 // The one place where a failed got request becomes a TelemetryClientError (an error answer)
 // or a TelemetryConnectionError (no answer at all).
@@ -12,18 +14,6 @@ export interface FailedRequest {
   path: string;
   timeoutSeconds: number;
 }
-
-// The readable reason of the system error codes a caller meets when no daemon answers.
-const REASONS: Readonly<Record<string, string>> = {
-  ECONNREFUSED: 'connection refused',
-  ECONNRESET: 'connection reset',
-  ENOTFOUND: 'host name not resolved',
-  EAI_AGAIN: 'host name not resolved',
-  EAI_FAIL: 'host name not resolved',
-  EHOSTUNREACH: 'host unreachable',
-  ENETUNREACH: 'network unreachable',
-  EADDRNOTAVAIL: 'address not available',
-};
 
 /**
  * Map what got rejected with: an error status to TelemetryClientError, no answer (refused,
@@ -65,11 +55,6 @@ export function toClientError(error: unknown, request: FailedRequest): unknown {
       { statusCode, detail: error.message, method, url, cause: error });
   }
   return error;
-}
-
-/** What a connection error code means, in words (the code itself when there are none). */
-export function connectionReason(code: string): string {
-  return REASONS[code] ?? (code.startsWith('HPE_') ? 'the answer is not HTTP' : code);
 }
 
 // System error codes (ECONNREFUSED, EAI_AGAIN) and HTTP parser codes, not got's own ERR_* codes.

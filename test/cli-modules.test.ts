@@ -1,11 +1,13 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
+import type net from 'node:net';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cli } from './helpers/cli.js';
-import { cleanEnv, freePort, ROOT, withTestDaemon } from './helpers/daemon.js';
+import { cleanEnv, freePort, ROOT, spawnDaemon, withTestDaemon } from './helpers/daemon.js';
 import { postEvent } from './helpers/http.js';
 import { removeDir, tempDir } from './helpers/tmp.js';
 import { Terminal } from './helpers/tmux.js';
@@ -94,6 +96,48 @@ test('control: the trace sees blessed and tui/ when the console\'s layout is loa
     assert.ok(seen.blessed.some((u) => u.includes('/node_modules/blessed-contrib/')), 'blessed-contrib');
     assert.equal(seen.tui, ['tui/layout.js', 'tui/theme.js']);
   } finally {
+    removeDir(dir);
+  }
+});
+
+/** The client libraries of the sinks (got, mqtt, pg) among what a traced child loaded. */
+function sinkLibraries(file: string): string[] {
+  const urls = fs.readFileSync(file, 'utf8').split('\n');
+  return ['got', 'mqtt', 'pg'].filter((lib) => urls.some((u) => u.includes(`/node_modules/${lib}/`)));
+}
+
+test('the daemon loads a sink\'s client library only once it has that sink and it sends: none without sinks', async () => {
+  const dir = tempDir('meridian-trace-');
+  const received: string[] = [];
+  let arrived!: () => void;
+  const delivered = new Promise<void>((resolve) => { arrived = resolve; });
+  const peer = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => { body += c.toString(); });
+    req.on('end', () => { received.push(body); res.end(); arrived(); });
+  });
+  await new Promise<void>((resolve) => peer.listen(0, '127.0.0.1', resolve));
+  try {
+    const plain = path.join(dir, 'plain');
+    let d = await spawnDaemon({ env: traced(plain) });
+    assert.is((await postEvent(d.url, { type: 'weather', data: 1 })).status, 200);
+    d.child.kill('SIGTERM');
+    assert.is(await d.exited, 0);
+    removeDir(d.siteDir);
+    assert.equal(sinkLibraries(plain), [], 'no sink: neither got nor mqtt nor pg');
+
+    const forwarding = path.join(dir, 'forwarding');
+    const url = `http://127.0.0.1:${(peer.address() as net.AddressInfo).port}/ingest`;
+    d = await spawnDaemon({ env: traced(forwarding), args: ['--forward', url] });
+    assert.is((await postEvent(d.url, { type: 'weather', data: 2 })).status, 200);
+    await delivered;
+    d.child.kill('SIGTERM');
+    assert.is(await d.exited, 0);
+    removeDir(d.siteDir);
+    assert.match(received[0]!, /"type":"weather","data":2/);
+    assert.equal(sinkLibraries(forwarding), ['got'], 'an HTTP sink: got, once it sends');
+  } finally {
+    peer.close();
     removeDir(dir);
   }
 });

@@ -9,13 +9,11 @@ import { readActiveRun, statePaths } from '../storage/state-files.js';
 import { RUN_FILE, type TelemetryStore } from '../storage/store.js';
 import { Forwarder, type RunSource } from './forwarder.js';
 import { StreamHeads } from './heads.js';
-import { httpSink } from './http.js';
 import type { LoopSampler } from './ingest-share.js';
+import { lazySink } from './lazy-sink.js';
 import { LogTail } from './log-tail.js';
-import { mqttSink } from './mqtt.js';
-import { postgresSink } from './postgres.js';
 import { ephemeralRecord } from './record.js';
-import type { Sink, SinkSpec } from './sink.js';
+import type { SinkSpec } from './sink.js';
 
 // Forwarding as the daemon runs it: one forwarder per configured sink, woken by the store's
 // onRecorded listener, reading the backlog from the files. Ephemeral events, in no file, are
@@ -65,7 +63,7 @@ export function startForwarding(specs: readonly SinkSpec[], deps: ForwardingDeps
   const current = (type: string) => store.view.get(type)?.json;
   let recorded = 0;
   const forwarders = specs.map((spec) => new Forwarder({
-    spec, sink: createSink(spec, current), tail, heads, stateDir, activeRun, latestSiteFile, recordedCount: () => recorded,
+    spec, sink: lazySink(spec, current), tail, heads, stateDir, activeRun, latestSiteFile, recordedCount: () => recorded,
     loopSampler: deps.loopSampler ?? ((since) => performance.eventLoopUtilization(since)),
     clock: deps.clock, logger: deps.logger, random: deps.random ?? Math.random,
   }));
@@ -98,12 +96,4 @@ export function startForwarding(specs: readonly SinkSpec[], deps: ForwardingDeps
       await Promise.all(forwarders.map((f) => f.stop(STOP_GRACE_MS)));
     },
   };
-}
-
-function createSink(spec: SinkSpec, current: (type: string) => string | undefined): Sink {
-  switch (spec.kind) {
-    case 'mqtt': return mqttSink(spec, current);
-    case 'postgres': return postgresSink(spec);
-    case 'http': return httpSink(spec);
-  }
 }

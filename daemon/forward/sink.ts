@@ -70,11 +70,23 @@ export interface Sink {
   close(): Promise<void>;
 }
 
+// marks a SinkRejection whichever copy of this module made it: a sink's module is imported on
+// demand (lazy-sink.ts), and a loader may give that import a module instance of its own (the
+// tests' CommonJS transform does), whose class a plain instanceof would not recognise
+const REJECTION = Symbol.for('meridian.sink-rejection');
+
 /** The peer refused these records for good: retrying the same records cannot succeed. */
 export class SinkRejection extends Error {
+  readonly [REJECTION] = true;
+
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'SinkRejection';
+  }
+
+  /** `instanceof SinkRejection` for a rejection of any instance of this module. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === 'object' && value !== null && (value as { [REJECTION]?: unknown })[REJECTION] === true;
   }
 }
 

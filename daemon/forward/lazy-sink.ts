@@ -1,0 +1,30 @@
+import type { Sink, SinkSpec } from './sink.js';
+
+// A sink's client library (mqtt.js, pg, got) is loaded when the sink first sends: loaded,
+// each costs a daemon 14-25 MB of memory, and a daemon without that sink never needs it.
+
+/** The sink of `spec`, its module imported on first use (a failed import is tried again on the next send). */
+export function lazySink(spec: SinkSpec, current: (type: string) => string | undefined): Sink {
+  let loading: Promise<Sink> | undefined;
+  const sink = () => {
+    loading ??= load(spec, current).catch((error: unknown) => {
+      loading = undefined;
+      throw error;
+    });
+    return loading;
+  };
+  return {
+    send: async (records, signal) => (await sink()).send(records, signal),
+    close: async () => {
+      if (loading) await (await loading.catch(() => undefined))?.close();
+    },
+  };
+}
+
+async function load(spec: SinkSpec, current: (type: string) => string | undefined): Promise<Sink> {
+  switch (spec.kind) {
+    case 'mqtt': return (await import('./mqtt.js')).mqttSink(spec, current);
+    case 'postgres': return (await import('./postgres.js')).postgresSink(spec);
+    case 'http': return (await import('./http.js')).httpSink(spec);
+  }
+}
