@@ -55,10 +55,11 @@ export class FreshnessJudge {
 
   /** The limit a reading carries for itself (its `meta.max_age_s`), undefined when none. */
   limitOf(reading: Reading): number | undefined {
+    // most lines carry none: neither parsed nor remembered (this runs for every recorded event)
+    if (!reading.json.includes('"max_age_s"')) return undefined;
     let seconds = this.ownLimit.get(reading);
     if (seconds === undefined) {
-      // most lines carry none: parse only those that may
-      seconds = reading.json.includes('"max_age_s"') ? readingMaxAge(reading.envelope) ?? null : null;
+      seconds = readingMaxAge(reading.envelope) ?? null;
       this.ownLimit.set(reading, seconds);
     }
     return seconds ?? undefined;

@@ -29,6 +29,11 @@ export interface MetricsOptions {
   staleTypes?: () => number;
 }
 
+const SITE_PERMANENT = 'site permanent';
+const SITE_EPHEMERAL = 'site ephemeral';
+const RUN_PERMANENT = 'run permanent';
+const RUN_EPHEMERAL = 'run ephemeral';
+
 /** The daemon's registry and the calls that feed it. */
 export class DaemonMetrics {
   /** The daemon's own registry; other parts (forwarders) may register their metrics on it. */
@@ -39,13 +44,27 @@ export class DaemonMetrics {
   private readonly requests: Histogram<'route' | 'method' | 'status'>;
   private readonly rejections: Counter<'code'>;
   private readonly recorded: Counter<'target' | 'storage'>;
+  /** Events recorded since the last scrape, by `target storage`. */
+  private readonly uncounted = new Map([SITE_PERMANENT, SITE_EPHEMERAL, RUN_PERMANENT, RUN_EPHEMERAL].map((key) => [key, 0]));
   private store: TelemetryStore | undefined;
 
   constructor(opts: MetricsOptions) {
     const registers = [this.registry];
     new Gauge({ name: 'meridian_info', help: 'Always 1; the version label is the package version.', labelNames: ['version'], registers })
       .labels(opts.version).set(1);
-    this.recorded = new Counter({ name: 'meridian_events_recorded_total', help: 'Events recorded, by target (site, run) and storage (permanent, ephemeral).', labelNames: ['target', 'storage'], registers });
+    // counted in plain numbers per event (the ingest path) and handed to the counter at each scrape
+    const uncounted = this.uncounted;
+    this.recorded = new Counter({
+      name: 'meridian_events_recorded_total', help: 'Events recorded, by target (site, run) and storage (permanent, ephemeral).', labelNames: ['target', 'storage'], registers,
+      collect() {
+        for (const [key, n] of uncounted) {
+          if (n === 0) continue;
+          const [target, storage] = key.split(' ') as [string, string];
+          this.labels(target, storage).inc(n);
+          uncounted.set(key, 0);
+        }
+      },
+    });
     for (const target of ['site', 'run']) for (const storage of ['permanent', 'ephemeral']) this.recorded.labels(target, storage).inc(0);
     this.rejections = new Counter({ name: 'meridian_requests_rejected_total', help: 'Requests answered with an error, by error code.', labelNames: ['code'], registers });
     for (const code of Object.keys(ERROR_CATALOGUE)) this.rejections.labels(code).inc(0);
@@ -66,13 +85,10 @@ export class DaemonMetrics {
   /** Watch a store: count its recorded events, read its view at each scrape. */
   watch(store: TelemetryStore): void {
     this.store = store;
-    const children = new Map<string, Counter.Internal>();
+    const uncounted = this.uncounted;
     store.onRecorded((event: RecordedEvent) => {
-      const storage = event.permanent ? 'permanent' : 'ephemeral';
-      const key = `${event.target} ${storage}`;
-      let child = children.get(key);
-      if (!child) children.set(key, child = this.recorded.labels(event.target, storage));
-      child.inc();
+      const key = event.target === 'site' ? (event.permanent ? SITE_PERMANENT : SITE_EPHEMERAL) : (event.permanent ? RUN_PERMANENT : RUN_EPHEMERAL);
+      uncounted.set(key, uncounted.get(key)! + 1);
     });
   }
 
