@@ -79,12 +79,7 @@ export class FreshnessJudge {
 
   /** Every type of the view and every expected type without a reading, sorted by type (as /current lists them). */
   all(now: number): JudgedType[] {
-    const readings = this.sortedReadings();
-    const out = readings.map((r) => this.judged(r.type, r, now));
-    const missing = this.expected.filter((type) => !this.view.get(type));
-    if (missing.length === 0) return out;
-    return [...out, ...missing.map((type) => this.judged(type, undefined, now))]
-      .sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : 0));
+    return this.sortedTypes().map(({ type, reading }) => this.judged(type, reading, now));
   }
 
   /**
