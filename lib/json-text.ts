@@ -126,8 +126,36 @@ export function spanString(text: string, span: MemberSpan): string | undefined {
   return stringValue(text, span.start, span.end);
 }
 
+// The common case without a character loop: a compact object or array whose values are
+// scalars (depth 1), or scalars and such containers (depth 2), matched by one regular
+// expression each, which V8 compiles to machine code. They accept only valid JSON; whatever
+// they do not match (spaced, deeper or not JSON) goes through the scanner below.
+const STRING = String.raw`"[^"\\\x00-\x1f]*(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\\x00-\x1f]*)*"`;
+const SCALAR = String.raw`(?:${STRING}|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null)`;
+const containers = (value: string) => [String.raw`\{(?:${STRING}:${value}(?:,${STRING}:${value})*)?\}`, String.raw`\[(?:${value}(?:,${value})*)?\]`];
+const [FLAT_OBJECT, FLAT_ARRAY] = containers(SCALAR);
+const COMPACT = [1, 2].map((depth) => {
+  const value = depth === 1 ? SCALAR : `(?:${SCALAR}|${FLAT_OBJECT}|${FLAT_ARRAY})`;
+  return { depth, pattern: new RegExp(`^(?:${containers(value).join('|')})`) };
+});
+
+/** The span of a compact container of depth 1 or 2 at `start`, else undefined. */
+function compactContainer(text: string, start: number): MemberSpan | undefined {
+  const rest = text.slice(start);
+  for (const { depth, pattern } of COMPACT) {
+    const match = pattern.exec(rest);
+    if (match) return { start, end: start + match[0].length, spaced: false, depth };
+  }
+  return undefined;
+}
+
 /** Scan one value starting at `start` (no leading whitespace): where it ends, spacing and depth. */
 function scanValue(text: string, start: number): MemberSpan {
+  const first = text.charCodeAt(start);
+  if (first === 123 || first === 91) {
+    const compact = compactContainer(text, start);
+    if (compact) return compact;
+  }
   const stack: number[] = [];
   let depth = 0;
   let spaced = false;

@@ -8,7 +8,10 @@ import { prng } from './helpers/prng.js';
 
 const PIECES = ['{', '}', '[', ']', '"', '\\', ',', ':', ' ', '\n', '\t', '1', '0', '-', '.', 'e', 'E', '+', 'true', 'null', 'false',
   'a', '"k"', '"v"', '\u0001', 'u', '00', '1.5', '"\\u00e9"', '"\\ud800"', '\u2028', '1e400'];
-const GOOD = ['{"a": [1, 2, {"b": "c d"}], "e" : 1.0e5 , "f":-0.0}', '{ }', '[1]', '{"x":{"y":[[],{}]}}', '"s"', '{"k":"\\n\\"x\\u0041"}'];
+const GOOD = ['{"a": [1, 2, {"b": "c d"}], "e" : 1.0e5 , "f":-0.0}', '{ }', '[1]', '{"x":{"y":[[],{}]}}', '"s"', '{"k":"\\n\\"x\\u0041"}',
+  // compact containers of depth 1 and 2 (the regular-expression path)
+  '{"t":"w","d":{"a":1.5,"b":-0.0,"c":"x\\"y","e":true,"f":null,"g":1e-7},"m":{}}', '{"d":[1,"a",false,[],{}],"e":{"f":[2,3],"g":{"h":4}}}',
+  '{"d":{"a":{"b":[1]}},"e":[[[]]]}'];
 
 test('accepts exactly what JSON.parse accepts (40,000 random and mutated texts)', () => {
   const rand = prng(20261123);
@@ -34,11 +37,19 @@ test('accepts exactly what JSON.parse accepts (40,000 random and mutated texts)'
     assert.is(members !== undefined, isObject, JSON.stringify(text));
     for (const [key, span] of members ?? []) {
       const value = compactText(text, span);
-      assert.equal(JSON.parse(value), (parsed as Record<string, unknown>)[key], JSON.stringify(text));
+      const member = (parsed as Record<string, unknown>)[key];
+      assert.equal(JSON.parse(value), member, JSON.stringify(text));
+      assert.is(span.depth, depthOf(member), `depth of ${key} in ${JSON.stringify(text)}`);
     }
   }
   assert.ok(valid > 5000, `enough valid texts (${valid})`);
 });
+
+/** Levels of arrays and objects in a parsed value (0 for a scalar). */
+function depthOf(value: unknown): number {
+  if (value === null || typeof value !== 'object') return 0;
+  return 1 + Math.max(0, ...Object.values(value as object).map(depthOf));
+}
 
 // [name, text, member, its compact text, depth]
 const SPANS: Array<[string, string, string, string, number]> = [
@@ -47,6 +58,9 @@ const SPANS: Array<[string, string, string, string, number]> = [
   ['whitespace everywhere', '{ "d" :\n{ "a" : [ 1 , { } ] ,\r\n\t"b" : null } }', 'd', '{"a":[1,{}],"b":null}', 3],
   ['a repeated key: the last wins', '{"d": 1, "d": 2}', 'd', '2', 0],
   ['an escaped key', '{"\\u0064": true}', 'd', 'true', 0],
+  ['compact, depth 2', '{"d":{"a":1.0,"b":"}","c":[]},"e":0}', 'd', '{"a":1.0,"b":"}","c":[]}', 2],
+  ['compact array, depth 1', '{"d":[1e400,"]",null]}', 'd', '[1e400,"]",null]', 1],
+  ['compact, depth 3', '{"d":{"a":{"b":{}}}}', 'd', '{"a":{"b":{}}}', 3],
 ];
 
 for (const [name, text, key, compact, depth] of SPANS) {
