@@ -134,15 +134,20 @@ test('a failed write that cannot be cut back: that turn answers 503, the partial
   });
 });
 
-test('--fsync always: a sync that fails after the write answers 500 NOT_SYNCED (recorded: not to be sent again)', async () => {
-  const failing = { sync: false };
-  const syncFs: StorageFs = {
+/** node:fs whose fdatasync fails with EIO while `failing.sync` is set. */
+function failingSyncFs(failing: { sync: boolean }): StorageFs {
+  return {
     ...fs,
     fdatasync: ((fd: number, cb: (error: NodeJS.ErrnoException | null) => void) => {
       if (failing.sync) cb(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }));
       else fs.fdatasync(fd, cb);
     }) as typeof fs.fdatasync,
   };
+}
+
+test('--fsync always: a sync that fails after the write answers 500 NOT_SYNCED (recorded: not to be sent again)', async () => {
+  const failing = { sync: false };
+  const syncFs = failingSyncFs(failing);
   await withTestDaemon({ clock: new ManualClock(AT), fs: syncFs, flags: { fsync: 'always' } }, async (d) => {
     failing.sync = true;
     const answer = await postEvent(d.url, { type: 'dome', data: 'open' });
@@ -157,6 +162,27 @@ test('--fsync always: a sync that fails after the write answers 500 NOT_SYNCED (
     assert.equal((await request(d.url, '/current/dome')).json, line[0]);
     failing.sync = false;
     assert.equal((await postEvent(d.url, { type: 'dome', data: 'closed' })).json.seq, 2);
+  });
+});
+
+test('--fsync always: a batch whose sync fails answers 500 NOT_SYNCED naming its seqs (all written, none to be sent again)', async () => {
+  const failing = { sync: false };
+  await withTestDaemon({ clock: new ManualClock(AT), fs: failingSyncFs(failing), flags: { fsync: 'always' } }, async (d) => {
+    assert.equal((await postEvent(d.url, { type: 'dome', data: 'open' })).json.seq, 1);
+    failing.sync = true;
+    const body = [{ type: 'mount', data: 1 }, { type: 'dome', data: 'closed', store_permanently: false }, { type: 'mount', data: 2 }];
+    const answer = await request(d.url, '/events', { body });
+    const file = path.join(d.siteDir, NAME);
+    assert.equal([answer.status, answer.json], [500, {
+      detail: `The 3 event(s) were recorded as seqs 2..4 in ${file}, but the sync to disk failed (EIO); do not send them again: they would be recorded twice.`,
+      code: 'NOT_SYNCED',
+    }]);
+    // the ephemeral one has its seq and no line
+    assert.equal(readLines(file).map((l) => (l as { seq: number; data: unknown }).data), ['open', 1, 2]);
+    assert.equal((await request(d.url, '/current/dome')).json.seq, 3);
+    failing.sync = false;
+    assert.equal((await request(d.url, '/events', { body: [{ type: 'mount', data: 3 }] })).json,
+      { recorded: 1, first_seq: 5, last_seq: 5, run_id: null });
   });
 });
 

@@ -56,7 +56,7 @@ export class FreshnessJudge {
   /** The limit a reading carries for itself (its `meta.max_age_s`), undefined when none. */
   limitOf(reading: Reading): number | undefined {
     // most lines carry none: neither parsed nor remembered (this runs for every recorded event)
-    if (!reading.json.includes('"max_age_s"')) return undefined;
+    if (!reading.mayCarryLimit || !reading.json.includes('"max_age_s"')) return undefined;
     let seconds = this.ownLimit.get(reading);
     if (seconds === undefined) {
       seconds = readingMaxAge(reading.envelope) ?? null;

@@ -1,5 +1,5 @@
 import { MeridianError } from '../../lib/errors.js';
-import type { Recorded } from '../storage/store.js';
+import type { BatchRecorded } from '../storage/store.js';
 import { parseBatch, type ParsedBatch } from './batch.js';
 import { readBatchBody, readBodyText } from './body.js';
 import { sendJson } from './respond.js';
@@ -22,7 +22,7 @@ export function eventHandlers({ store, config, logger }: AppDeps): Record<'post'
       const recorded = await store.appendBatch(events.map((e) => e.event));
       const summary = batchSummary(recorded);
       if (config.verbose) {
-        logger.debug(`batch of ${recorded.length} event(s) target=${recorded[0]!.target} file=${recorded[0]!.file} `
+        logger.debug(`batch of ${recorded.recorded} event(s) target=${recorded.target} file=${recorded.file} `
           + `seq=${summary.first_seq}..${summary.last_seq}${failures.length ? ` invalid=${failures.length}` : ''}`);
       }
       if (failures.length > 0) throw partlyRecorded(batch, summary);
@@ -43,14 +43,8 @@ export function eventHandlers({ store, config, logger }: AppDeps): Record<'post'
 }
 
 /** What a recorded batch answers: how many, their seq range, and the run they went to. */
-function batchSummary(recorded: Recorded[]) {
-  const first = recorded[0]!;
-  return {
-    recorded: recorded.length,
-    first_seq: first.reading.seq,
-    last_seq: recorded.at(-1)!.reading.seq,
-    run_id: first.runId ?? null,
-  };
+function batchSummary(recorded: BatchRecorded) {
+  return { recorded: recorded.recorded, first_seq: recorded.firstSeq, last_seq: recorded.lastSeq, run_id: recorded.runId ?? null };
 }
 
 /** The answer of a partial batch that had invalid events: never a 2xx, so no client takes it for success. */

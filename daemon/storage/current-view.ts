@@ -9,12 +9,15 @@ export class Reading {
   readonly type: string;
   readonly seq: number;
   readonly json: string;
+  /** false when the envelope's meta has no `max_age_s` (the reading carries no limit of its own); true: it may. */
+  readonly mayCarryLimit: boolean;
   private parsed: Envelope | undefined;
 
-  constructor(type: string, seq: number, json: string) {
+  constructor(type: string, seq: number, json: string, mayCarryLimit = true) {
     this.type = type;
     this.seq = seq;
     this.json = json;
+    this.mayCarryLimit = mayCarryLimit;
   }
 
   /**

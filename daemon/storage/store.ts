@@ -73,6 +73,16 @@ export interface Recorded {
   permanent: boolean;
 }
 
+/** A recorded batch (POST /events): how many, their seqs, where they went. */
+export interface BatchRecorded {
+  recorded: number;
+  firstSeq: number;
+  lastSeq: number;
+  target: TargetKind;
+  file: string;
+  runId: string | undefined;
+}
+
 /** An event as it was recorded, for the listeners of `onRecorded` (streams, forwarders, metrics). */
 export interface RecordedEvent {
   /** The envelope and its JSON line (without newline). */
@@ -143,8 +153,6 @@ export class TelemetryStore {
   private readonly lock: SiteLock;
   private suspended: SuspendedRun | undefined;
   private timeline!: Timeline;
-  /** True while a batch is queued: its lines must go out in one write. */
-  private grouping = false;
 
   private constructor(opts: StoreOptions, restored: Restored, lock: SiteLock) {
     this.opts = opts;
@@ -270,8 +278,59 @@ export class TelemetryStore {
    * `always` mode). The events of one turn share one write, in seq order.
    */
   async append(event: ValidEvent): Promise<Recorded> {
-    if (this.closed) throw new MeridianError('STORAGE_UNAVAILABLE', 'the daemon is shutting down; the event was not recorded');
     const now = this.opts.clock.now();
+    const batch = this.batchAt(now, false);
+    const run = this.run;
+    const entry = this.stamp(batch, event, now);
+    if (batch.entries.length >= MAX_BATCH) this.writeQueued();
+    let file;
+    try {
+      file = await batch.done;
+    } catch (error) {
+      throw notWritten(batch.target.path, error);
+    }
+    if (entry.failure !== undefined) throw notWritten(batch.target.path, entry.failure);
+    // the seq may have moved down: an event before it in the batch failed
+    const recorded: Recorded = { reading: entry.reading, target: batch.target.kind, file: batch.target.path, runId: run?.record.run_id, permanent: entry.permanent };
+    const synced = entry.permanent && file ? this.durability.written(file) : undefined;
+    if (synced) await notSynced(synced, `The event was recorded as seq ${entry.reading.seq} in ${batch.target.path}`, 'it');
+    return recorded;
+  }
+
+  /**
+   * Record a batch: its events get consecutive seqs in batch order, one ts (the daemon's clock
+   * read once) and one target file, and go out in one write (and, in `always` mode, one sync
+   * round), so either every line is written or none. Rejects like `append` (503) when the
+   * write fails, 500 NOT_SYNCED when the sync does.
+   */
+  async appendBatch(events: ValidEvent[]): Promise<BatchRecorded> {
+    // lines of other requests of this turn go first, in their own write
+    this.writeQueued();
+    const now = this.opts.clock.now();
+    const batch = this.batchAt(now, true);
+    const run = this.run;
+    let permanent = false;
+    for (const event of events) permanent = this.stamp(batch, event, now).permanent || permanent;
+    const { target, entries } = batch;
+    const recorded: BatchRecorded = {
+      recorded: entries.length, firstSeq: entries[0]!.reading.seq, lastSeq: entries.at(-1)!.reading.seq,
+      target: target.kind, file: target.path, runId: run?.record.run_id,
+    };
+    this.writeQueued();
+    let file;
+    try {
+      file = await batch.done;
+    } catch (error) {
+      throw notWritten(target.path, error);
+    }
+    const synced = permanent && file ? this.durability.written(file) : undefined;
+    if (synced) await notSynced(synced, `The ${entries.length} event(s) were recorded as seqs ${recorded.firstSeq}..${recorded.lastSeq} in ${target.path}`, 'them');
+    return recorded;
+  }
+
+  /** The batch of this turn for the target that takes events at `now` (a whole one, POST /events, is new). */
+  private batchAt(now: number, whole: boolean): WriteBatch {
+    if (this.closed) throw new MeridianError('STORAGE_UNAVAILABLE', 'the daemon is shutting down; the event was not recorded');
     const run = this.run;
     const target = run ? run.target : this.site;
     if (!run) {
@@ -285,54 +344,20 @@ export class TelemetryStore {
       }
     }
     if (this.batch && this.batch.target !== target) this.writeQueued();
-    const batch = this.batch ??= this.openBatch(target);
-    const seq = batch.nextSeq;
-    const meta = !run ? event.meta : event.meta === '{}' ? run.emptyMeta : setMember(event.meta, 'run_id', run.idJson);
-    const reading = new Reading(event.type, seq,
-      envelopeLine(seq, event.ts ?? this.tsAt(now), JSON.stringify(event.type), event.data, meta));
-    const permanent = event.storePermanently;
-    const entry: Queued = { reading, makeCurrent: event.makeCurrent, permanent };
-    batch.entries.push(entry);
-    if (batch.entries.length >= MAX_BATCH && !this.grouping) this.writeQueued();
-    let file;
-    try {
-      file = await batch.done;
-    } catch (error) {
-      throw notWritten(batch.target.path, error);
-    }
-    if (entry.failure !== undefined) throw notWritten(batch.target.path, entry.failure);
-    // the seq may have moved down: an event before it in the batch failed
-    const recorded: Recorded = { reading: entry.reading, target: target.kind, file: batch.target.path, runId: run?.record.run_id, permanent };
-    const synced = permanent && file ? this.durability.written(file) : undefined;
-    if (synced) {
-      try {
-        await synced;
-      } catch (error) {
-        throw new MeridianError('NOT_SYNCED', `The event was recorded as seq ${entry.reading.seq} in ${batch.target.path}, ` +
-          `but the sync to disk failed (${errorCode(error)}); do not send it again: it would be recorded twice.`, { cause: error });
-      }
-    }
-    return recorded;
+    return this.batch ??= this.openBatch(target, whole);
   }
 
-  /**
-   * Record a batch: its events get consecutive seqs in batch order and go out in one write
-   * (and, in `always` mode, one sync round), so either every line is written or none. Rejects
-   * like `append` (503) when the write or the sync fails.
-   */
-  appendBatch(events: ValidEvent[]): Promise<Recorded[]> {
-    // lines of other requests of this turn go first, in their own write
-    this.writeQueued();
-    this.grouping = true;
-    let pending: Promise<Recorded>[];
-    try {
-      // a noon boundary passing inside this loop would split the batch between two day files
-      pending = events.map((event) => this.append(event));
-    } finally {
-      this.grouping = false;
-    }
-    this.writeQueued();
-    return Promise.all(pending);
+  /** Stamp an event with the batch's next seq and queue its line there. */
+  private stamp(batch: WriteBatch, event: ValidEvent, now: number): Queued {
+    const run = this.run;
+    const seq = batch.nextSeq;
+    const meta = !run ? event.meta : event.meta === '{}' ? run.emptyMeta : setMember(event.meta, 'run_id', run.idJson);
+    const line = envelopeLine(seq, event.ts ?? this.tsAt(now), JSON.stringify(event.type), event.data, meta);
+    // only a meta naming max_age_s can carry the reading's own limit (the judge then reads it)
+    const reading = new Reading(event.type, seq, line, meta.includes('"max_age_s"'));
+    const entry: Queued = { reading, makeCurrent: event.makeCurrent, permanent: event.storePermanently };
+    batch.entries.push(entry);
+    return entry;
   }
 
   /**
@@ -479,13 +504,17 @@ export class TelemetryStore {
     this.lock.release();
   }
 
-  /** Start the batch of this turn; it is written once the turn's I/O callbacks have run. */
-  private openBatch(target: Target): WriteBatch {
-    // a batch of POST /events is written whole or not at all
-    const batch = new WriteBatch(target, this.grouping);
-    setImmediate(() => {
-      if (this.batch === batch) this.writeQueued();
-    });
+  /**
+   * Start the batch of this turn; it is written once the turn's I/O callbacks have run. A
+   * whole batch (POST /events: written whole or not at all) is written by its caller.
+   */
+  private openBatch(target: Target, whole: boolean): WriteBatch {
+    const batch = new WriteBatch(target, whole);
+    if (!whole) {
+      setImmediate(() => {
+        if (this.batch === batch) this.writeQueued();
+      });
+    }
     return batch;
   }
 
@@ -556,6 +585,16 @@ export class TelemetryStore {
   private activeRunOf(record: RunRecord, recordJson: string, target: Target): ActiveRun {
     const idJson = JSON.stringify(record.run_id);
     return { record, recordJson, idJson, emptyMeta: `{"run_id":${idJson}}`, target };
+  }
+}
+
+/** Wait for the sync of written lines; a failure is 500 NOT_SYNCED: `what` (recorded) must not be sent again. */
+async function notSynced(synced: Promise<void>, recorded: string, what: 'it' | 'them'): Promise<void> {
+  try {
+    await synced;
+  } catch (error) {
+    throw new MeridianError('NOT_SYNCED', `${recorded}, but the sync to disk failed (${errorCode(error)}); ` +
+      `do not send ${what} again: ${what === 'it' ? 'it' : 'they'} would be recorded twice.`, { cause: error });
   }
 }
 
