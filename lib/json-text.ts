@@ -139,9 +139,13 @@ const COMPACT = [1, 2].map((depth) => {
   return { depth, pattern: new RegExp(`^(?:${containers(value).join('|')})`) };
 });
 
+// the expressions only look this far: a longer value goes through the scanner (matching
+// millions of items at once would overflow the expression engine's backtracking stack)
+const COMPACT_MAX_CHARS = 65_536;
+
 /** The span of a compact container of depth 1 or 2 at `start`, else undefined. */
 function compactContainer(text: string, start: number): MemberSpan | undefined {
-  const rest = text.slice(start);
+  const rest = text.slice(start, start + COMPACT_MAX_CHARS);
   for (const { depth, pattern } of COMPACT) {
     const match = pattern.exec(rest);
     if (match) return { start, end: start + match[0].length, spaced: false, depth };

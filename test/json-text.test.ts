@@ -77,6 +77,15 @@ test('nesting is counted without recursion: 500,000 levels', () => {
   assert.is(span.depth, depth);
 });
 
+test('long compact values: 10,000,000 array items and 1,000,000 members are scanned, not matched at once', () => {
+  const arrayText = `{"d":[${'1,'.repeat(10_000_000)}1],"e":0}`;
+  const array = scanMembers(arrayText)!;
+  assert.equal([array.get('d')!.end, array.get('d')!.depth, array.get('e')!.start], [arrayText.length - 7, 1, arrayText.length - 2]);
+  const objectText = `{"d":{${'"k":[1],'.repeat(1_000_000)}"z":{}}}`;
+  const object = scanMembers(objectText)!.get('d')!;
+  assert.equal([object.start, object.end, object.depth], [5, objectText.length - 1, 2]);
+});
+
 // [name, object text, value, result]
 const SET: Array<[string, string, string, string]> = [
   ['into an empty object', '{}', '"001"', '{"run_id":"001"}'],
