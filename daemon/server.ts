@@ -109,8 +109,8 @@ export async function startDaemon(config: DaemonConfig, deps: {
   const closed = new Promise<void>((resolve) => { resolveClosed = resolve; });
   let closing: Promise<void> | undefined;
   let forwarding: Forwarding = startForwarding([], { store, siteDir: config.siteDir, clock: deps.clock, logger });
-  const server = http.createServer({ keepAliveTimeout: 5000 });
-  const drain = new Drain(server, logger);
+  const drain = new Drain(logger, { keepAliveTimeout: 5000 });
+  const server = drain.server;
   const history = new History(config.siteDir, statePaths(config.siteDir).index);
   const streams = new StreamHub(store, logger);
   let warming = true;

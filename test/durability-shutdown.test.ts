@@ -184,4 +184,46 @@ test('a request whose body never comes does not hold the stop past --shutdown-ti
   }
 });
 
+test('an answer written after the stop began says Connection: close, and its connection ends with it', async () => {
+  const d = await spawnDaemon({ args: ['--shutdown-timeout', '30'] });
+  const socket = net.connect(d.port, '127.0.0.1');
+  try {
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    let received = '';
+    const answers = (n: number) => new Promise<void>((resolve) => {
+      const check = () => { if (received.split('HTTP/1.1 ').length > n) resolve(); };
+      socket.on('data', check);
+      check();
+    });
+    socket.on('data', (c: Buffer) => { received += c.toString(); });
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    const first = '{"type":"before","data":1}';
+    const second = '{"type":"after","data":2}';
+    // the first request is answered before the stop; the second's headers and half its body are in
+    socket.write(`POST /event HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${first.length}\r\n\r\n${first}` +
+      `POST /event HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${second.length}\r\n\r\n${second.slice(0, 10)}`);
+    await answers(1);
+    assert.match(received, /\r\nConnection: keep-alive\r\n/);
+    d.child.kill('SIGTERM');
+    await new Promise<void>((resolve) => {
+      const check = () => { if (d.stderr().includes('SIGTERM received; stopping')) resolve(); };
+      d.child.stderr!.on('data', check);
+      check();
+    });
+    socket.write(second.slice(10));
+    await answers(2);
+    await closed;
+    const heads = received.split('HTTP/1.1 ').slice(1).map((answer) => answer.slice(0, answer.indexOf('\r\n\r\n')));
+    assert.equal(heads.map((head) => [head.slice(0, 3), /\r\nConnection: (\S+)/.exec(head)?.[1]]), [['200', 'keep-alive'], ['200', 'close']]);
+    assert.is(await d.exited, 0);
+    const file = fs.readdirSync(d.siteDir).filter((n) => n.endsWith('.ndjson')).map((n) => path.join(d.siteDir, n));
+    assert.equal((readLines(file[0]!) as Env[]).map((l) => [l.seq, l.type]), [[1, 'before'], [2, 'after']]);
+  } finally {
+    socket.destroy();
+    if (d.child.exitCode === null && d.child.signalCode === null) d.child.kill('SIGKILL');
+    await d.exited;
+    removeDir(d.siteDir);
+  }
+});
+
 test.run();
