@@ -52,6 +52,16 @@ test('NDJSON: one event per line, CRLF and blank lines allowed', () => withDaemo
   assert.equal(siteLines(d).map((e: any) => [e.seq, e.type, e.data]), [[1, 'a', 1], [2, 'b', [2]], [3, 'c', null]]);
 }));
 
+test('NDJSON of 3,000 events with multi-byte characters: every line decoded as sent, written in order in one file', () => withDaemon(async (d) => {
+  const names = ['é', '雪', '🌧', 'ü\u2028'];
+  const lines = Array.from({ length: 3000 }, (_, i) => JSON.stringify({ type: `t${i % 7}`, data: { sky: names[i % 4]!.repeat(1 + (i % 5)), i } }));
+  const answer = await postNdjson(d, `${lines.join('\n')}\n`);
+  assert.equal(answer.json, { recorded: 3000, first_seq: 1, last_seq: 3000, run_id: null });
+  const text = fs.readFileSync(path.join(d.siteDir, SITE_FILE), 'utf8');
+  assert.is(text, lines.map((line, i) => `{"seq":${i + 1},"ts":"${TS}",${line.slice(1, -1)},"meta":{}}\n`).join(''));
+  assert.equal((await request(d.url, '/current/t6')).json.data, JSON.parse(lines[2995]!).data);
+}));
+
 test('atomic by default: one invalid event and nothing is recorded, no seq consumed, each failure listed', () => withDaemon(async (d) => {
   const answer = await postNdjson(d, [
     '{"type":"ok","data":1}', '{"type":"no data"}', '{"type":"ok","data":2}', 'not json', '{"type":"","data":3}',

@@ -31,7 +31,7 @@ type Item = { line?: number; text: string };
 /** Parse and validate every event of a batch. A body that is no batch at all throws (400, 413, 422). */
 export function parseBatch(body: BatchText | typeof NO_BODY, maxEvents: number = MAX_BATCH_EVENTS): ParsedBatch {
   if (body === NO_BODY) throw new MeridianError('INVALID_BODY', 'The batch is empty; send a JSON array of events, or NDJSON.');
-  const items = body.format === 'json' ? jsonItems(body.text) : ndjsonItems(body.text);
+  const items = body.format === 'json' ? jsonItems(body.text) : ndjsonItems(body.bytes);
   if (items.length === 0) throw new MeridianError('INVALID_BODY', 'The batch holds no events.');
   if (items.length > maxEvents) {
     throw new MeridianError('BATCH_TOO_LARGE', `The batch holds ${items.length} events; at most ${maxEvents} are taken per request.`);
@@ -66,13 +66,19 @@ function jsonItems(text: string): Item[] {
   return value.map((v: unknown) => ({ text: JSON.stringify(v) }));
 }
 
-/** One item per non-blank line, kept as spelled (numbers stay exact); a line that is not JSON fails in its own parse. */
-function ndjsonItems(text: string): Item[] {
+/**
+ * One item per non-blank line, kept as spelled (numbers stay exact); a line that is not JSON
+ * fails in its own parse. Each line is decoded on its own (a newline byte never occurs inside
+ * a multi-byte UTF-8 character, so this is the body's text split at its newlines).
+ */
+function ndjsonItems(bytes: Buffer): Item[] {
   const items: Item[] = [];
-  const lines = text.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const source = lines[i]!;
-    if (source.trim() !== '') items.push({ line: i + 1, text: source });
+  for (let start = 0, line = 1; start < bytes.length; line++) {
+    const newline = bytes.indexOf(10, start);
+    const end = newline === -1 ? bytes.length : newline;
+    const source = bytes.toString('utf8', start, end);
+    if (source.trim() !== '') items.push({ line, text: source });
+    start = end + 1;
   }
   return items;
 }

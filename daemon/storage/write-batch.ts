@@ -92,15 +92,28 @@ export class WriteBatch {
   }
 }
 
+// the permanent lines go out as texts of about this many characters: one text of a whole
+// batch of thousands of lines would be allocated straight into the old generation
+const TEXT_CHARS = 32_768;
+
 /** Write the lines of `entries` to the target: held seqs, ephemeral lines, then the permanent lines. */
 function writeLines(target: Target, entries: readonly Queued[]): LineFile | undefined {
-  let lines = '';
+  const lines: string[] = [];
+  let text = '';
   let held = '';
   let ephemeral = '';
   for (const e of entries) {
-    if (e.permanent) lines += `${e.reading.json}\n`;
-    else ephemeral += `${e.reading.json}\n`;
+    if (e.permanent) {
+      text += `${e.reading.json}\n`;
+      if (text.length >= TEXT_CHARS) {
+        lines.push(text);
+        text = '';
+      }
+    } else {
+      ephemeral += `${e.reading.json}\n`;
+    }
     if (!e.makeCurrent) held += `${e.reading.seq}\n`;
   }
+  if (text) lines.push(text);
   return target.write(lines, held, ephemeral);
 }
