@@ -27,7 +27,7 @@ test('autoStart false: nothing runs until start(); then ready() gives its status
     assert.is(server.url, `http://127.0.0.1:${port}`);
     assert.is(server.logFile, path.join(siteDir, '.meridian', 'daemon.log'));
     assert.is(server.command, process.execPath);
-    assert.equal(server.args, ['--max-semi-space-size=8', path.join(ROOT, 'dist', 'cli', 'meridian.js'), 'telemetry', 'run', '--host', '127.0.0.1', '--port', String(port),
+    assert.equal(server.args, ['--max-semi-space-size=8', '--heap-growing-percent=50', path.join(ROOT, 'dist', 'cli', 'meridian.js'), 'telemetry', 'run', '--host', '127.0.0.1', '--port', String(port),
       '--site-dir', siteDir, '--fsync', 'batch', '--max-body', '1048576', '--verbose', '--access-logs',
       '--log-file', path.join(siteDir, '.meridian', 'daemon.log'), '--log-format', 'text']);
     assert.not.ok(fs.existsSync(server.logFile), 'not started: no log yet');

@@ -12,7 +12,7 @@ import { removeDir } from './helpers/tmp.js';
 const FLAGS = DAEMON_NODE_FLAGS.join(' ');
 
 test('the executables\' shebang and npm start carry the daemon\'s Node flags', () => {
-  assert.equal(DAEMON_NODE_FLAGS, ['--max-semi-space-size=8']);
+  assert.equal(DAEMON_NODE_FLAGS, ['--max-semi-space-size=8', '--heap-growing-percent=50']);
   for (const bin of [MERIDIAN_BIN, TELEMETRY_BIN]) {
     assert.is(fs.readFileSync(bin, 'utf8').split('\n')[0], `#!/usr/bin/env -S node ${FLAGS}`, bin);
   }
@@ -24,7 +24,7 @@ test('a daemon started by running the executable itself has them on its command 
   const d = await spawnDaemon({ asExecutable: true });
   try {
     const argv = fs.readFileSync(`/proc/${d.child.pid}/cmdline`, 'utf8').split('\0').filter((a) => a !== '');
-    assert.equal(argv.slice(1, 3), [...DAEMON_NODE_FLAGS, MERIDIAN_BIN]);
+    assert.equal(argv.slice(1, 2 + DAEMON_NODE_FLAGS.length), [...DAEMON_NODE_FLAGS, MERIDIAN_BIN]);
     d.child.kill('SIGTERM');
     assert.is(await d.exited, 0);
   } finally {
