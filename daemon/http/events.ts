@@ -1,6 +1,6 @@
 import { MeridianError } from '../../lib/errors.js';
-import type { BatchRecorded } from '../storage/store.js';
-import { parseBatch, type ParsedBatch } from './batch.js';
+import type { BatchRecorded, TelemetryStore } from '../storage/store.js';
+import { parseBatch, type BatchFailure } from './batch.js';
 import { readBatchBody, readBodyText } from './body.js';
 import { sendJson } from './respond.js';
 import type { AppDeps, Handler } from './route.js';
@@ -13,19 +13,14 @@ export function eventHandlers({ store, config, logger }: AppDeps): Record<'post'
   return {
     batch: async (req, res) => {
       const partial = partialFlag(req.query.partial);
-      const batch = parseBatch(await readBatchBody(req, config.maxBody));
-      const { total, events, failures } = batch;
-      if (failures.length > 0 && (!partial || events.length === 0)) {
-        throw new MeridianError('INVALID_BATCH',
-          `${failures.length} of ${total} event(s) are invalid; nothing was recorded.`, { fields: { failures } });
-      }
-      const recorded = await store.appendBatch(events.map((e) => e.event));
+      const { recorded: pending, failed } = recordBatch(store, await readBatchBody(req, config.maxBody), partial);
+      const recorded = await pending;
       const summary = batchSummary(recorded);
       if (config.verbose) {
         logger.debug(`batch of ${recorded.recorded} event(s) target=${recorded.target} file=${recorded.file} `
-          + `seq=${summary.first_seq}..${summary.last_seq}${failures.length ? ` invalid=${failures.length}` : ''}`);
+          + `seq=${summary.first_seq}..${summary.last_seq}${failed ? ` invalid=${failed.failures.length}` : ''}`);
       }
-      if (failures.length > 0) throw partlyRecorded(batch, summary);
+      if (failed) throw partlyRecorded(failed, summary);
       sendJson(res, 200, JSON.stringify(summary));
     },
     post: async (req, res) => {
@@ -42,16 +37,38 @@ export function eventHandlers({ store, config, logger }: AppDeps): Record<'post'
   };
 }
 
+/** The invalid events of a partial batch, and the index of each valid one (kept for the answer). */
+interface PartialFailures {
+  total: number;
+  failures: BatchFailure[];
+  indexes: number[];
+}
+
+/**
+ * Validate a batch and hand its valid events to the store (which writes them now). Returns
+ * the pending record and, for a partial batch with invalid events, what its answer lists:
+ * the events themselves are not held while the record waits for the disk.
+ */
+function recordBatch(store: TelemetryStore, body: Parameters<typeof parseBatch>[0], partial: boolean): { recorded: Promise<BatchRecorded>; failed: PartialFailures | undefined } {
+  const { total, events, failures } = parseBatch(body);
+  if (failures.length > 0 && (!partial || events.length === 0)) {
+    throw new MeridianError('INVALID_BATCH',
+      `${failures.length} of ${total} event(s) are invalid; nothing was recorded.`, { fields: { failures } });
+  }
+  const failed = failures.length > 0 ? { total, failures, indexes: events.map((e) => e.index) } : undefined;
+  return { recorded: store.appendBatch(events.map((e) => e.event)), failed };
+}
+
 /** What a recorded batch answers: how many, their seq range, and the run they went to. */
 function batchSummary(recorded: BatchRecorded) {
   return { recorded: recorded.recorded, first_seq: recorded.firstSeq, last_seq: recorded.lastSeq, run_id: recorded.runId ?? null };
 }
 
 /** The answer of a partial batch that had invalid events: never a 2xx, so no client takes it for success. */
-function partlyRecorded({ total, events, failures }: ParsedBatch, summary: ReturnType<typeof batchSummary>): MeridianError {
+function partlyRecorded({ total, failures, indexes }: PartialFailures, summary: ReturnType<typeof batchSummary>): MeridianError {
   return new MeridianError('BATCH_PARTLY_RECORDED',
     `${summary.recorded} of ${total} event(s) were recorded; the ${failures.length} invalid one(s) listed in failures were not.`,
-    { fields: { ...summary, recorded_indexes: events.map((e) => e.index), failures } });
+    { fields: { ...summary, recorded_indexes: indexes, failures } });
 }
 
 /** `?partial=`: true or false (also 1 or 0); absent means false. */

@@ -22,7 +22,7 @@ import { writeSnapshot } from './snapshot-file.js';
 import { nodeFs, type StorageFs } from './storage-fs.js';
 import { Target, type TargetKind } from './target.js';
 import { Timeline, type Segment } from './timeline.js';
-import { WriteBatch, type Queued } from './write-batch.js';
+import { WriteBatch, type BatchOutcome, type Queued } from './write-batch.js';
 
 // The storage module: the only code that touches the files. Handlers call these methods.
 
@@ -301,9 +301,25 @@ export class TelemetryStore {
    * Record a batch: its events get consecutive seqs in batch order, one ts (the daemon's clock
    * read once) and one target file, and go out in one write (and, in `always` mode, one sync
    * round), so either every line is written or none. Rejects like `append` (503) when the
-   * write fails, 500 NOT_SYNCED when the sync does.
+   * write fails, 500 NOT_SYNCED when the sync does. Nothing of the batch is held while its
+   * sync runs: only the summary (a batch waiting milliseconds for the disk would otherwise
+   * carry thousands of envelopes into V8's old generation).
    */
-  async appendBatch(events: ValidEvent[]): Promise<BatchRecorded> {
+  appendBatch(events: ValidEvent[]): Promise<BatchRecorded> {
+    let written: { recorded: BatchRecorded; synced: Promise<void> | undefined };
+    try {
+      written = this.writeWhole(events);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const { recorded, synced } = written;
+    if (!synced) return Promise.resolve(recorded);
+    return notSynced(synced, `The ${recorded.recorded} event(s) were recorded as seqs ${recorded.firstSeq}..${recorded.lastSeq} in ${recorded.file}`, 'them')
+      .then(() => recorded);
+  }
+
+  /** Stamp and write a whole batch now; throws 503 when the write failed. Returns the summary and the sync to wait for (`always`). */
+  private writeWhole(events: ValidEvent[]): { recorded: BatchRecorded; synced: Promise<void> | undefined } {
     // lines of other requests of this turn go first, in their own write
     this.writeQueued();
     const now = this.opts.clock.now();
@@ -316,16 +332,9 @@ export class TelemetryStore {
       recorded: entries.length, firstSeq: entries[0]!.reading.seq, lastSeq: entries.at(-1)!.reading.seq,
       target: target.kind, file: target.path, runId: run?.record.run_id,
     };
-    this.writeQueued();
-    let file;
-    try {
-      file = await batch.done;
-    } catch (error) {
-      throw notWritten(target.path, error);
-    }
-    const synced = permanent && file ? this.durability.written(file) : undefined;
-    if (synced) await notSynced(synced, `The ${entries.length} event(s) were recorded as seqs ${recorded.firstSeq}..${recorded.lastSeq} in ${target.path}`, 'them');
-    return recorded;
+    const outcome = this.writeQueued()!;
+    if (outcome.failed > 0) throw notWritten(target.path, outcome.error);
+    return { recorded, synced: permanent && outcome.file ? this.durability.written(outcome.file) : undefined };
   }
 
   /** The batch of this turn for the target that takes events at `now` (a whole one, POST /events, is new). */
@@ -523,9 +532,9 @@ export class TelemetryStore {
    * before anything that reads seqs, files or views (snapshot, run start/stop, day change).
    * A failed write consumes no seq; its appends answer 503.
    */
-  private writeQueued(): void {
+  private writeQueued(): BatchOutcome | undefined {
     const batch = this.batch;
-    if (!batch) return;
+    if (!batch) return undefined;
     this.batch = undefined;
     const outcome = batch.write();
     if (outcome.failed > 0) {
@@ -535,7 +544,7 @@ export class TelemetryStore {
       this.opts.observer?.writeFailed(batch.target.kind, outcome.failed);
       // reopened on next use; what was written is synced first (unless --fsync off)
       this.durability.closeTarget(batch.target);
-      if (outcome.failed === n) return;
+      if (outcome.failed === n) return outcome;
     }
     const written = outcome.failed === 0 ? batch.entries : batch.entries.filter((e) => e.failure === undefined);
     for (const e of written) {
@@ -543,7 +552,7 @@ export class TelemetryStore {
       if (e.permanent) this.counts.permanent++;
       else this.counts.ephemeral++;
     }
-    if (this.listeners.size === 0) return;
+    if (this.listeners.size === 0) return outcome;
     const target = batch.target;
     const stream = target.kind === 'site' ? 'site' : this.run!.record.run_id;
     for (const e of written) {
@@ -552,6 +561,7 @@ export class TelemetryStore {
       };
       for (const listener of this.listeners) listener(event);
     }
+    return outcome;
   }
 
   /** The envelope ts of an instant; events of the same millisecond share one formatting. */

@@ -29,8 +29,9 @@ export interface BatchOutcome {
 /**
  * The events of one turn for one target, in seq order. `done` settles once their lines are
  * handed to the OS: it resolves the target's file (undefined when no line went to it), each
- * event that could not be written carrying its `failure`; it rejects only when the batch is
- * `whole` (POST /events: every line or none) and its write failed.
+ * event that could not be written carrying its `failure`; it rejects when the write of the
+ * batch failed with no retry one event at a time. A `whole` batch (POST /events: every line
+ * or none) is judged by what `write()` returns: its `done` never rejects.
  */
 export class WriteBatch {
   readonly target: Target;
@@ -64,7 +65,8 @@ export class WriteBatch {
       // the file could not be cut back: no retry (it is reopened, its partial line cut, on the next turn)
       if (this.whole || this.entries.length === 1 || !this.target.writable) {
         for (const e of this.entries) e.failure = error;
-        this.settle.reject(error);
+        if (this.whole) this.settle.resolve(undefined);
+        else this.settle.reject(error);
         return { file: undefined, failed: this.entries.length, error };
       }
       return this.writeOneByOne(error);
