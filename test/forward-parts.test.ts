@@ -18,7 +18,7 @@ test('retryDelay: capped exponential with full jitter between the bounds', () =>
   for (const [attempt, random, delay] of rows) assert.is(retryDelay(attempt, bounds, () => random), delay, `attempt ${attempt}, random ${random}`);
 });
 
-test('IngestShare: no pause with spare loop time or no ingest; 9x the batch time (at most 1 s) when both are busy', () => {
+test('IngestShare: no pause with spare loop time or no ingest; 19x the step time (at most 1 s) when both are busy', () => {
   // utilization readings since the previous call, as perf_hooks answers them
   const loads = [0.9, 0.5, 0.95, 0.99, 0.99];
   let i = 0;
@@ -26,11 +26,11 @@ test('IngestShare: no pause with spare loop time or no ingest; 9x the batch time
   const share = new IngestShare(sampler);
   const rows: Array<[string, number, number, number]> = [
     ['first look', 0, 20, 0],
-    ['ingest on a busy loop', 100, 20, 180],
+    ['ingest on a busy loop', 100, 20, 380],
     ['ingest with spare loop time', 200, 20, 0],
     ['a busy loop but no ingest (the sinks alone)', 200, 20, 0],
     ['ingest on a busy loop, a slow batch', 300, 500, 1000],
-    ['ingest, a quick batch', 301, 0, 9],
+    ['ingest, a quick batch', 301, 0, 19],
   ];
   for (const [name, recorded, batchMs, pause] of rows) assert.is(share.pauseAfter(recorded, batchMs), pause, name);
 });

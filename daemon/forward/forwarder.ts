@@ -153,6 +153,9 @@ export class Forwarder {
 
   /** One turn of the loop: deliver the next batch, or wait for new events. */
   private async step(): Promise<void> {
+    // the step's whole time counts for the pause below: reading the batch from the files
+    // costs the daemon as much as sending it
+    let started = this.deps.clock.now();
     if (this.ephemeral.size > 0) {
       const { count, error } = await this.ephemeral.sendOnce(this.spec.batchRecords, (records) => this.send(records));
       if (error !== undefined) this.deps.logger.debug(`sink ${this.spec.name}: dropped ${count} ephemeral event(s) (${errorText(error)})`);
@@ -163,10 +166,10 @@ export class Forwarder {
       // not a full batch: give the events that are coming the linger time to join it
       await this.wake.wait(this.spec.lingerMs, true);
       if (this.stopped) return;
+      started = this.deps.clock.now();
       batch = await this.nextBatch() ?? batch;
     }
     if (batch) {
-      const started = this.deps.clock.now();
       await this.deliver(batch);
       // catching up: leave the event loop to ingest when events pour in
       const pause = batch.partial ? 0 : this.share.pauseAfter(this.deps.recordedCount(), this.deps.clock.now() - started);

@@ -4,10 +4,11 @@ import type { EventLoopUtilization } from 'node:perf_hooks';
 
 // When events are being recorded and the event loop (shared by ingest and forwarding) was
 // busy at least BUSY_UTILIZATION of the time since the last batch, a sink catching up pauses
-// PAUSE_FACTOR times as long as its last batch took: it then takes at most ~1/10 of the
-// loop. With spare time on the loop, or with no ingest, it runs flat out.
+// PAUSE_FACTOR times as long as its last step (reading and sending the batch) took: it then
+// takes at most ~1/20 of the loop (two sinks a tenth). With spare time on the loop, or with
+// no ingest, it runs flat out.
 const BUSY_UTILIZATION = 0.7;
-const PAUSE_FACTOR = 9;
+const PAUSE_FACTOR = 19;
 const PAUSE_MAX_MS = 1000;
 
 /** A reading of the event loop's busy and idle time (perf_hooks' eventLoopUtilization). */
