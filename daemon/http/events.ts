@@ -1,7 +1,7 @@
 import { MeridianError } from '../../lib/errors.js';
 import type { BatchRecorded, TelemetryStore } from '../storage/store.js';
 import { parseBatch, type BatchFailure } from './batch.js';
-import { readBatchBody, readBodyText } from './body.js';
+import { readBatchBody, readBodyText, type BatchText, type NO_BODY } from './body.js';
 import { sendJson } from './respond.js';
 import type { AppDeps, Handler } from './route.js';
 import { parseEventBody } from './validate.js';
@@ -49,7 +49,7 @@ interface PartialFailures {
  * the pending record and, for a partial batch with invalid events, what its answer lists:
  * the events themselves are not held while the record waits for the disk.
  */
-function recordBatch(store: TelemetryStore, body: Parameters<typeof parseBatch>[0], partial: boolean): { recorded: Promise<BatchRecorded>; failed: PartialFailures | undefined } {
+function recordBatch(store: TelemetryStore, body: BatchText | typeof NO_BODY, partial: boolean): { recorded: Promise<BatchRecorded>; failed: PartialFailures | undefined } {
   const { total, events, failures } = parseBatch(body);
   if (failures.length > 0 && (!partial || events.length === 0)) {
     throw new MeridianError('INVALID_BATCH',

@@ -94,13 +94,13 @@ export class LineFile {
   }
 
   /**
-   * Hand `text` (one or more whole lines, or such texts in order) to the operating system in
-   * one write. On any failure the file is cut back to its previous length and the error is
-   * rethrown: no torn line stays.
+   * Hand `text` (one or more whole lines, or their UTF-8 chunks in order) to the operating
+   * system in one write. On any failure the file is cut back to its previous length and the
+   * error is rethrown: no torn line stays.
    */
-  append(text: string | readonly string[]): void {
+  append(text: string | readonly Buffer[]): void {
     if (this.fd === undefined) throw new Error(`${this.path} is closed`);
-    const buf = typeof text === 'string' ? Buffer.from(text, 'utf8') : Buffer.concat(text.map((part) => Buffer.from(part, 'utf8')));
+    const buf = typeof text === 'string' ? Buffer.from(text, 'utf8') : text.length === 1 ? text[0]! : Buffer.concat(text);
     let done = 0;
     try {
       while (done < buf.length) done += this.io.writeSync(this.fd, buf, done, buf.length - done);

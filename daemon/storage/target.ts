@@ -72,22 +72,21 @@ export class Target {
   }
 
   /**
-   * Write whole envelope lines, each text being whole lines or empty: held seqs and
-   * ephemeral lines to the side files first, then the texts of `lines`, in order, to the
-   * target's file in one write. On failure
-   * nothing stays written; the caller then closes the target (syncing what earlier writes
-   * left) so that the next use reopens the files. Returns the target's file, or undefined
-   * when `lines` had no text (nothing went to it).
+   * Write whole lines, each given as UTF-8 chunks of whole lines (none: nothing to write): held
+   * seqs and ephemeral lines to the side files first, then `lines` to the target's file, each
+   * file in one write. On failure nothing stays written; the caller then closes the target
+   * (syncing what earlier writes left) so that the next use reopens the files. Returns the
+   * target's file, or undefined when `lines` was empty (nothing went to it).
    */
-  write(lines: readonly string[], held: string, ephemeral: string): LineFile | undefined {
+  write(lines: readonly Buffer[], held: readonly Buffer[], ephemeral: readonly Buffer[]): LineFile | undefined {
     const written: Array<[LineFile, number]> = [];
-    const appendTo = (file: LineFile, text: string) => {
+    const appendTo = (file: LineFile, chunks: readonly Buffer[]) => {
       written.push([file, file.size]);
-      file.append(text);
+      file.append(chunks);
     };
     try {
-      if (held) appendTo(this.held ??= LineFile.open(this.sidePaths.held, this.io), held);
-      if (ephemeral) appendTo(this.ephemeral ??= LineFile.open(this.sidePaths.ephemeral, this.io), ephemeral);
+      if (held.length > 0) appendTo(this.held ??= LineFile.open(this.sidePaths.held, this.io), held);
+      if (ephemeral.length > 0) appendTo(this.ephemeral ??= LineFile.open(this.sidePaths.ephemeral, this.io), ephemeral);
       if (lines.length === 0) return undefined;
       const file = this.open();
       file.append(lines);

@@ -1,5 +1,6 @@
 import type { LineFile } from './line-file.js';
 import type { Target } from './target.js';
+import { ChunkedText } from './chunked-text.js';
 import type { Reading } from './current-view.js';
 import { withSeq } from './envelope-line.js';
 
@@ -94,28 +95,18 @@ export class WriteBatch {
   }
 }
 
-// the permanent lines go out as texts of about this many characters: one text of a whole
-// batch of thousands of lines would be allocated straight into the old generation
-const TEXT_CHARS = 32_768;
+// lines go out as UTF-8 chunks of about this many characters: one string of a whole batch of
+// thousands of lines would be allocated straight into the old generation
+const CHUNK_CHARS = 32_768;
 
 /** Write the lines of `entries` to the target: held seqs, ephemeral lines, then the permanent lines. */
 function writeLines(target: Target, entries: readonly Queued[]): LineFile | undefined {
-  const lines: string[] = [];
-  let text = '';
-  let held = '';
-  let ephemeral = '';
+  const lines = new ChunkedText(CHUNK_CHARS);
+  const held = new ChunkedText(CHUNK_CHARS);
+  const ephemeral = new ChunkedText(CHUNK_CHARS);
   for (const e of entries) {
-    if (e.permanent) {
-      text += `${e.reading.json}\n`;
-      if (text.length >= TEXT_CHARS) {
-        lines.push(text);
-        text = '';
-      }
-    } else {
-      ephemeral += `${e.reading.json}\n`;
-    }
-    if (!e.makeCurrent) held += `${e.reading.seq}\n`;
+    (e.permanent ? lines : ephemeral).add(`${e.reading.json}\n`);
+    if (!e.makeCurrent) held.add(`${e.reading.seq}\n`);
   }
-  if (text) lines.push(text);
-  return target.write(lines, held, ephemeral);
+  return target.write(lines.finish(), held.finish(), ephemeral.finish());
 }
