@@ -1,22 +1,14 @@
 import { ageAt } from '../lib/max-age.js';
 import type { Envelope } from '../lib/wire.js';
 import { formatAge } from './format.js';
-import { sortInPlace } from './row-order.js';
+import { sortInPlace, type SortOrder } from './row-order.js';
+
+export { nextSort, SORT_KEYS, type SortKey, type SortOrder } from './row-order.js';
 
 // The table's rows from a snapshot of the current view and the daemon's judgement of each
 // type's age: staleness (stale and missing readings pinned on top), whose value changed
 // since the last frame drawn, filtering and sorting. Pure; the console and `telemetry current` only lay
 // out and draw the result (the DATA summary is made only for the rows drawn).
-
-/** The orders `s` cycles through. */
-export type SortKey = 'type' | 'age' | 'seq';
-export const SORT_KEYS: readonly SortKey[] = ['type', 'age', 'seq'];
-
-/** A sort: its key, and whether `r` reversed it. */
-export interface SortOrder {
-  key: SortKey;
-  reverse: boolean;
-}
 
 /** The latest envelope of every type, as `/current` answers it. */
 export type Snapshot = Readonly<Record<string, Envelope>>;
@@ -110,11 +102,6 @@ export function rejudge(row: Row, judge: Judge): boolean {
 function ageText(hasReading: boolean, ageMs: number | undefined, stale: boolean): string {
   const age = !hasReading ? 'MISSING' : ageMs === undefined ? '?' : formatAge(ageMs);
   return stale && hasReading ? `${age} STALE` : age;
-}
-
-/** The sort key after `key` (type -> age -> seq -> type). */
-export function nextSort(key: SortKey): SortKey {
-  return SORT_KEYS[(SORT_KEYS.indexOf(key) + 1) % SORT_KEYS.length]!;
 }
 
 /** A row as toRow makes it: the age text is made when read, from the prototype (one getter, not one per row). */
