@@ -32,7 +32,7 @@ export class RunProtocol {
     }
     const resolved = this.runBook.resolve(req, formatTs(core.opts.clock.now()), logger, core.io);
     const { record, recordJson, file, seq } = resolved;
-    const target = new Target('run', file, seq, core.paths.run, core.io);
+    const target = new Target('run', file, seq, core.paths.run, core.io, core.journal);
     // the record is the commit point: written whole, or the start did not happen
     try {
       target.dropSideFiles();

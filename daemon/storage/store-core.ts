@@ -1,4 +1,5 @@
 import type { RunRecord } from '../../lib/wire.js';
+import type { BatchJournal } from './batch-journal.js';
 import type { CurrentView } from './current-view.js';
 import type { Durability } from './durability.js';
 import type { SuspendedRun } from './restore.js';
@@ -33,6 +34,8 @@ export interface StoreCore {
   readonly durability: Durability;
   readonly site: Target;
   readonly timeline: Timeline;
+  /** Where a whole batch notes the files it writes (batch-journal.ts); every target writes through it. */
+  readonly journal: BatchJournal;
   run: ActiveRun | undefined;
   suspended: SuspendedRun | undefined;
   /** true once close() began: nothing more is recorded. */

@@ -2,6 +2,7 @@ import { makeDirectory } from '../../lib/directories.js';
 import { formatTs } from '../../lib/time.js';
 import type { RunRecord } from '../../lib/wire.js';
 import { Appender } from './appender.js';
+import { BatchJournal, settleBatchJournal } from './batch-journal.js';
 import { CurrentView } from './current-view.js';
 import { Durability } from './durability.js';
 import { restore, type Restored, type SuspendedRun } from './restore.js';
@@ -44,18 +45,19 @@ export class TelemetryStore {
     this.view = new CurrentView(opts.viewChunkChars);
     this.lock = lock;
     for (const reading of restored.current) this.view.set(reading);
-    const site = new Target('site', restored.siteFile, restored.site.seq, paths.site, io);
+    const journal = new BatchJournal(paths.batch, io);
+    const site = new Target('site', restored.siteFile, restored.site.seq, paths.site, io, journal);
     let run;
     if (restored.run) {
       const { state, recovered, file } = restored.run;
-      run = activeRunOf(state.record, state.record_json ?? JSON.stringify(state.record), new Target('run', file, recovered.seq, paths.run, io));
+      run = activeRunOf(state.record, state.record_json ?? JSON.stringify(state.record), new Target('run', file, recovered.seq, paths.run, io, journal));
       opts.logger.info(`run ${state.record.run_id} is active again (seq ${run.target.seq})`);
     }
     const active = run && { runId: run.record.run_id, file: run.target.path, startOffset: restored.run!.state.start_offset, startSeq: restored.run!.state.start_seq };
     const timeline = Timeline.open(paths.timeline, restored.site.seq, active, formatTs(opts.clock.now()), (m) => opts.logger.warn(m));
     this.core = {
       opts, view: this.view, io, paths, days: new SiteDays(opts.siteDir, opts.zone),
-      durability: new Durability(opts.fsync, opts.logger, opts.observer), site, timeline, run, suspended: restored.suspended, closed: false,
+      durability: new Durability(opts.fsync, opts.logger, opts.observer), site, timeline, journal, run, suspended: restored.suspended, closed: false,
     };
     this.snapshots = new Snapshots(this.core, () => this.appender.writeQueued());
     this.appender = new Appender(this.core, (dayFile) => this.snapshots.clockWentBack(dayFile));
@@ -76,6 +78,8 @@ export class TelemetryStore {
     let store: TelemetryStore;
     let restored: Restored;
     try {
+      // a batch the daemon died writing is cut before anything is replayed
+      settleBatchJournal(paths.batch, opts.logger, opts.fs ?? nodeFs);
       restored = restore(opts.siteDir, opts.logger);
       store = new TelemetryStore(opts, restored, lock);
     } catch (error) {
@@ -212,6 +216,7 @@ export class TelemetryStore {
     }
     core.durability.closeTarget(core.site);
     if (core.run) core.durability.closeTarget(core.run.target);
+    core.journal.close();
     this.lock.release();
   }
 }
