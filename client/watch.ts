@@ -23,11 +23,12 @@ export type WatchUpdate =
    */
   | { kind: 'view'; current: Readonly<Record<string, Envelope>>; changed: Envelope[]; receivedAt: number }
   /**
-   * The daemon's readiness, active run, clock, forwarding sinks and age limits (with `status`;
-   * `sinks` and `maxAge` undefined when /status did not answer).
+   * The daemon's readiness, active run, clock, forwarding sinks, age limits and full disk (with
+   * `status`; `sinks`, `maxAge` and `diskFull` undefined when /status did not answer; `diskFull`
+   * null while the disk has space).
    */
   | { kind: 'status'; ready: ReadyAnswer; run: RunRecord | undefined; sinks: SinkStatus[] | undefined;
-    maxAge?: StatusAnswer['max_age']; serverTime: number | undefined; sentAt: number; receivedAt: number }
+    maxAge?: StatusAnswer['max_age']; diskFull?: StatusAnswer['disk_full']; serverTime: number | undefined; sentAt: number; receivedAt: number }
   /** The connection changed state (`error`: an error answer, such as a wrong token). */
   | { kind: 'connection'; state: WatchState; error: unknown; receivedAt: number };
 
@@ -167,7 +168,8 @@ async function statusLoop(o: WatchOptions, signal: AbortSignal, emit: (u: WatchU
       // the sinks and limits are extra: a /status that fails leaves the watch working
       const status = await o.client.status().catch(() => undefined);
       if (signal.aborted) return;
-      emit({ kind: 'status', ready, run, sinks: status?.forward, maxAge: status?.max_age, serverTime, sentAt, receivedAt: o.clock.now() });
+      const diskFull = status && (status.disk_full ?? null);
+      emit({ kind: 'status', ready, run, sinks: status?.forward, maxAge: status?.max_age, diskFull, serverTime, sentAt, receivedAt: o.clock.now() });
     } catch (error) {
       if (!(error instanceof TelemetryClientError)) throw error;
     }

@@ -64,7 +64,7 @@ test('after a known workload every meridian metric has its exact value', () => {
     assert.equal(Object.fromEntries(Object.entries(rejected).filter(([, v]) => v !== 0)), {
       'meridian_requests_rejected_total{code="NO_READING"}': 1,
       'meridian_requests_rejected_total{code="INVALID_BODY"}': 1,
-      'meridian_requests_rejected_total{code="STORAGE_UNAVAILABLE"}': 1,
+      'meridian_requests_rejected_total{code="DISK_FULL"}': 1,
     });
     assert.equal(family(m, 'meridian_write_failures_total'), {
       'meridian_write_failures_total{target="site"}': 1, 'meridian_write_failures_total{target="run"}': 0,

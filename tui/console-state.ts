@@ -43,6 +43,8 @@ export interface ConsoleState {
   run: RunRecord | undefined;
   /** The daemon's forwarding sinks as of the last status. */
   sinks: SinkStatus[];
+  /** Since when the daemon's disk is full (GET /status `disk_full`); undefined while it has space. */
+  diskFull: { since: string; file: string; code: string } | undefined;
   /** The daemon's age limits (GET /status, asked every interval), undefined until known. */
   limits: MaxAgeRules | undefined;
   selected: string | undefined;
@@ -68,7 +70,7 @@ export interface ConsoleState {
 export function initialState(): ConsoleState {
   return {
     snapshot: undefined, fresh: NOTHING_FRESH, clock: undefined, connection: 'connecting', lastGoodPoll: undefined,
-    problem: undefined, runActive: undefined, run: undefined, sinks: [], limits: undefined, selected: undefined,
+    problem: undefined, runActive: undefined, run: undefined, sinks: [], diskFull: undefined, limits: undefined, selected: undefined,
     moved: false, top: 0, order: { key: 'type', reverse: false }, filter: '', detail: true, focus: 'table', detailScroll: 0,
     paused: false, help: false, prompting: false, draft: '',
   };
@@ -96,7 +98,9 @@ export function applyUpdate(state: ConsoleState, update: WatchUpdate, type?: str
   }
   if (update.kind === 'status') {
     const clock = update.serverTime === undefined ? state.clock : refineOffset(state.clock, update.serverTime, update.sentAt, update.receivedAt);
-    const next = { ...state, clock, runActive: update.ready.run_active, run: update.run, sinks: update.sinks ?? state.sinks, ...limitsOf(state, update.maxAge) };
+    // a /status that did not answer leaves the disk's state as it was
+    const diskFull = update.diskFull === undefined ? state.diskFull : update.diskFull ?? undefined;
+    const next = { ...state, clock, runActive: update.ready.run_active, run: update.run, sinks: update.sinks ?? state.sinks, diskFull, ...limitsOf(state, update.maxAge) };
     return { ...next, lastGoodPoll: daemonNow(next, update.receivedAt) };
   }
   const snapshot = onlyType(update.current, type);

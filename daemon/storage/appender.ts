@@ -4,6 +4,7 @@ import { setMember } from '../../lib/json-text.js';
 import { formatTs } from '../../lib/time.js';
 import { ensurePlain } from './compressed.js';
 import { Reading } from './current-view.js';
+import { writeFailure } from './disk-space.js';
 import { envelopeLine } from './envelope-line.js';
 import { errorCode } from './state-files.js';
 import type { StoreCore } from './store-core.js';
@@ -95,9 +96,12 @@ export class Appender {
       this.core.opts.logger.error(`write of ${n} line(s) to ${batch.target.path} failed (${errorCode(outcome.error)}); ` +
         (outcome.failed === n ? 'answered 503' : `written one at a time: ${n - outcome.failed} written, ${outcome.failed} answered 503`));
       this.core.opts.observer?.writeFailed(batch.target.kind, outcome.failed);
+      this.core.disk.failed(batch.target.path, outcome.error);
       // reopened on next use; what was written is synced first (unless --fsync off)
       this.core.durability.closeTarget(batch.target);
       if (outcome.failed === n) return outcome;
+    } else {
+      this.core.disk.wrote();
     }
     const written = outcome.failed === 0 ? batch.entries : batch.entries.filter((e) => e.failure === undefined);
     for (const e of written) {
@@ -206,7 +210,7 @@ export async function notSynced(synced: Promise<void>, recorded: string, what: '
   }
 }
 
-/** The 503 of an event whose line could not be written: nothing was recorded, no seq used. */
+/** The 503 of an event whose line could not be written (DISK_FULL for lack of space): nothing was recorded, no seq used. */
 function notWritten(file: string, error: unknown): MeridianError {
-  return new MeridianError('STORAGE_UNAVAILABLE', `Could not write to ${file} (${errorCode(error)}); the event was not recorded.`, { cause: error });
+  return writeFailure(error, `Could not write to ${file} (${errorCode(error)}); the event was not recorded.`);
 }

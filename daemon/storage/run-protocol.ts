@@ -1,6 +1,7 @@
 import { MeridianError } from '../../lib/errors.js';
 import { formatTs } from '../../lib/time.js';
 import type { RunBook, ValidRunStart } from './run-book.js';
+import { writeFailure } from './disk-space.js';
 import { errorCode, removeIfExists, writeJsonAtomic, type ActiveRunState } from './state-files.js';
 import { activeRunOf, type StoreCore } from './store-core.js';
 import { Target } from './target.js';
@@ -44,12 +45,14 @@ export class RunProtocol {
       target.close(false);
       core.timeline.undoStart(record.run_id, file, core.site.seq, seq, record.started_at);
       resolved.undo();
-      throw new MeridianError('STORAGE_UNAVAILABLE',
-        `Could not record the start of run ${record.run_id} (${errorCode(error)}); no run was started.`, { cause: error });
+      core.disk.failed(core.paths.dir, error);
+      throw writeFailure(error, `Could not record the start of run ${record.run_id} (${errorCode(error)}); no run was started.`);
     }
+    core.disk.wrote();
     try {
       this.runBook.started(record);
     } catch (error) {
+      core.disk.failed(core.paths.runs, error);
       logger.warn(`could not note run ${record.run_id} in ${core.paths.runs} (${errorCode(error)})`);
     }
     if (core.suspended) logger.warn(`run ${record.run_id} replaces the suspended run ${core.suspended.record.run_id}`);
@@ -83,8 +86,8 @@ export class RunProtocol {
       removeIfExists(core.paths.activeRun, core.io);
     } catch (error) {
       core.timeline.undoStop(runId, run.target.path, core.site.seq, run.target.seq, stoppedAt);
-      throw new MeridianError('STORAGE_UNAVAILABLE', `Could not record the stop of run ${runId} ` +
-        `(${errorCode(error)}); it is still active, try again.`, { cause: error });
+      core.disk.failed(core.paths.dir, error);
+      throw writeFailure(error, `Could not record the stop of run ${runId} (${errorCode(error)}); it is still active, try again.`);
     }
     const { logger } = core.opts;
     if (snapshotFailure !== undefined) {
@@ -96,7 +99,8 @@ export class RunProtocol {
     try {
       this.runBook.stopped(run.record, run.target.seq);
     } catch (error) {
-      logger.warn(`could not note the last seq of run ${runId} in ${core.paths.runs} (${(error as Error).message})`);
+      core.disk.failed(core.paths.runs, error);
+      logger.warn(`could not note the last seq of run ${runId} in ${core.paths.runs} (${errorCode(error)})`);
     }
     logger.info(`run ${runId} stopped at seq ${run.target.seq}`);
     return `${run.recordJson.slice(0, -1)},"stopped_at":"${stoppedAt}"}`;
@@ -109,8 +113,8 @@ export class RunProtocol {
     try {
       removeIfExists(core.paths.activeRun, core.io);
     } catch (error) {
-      throw new MeridianError('STORAGE_UNAVAILABLE', `Could not record the stop of run ${suspended.record.run_id} ` +
-        `(${errorCode(error)}); it is still suspended, try again.`, { cause: error });
+      core.disk.failed(core.paths.dir, error);
+      throw writeFailure(error, `Could not record the stop of run ${suspended.record.run_id} (${errorCode(error)}); it is still suspended, try again.`);
     }
     core.suspended = undefined;
     core.opts.logger.info(`suspended run ${suspended.record.run_id} ended`);

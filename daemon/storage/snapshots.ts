@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { formatTs } from '../../lib/time.js';
+import { isNoSpace } from './disk-space.js';
 import { writeSnapshot } from './snapshot-file.js';
 import { errorCode, removeIfExists, type TargetMark } from './state-files.js';
 import type { StoreCore } from './store-core.js';
@@ -45,7 +46,13 @@ export class Snapshots {
       ? { ...this.mark(core.run.target), run_id: core.run.record.run_id, started_at: core.run.record.started_at }
       : null;
     const current = core.view.entries().map((reading) => reading.json);
-    writeSnapshot(core.paths.snapshot, { written_at: formatTs(core.opts.clock.now()), site, run, current }, core.io, core.view.bodyChunkChars);
+    try {
+      writeSnapshot(core.paths.snapshot, { written_at: formatTs(core.opts.clock.now()), site, run, current }, core.io, core.view.bodyChunkChars);
+    } catch (error) {
+      core.disk.failed(core.paths.snapshot, error);
+      throw error;
+    }
+    core.disk.wrote();
     // every held seq and ephemeral reading is now covered by the snapshot
     core.site.dropSideFiles();
     core.run?.target.dropSideFiles();
@@ -74,10 +81,12 @@ export class Snapshots {
 
   private snapshotIfChanged(): void {
     if (this.changeMark() === this.snapshotAt) return;
+    const wasFull = this.core.disk.full !== undefined;
     try {
       this.write();
     } catch (error) {
-      this.core.opts.logger.error('periodic snapshot failed', error);
+      // on a full disk said once (the disk's state), not every interval
+      if (!(wasFull && isNoSpace(error))) this.core.opts.logger.error('periodic snapshot failed', error);
     }
   }
 

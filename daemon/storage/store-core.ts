@@ -1,6 +1,7 @@
 import type { RunRecord } from '../../lib/wire.js';
 import type { BatchJournal } from './batch-journal.js';
 import type { CurrentView } from './current-view.js';
+import type { DiskSpace } from './disk-space.js';
 import type { Durability } from './durability.js';
 import type { SuspendedRun } from './restore.js';
 import type { SiteDays } from './site-days.js';
@@ -36,6 +37,8 @@ export interface StoreCore {
   readonly timeline: Timeline;
   /** Where a whole batch notes the files it writes (batch-journal.ts); every target writes through it. */
   readonly journal: BatchJournal;
+  /** Whether the disk is full, as the last writes found it. */
+  readonly disk: DiskSpace;
   run: ActiveRun | undefined;
   suspended: SuspendedRun | undefined;
   /** true once close() began: nothing more is recorded. */

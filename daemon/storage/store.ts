@@ -4,6 +4,7 @@ import type { RunRecord } from '../../lib/wire.js';
 import { Appender } from './appender.js';
 import { BatchJournal, settleBatchJournal } from './batch-journal.js';
 import { CurrentView } from './current-view.js';
+import { DiskSpace, type DiskFull } from './disk-space.js';
 import { Durability } from './durability.js';
 import { restore, type Restored, type SuspendedRun } from './restore.js';
 import { RunBook, type ValidRunStart } from './run-book.js';
@@ -26,6 +27,7 @@ import { Timeline } from './timeline.js';
 export { RUN_FILE } from './restore.js';
 export type { ValidRunStart } from './run-book.js';
 export type { SuspendedRun } from './restore.js';
+export type { DiskFull } from './disk-space.js';
 export type {
   BatchRecorded, Recorded, RecordedCounts, RecordedEvent, RecordedListener, StoreHead, StoreOptions, TargetEnd, ValidEvent,
 } from './store-types.js';
@@ -54,10 +56,10 @@ export class TelemetryStore {
       opts.logger.info(`run ${state.record.run_id} is active again (seq ${run.target.seq})`);
     }
     const active = run && { runId: run.record.run_id, file: run.target.path, startOffset: restored.run!.state.start_offset, startSeq: restored.run!.state.start_seq };
-    const timeline = Timeline.open(paths.timeline, restored.site.seq, active, formatTs(opts.clock.now()), (m) => opts.logger.warn(m));
+    const timeline = Timeline.open(paths.timeline, restored.site.seq, active, formatTs(opts.clock.now()), (m) => opts.logger.warn(m), io);
     this.core = {
       opts, view: this.view, io, paths, days: new SiteDays(opts.siteDir, opts.zone),
-      durability: new Durability(opts.fsync, opts.logger, opts.observer), site, timeline, journal, run, suspended: restored.suspended, closed: false,
+      durability: new Durability(opts.fsync, opts.logger, opts.observer), site, timeline, journal, disk: new DiskSpace(opts.clock, opts.logger), run, suspended: restored.suspended, closed: false,
     };
     this.snapshots = new Snapshots(this.core, () => this.appender.writeQueued());
     this.appender = new Appender(this.core, (dayFile) => this.snapshots.clockWentBack(dayFile));
@@ -152,6 +154,11 @@ export class TelemetryStore {
   /** The run that was active but could not resume at start-up, or undefined. */
   suspendedRun(): SuspendedRun | undefined {
     return this.core.suspended;
+  }
+
+  /** Since when and where the disk is full (writes answered 503 DISK_FULL), or undefined while writes fit. */
+  diskFull(): DiskFull | undefined {
+    return this.core.disk.full;
   }
 
   /** Events recorded since the daemon started, permanent and ephemeral apart. */
