@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { MeridianError } from '../../lib/errors.js';
 import { setMember } from '../../lib/json-text.js';
-import { formatTs } from '../../lib/time.js';
+import { formatTs, monotonicNow } from '../../lib/time.js';
 import { ensurePlain } from './compressed.js';
 import { Reading } from './current-view.js';
 import { writeFailure } from './disk-space.js';
@@ -51,7 +51,7 @@ export class Appender {
     const now = this.core.opts.clock.now();
     const batch = this.batchAt(now, false);
     const run = this.core.run;
-    const entry = this.stamp(batch, event, now);
+    const entry = this.stamp(batch, event, now, monotonicNow(this.core.opts.clock));
     if (batch.entries.length >= MAX_BATCH) this.writeQueued();
     let file;
     try {
@@ -118,10 +118,11 @@ export class Appender {
     // lines of other requests of this turn go first, in their own write
     this.writeQueued();
     const now = this.core.opts.clock.now();
+    const mono = monotonicNow(this.core.opts.clock);
     const batch = this.batchAt(now, true);
     const run = this.core.run;
     let permanent = false;
-    for (const event of events) permanent = this.stamp(batch, event, now).permanent || permanent;
+    for (const event of events) permanent = this.stamp(batch, event, now, mono).permanent || permanent;
     const { target, entries } = batch;
     const recorded: BatchRecorded = {
       recorded: entries.length, firstSeq: entries[0]!.reading.seq, lastSeq: entries.at(-1)!.reading.seq,
@@ -152,14 +153,14 @@ export class Appender {
     return this.batch ??= this.openBatch(target, whole);
   }
 
-  /** Stamp an event with the batch's next seq and queue its line there. */
-  private stamp(batch: WriteBatch, event: ValidEvent, now: number): Queued {
+  /** Stamp an event with the batch's next seq and queue its line there; `mono`: when it was received (monotonic). */
+  private stamp(batch: WriteBatch, event: ValidEvent, now: number, mono: number): Queued {
     const run = this.core.run;
     const seq = batch.nextSeq;
     const meta = !run ? event.meta : event.meta === '{}' ? run.emptyMeta : setMember(event.meta, 'run_id', run.idJson);
     const line = envelopeLine(seq, event.ts ?? this.tsAt(now), JSON.stringify(event.type), event.data, meta);
     // only a meta naming max_age_s can carry the reading's own limit (the judge then reads it)
-    const reading = new Reading(event.type, seq, line, meta.includes('"max_age_s"'));
+    const reading = new Reading(event.type, seq, line, meta.includes('"max_age_s"'), mono);
     const entry: Queued = { reading, makeCurrent: event.makeCurrent, permanent: event.storePermanently };
     batch.entries.push(entry);
     return entry;
