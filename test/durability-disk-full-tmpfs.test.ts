@@ -3,14 +3,17 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { follow } from './helpers/console-screen.js';
 import { spawnDaemon, type ChildDaemon } from './helpers/daemon.js';
 import { postEvent, request } from './helpers/http.js';
 import { removeDir, tempDir } from './helpers/tmp.js';
+import { Terminal } from './helpers/tmux.js';
 
 // A really full file system: a 1 MiB tmpfs filled to the last byte (needs root to mount; on a
 // machine where it cannot be mounted the test says so and checks nothing). The daemon starts on
 // it (its lock held open without the pid), serves /current and /history, answers 503 DISK_FULL,
-// keeps a second daemon out, and records again once a file is removed, without a restart.
+// keeps a second daemon out, shows it in the console's header (tmux), and records again once a
+// file is removed, without a restart.
 
 /** Mount a tmpfs of `size` at a new directory; undefined (and why) when it cannot be mounted. */
 function mountTmpfs(size: string): { dir: string } | { why: string } {
@@ -84,14 +87,26 @@ if ('why' in mounted) {
       const second = await spawnDaemon({ siteDir: site, env: { TZ: 'UTC' } }).then(() => 'started', (error: Error) => error.message);
       assert.ok(second.includes(`site directory ${site} is in use by another telemetry daemon (pid ${d.child.pid})`), second);
 
-      fs.rmSync(filler);
-      const again = await postEvent(d.url, { type: 'weather', data: { i: 'again' } });
-      assert.equal([again.status, again.json.seq], [200, seqs.at(-1)! + 1]);
-      assert.is((await request(d.url, '/status')).json.disk_full, null);
+      const since = (await request(d.url, '/status')).json.disk_full.since as string;
+      const t = new Terminal();
+      try {
+        t.run(follow(d));
+        const full = await t.waitFor('the header says the disk is full', (x) => x.split('\n')[1]!.includes('DISK FULL'));
+        assert.is(full.split('\n')[1], `run site  DISK FULL since ${since.slice(11, 19)}Z: not recording  1 type  poll 300ms  sort type`);
+        fs.rmSync(filler);
+        const again = await postEvent(d.url, { type: 'weather', data: { i: 'again' } });
+        assert.equal([again.status, again.json.seq], [200, seqs.at(-1)! + 1]);
+        assert.is((await request(d.url, '/status')).json.disk_full, null);
+        const ok = await t.waitFor('the header no longer says it', (x) => !x.split('\n')[1]!.includes('DISK FULL'));
+        assert.is(ok.split('\n')[1], 'run site  1 type  poll 300ms  sort type');
+        seqs.push(again.json.seq);
+      } finally {
+        t.kill();
+      }
       d.child.kill('SIGTERM');
       assert.is(await d.exited, 0);
       const lines = fs.readFileSync(path.join(site, day), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l).seq);
-      assert.equal(lines, [...seqs, again.json.seq]);
+      assert.equal(lines, seqs);
     } finally {
       if (d && d.child.exitCode === null && d.child.signalCode === null) d.child.kill('SIGKILL');
       await d?.exited;
