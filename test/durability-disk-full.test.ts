@@ -53,12 +53,14 @@ for (const [name, write, detail, file] of WRITES) {
       assert.equal((await request(d.url, '/current?freshness=false')).json, { current: { a: first.json } });
       assert.equal((await request(d.url, '/history')).json.events, [first.json]);
       assert.equal((await request(d.url, '/status')).json.disk_full, { since: '2026-06-01T22:00:01.000Z', file: file(dir), code: 'ENOSPC' });
+      assert.match((await request(d.url, '/metrics')).text, /^meridian_disk_full 1$/m);
       assert.is((await request(d.url, '/ready')).json.run_active, false);
       assert.ok(d.logs.some((l) => l.includes('ERROR the disk is full (ENOSPC) writing ')), d.logs.join('\n'));
       free();
       const again = await postEvent(d.url, { type: 'a', data: 5 });
       assert.equal([again.status, again.json.seq], [200, 2]);
       assert.is((await request(d.url, '/status')).json.disk_full, null);
+      assert.match((await request(d.url, '/metrics')).text, /^meridian_disk_full 0$/m);
       assert.ok(d.logs.some((l) => l.endsWith('INFO the disk has space again (full since 2026-06-01T22:00:01.000Z): recording again')), d.logs.join('\n'));
       assert.equal(readLines(path.join(dir, DAY)), [first.json, again.json]);
     } finally {
