@@ -120,8 +120,8 @@ function holderOfOpenFile(file: string): number | undefined {
   } catch {
     return undefined;
   }
+  // this process too: a second store on the same directory in one process is refused as well
   for (const pid of pids) {
-    if (Number(pid) === process.pid) continue;
     let fds: string[];
     try { fds = fs.readdirSync(`/proc/${pid}/fd`); } catch { continue; }
     for (const fd of fds) {
