@@ -1,5 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import type { Clock } from '../lib/time.js';
+import { monotonicNow, type Clock } from '../lib/time.js';
 import type { Envelope, ReadyAnswer, RunRecord, SinkStatus, StatusAnswer } from '../lib/wire.js';
 import type { TelemetryClient } from './client.js';
 import { TelemetryClientError, TelemetryConnectionError } from './errors.js';
@@ -21,13 +21,16 @@ export type WatchUpdate =
    * next whole view: a reconnection or a poll): read it, never change it, and do not take it
    * for a copy (100,000 types are not copied for each event).
    */
-  | { kind: 'view'; current: Readonly<Record<string, Envelope>>; changed: Envelope[]; receivedAt: number }
+  | { kind: 'view'; current: Readonly<Record<string, Envelope>>; changed: Envelope[]; receivedAt: number;
+    /** The local monotonic clock when it came (NaN without one): ages that a stepped clock cannot turn back. */
+    receivedMono?: number }
   /**
-   * The daemon's readiness, active run, clock, forwarding sinks and age limits (with `status`;
-   * `sinks` and `maxAge` undefined when /status did not answer).
+   * The daemon's readiness, active run, clock, forwarding sinks, age limits and full disk (with
+   * `status`; `sinks`, `maxAge` and `diskFull` undefined when /status did not answer; `diskFull`
+   * null while the disk has space).
    */
   | { kind: 'status'; ready: ReadyAnswer; run: RunRecord | undefined; sinks: SinkStatus[] | undefined;
-    maxAge?: StatusAnswer['max_age']; serverTime: number | undefined; sentAt: number; receivedAt: number }
+    maxAge?: StatusAnswer['max_age']; diskFull?: StatusAnswer['disk_full']; serverTime: number | undefined; sentAt: number; receivedAt: number }
   /** The connection changed state (`error`: an error answer, such as a wrong token). */
   | { kind: 'connection'; state: WatchState; error: unknown; receivedAt: number };
 
@@ -99,7 +102,7 @@ async function readings(o: WatchOptions, signal: AbortSignal, emit: (u: WatchUpd
   };
   const show = (next: Record<string, Envelope>, changed: Envelope[]) => {
     view = next;
-    emit({ kind: 'view', current: view, changed, receivedAt: o.clock.now() });
+    emit({ kind: 'view', current: view, changed, receivedAt: o.clock.now(), receivedMono: monotonicNow(o.clock) });
   };
   while (!signal.aborted) {
     let snapshot: Record<string, Envelope> | undefined;
@@ -113,7 +116,7 @@ async function readings(o: WatchOptions, signal: AbortSignal, emit: (u: WatchUpd
           show(next, Object.values(next).filter((e) => !same(view[e.type], e)));
         } else if (m.kind === 'event' && m.current !== false && state === 'streaming') {
           view[m.envelope.type] = m.envelope; // in place: one reading, not a copy of the view
-          emit({ kind: 'view', current: view, changed: [m.envelope], receivedAt: o.clock.now() });
+          emit({ kind: 'view', current: view, changed: [m.envelope], receivedAt: o.clock.now(), receivedMono: monotonicNow(o.clock) });
         } else if (m.kind === 'disconnected') {
           snapshot = undefined;
           connection('disconnected', m.error);
@@ -167,7 +170,8 @@ async function statusLoop(o: WatchOptions, signal: AbortSignal, emit: (u: WatchU
       // the sinks and limits are extra: a /status that fails leaves the watch working
       const status = await o.client.status().catch(() => undefined);
       if (signal.aborted) return;
-      emit({ kind: 'status', ready, run, sinks: status?.forward, maxAge: status?.max_age, serverTime, sentAt, receivedAt: o.clock.now() });
+      const diskFull = status && (status.disk_full ?? null);
+      emit({ kind: 'status', ready, run, sinks: status?.forward, maxAge: status?.max_age, diskFull, serverTime, sentAt, receivedAt: o.clock.now() });
     } catch (error) {
       if (!(error instanceof TelemetryClientError)) throw error;
     }

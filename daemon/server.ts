@@ -102,7 +102,7 @@ export async function startDaemon(config: DaemonConfig, deps: {
     throw new StartupError(`site directory ${config.siteDir} is not usable (${code ?? (error as Error).message})`, { cause: error });
   }
 
-  judge = new FreshnessJudge(store.view, config.maxAge);
+  judge = new FreshnessJudge(store.view, config.maxAge, deps.clock);
   const watch = new StaleWatch({ store, judge, clock: deps.clock, logger, intervalMs: deps.freshnessIntervalMs ?? CHECK_INTERVAL_MS });
 
   let resolveClosed!: () => void;

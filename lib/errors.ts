@@ -29,6 +29,7 @@ export const ERROR_CATALOGUE = {
   BATCH_PARTLY_RECORDED: { status: 422, meaning: 'With `?partial=true`: the valid events of a batch were recorded, the invalid ones (`failures`) were not.' },
   INTERNAL: { status: 500, meaning: 'An unexpected error; it is logged with its stack, nothing internal is answered.' },
   NOT_SYNCED: { status: 500, meaning: '`--fsync always`: the event was written (it has its seq, is in its file and the current view) but the sync to disk failed; sending it again would record it twice.' },
+  DISK_FULL: { status: 503, meaning: 'The disk is full (or the quota used up); nothing was recorded and no seq was consumed; reading goes on and writing resumes once there is space.' },
   STORAGE_UNAVAILABLE: { status: 503, meaning: 'Writing to disk failed; nothing was recorded and no seq was consumed.' },
   STREAM_OVERFLOW: { status: 503, meaning: 'A `/stream` client read too slowly and was dropped (sent as a `dropped` event, then the stream ends).' },
 } as const satisfies Record<string, ErrorSpec>;

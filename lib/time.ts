@@ -2,13 +2,23 @@ import { DateTime } from 'luxon';
 
 // Time as the wire shows it, and the clock that everything but the entry files receives.
 
-/** Source of the current time in epoch milliseconds; injected so tests control it. */
+/**
+ * Source of the current time in epoch milliseconds; injected so tests control it. `monotonic`
+ * (ms from an arbitrary origin, never stepped by NTP or an operator): how much time passed,
+ * whatever the wall clock did; a clock without it has only the wall clock to go by.
+ */
 export interface Clock {
   now(): number;
+  monotonic?(): number;
 }
 
 /** The real clock; only entry files should construct it. */
-export const systemClock: Clock = { now: () => Date.now() };
+export const systemClock: Clock = { now: () => Date.now(), monotonic: () => performance.now() };
+
+/** The clock's monotonic time in ms, NaN when it has none (then ages go by the wall clock alone). */
+export function monotonicNow(clock: Clock): number {
+  return clock.monotonic ? clock.monotonic() : NaN;
+}
 
 /** The envelope `ts`: UTC ISO-8601 with milliseconds and a trailing `Z`. */
 export function formatTs(epochMs: number): string {

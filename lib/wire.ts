@@ -116,6 +116,12 @@ export interface StatusAnswer {
    * events go to the site file until it is stopped. Null when there is none.
    */
   suspended_run?: { run_id: string; run_dir: string; reason: string } | null;
+  /**
+   * Since when the disk is full (writes answered 503 DISK_FULL until one fits again; reading
+   * goes on), the file of the first failed write and `ENOSPC` or `EDQUOT`. Null while writes
+   * fit; absent from earlier versions.
+   */
+  disk_full?: { since: string; file: string; code: string } | null;
   /** Events recorded since the daemon started: written to a file, and ephemeral (store_permanently false). */
   recorded: { permanent: number; ephemeral: number };
   /** Whether requests need a token. */

@@ -125,6 +125,9 @@ test('statusLine and formatUptime', () => {
     ['site, one type', { ...base, run_id: null, types: 1 }, at, 'telemetry daemon at localhost:6562  pid 1234  version 0.1.0  up 0s  site  1 type'],
     ['no start time', { ...base, started_at: '?', types: 0 }, at, 'telemetry daemon at localhost:6562  pid 1234  version 0.1.0  run 042  0 types'],
     ['two stale', { ...base, stale: 2 }, at, 'telemetry daemon at localhost:6562  pid 1234  version 0.1.0  up 0s  run 042  7 types  2 stale'],
+    ['a full disk', { ...base, disk_full: { since: '2026-03-17T20:01:00.000Z', file: '/d/site_20260317.ndjson', code: 'ENOSPC' } } as typeof base, at,
+      'telemetry daemon at localhost:6562  pid 1234  version 0.1.0  up 0s  run 042  7 types  DISK FULL since 2026-03-17T20:01:00.000Z (ENOSPC): not recording'],
+    ['disk_full null', { ...base, disk_full: null } as typeof base, at, 'telemetry daemon at localhost:6562  pid 1234  version 0.1.0  up 0s  run 042  7 types'],
   ];
   for (const [name, status, now, line] of rows) assert.is(statusLine(status, 'localhost:6562', now), line, name);
   const uptimes: Array<[number, string]> = [[-5, '0s'], [59_999, '59s'], [60_000, '1m00s'], [3_599_000, '59m59s'], [3_600_000, '1h00m'],

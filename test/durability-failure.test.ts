@@ -23,8 +23,8 @@ test('a target that cannot be written gives 503 with a clear detail, then serves
   await withTestDaemon({ clock, siteDir: dir }, async (d) => {
     const failed = await postEvent(d.url, { type: 'weather', data: { t: 1 } });
     assert.is(failed.status, 503);
-    assert.is(failed.json.code, 'STORAGE_UNAVAILABLE');
-    assert.is(failed.json.detail, `Could not write to ${file} (ENOSPC); the event was not recorded.`);
+    assert.is(failed.json.code, 'DISK_FULL');
+    assert.is(failed.json.detail, `The disk is full: could not write to ${file} (ENOSPC); the event was not recorded.`);
     assert.equal((await request(d.url, '/current?freshness=false')).json, { current: {} });
     const again = await postEvent(d.url, { type: 'weather', data: { t: 2 } });
     assert.is(again.status, 503);
@@ -50,7 +50,7 @@ test('a run file that cannot be written gives 503; the run stays active and its 
     assert.is(run.status, 200);
     const failed = await postEvent(d.url, { type: 'camera', data: 2, make_current: false });
     assert.is(failed.status, 503);
-    assert.is(failed.json.detail, `Could not write to ${file} (ENOSPC); the event was not recorded.`);
+    assert.is(failed.json.detail, `The disk is full: could not write to ${file} (ENOSPC); the event was not recorded.`);
     assert.equal((await request(d.url, '/run')).json, run.json);
     fs.unlinkSync(file);
     const ok = await postEvent(d.url, { type: 'camera', data: 3 });
@@ -75,7 +75,7 @@ test('--fsync always: a write failing for lack of space leaves the answers of ev
     faulty.fault = (call, file) => (call === 'write' && file === name ? 'ENOSPC' : undefined);
     const big = await postEvent(d.url, { type: 'big', data: 'x'.repeat(4096) });
     assert.is(big.status, 503);
-    assert.is(big.json.detail, `Could not write to ${path.join(d.siteDir, name)} (ENOSPC); the event was not recorded.`);
+    assert.is(big.json.detail, `The disk is full: could not write to ${path.join(d.siteDir, name)} (ENOSPC); the event was not recorded.`);
     faulty.fault = undefined;
     faulty.releaseSyncs();
     const answers = await Promise.all(small);

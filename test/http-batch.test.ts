@@ -126,7 +126,7 @@ test('a batch that cannot be written: 503, nothing recorded, no seq consumed', (
   const file = path.join(d.siteDir, SITE_FILE);
   fs.symlinkSync('/dev/full', file);
   const failed = await postBatch(d, [{ type: 'a', data: 1 }, { type: 'b', data: 2 }]);
-  assert.equal([failed.status, failed.json.code], [503, 'STORAGE_UNAVAILABLE']);
+  assert.equal([failed.status, failed.json.code], [503, 'DISK_FULL']);
   fs.unlinkSync(file);
   assert.equal((await postBatch(d, [{ type: 'a', data: 3 }])).json, { recorded: 1, first_seq: 1, last_seq: 1, run_id: null });
   assert.equal((await request(d.url, '/current?freshness=false')).json.current.b, undefined);

@@ -64,7 +64,7 @@ test('after a known workload every meridian metric has its exact value', () => {
     assert.equal(Object.fromEntries(Object.entries(rejected).filter(([, v]) => v !== 0)), {
       'meridian_requests_rejected_total{code="NO_READING"}': 1,
       'meridian_requests_rejected_total{code="INVALID_BODY"}': 1,
-      'meridian_requests_rejected_total{code="STORAGE_UNAVAILABLE"}': 1,
+      'meridian_requests_rejected_total{code="DISK_FULL"}': 1,
     });
     assert.equal(family(m, 'meridian_write_failures_total'), {
       'meridian_write_failures_total{target="site"}': 1, 'meridian_write_failures_total{target="run"}': 0,
@@ -84,6 +84,7 @@ test('after a known workload every meridian metric has its exact value', () => {
     ]);
     assert.is(m.get('meridian_current_types'), 3);
     assert.is(m.get('meridian_run_active'), 1);
+    assert.is(m.get('meridian_disk_full'), 0, 'a write fitted after the full disk');
     assert.is(m.get('meridian_current_stale_types'), 2, 'weather 30 s old (limit 20), power expected and missing');
     assert.equal(family(m, 'meridian_reading_age'), {
       'meridian_reading_age_types_omitted': 0,

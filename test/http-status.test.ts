@@ -14,7 +14,7 @@ test('GET /status: version, pid, start time, bound address, run id and the numbe
   const clock = new ManualClock(T0);
   await withTestDaemon({ clock, env: { TZ: 'UTC' } }, async (d) => {
     const status = (body: object) => ({ version: VERSION, pid: process.pid, started_at: T0, address: `127.0.0.1:${d.port}`, site_dir: d.siteDir, ...body,
-      authenticated: false, suspended_run: null, forward: [] });
+      authenticated: false, suspended_run: null, disk_full: null, forward: [] });
     // stale and max_age come right after types
     const counts = (permanent: number, ephemeral: number) => ({ stale: 0, max_age: {}, recorded: { permanent, ephemeral } });
     clock.advance(5000);

@@ -18,7 +18,7 @@ const DAY_FILE = 'site_20260317.ndjson';
 // start whose state file cannot be written (the site directory's own .meridian/), and a
 // /stream 503 (only while the daemon shuts down; STREAM_OVERFLOW is the `dropped` event of
 // a stream, tested in stream-live.test.ts)
-const unreachable = (answer: string) => answer.endsWith(' 500') || answer === 'POST /run/start 503' || answer === 'GET /stream 503';
+const unreachable = (answer: string) => answer.endsWith(' 500') || answer === 'POST /run/start 503' || answer === 'POST /run/stop 503' || answer === 'GET /stream 503';
 
 /** Calls the daemon, checks each answer against the document, and records which answers were seen. */
 function exerciser(d: TestDaemon, doc: OpenAPIObject) {
@@ -78,8 +78,8 @@ test('every documented answer of every route is provoked, and each matches the d
     // the day file on a full disk: the write fails, nothing is recorded
     const dayFile = path.join(d.siteDir, DAY_FILE);
     fs.symlinkSync('/dev/full', dayFile);
-    await call('POST', '/event', 503, { body: { type: 'weather', data: 1 }, code: 'STORAGE_UNAVAILABLE' });
-    await call('POST', '/events', 503, { body: [{ type: 'weather', data: 1 }], code: 'STORAGE_UNAVAILABLE' });
+    await call('POST', '/event', 503, { body: { type: 'weather', data: 1 }, code: 'DISK_FULL' });
+    await call('POST', '/events', 503, { body: [{ type: 'weather', data: 1 }], code: 'DISK_FULL' });
     fs.unlinkSync(dayFile);
     const event = await call('POST', '/event', 200, { body: { type: 'weather', data: { t: -3.5 }, meta: { station: 'ws1' } } });
     assert.is(event.json.seq, 1);

@@ -1,6 +1,6 @@
 import { TelemetryClientError } from '../client/errors.js';
 import type { WatchUpdate } from '../client/watch.js';
-import { formatMaxAge, rulesFromWire, type MaxAgeRules } from '../lib/max-age.js';
+import { ageAt, formatMaxAge, rulesFromWire, type MaxAgeRules } from '../lib/max-age.js';
 import type { Envelope, RunRecord, SinkStatus } from '../lib/wire.js';
 import type { Snapshot, SortOrder } from '../table/rows.js';
 import { offsetOf, refineOffset, type OffsetBounds } from './daemon-clock.js';
@@ -43,6 +43,14 @@ export interface ConsoleState {
   run: RunRecord | undefined;
   /** The daemon's forwarding sinks as of the last status. */
   sinks: SinkStatus[];
+  /**
+   * When each type's current reading came, on the local monotonic clock, and its age then:
+   * its age can then never go back with a stepped clock (lib/reading-age.ts, the daemon's
+   * rule). Updated in place, like the view (100,000 types are not copied for each event).
+   */
+  receipts: Map<string, Receipt>;
+  /** Since when the daemon's disk is full (GET /status `disk_full`); undefined while it has space. */
+  diskFull: { since: string; file: string; code: string } | undefined;
   /** The daemon's age limits (GET /status, asked every interval), undefined until known. */
   limits: MaxAgeRules | undefined;
   selected: string | undefined;
@@ -64,11 +72,19 @@ export interface ConsoleState {
   draft: string;
 }
 
+/** When a reading (seq, ts) came on the local monotonic clock, and its age then (ms). */
+export interface Receipt {
+  seq: number;
+  ts: string;
+  mono: number;
+  ageMs: number;
+}
+
 /** The state before the first answer. */
 export function initialState(): ConsoleState {
   return {
     snapshot: undefined, fresh: NOTHING_FRESH, clock: undefined, connection: 'connecting', lastGoodPoll: undefined,
-    problem: undefined, runActive: undefined, run: undefined, sinks: [], limits: undefined, selected: undefined,
+    problem: undefined, runActive: undefined, run: undefined, sinks: [], receipts: new Map(), diskFull: undefined, limits: undefined, selected: undefined,
     moved: false, top: 0, order: { key: 'type', reverse: false }, filter: '', detail: true, focus: 'table', detailScroll: 0,
     paused: false, help: false, prompting: false, draft: '',
   };
@@ -96,11 +112,16 @@ export function applyUpdate(state: ConsoleState, update: WatchUpdate, type?: str
   }
   if (update.kind === 'status') {
     const clock = update.serverTime === undefined ? state.clock : refineOffset(state.clock, update.serverTime, update.sentAt, update.receivedAt);
-    const next = { ...state, clock, runActive: update.ready.run_active, run: update.run, sinks: update.sinks ?? state.sinks, ...limitsOf(state, update.maxAge) };
+    // a /status that did not answer leaves the disk's state as it was
+    const diskFull = update.diskFull === undefined ? state.diskFull : update.diskFull ?? undefined;
+    const next = { ...state, clock, runActive: update.ready.run_active, run: update.run, sinks: update.sinks ?? state.sinks, diskFull, ...limitsOf(state, update.maxAge) };
     return { ...next, lastGoodPoll: daemonNow(next, update.receivedAt) };
   }
   const snapshot = onlyType(update.current, type);
   const lastGoodPoll = daemonNow(state, update.receivedAt);
+  for (const e of update.changed) {
+    state.receipts.set(e.type, { seq: e.seq, ts: e.ts, mono: update.receivedMono ?? NaN, ageMs: ageAt(e.ts, lastGoodPoll) ?? 0 });
+  }
   return { ...state, snapshot, lastGoodPoll, fresh: freshWith(state, snapshot, update.changed) };
 }
 

@@ -1,6 +1,6 @@
 import type { TelemetryClient } from '../client/client.js';
 import { watchCurrent } from '../client/watch.js';
-import type { Clock } from '../lib/time.js';
+import { monotonicNow, type Clock } from '../lib/time.js';
 import type { ThemeName } from '../table/palette.js';
 import { nextSort } from '../table/rows.js';
 import { applyUpdate, daemonNow, framed, initialState, type ConsoleState } from './console-state.js';
@@ -107,7 +107,7 @@ function painter(w: ConsoleWidgets, config: ConsoleConfig, trends: TrendKeeper):
   return (state) => {
     const page = tablePageSize(w);
     const localNow = config.clock.now();
-    const model = screenModel(state, { localNow, limitMs: config.limitMs, type: config.type, page });
+    const model = screenModel(state, { localNow, localMono: monotonicNow(config.clock), limitMs: config.limitMs, type: config.type, page });
     const row = model.rows[model.selected];
     state.selected = row?.type;
     state.top = model.top;

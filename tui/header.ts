@@ -63,6 +63,11 @@ export function staleText(stale: number): string {
   return stale > 0 ? `${stale} STALE` : '';
 }
 
+/** The full disk as the header shows it: `DISK FULL since 03:12:09Z: not recording`. */
+export function diskFullText(diskFull: { since: string }): string {
+  return `DISK FULL since ${formatClock(Date.parse(diskFull.since))}: not recording`;
+}
+
 /** The two header lines (plain text). */
 export function headerLines(state: ConsoleState, info: HeaderInfo): [string, string] {
   const first = `meridian ${info.address}  ${connectionText(state, info.intervalMs)}`;
@@ -71,6 +76,7 @@ export function headerLines(state: ConsoleState, info: HeaderInfo): [string, str
   }
   const types = state.filter ? `${info.shown}/${info.total} types` : `${info.total} ${info.total === 1 ? 'type' : 'types'}`;
   const parts = [`run ${runLabel(state.runActive, state.run, state.snapshot)}`];
+  if (state.diskFull) parts.push(diskFullText(state.diskFull));
   if (info.stale > 0) parts.push(staleText(info.stale));
   parts.push(info.type === undefined ? types : `type ${info.type}`, `poll ${formatInterval(info.intervalMs)}`);
   if (info.type === undefined) parts.push(`sort ${state.order.key}${state.order.reverse ? ' reversed' : ''}`);
@@ -100,7 +106,8 @@ export function renderHeader(w: ConsoleWidgets, state: ConsoleState, info: Heade
   const prefix = `meridian ${info.address}  `;
   const word = first.slice(prefix.length).split('  ')[0]!;
   const line1 = first.startsWith(prefix) ? mark(first, word, prefix.length, stateMarks(state, w.theme)) : first;
-  const line2 = state.lastGoodPoll === undefined ? second : mark(second, staleText(info.stale), 0, w.theme.stale);
+  const stale = state.lastGoodPoll === undefined ? second : mark(second, staleText(info.stale), 0, w.theme.stale);
+  const line2 = state.diskFull && state.lastGoodPoll !== undefined ? mark(stale, 'DISK FULL', 0, w.theme.down) : stale;
   const content = `${line1}\n${line2}`;
   if (w.header.getContent() !== content) w.header.setContent(content);
 }

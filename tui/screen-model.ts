@@ -39,6 +39,8 @@ export interface ScreenModel {
 export interface ModelOptions {
   /** The local clock now (epoch ms). */
   localNow: number;
+  /** The local monotonic clock now (ms; absent or NaN: ages by ts alone). */
+  localMono?: number;
   /** --max-age in ms: the limit of every type instead of the daemon's. */
   limitMs: number | undefined;
   /** The single-type console's type. */
@@ -48,14 +50,20 @@ export interface ModelOptions {
 }
 
 /**
- * The judge of the console: ages on the estimated daemon clock, limits from the daemon: a
- * reading's own `meta.max_age_s`, else the daemon's rules (--max-age of the console wins over both).
+ * The judge of the console: ages on the estimated daemon clock, and never less than the age
+ * a reading had when it came plus the time since on the local monotonic clock `mono` (a clock
+ * stepped back turns no age back: the daemon's rule); limits from the daemon: a reading's own
+ * `meta.max_age_s`, else the daemon's rules (--max-age of the console wins over both).
  */
-export function consoleJudge(state: ConsoleState, now: number, limitMs: number | undefined): Judge {
+export function consoleJudge(state: ConsoleState, now: number, limitMs: number | undefined, mono = NaN): Judge {
   const limits = state.limits;
   return (type, envelope) => {
     const seconds = (envelope && readingMaxAge(envelope)) ?? (limits === undefined ? undefined : maxAgeOf(limits, type));
-    return { ageMs: envelope ? ageOf(envelope, now) : undefined, limitMs: limitMs ?? (seconds === undefined ? undefined : seconds * 1000) };
+    const byTs = envelope ? ageOf(envelope, now) : undefined;
+    const receipt = envelope && state.receipts.get(type);
+    const held = receipt && receipt.seq === envelope!.seq && receipt.ts === envelope!.ts ? receipt.ageMs + Math.floor(mono - receipt.mono) : NaN;
+    const ageMs = byTs !== undefined && held > byTs ? held : byTs;
+    return { ageMs, limitMs: limitMs ?? (seconds === undefined ? undefined : seconds * 1000) };
   };
 }
 
@@ -91,7 +99,7 @@ interface Kept {
 export function screenModeler(): (state: ConsoleState, o: ModelOptions) => ScreenModel {
   let kept: Kept | undefined;
   return (state, o) => {
-    const judge = consoleJudge(state, daemonNow(state, o.localNow), o.limitMs);
+    const judge = consoleJudge(state, daemonNow(state, o.localNow), o.limitMs, o.localMono);
     const inputs = [state.limits, state.order.key, state.order.reverse, o.limitMs, o.type];
     const same = kept !== undefined && kept.inputs.every((v, i) => v === inputs[i]);
     const patches = same ? patched(kept!, state, judge) : undefined;

@@ -1,11 +1,15 @@
 import { expectedTypes, isPastLimit, maxAgeOf, readingMaxAge, type MaxAgeRules } from '../../lib/max-age.js';
+import { readingAgeMs } from '../../lib/reading-age.js';
+import { monotonicNow, type Clock } from '../../lib/time.js';
 import type { Freshness } from '../../lib/wire.js';
 import type { Reading } from '../storage/current-view.js';
 
-// How fresh each type of the current view is on the daemon's clock, by the `--max-age`
+// How fresh each type of the current view is, by the `--max-age`
 // rules, or the reading's own `meta.max_age_s` (an event's `max_age_s`) for that reading:
-// for GET /current, /status, the stale/fresh events and metrics. Reads the view; keeps
-// nothing but a cache of each reading's parsed ts and own limit, and the types in order.
+// for GET /current, /status, the stale/fresh events and metrics. A reading's age is the larger
+// of its age by ts and the time since the daemon received it (lib/reading-age.ts), so a clock
+// stepped back neither shows a negative age nor keeps a dead sensor fresh. Reads the view;
+// keeps nothing but a cache of each reading's parsed ts and own limit, and the types in order.
 
 /** What the judge reads: the current view. */
 export interface JudgedView {
@@ -20,6 +24,8 @@ export interface JudgedType {
   reading: Reading | undefined;
   /** The reading's ts in epoch ms (NaN when none or unreadable). */
   tsMs: number;
+  /** Its age in ms (lib/reading-age.ts), undefined when it has none or its ts is unreadable. */
+  ageMs: number | undefined;
   /** The limit in seconds (the reading's own, else the rules'), undefined when none applies. */
   maxAgeS: number | undefined;
   freshness: Freshness;
@@ -41,11 +47,17 @@ export class FreshnessJudge {
   private readonly ownLimit = new WeakMap<Reading, number | null>();
   private sorted: { version: number; readings: Reading[] } | undefined;
   private sortedAll: { version: number; types: { type: string; reading: Reading | undefined }[] } | undefined;
+  private readonly clock: Clock | undefined;
+  /** The daemon's start on the monotonic clock: when a reading recovered at start-up counts as received. */
+  private readonly startMono: number;
 
-  constructor(view: JudgedView, rules: MaxAgeRules) {
+  /** `clock`: its monotonic part judges how long ago a reading was received (without one, ts alone). */
+  constructor(view: JudgedView, rules: MaxAgeRules, clock?: Clock) {
     this.view = view;
     this.rules = rules;
     this.expected = expectedTypes(rules);
+    this.clock = clock;
+    this.startMono = clock ? monotonicNow(clock) : NaN;
   }
 
   /** Whether any rule limits anything (no rules and no reading with its own limit: nothing is ever stale). */
@@ -89,6 +101,7 @@ export class FreshnessJudge {
    */
   freshnessMembers(now: number): string[] {
     const types = this.sortedTypes();
+    const mono = this.monoNow();
     const members = new Array<string>(types.length);
     for (let i = 0; i < types.length; i++) {
       const { type, reading } = types[i]!;
@@ -102,7 +115,7 @@ export class FreshnessJudge {
         text = [`${JSON.stringify(type)}:{"age_s":`, `,"max_age_s":${limit ?? null},"stale":`, limit];
         this.memberText.set(reading, text);
       }
-      const age = ageMs(this.ts(reading), now);
+      const age = this.ageOf(reading, now, mono);
       members[i] = `${text[0]}${age === undefined ? null : secondsText(age)}${text[1]}${isPastLimit(age, text[2])}}`;
     }
     return members;
@@ -111,10 +124,11 @@ export class FreshnessJudge {
   /** How many types are stale at `now` (expected types without a reading included). */
   staleCount(now: number): number {
     const limited = this.limited;
+    const mono = this.monoNow();
     let n = 0;
     for (const reading of this.view.entries()) {
       const limit = this.limitOf(reading) ?? (limited ? this.ruleLimit(reading.type) : undefined);
-      if (limit !== undefined && isPastLimit(ageMs(this.ts(reading), now), limit)) n++;
+      if (limit !== undefined && isPastLimit(this.ageOf(reading, now, mono), limit)) n++;
     }
     return n + this.expected.filter((type) => !this.view.get(type)).length;
   }
@@ -122,9 +136,18 @@ export class FreshnessJudge {
   private judged(type: string, reading: Reading | undefined, now: number): JudgedType {
     const tsMs = reading ? this.ts(reading) : NaN;
     const maxAgeS = this.limitFor(type, reading);
-    const age = ageMs(tsMs, now);
+    const age = reading ? this.ageOf(reading, now, this.monoNow()) : undefined;
     const freshness = { age_s: age === undefined ? null : age / 1000, max_age_s: maxAgeS ?? null, stale: isPastLimit(age, maxAgeS) };
-    return { type, reading, tsMs, maxAgeS, freshness };
+    return { type, reading, tsMs, ageMs: age, maxAgeS, freshness };
+  }
+
+  /** A reading's age at `now` (wall) and `mono` (monotonic). */
+  private ageOf(reading: Reading, now: number, mono: number): number | undefined {
+    return readingAgeMs(this.ts(reading), reading.receivedMono, now, mono, this.startMono);
+  }
+
+  private monoNow(): number {
+    return this.clock ? monotonicNow(this.clock) : NaN;
   }
 
   /** The limit of a reading: its own, else its type's by the rules. */
@@ -181,9 +204,4 @@ function secondsText(ms: number): string {
   if (fraction === 0) return String(ms / 1000);
   const digits = String(fraction + 1000).slice(1).replace(/0+$/, '');
   return `${(ms - fraction) / 1000}.${digits}`;
-}
-
-/** Age in ms at `now` of a reading stamped `tsMs` (clamped at 0), undefined when unknown. */
-function ageMs(tsMs: number, now: number): number | undefined {
-  return Number.isNaN(tsMs) ? undefined : Math.max(0, now - tsMs);
 }

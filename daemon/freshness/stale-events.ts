@@ -26,7 +26,7 @@ export interface StaleWatchOptions {
 }
 
 interface StaleMark {
-  /** When the type turned stale: its reading's ts plus its limit (the watch's start plus the limit for a type never seen). */
+  /** When the type turned stale: when its age passed its limit (the watch's start plus the limit for a type never seen). */
   sinceMs: number;
 }
 
@@ -91,7 +91,7 @@ export class StaleWatch {
       if (this.stale.has(judged.type)) continue;
       const limitMs = judged.maxAgeS! * 1000;
       // a type never seen has had its whole limit since the start to report before it is recorded stale
-      const sinceMs = judged.reading && !Number.isNaN(judged.tsMs) ? judged.tsMs + limitMs : this.startedAt + limitMs;
+      const sinceMs = judged.reading && judged.ageMs !== undefined ? now - (judged.ageMs - limitMs) : this.startedAt + limitMs;
       if (!judged.reading && now <= sinceMs) continue;
       const mark = { sinceMs };
       this.stale.set(judged.type, mark);

@@ -28,7 +28,7 @@ export function lifecycleHandlers(deps: AppDeps, guard: Guard): Record<'health' 
       run_id: store.activeRun()?.run_id ?? null, types: store.view.size,
       stale: freshness.judge.staleCount(deps.clock.now()), max_age: maxAge, recorded: store.recordedCounts(),
       authenticated, ...(warning === undefined ? {} : { warning }),
-      suspended_run: suspendedRun(store), forward: deps.forwardStatus(),
+      suspended_run: suspendedRun(store), disk_full: store.diskFull() ?? null, forward: deps.forwardStatus(),
     })),
 
     shutdown: (req, res) => {

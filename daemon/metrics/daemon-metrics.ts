@@ -74,6 +74,8 @@ export class DaemonMetrics {
     const run = () => this.store?.activeRun();
     new Gauge({ name: 'meridian_current_types', help: 'Types in the current view.', registers, collect() { this.set(view()?.size ?? 0); } });
     new Gauge({ name: 'meridian_run_active', help: '1 while a run is active, else 0.', registers, collect() { this.set(run() ? 1 : 0); } });
+    const diskFull = () => this.store?.diskFull();
+    new Gauge({ name: 'meridian_disk_full', help: '1 while the disk is full (writes answered 503 DISK_FULL), else 0.', registers, collect() { this.set(diskFull() ? 1 : 0); } });
     if (opts.staleTypes) {
       const stale = opts.staleTypes;
       new Gauge({ name: 'meridian_current_stale_types', help: 'Types whose current reading is stale, or expected and missing (--max-age).', registers, collect() { this.set(stale()); } });

@@ -1,5 +1,6 @@
 import { Gauge, type Registry } from 'prom-client';
-import type { Clock } from '../../lib/time.js';
+import { readingAgeMs } from '../../lib/reading-age.js';
+import { monotonicNow, type Clock } from '../../lib/time.js';
 import type { CurrentView } from '../storage/current-view.js';
 
 // The age of each type's current reading, one series per type, capped: a site with 100,000
@@ -10,6 +11,8 @@ export function registerReadingAges(registry: Registry, view: () => CurrentView 
   // the first maxTypes names, sorted again only when the set of types changed (sorting
   // 100,000 names took ~100 ms a scrape)
   let exported: { version: number; types: string[] } | undefined;
+  // a reading recovered at start-up counts as received then (lib/reading-age.ts)
+  const startMono = monotonicNow(clock);
   const exportedTypes = (current: CurrentView) => {
     if (exported?.version !== current.typesVersion) {
       exported = { version: current.typesVersion, types: current.typeNames().sort().slice(0, maxTypes) };
@@ -24,7 +27,7 @@ export function registerReadingAges(registry: Registry, view: () => CurrentView 
   });
   new Gauge({
     name: 'meridian_reading_age_seconds',
-    help: `Seconds since the ts of each type's current reading (the first ${maxTypes} types by name; see meridian_reading_age_types_omitted).`,
+    help: `Age of each type's current reading in seconds: since its ts, or since the daemon received it when that is longer (a clock stepped back); never negative (the first ${maxTypes} types by name; see meridian_reading_age_types_omitted).`,
     labelNames: ['type'],
     registers: [registry],
     collect() {
@@ -32,9 +35,11 @@ export function registerReadingAges(registry: Registry, view: () => CurrentView 
       const current = view();
       if (!current) return;
       const now = clock.now();
+      const mono = monotonicNow(clock);
       for (const type of exportedTypes(current)) {
-        const ts = Date.parse(current.get(type)!.envelope.ts);
-        if (Number.isFinite(ts)) this.labels(type).set((now - ts) / 1000);
+        const reading = current.get(type)!;
+        const age = readingAgeMs(Date.parse(reading.envelope.ts), reading.receivedMono, now, mono, startMono);
+        if (age !== undefined) this.labels(type).set(age / 1000);
       }
     },
   });

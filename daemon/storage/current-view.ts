@@ -11,13 +11,16 @@ export class Reading {
   readonly json: string;
   /** false when the envelope's meta has no `max_age_s` (the reading carries no limit of its own); true: it may. */
   readonly mayCarryLimit: boolean;
+  /** When the daemon received it, on the monotonic clock (ms); NaN for a reading recovered at start-up. */
+  readonly receivedMono: number;
   private parsed: Envelope | undefined;
 
-  constructor(type: string, seq: number, json: string, mayCarryLimit = true) {
+  constructor(type: string, seq: number, json: string, mayCarryLimit = true, receivedMono = NaN) {
     this.type = type;
     this.seq = seq;
     this.json = json;
     this.mayCarryLimit = mayCarryLimit;
+    this.receivedMono = receivedMono;
   }
 
   /**

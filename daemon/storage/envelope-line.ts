@@ -18,7 +18,7 @@ export function withSeq(reading: Reading, seq: number): Reading {
   const prefix = `{"seq":${reading.seq},`;
   if (reading.seq === seq) return reading;
   if (!reading.json.startsWith(prefix)) throw new Error(`not an envelope line of seq ${reading.seq}`);
-  return new Reading(reading.type, seq, `{"seq":${seq},${reading.json.slice(prefix.length)}`, reading.mayCarryLimit);
+  return new Reading(reading.type, seq, `{"seq":${seq},${reading.json.slice(prefix.length)}`, reading.mayCarryLimit, reading.receivedMono);
 }
 
 /**

@@ -32,10 +32,13 @@ export class SiteLockedError extends Error {
 export class SiteLock {
   readonly file: string;
   private readonly text: string;
+  /** The lock held open because its text could not be written (a full disk). */
+  private readonly fd: number | undefined;
 
-  private constructor(file: string, text: string) {
+  private constructor(file: string, text: string, fd?: number) {
     this.file = file;
     this.text = text;
+    this.fd = fd;
   }
 
   /**
@@ -48,11 +51,15 @@ export class SiteLock {
     const { pid, boot, started } = identify(process.pid);
     const text = `${JSON.stringify({ pid, boot, started })}\n`;
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-      if (create(file, text)) return new SiteLock(file, text);
+      const created = create(file, text, warn);
+      if (created !== false) return new SiteLock(file, created === true ? text : '', created === true ? undefined : created);
       const seen = readText(file);
       if (seen === undefined) continue; // released meanwhile
       const holder = parseHolder(seen);
       if (holder && isRunning(holder)) throw new SiteLockedError(siteDir, holder.pid);
+      // an empty lock: a daemon that started on a full disk holds it open (or one died writing it)
+      const opener = seen === '' ? holderOfOpenFile(file) : undefined;
+      if (opener !== undefined) throw new SiteLockedError(siteDir, opener);
       if (takeOver(file, seen)) {
         warn(`took over the lock ${file}: ${holder ? `pid ${holder.pid} that held it is no longer running` : 'it was empty or unreadable'}`);
       }
@@ -63,11 +70,18 @@ export class SiteLock {
   /** Remove the lock file, unless another daemon has taken it over meanwhile. */
   release(): void {
     if (readText(this.file) === this.text) fs.rmSync(this.file, { force: true });
+    if (this.fd !== undefined) {
+      try { fs.closeSync(this.fd); } catch { /* already gone */ }
+    }
   }
 }
 
-/** Create the lock file with `text` unless it exists (O_EXCL); false when it does. */
-function create(file: string, text: string): boolean {
+/**
+ * Create the lock file with `text` unless it exists (O_EXCL); false when it does. On a full
+ * disk (no block for the text, ENOSPC/EDQUOT) the lock stays empty and open: another daemon
+ * then finds its holder by the open file (holderOfOpenFile). Returns the open descriptor then.
+ */
+function create(file: string, text: string, warn: (message: string) => void): boolean | number {
   let fd: number;
   try {
     fd = fs.openSync(file, 'wx');
@@ -79,12 +93,45 @@ function create(file: string, text: string): boolean {
     const buf = Buffer.from(text);
     for (let done = 0; done < buf.length;) done += fs.writeSync(fd, buf, done, buf.length - done);
   } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOSPC' || code === 'EDQUOT') {
+      try { fs.ftruncateSync(fd, 0); } catch { /* a partial text reads as empty or unreadable: the same */ }
+      warn(`the disk is full (${code}): the lock ${file} is held open without the pid in it`);
+      return fd;
+    }
     fs.closeSync(fd);
     fs.rmSync(file, { force: true });
     throw error;
   }
   fs.closeSync(fd);
   return true;
+}
+
+/**
+ * The pid of a live process that holds `file` open (an empty lock of a daemon started on a
+ * full disk), found through /proc; undefined when none does or /proc cannot tell.
+ */
+function holderOfOpenFile(file: string): number | undefined {
+  let target: fs.Stats;
+  let pids: string[];
+  try {
+    target = fs.statSync(file);
+    pids = fs.readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+  } catch {
+    return undefined;
+  }
+  // this process too: a second store on the same directory in one process is refused as well
+  for (const pid of pids) {
+    let fds: string[];
+    try { fds = fs.readdirSync(`/proc/${pid}/fd`); } catch { continue; }
+    for (const fd of fds) {
+      try {
+        const stat = fs.statSync(`/proc/${pid}/fd/${fd}`);
+        if (stat.ino === target.ino && stat.dev === target.dev) return Number(pid);
+      } catch { /* closed meanwhile */ }
+    }
+  }
+  return undefined;
 }
 
 /**

@@ -47,6 +47,7 @@ export function statePaths(siteDir: string) {
     site: { held: path.join(dir, 'held-site.ndjson'), ephemeral: path.join(dir, 'ephemeral-site.ndjson') },
     run: { held: path.join(dir, 'held-run.ndjson'), ephemeral: path.join(dir, 'ephemeral-run.ndjson') },
     timeline: path.join(dir, 'timeline.ndjson'),
+    batch: path.join(dir, 'batch.json'),
     index: path.join(dir, 'index'),
   };
 }

@@ -1,3 +1,4 @@
+import type { BatchJournal, JournalFile } from './batch-journal.js';
 import { LineFile } from './line-file.js';
 import { nodeFs, type StorageFs } from './storage-fs.js';
 
@@ -30,13 +31,16 @@ export class Target {
   private readonly io: StorageFs;
   /** Where the current file must be cut back to when reopened (a failed write that could not be cut back). */
   private cutTo: number | undefined;
+  private readonly journal: BatchJournal | undefined;
 
-  constructor(kind: TargetKind, filePath: string, seq: number, sidePaths: SidePaths, io: StorageFs = nodeFs) {
+  /** `journal`: where a whole batch notes what it writes, so that a crash cannot leave part of it. */
+  constructor(kind: TargetKind, filePath: string, seq: number, sidePaths: SidePaths, io: StorageFs = nodeFs, journal?: BatchJournal) {
     this.kind = kind;
     this.filePath = filePath;
     this.seq = seq;
     this.sidePaths = sidePaths;
     this.io = io;
+    this.journal = journal;
   }
 
   /** The path of the file events currently go to. */
@@ -75,24 +79,31 @@ export class Target {
    * Write whole lines, each given as UTF-8 chunks of whole lines (none: nothing to write): held
    * seqs and ephemeral lines to the side files first, then `lines` to the target's file, each
    * file in one write. On failure nothing stays written; the caller then closes the target
-   * (syncing what earlier writes left) so that the next use reopens the files. Returns the
+   * (syncing what earlier writes left) so that the next use reopens the files. `whole` (the
+   * seqs of a POST /events batch): the batch journal names the files first and is emptied
+   * after, so that a crash in between leaves none of it (batch-journal.ts). Returns the
    * target's file, or undefined when `lines` was empty (nothing went to it).
    */
-  write(lines: readonly Buffer[], held: readonly Buffer[], ephemeral: readonly Buffer[]): LineFile | undefined {
+  write(lines: readonly Buffer[], held: readonly Buffer[], ephemeral: readonly Buffer[], whole?: [first: number, last: number]): LineFile | undefined {
+    const parts: Array<[LineFile, readonly Buffer[]]> = [];
+    if (held.length > 0) parts.push([this.held ??= LineFile.open(this.sidePaths.held, this.io), held]);
+    if (ephemeral.length > 0) parts.push([this.ephemeral ??= LineFile.open(this.sidePaths.ephemeral, this.io), ephemeral]);
+    const file = lines.length > 0 ? this.open() : undefined;
+    if (file) parts.push([file, lines]);
+    const journal = whole && this.journal;
     const written: Array<[LineFile, number]> = [];
-    const appendTo = (file: LineFile, chunks: readonly Buffer[]) => {
-      written.push([file, file.size]);
-      file.append(chunks);
-    };
     try {
-      if (held.length > 0) appendTo(this.held ??= LineFile.open(this.sidePaths.held, this.io), held);
-      if (ephemeral.length > 0) appendTo(this.ephemeral ??= LineFile.open(this.sidePaths.ephemeral, this.io), ephemeral);
-      if (lines.length === 0) return undefined;
-      const file = this.open();
-      file.append(lines);
+      if (journal) journal.begin(parts.map(([f]): JournalFile => [f.path, f.size]), whole[0], whole[1]);
+      for (const [f, chunks] of parts) {
+        written.push([f, f.size]);
+        f.append(chunks);
+      }
+      if (journal) journal.commit();
       return file;
     } catch (error) {
       this.undo(written);
+      // undone (or, where a cut failed, cut when reopened): later lines must not be cut at a start
+      journal?.abandon();
       throw error;
     }
   }

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { LineFile } from './line-file.js';
 import { lastSeq } from './scan.js';
+import { nodeFs, type StorageFs } from './storage-fs.js';
 
 // The timeline: in which order the site and the runs were written. Site events and run events
 // are never written at the same time (while a run is active everything goes to its file), so
@@ -46,10 +47,12 @@ export interface RecoveredRun {
 export class Timeline {
   private readonly path: string;
   private readonly list: Segment[];
+  private readonly io: StorageFs;
 
-  private constructor(file: string, list: Segment[]) {
+  private constructor(file: string, list: Segment[], io: StorageFs = nodeFs) {
     this.path = file;
     this.list = list;
+    this.io = io;
   }
 
   /**
@@ -57,8 +60,9 @@ export class Timeline {
    * journal line and the active-run record leaves one of them behind, and the missing line is
    * written now (the counters have not moved since: nothing is written between the two).
    */
-  static open(file: string, siteSeq: number, active: RecoveredRun | undefined, at: string, warn: (message: string) => void): Timeline {
-    const timeline = new Timeline(file, [{ stream: 'site', file: undefined, after: 0, to: Infinity }]);
+  static open(file: string, siteSeq: number, active: RecoveredRun | undefined, at: string, warn: (message: string) => void,
+    io: StorageFs = nodeFs): Timeline {
+    const timeline = new Timeline(file, [{ stream: 'site', file: undefined, after: 0, to: Infinity }], io);
     for (const line of readLines(file, warn)) timeline.apply(line);
     // written when it can be; the order in memory is right either way (history and replay use it)
     const repair = (line: TimelineLine) => {
@@ -137,7 +141,7 @@ export class Timeline {
   }
 
   private append(line: TimelineLine): void {
-    const file = LineFile.open(this.path);
+    const file = LineFile.open(this.path, this.io);
     try {
       file.append(`${JSON.stringify(line)}\n`);
       file.syncNow();

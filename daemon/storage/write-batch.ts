@@ -61,7 +61,7 @@ export class WriteBatch {
   write(): BatchOutcome {
     let file: LineFile | undefined;
     try {
-      file = writeLines(this.target, this.entries);
+      file = writeLines(this.target, this.entries, this.whole);
     } catch (error) {
       // the file could not be cut back: no retry (it is reopened, its partial line cut, on the next turn)
       if (this.whole || this.entries.length === 1 || !this.target.writable) {
@@ -99,8 +99,8 @@ export class WriteBatch {
 // thousands of lines would be allocated straight into the old generation
 const CHUNK_CHARS = 32_768;
 
-/** Write the lines of `entries` to the target: held seqs, ephemeral lines, then the permanent lines. */
-function writeLines(target: Target, entries: readonly Queued[]): LineFile | undefined {
+/** Write the lines of `entries` to the target: held seqs, ephemeral lines, then the permanent lines (`whole`: through the batch journal). */
+function writeLines(target: Target, entries: readonly Queued[], whole = false): LineFile | undefined {
   const lines = new ChunkedText(CHUNK_CHARS);
   const held = new ChunkedText(CHUNK_CHARS);
   const ephemeral = new ChunkedText(CHUNK_CHARS);
@@ -108,5 +108,6 @@ function writeLines(target: Target, entries: readonly Queued[]): LineFile | unde
     (e.permanent ? lines : ephemeral).add(`${e.reading.json}\n`);
     if (!e.makeCurrent) held.add(`${e.reading.seq}\n`);
   }
-  return target.write(lines.finish(), held.finish(), ephemeral.finish());
+  const seqs: [number, number] | undefined = whole ? [entries[0]!.reading.seq, entries.at(-1)!.reading.seq] : undefined;
+  return target.write(lines.finish(), held.finish(), ephemeral.finish(), seqs);
 }

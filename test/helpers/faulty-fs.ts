@@ -37,13 +37,13 @@ export class FaultyFs {
         faulty.record(`open ${path.basename(file)}`);
         return fd;
       }) as typeof fs.openSync,
-      writeSync: ((fd: number, buf: Buffer, offset: number, length: number) => {
+      writeSync: ((fd: number, buf: Buffer, offset: number, length: number, position?: number | null) => {
         const name = faulty.names.get(fd) ?? '?';
         try {
           const how = fail('write', name);
           if (how === 'partial') length = Math.min(length, 8);
           if (how === 'short') {
-            if (length > 1) return fs.writeSync(fd, buf, offset, Math.floor(length / 2));
+            if (length > 1) return fs.writeSync(fd, buf, offset, Math.floor(length / 2), position);
             throw Object.assign(new Error('EFBIG: injected, file too large'), { code: 'EFBIG' });
           }
         } catch (error) {
@@ -51,7 +51,7 @@ export class FaultyFs {
           throw error;
         }
         faulty.record(`write ${name}`);
-        return fs.writeSync(fd, buf, offset, length);
+        return fs.writeSync(fd, buf, offset, length, position);
       }) as typeof fs.writeSync,
       fdatasync: ((fd: number, cb: (error: NodeJS.ErrnoException | null) => void) => {
         faulty.record(`fdatasync ${faulty.names.get(fd) ?? '?'}`);

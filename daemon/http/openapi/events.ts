@@ -13,7 +13,7 @@ export const eventPaths: PathsObject = {
       summary: 'Record one event; answers its envelope once the line is written (and synced with --fsync always).',
       requestBody: { required: true, content: { 'application/json': { schema: ref('EventRequest') } } },
       answers: jsonAnswer('The envelope, byte for byte the line stored in the file.', ref('Envelope')),
-      errors: [...BODY_ERRORS, 'INVALID_MAX_AGE', 'STORAGE_UNAVAILABLE', 'NOT_SYNCED'],
+      errors: [...BODY_ERRORS, 'INVALID_MAX_AGE', 'DISK_FULL', 'STORAGE_UNAVAILABLE', 'NOT_SYNCED'],
     }),
   },
   '/events': {
@@ -33,7 +33,7 @@ export const eventPaths: PathsObject = {
         },
       },
       answers: jsonAnswer('Every event was recorded, with seqs first_seq..last_seq in batch order.', ref('BatchRecorded')),
-      errors: [...BODY_ERRORS, 'BATCH_TOO_LARGE', 'INVALID_QUERY', 'INVALID_BATCH', 'BATCH_PARTLY_RECORDED', 'STORAGE_UNAVAILABLE', 'NOT_SYNCED'],
+      errors: [...BODY_ERRORS, 'BATCH_TOO_LARGE', 'INVALID_QUERY', 'INVALID_BATCH', 'BATCH_PARTLY_RECORDED', 'DISK_FULL', 'STORAGE_UNAVAILABLE', 'NOT_SYNCED'],
       errorBodies: { INVALID_BATCH: ref('InvalidBatch'), BATCH_PARTLY_RECORDED: ref('BatchPartlyRecorded') },
     }),
   },

@@ -21,14 +21,14 @@ export const runPaths: PathsObject = {
         + 'The run directory is `run_dir`, else `<site_dir>/<run_id>`; it is created.',
       requestBody: { required: false, content: { 'application/json': { schema: ref('RunStartRequest') } } },
       answers: jsonAnswer('The run record.', ref('RunRecord')),
-      errors: [...BODY_ERRORS, 'RUN_ACTIVE', 'INVALID_RUN', 'STORAGE_UNAVAILABLE'],
+      errors: [...BODY_ERRORS, 'RUN_ACTIVE', 'INVALID_RUN', 'DISK_FULL', 'STORAGE_UNAVAILABLE'],
     }),
   },
   '/run/stop': {
     post: operation({
       operationId: 'stopRun', tags: ['runs'], summary: 'Stop the active run.',
       answers: jsonAnswer('The record of the run that was active, with `stopped_at`.', ref('StoppedRunRecord')),
-      errors: ['NO_ACTIVE_RUN'],
+      errors: ['NO_ACTIVE_RUN', 'DISK_FULL', 'STORAGE_UNAVAILABLE'],
     }),
   },
 };

@@ -171,6 +171,19 @@ export const SCHEMAS = {
           },
         ],
       },
+      disk_full: {
+        description: 'Since when the disk is full (writes answered 503 DISK_FULL until one fits again), or null.',
+        oneOf: [
+          { type: 'null' },
+          {
+            type: 'object', required: ['since', 'file', 'code'], additionalProperties: false,
+            properties: {
+              since: ts, file: { type: 'string', description: 'The file the first failed write went to.' },
+              code: { type: 'string', enum: ['ENOSPC', 'EDQUOT'] },
+            },
+          },
+        ],
+      },
       forward: {
         type: 'array', description: 'Each forwarding sink (docs/forwarding.md), in configuration order; empty without sinks.',
         items: {
