@@ -1,12 +1,18 @@
 import fs from 'node:fs';
-import { writeJsonAtomic } from '../storage/state-files.js';
+import fsp from 'node:fs/promises';
+import { plainName } from '../storage/compressed.js';
 import type { StreamPosition } from './log-tail.js';
 
-// A sink's cursor: per stream, the position of the last record the sink acknowledged. It is
-// written atomically (temp file, fsync, rename) and only after an acknowledgement, so a
-// crash at any moment leaves the last acknowledged position or the one before it.
+// A sink's cursor: per stream, the position of the last record the sink acknowledged, and how
+// far along the store's timeline the sink has taken runs in (so a run recorded while the sink
+// was down is found again after a restart). It is written atomically (temp file, fsync,
+// rename) and only after an acknowledgement, in the background: the next batch is read while
+// it is written, and sent only once it is on disk, so a crash at any moment leaves the last
+// acknowledged position or the one before it (at most one batch sent twice).
 
 const FORMAT = 1;
+/** The most skipped stretches a cursor keeps (the oldest go first). */
+const SKIPPED_KEPT = 20;
 
 /** What a cursor file holds. */
 export interface CursorFile {
@@ -14,6 +20,10 @@ export interface CursorFile {
   sink: string;
   /** Stream name -> position after its last acknowledged record, in the order streams appeared. */
   streams: Record<string, StreamPosition>;
+  /** Segments of the store's timeline whose runs the sink has taken in (absent in cursors of earlier versions). */
+  timeline?: number;
+  /** What the sink could not read and passed over, one sentence each (absent when nothing was). */
+  skipped?: string[];
 }
 
 /** Read a sink's cursor; undefined when it has none yet, an Error saying why when it is unusable. */
@@ -35,6 +45,12 @@ export function readCursor(file: string): CursorFile | undefined | Error {
         return new Error(`${file} holds an incomplete stream position`);
       }
     }
+    if (cursor.timeline !== undefined && !(Number.isSafeInteger(cursor.timeline) && cursor.timeline >= 0)) {
+      return new Error(`${file} holds a timeline mark that is no count`);
+    }
+    if (cursor.skipped !== undefined && !(Array.isArray(cursor.skipped) && cursor.skipped.every((s) => typeof s === 'string'))) {
+      return new Error(`${file} holds a skipped list that is not a list of texts`);
+    }
     return cursor;
   } catch (error) {
     return new Error(`${file} is not valid JSON (${(error as Error).message})`);
@@ -42,18 +58,29 @@ export function readCursor(file: string): CursorFile | undefined | Error {
 }
 
 /** Write a sink's cursor atomically (its directory exists: forwarding creates it at start). */
-export function writeCursor(file: string, sink: string, streams: Record<string, StreamPosition>): void {
-  const body: CursorFile = { format: FORMAT, sink, streams };
+export async function writeCursor(file: string, body: CursorFile): Promise<void> {
   // a power cut may leave the previous cursor: records are then sent again, never skipped
-  writeJsonAtomic(file, body, undefined, { syncDir: false });
+  const tmp = `${file}.tmp-${process.pid}`;
+  const handle = await fsp.open(tmp, 'w');
+  try {
+    await handle.writeFile(JSON.stringify(body), 'utf8');
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await fsp.rename(tmp, file);
 }
 
-/** A sink's cursor as the loop uses it: positions per stream, saved on every move. */
+/** A sink's cursor as the loop uses it: positions per stream, saved in the background on every move. */
 export class SinkCursor {
   readonly file: string;
   private readonly sink: string;
   private readonly onSaveError: (error: unknown) => void;
   private streams: Record<string, StreamPosition> = {};
+  private timelineMark: number | undefined;
+  private skippedList: string[] = [];
+  private saving: Promise<void> | undefined;
+  private dirty = false;
 
   constructor(file: string, sink: string, onSaveError: (error: unknown) => void) {
     this.file = file;
@@ -66,6 +93,8 @@ export class SinkCursor {
     const saved = readCursor(this.file);
     if (saved === undefined || saved instanceof Error) return saved ?? false;
     this.streams = saved.streams;
+    this.timelineMark = saved.timeline;
+    this.skippedList = saved.skipped ?? [];
     return true;
   }
 
@@ -78,46 +107,91 @@ export class SinkCursor {
     return stream in this.streams;
   }
 
-  /** Start following a stream at `position` (saved with the next move). */
-  add(stream: string, position: StreamPosition): void {
-    this.streams[stream] = position;
+  /** How many segments of the timeline the sink has taken runs from (undefined: a cursor of an earlier version). */
+  get timeline(): number | undefined {
+    return this.timelineMark;
   }
 
-  /** Move a stream to `position` and save, unless it is there already. */
+  /** What was passed over, oldest first. */
+  get skipped(): readonly string[] {
+    return this.skippedList;
+  }
+
+  /** Start following a stream at `position`. */
+  add(stream: string, position: StreamPosition): void {
+    this.streams[stream] = position;
+    this.schedule();
+  }
+
+  /** The runs of the timeline's first `segments` segments are taken in. */
+  markTimeline(segments: number): void {
+    if (this.timelineMark === segments) return;
+    this.timelineMark = segments;
+    this.schedule();
+  }
+
+  /** Note a stretch that could not be read and was passed over (kept in the cursor: /status shows it). */
+  skip(what: string): void {
+    this.skippedList = [...this.skippedList, what].slice(-SKIPPED_KEPT);
+    this.schedule();
+  }
+
+  /** Move a stream to `position` (saved in the background), unless it is there already. */
   moveTo(stream: string, position: StreamPosition): void {
     const old = this.streams[stream];
     if (old && old.file === position.file && old.offset === position.offset) return;
     this.streams[stream] = position;
-    this.save();
+    this.schedule();
   }
 
   /** Stop following a stream (a stopped run forwarded to its end). */
   forget(stream: string): void {
     delete this.streams[stream];
-    this.save();
+    this.schedule();
   }
 
-  private save(): void {
+  /** Resolves once every change made so far is on disk (or failed to be written: logged). Never rejects. */
+  flushed(): Promise<void> {
+    return this.saving ?? Promise.resolve();
+  }
+
+  private schedule(): void {
+    this.dirty = true;
+    this.saving ??= this.saveLoop();
+  }
+
+  // one write at a time; changes made while one runs are written by the next
+  private async saveLoop(): Promise<void> {
     try {
-      writeCursor(this.file, this.sink, this.streams);
-    } catch (error) {
-      this.onSaveError(error);
+      while (this.dirty) {
+        this.dirty = false;
+        const body: CursorFile = { format: FORMAT, sink: this.sink, streams: { ...this.streams } };
+        if (this.timelineMark !== undefined) body.timeline = this.timelineMark;
+        if (this.skippedList.length > 0) body.skipped = this.skippedList;
+        try {
+          await writeCursor(this.file, body);
+        } catch (error) {
+          this.onSaveError(error);
+        }
+      }
+    } finally {
+      this.saving = undefined;
     }
   }
 }
 
 /**
- * Whether a sink at `positions` has read all of `file` (whose length is `size`): a stream
- * whose position is in the file has reached its end, and the site stream has moved on to a
- * later day file. A file no stream names (a run stopped before the sink existed) holds
- * nothing back.
+ * Whether a sink at `positions` has read all of `file` (a plain path; `size` is its length,
+ * Infinity when it is stored compressed): a stream whose position is in the file has reached
+ * its end, and the site stream has moved on to a later day file. A file no stream names (a
+ * run stopped before the sink existed) holds nothing back.
  */
 export function deliveredAll(positions: readonly (readonly [string, StreamPosition])[], file: string, size: number): boolean {
   const dayFile = /site_(\d{8})\.ndjson$/.exec(file)?.[1];
   for (const [stream, position] of positions) {
-    if (position.file === file && position.offset < size) return false;
+    if (plainName(position.file) === file && position.offset < size) return false;
     if (stream === 'site' && dayFile !== undefined) {
-      const at = /site_(\d{8})\.ndjson$/.exec(position.file)?.[1];
+      const at = /site_(\d{8})\.ndjson(?:\.gz)?$/.exec(position.file)?.[1];
       if (at === undefined || at < dayFile) return false;
     }
   }

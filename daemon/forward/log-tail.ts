@@ -1,14 +1,15 @@
-import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { plainName } from '../storage/compressed.js';
 import { listSiteFiles } from '../storage/site-days.js';
 import { envelopeHead, type ForwardRecord } from './record.js';
 
 // The log tail: reads the envelopes recorded after a position, straight from the NDJSON
 // files (the site day files in name order, or one run's file). The files are the backlog:
-// nothing is kept in memory between reads.
+// nothing is kept in memory between reads. The directory is listed only to move on from a
+// day file read to its end that is not the store's newest, or past a file that is gone.
 
-/** Where a stream has been read up to: the file, the byte offset after the last line taken, its seq. */
+/** Where a stream has been read up to: the file (its plain path), the byte offset after the last line taken, its seq. */
 export interface StreamPosition {
   file: string;
   offset: number;
@@ -24,12 +25,22 @@ export interface TailLimits {
 /** What one read gave. */
 export interface TailRead {
   records: ForwardRecord[];
-  /** The position after the records returned (unchanged when there were none). */
+  /** The position after the records returned (past what was passed over, too). */
   position: StreamPosition;
   /** True when the read reached the end of what is on disk now. */
   atEnd: boolean;
-  /** Lines that were not envelopes (passed over). */
+  /** What could not be read and was passed over, one sentence each (a file gone, lines that are no envelopes). */
+  gaps: string[];
+}
+
+interface FileRead {
+  records: ForwardRecord[];
+  position: StreamPosition;
+  atEnd: boolean;
+  /** Lines that were no envelopes. */
   skipped: number;
+  /** The file is not there. */
+  missing: boolean;
 }
 
 /** Reads envelopes after a position from the site files or a run file. */
@@ -42,61 +53,76 @@ export class LogTail {
     this.siteDir = siteDir;
   }
 
-  /** Where a stream starts when no cursor exists: the oldest site file, or the run file at its start offset. */
-  startOf(stream: string, runFile?: string, runStart = 0): StreamPosition {
-    if (stream === 'site') return { file: listSiteFiles(this.siteDir)[0] ?? '', offset: 0, seq: 0 };
-    return { file: runFile ?? '', offset: runStart, seq: 0 };
+  /** Where the site stream starts when no cursor exists: the oldest site file. */
+  siteStart(): StreamPosition {
+    return { file: this.siteFiles()[0] ?? '', offset: 0, seq: 0 };
   }
 
-  /** The end of a file as it is now (a sink told to start at the end of the log). */
-  endOf(file: string, seq: number): StreamPosition {
-    let size = 0;
-    try {
-      size = file === '' ? 0 : fsSync.statSync(file).size;
-    } catch { /* not written yet */ }
-    return { file, offset: size, seq };
-  }
-
-  /** Read the records after `pos` of a stream (`site` walks on through later day files). */
-  async read(stream: string, pos: StreamPosition, limits: TailLimits): Promise<TailRead> {
+  /**
+   * Read the records after `pos` of a stream (`site` walks on through later day files; the
+   * store's newest site file is `siteHead`, '' before the first). Records of a run stream
+   * with a seq up to the position's are passed over (a run starts after `seq` in its file).
+   */
+  async read(stream: string, pos: StreamPosition, limits: TailLimits, siteHead: string): Promise<TailRead> {
+    const gaps: string[] = [];
     let at = pos;
     for (;;) {
-      if (stream === 'site') at = this.siteFileFor(at);
-      if (at.file === '') return { records: [], position: at, atEnd: true, skipped: 0 };
-      const bytes = Math.min(limits.bytes, Math.max(64 * 1024, Math.ceil(limits.records * this.lineBytes * 1.25)));
-      const got = await readLines(stream, at, { records: limits.records, bytes });
-      if (got.records.length > 0 && got.position.file === at.file) {
-        this.lineBytes = Math.max(64, (got.position.offset - at.offset) / got.records.length);
+      if (stream === 'site' && at.file === '') {
+        const first = this.siteFiles()[0];
+        if (first === undefined) return { records: [], position: at, atEnd: true, gaps };
+        at = { file: first, offset: 0, seq: at.seq };
       }
-      if (got.records.length > 0 || got.skipped > 0 || stream !== 'site') return got;
-      // the day file is read to its end: move on when a later day file exists
-      const next = listSiteFiles(this.siteDir).find((f) => path.basename(f) > path.basename(at.file));
-      if (!next) return got;
+      const got = await this.readFile(stream, at, limits);
+      if (got.skipped > 0) gaps.push(`${got.skipped} line(s) of ${at.file} that are no envelopes were passed over (after ${stream}:${at.seq})`);
+      if (got.missing) {
+        const next = stream === 'site' && at.file !== siteHead ? this.nextSiteFile(at.file) : undefined;
+        if (next === undefined && stream === 'site') return { records: [], position: at, atEnd: true, gaps };
+        gaps.push(`${at.file} is gone: the ${stream === 'site' ? 'site events' : `events of run ${stream}`} after ${stream}:${at.seq} in it were not forwarded`);
+        if (next === undefined) return { records: [], position: at, atEnd: true, gaps };
+        at = { file: next, offset: 0, seq: at.seq };
+        continue;
+      }
+      if (got.records.length > 0) return { ...got, gaps };
+      if (!got.atEnd) {
+        at = got.position; // a slice of lines passed over: read on
+        continue;
+      }
+      const next = stream === 'site' && at.file !== siteHead ? this.nextSiteFile(at.file) : undefined;
+      if (next === undefined) return { ...got, gaps };
       at = { file: next, offset: 0, seq: got.position.seq };
     }
   }
 
-  // A position in a site file that no longer exists (removed by retention) moves to the next one.
-  private siteFileFor(pos: StreamPosition): StreamPosition {
-    const files = listSiteFiles(this.siteDir);
-    if (pos.file !== '' && files.includes(pos.file)) return pos;
-    const next = files.find((f) => pos.file === '' || path.basename(f) > path.basename(pos.file));
-    return next ? { file: next, offset: 0, seq: pos.seq } : pos;
+  private async readFile(stream: string, at: StreamPosition, limits: TailLimits): Promise<FileRead> {
+    const bytes = Math.min(limits.bytes, Math.max(64 * 1024, Math.ceil(limits.records * this.lineBytes * 1.25)));
+    const got = await readLines(stream, at, { records: limits.records, bytes });
+    if (got.records.length > 0) this.lineBytes = Math.max(64, (got.position.offset - at.offset) / got.records.length);
+    return got;
+  }
+
+  private siteFiles(): string[] {
+    return listSiteFiles(this.siteDir).map(plainName);
+  }
+
+  // The first site day file after `file` (by plain name), or undefined.
+  private nextSiteFile(file: string): string | undefined {
+    return this.siteFiles().find((f) => path.basename(f) > path.basename(file));
   }
 }
 
-async function readLines(stream: string, pos: StreamPosition, limits: TailLimits): Promise<TailRead> {
+async function readLines(stream: string, pos: StreamPosition, limits: TailLimits): Promise<FileRead> {
   let handle: fs.FileHandle;
   try {
     handle = await fs.open(pos.file, 'r');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { records: [], position: pos, atEnd: true, skipped: 0 };
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { records: [], position: pos, atEnd: true, skipped: 0, missing: true };
     throw error;
   }
   try {
     const size = (await handle.stat()).size;
     // a file shorter than the position was replaced: read it again, passing over seqs already taken
     const restart = size < pos.offset;
+    const bySeq = restart || stream !== 'site';
     const from = restart ? 0 : pos.offset;
     const { buf, toEnd } = await readWholeLines(handle, from, size, limits.bytes);
     const records: ForwardRecord[] = [];
@@ -108,12 +134,12 @@ async function readLines(stream: string, pos: StreamPosition, limits: TailLimits
       start = nl + 1;
       const head = envelopeHead(line);
       if (!head) { if (line.trim() !== '') skipped++; continue; }
-      if (restart && head.seq <= pos.seq) continue;
+      if (bySeq && head.seq <= pos.seq) continue;
       records.push({ stream, seq: head.seq, ts: head.ts, type: head.type, line, file: pos.file, end: from + start });
       seq = head.seq;
     }
     const offset = from + start;
-    return { records, position: { file: pos.file, offset, seq }, atEnd: toEnd && start >= buf.length, skipped };
+    return { records, position: { file: pos.file, offset, seq }, atEnd: toEnd && start >= buf.length, skipped, missing: false };
   } finally {
     await handle.close();
   }
