@@ -132,6 +132,8 @@ export class SinkCursor {
 
   /** Note a stretch that could not be read and was passed over (kept in the cursor: /status shows it). */
   skip(what: string): void {
+    // a batch read again (after a linger, a retry) passes over the same stretch again
+    if (this.skippedList.includes(what)) return;
     this.skippedList = [...this.skippedList, what].slice(-SKIPPED_KEPT);
     this.schedule();
   }

@@ -189,7 +189,7 @@ export class Forwarder {
     for (const [stream, pos] of this.cursor.entries()) {
       const read = await this.deps.tail.read(stream, pos, limits, head.site.file);
       for (const gap of read.gaps) {
-        this.deps.logger.warn(`sink ${this.spec.name}: ${gap}`);
+        if (!this.cursor.skipped.includes(gap)) this.deps.logger.warn(`sink ${this.spec.name}: ${gap}`);
         this.cursor.skip(gap);
       }
       if (read.records.length > 0) {
