@@ -9,7 +9,7 @@ import { NewestLines } from './newest-lines.js';
 import { newestRecorded } from './record-order.js';
 import { prepareRunFile, replayTarget, type Recovered } from './recover.js';
 import { unusableReason } from './run-dir.js';
-import { resolveRunDir } from './run-resolve.js';
+import { assertSafeRunId, resolveRunDir } from './run-resolve.js';
 import { firstEnvelope, parseEnvelope, scanFile } from './scan.js';
 import type { SidePaths } from './target.js';
 import { listSiteFiles } from './site-days.js';
@@ -98,6 +98,7 @@ function replayActiveRun(siteDir: string, state: ActiveRunState, mark: SnapshotF
   const { record } = state;
   const file = path.join(record.run_dir, RUN_FILE);
   try {
+    assertSafeRunId(record.run_id, 'run_id'); // not the site stream's name (an earlier version let it through)
     resolveRunDir(siteDir, record.run_id, record.run_dir); // still not a name the daemon keeps
     if (!fs.statSync(file).isFile()) throw Object.assign(new Error(`${file} is not a file`), { code: 'EISDIR' });
     // the seq the run continued after; a record of an earlier version lacks it: read the file

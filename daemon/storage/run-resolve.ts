@@ -7,12 +7,20 @@ import { STATE_DIR } from './state-files.js';
 // Run start resolution: which id and which directory a new run gets.
 
 const SAFE_ID = /^[A-Za-z0-9._-]{1,128}$/;
+const MAX_ID_CHARS = 128;
+// the site's stream name (history `?run=site`, cursors `site:<seq>`, forwarding, the console's
+// "site"): no run may carry it, in any case (an operator cannot tell `SITE` from no run)
+const SITE_STREAM = 'site';
 
-/** Throw INVALID_RUN unless `id` is a safe single path segment. */
+/** Throw INVALID_RUN unless `id` is a safe single path segment that is not the site stream's name. */
 export function assertSafeRunId(id: string, field: string): void {
   if (!SAFE_ID.test(id) || id === '.' || id === '..') {
     throw new MeridianError('INVALID_RUN',
       `${field} must be 1-128 letters, digits, '.', '_' or '-' (and not '.' or '..'); got ${JSON.stringify(id)}`);
+  }
+  if (id.toLowerCase() === SITE_STREAM) {
+    throw new MeridianError('INVALID_RUN',
+      `${field} ${JSON.stringify(id)} is the name of the site stream (in any case); choose another run id`);
   }
 }
 
@@ -20,7 +28,9 @@ export function assertSafeRunId(id: string, field: string): void {
  * The next run id after the numeric directory names under the site directory and the numeric
  * ids of earlier runs (`earlierIds`: runs whose run_dir lay elsewhere, or whose directory is
  * gone), zero-padded to at least 3 digits and to the widest of them: 001, 002 -> 003;
- * 0999 -> 1000. A derived id never repeats within a site directory.
+ * 0999 -> 1000. A name already taken by another entry (a file, a link) is skipped. A derived
+ * id never repeats within a site directory; when the next number would pass 128 characters
+ * (a run id's limit), the lowest free number is used instead, so a derived start always works.
  */
 export function nextRunId(siteDir: string, earlierIds: readonly string[] = []): string {
   let entries: fs.Dirent[];
@@ -30,6 +40,7 @@ export function nextRunId(siteDir: string, earlierIds: readonly string[] = []): 
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     entries = [];
   }
+  const taken = new Set([...entries.map((entry) => entry.name), ...earlierIds]);
   const names = [...entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name), ...earlierIds];
   let max = 0n;
   let width = 3;
@@ -39,7 +50,13 @@ export function nextRunId(siteDir: string, earlierIds: readonly string[] = []): 
     if (n > max) max = n;
     width = Math.max(width, name.length);
   }
-  return (max + 1n).toString().padStart(width, '0');
+  const free = (from: bigint, pad: number): string => {
+    let id = from.toString().padStart(pad, '0');
+    for (let n = from; taken.has(id); ) id = (++n).toString().padStart(pad, '0');
+    return id;
+  };
+  const next = free(max + 1n, width);
+  return next.length <= MAX_ID_CHARS ? next : free(1n, 3);
 }
 
 /** Where a run start puts its directory, as resolveRunDir judged it. */

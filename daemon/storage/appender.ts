@@ -1,0 +1,212 @@
+import path from 'node:path';
+import { MeridianError } from '../../lib/errors.js';
+import { setMember } from '../../lib/json-text.js';
+import { formatTs } from '../../lib/time.js';
+import { ensurePlain } from './compressed.js';
+import { Reading } from './current-view.js';
+import { envelopeLine } from './envelope-line.js';
+import { errorCode } from './state-files.js';
+import type { StoreCore } from './store-core.js';
+import type {
+  BatchRecorded, Recorded, RecordedCounts, RecordedEvent, RecordedListener, ValidEvent,
+} from './store-types.js';
+import type { Target } from './target.js';
+import { WriteBatch, type BatchOutcome, type Queued } from './write-batch.js';
+
+// The append path: stamping events (seq, ts, run id), queueing them in the turn's write,
+// writing a whole batch, and telling the view and the listeners what was written.
+
+// at most this many lines wait for the write of one turn
+const MAX_BATCH = 1024;
+
+/** Stamps and writes events for one store; `onClockBack` is told when the site day went back. */
+export class Appender {
+  private readonly core: StoreCore;
+  private readonly onClockBack: (dayFile: string) => void;
+  private batch: WriteBatch | undefined;
+  private lastTsMs = NaN;
+  private lastTs = '';
+  private readonly listeners = new Set<RecordedListener>();
+  private readonly counts: RecordedCounts = { permanent: 0, ephemeral: 0 };
+
+  constructor(core: StoreCore, onClockBack: (dayFile: string) => void) {
+    this.core = core;
+    this.onClockBack = onClockBack;
+  }
+
+  /** Listen to every recorded event; returns the function that stops listening. */
+  onRecorded(listener: RecordedListener): () => void {
+    this.listeners.add(listener);
+    return () => { this.listeners.delete(listener); };
+  }
+
+  /** Events recorded since the daemon started, permanent and ephemeral apart. */
+  recordedCounts(): RecordedCounts {
+    return { ...this.counts };
+  }
+
+  /** Record one event in this turn's write; resolves once written (and synced in `always` mode). */
+  async append(event: ValidEvent): Promise<Recorded> {
+    const now = this.core.opts.clock.now();
+    const batch = this.batchAt(now, false);
+    const run = this.core.run;
+    const entry = this.stamp(batch, event, now);
+    if (batch.entries.length >= MAX_BATCH) this.writeQueued();
+    let file;
+    try {
+      file = await batch.done;
+    } catch (error) {
+      throw notWritten(batch.target.path, error);
+    }
+    if (entry.failure !== undefined) throw notWritten(batch.target.path, entry.failure);
+    // the seq may have moved down: an event before it in the batch failed
+    const recorded: Recorded = { reading: entry.reading, target: batch.target.kind, file: batch.target.path, runId: run?.record.run_id, permanent: entry.permanent };
+    const synced = entry.permanent && file ? this.core.durability.written(file) : undefined;
+    if (synced) await notSynced(synced, `The event was recorded as seq ${entry.reading.seq} in ${batch.target.path}`, 'it');
+    return recorded;
+  }
+
+  /** Record a batch in one write (every line or none); see TelemetryStore.appendBatch. */
+  appendBatch(events: ValidEvent[]): Promise<BatchRecorded> {
+    let written: { recorded: BatchRecorded; synced: Promise<void> | undefined };
+    try {
+      written = this.writeWhole(events);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const { recorded, synced } = written;
+    if (!synced) return Promise.resolve(recorded);
+    return notSynced(synced, `The ${recorded.recorded} event(s) were recorded as seqs ${recorded.firstSeq}..${recorded.lastSeq} in ${recorded.file}`, 'them')
+      .then(() => recorded);
+  }
+
+  /**
+   * Write the queued lines now and put them in the view. Called at the end of the turn and
+   * before anything that reads seqs, files or views (snapshot, run start/stop, day change).
+   * A failed write consumes no seq; its appends answer 503.
+   */
+  writeQueued(): BatchOutcome | undefined {
+    const batch = this.batch;
+    if (!batch) return undefined;
+    this.batch = undefined;
+    const outcome = batch.write();
+    if (outcome.failed > 0) {
+      const n = batch.entries.length;
+      this.core.opts.logger.error(`write of ${n} line(s) to ${batch.target.path} failed (${errorCode(outcome.error)}); ` +
+        (outcome.failed === n ? 'answered 503' : `written one at a time: ${n - outcome.failed} written, ${outcome.failed} answered 503`));
+      this.core.opts.observer?.writeFailed(batch.target.kind, outcome.failed);
+      // reopened on next use; what was written is synced first (unless --fsync off)
+      this.core.durability.closeTarget(batch.target);
+      if (outcome.failed === n) return outcome;
+    }
+    const written = outcome.failed === 0 ? batch.entries : batch.entries.filter((e) => e.failure === undefined);
+    for (const e of written) {
+      if (e.makeCurrent) this.core.view.set(e.reading);
+      if (e.permanent) this.counts.permanent++;
+      else this.counts.ephemeral++;
+    }
+    if (this.listeners.size > 0) this.tell(batch.target, written);
+    return outcome;
+  }
+
+  /** Stamp and write a whole batch now; throws 503 when the write failed. Returns the summary and the sync to wait for (`always`). */
+  private writeWhole(events: ValidEvent[]): { recorded: BatchRecorded; synced: Promise<void> | undefined } {
+    // lines of other requests of this turn go first, in their own write
+    this.writeQueued();
+    const now = this.core.opts.clock.now();
+    const batch = this.batchAt(now, true);
+    const run = this.core.run;
+    let permanent = false;
+    for (const event of events) permanent = this.stamp(batch, event, now).permanent || permanent;
+    const { target, entries } = batch;
+    const recorded: BatchRecorded = {
+      recorded: entries.length, firstSeq: entries[0]!.reading.seq, lastSeq: entries.at(-1)!.reading.seq,
+      target: target.kind, file: target.path, runId: run?.record.run_id,
+    };
+    const outcome = this.writeQueued()!;
+    if (outcome.failed > 0) throw notWritten(target.path, outcome.error);
+    return { recorded, synced: permanent && outcome.file ? this.core.durability.written(outcome.file) : undefined };
+  }
+
+  /** The batch of this turn for the target that takes events at `now` (a whole one, POST /events, is new). */
+  private batchAt(now: number, whole: boolean): WriteBatch {
+    const core = this.core;
+    if (core.closed) throw new MeridianError('STORAGE_UNAVAILABLE', 'the daemon is shutting down; the event was not recorded');
+    const run = core.run;
+    const target = run ? run.target : core.site;
+    if (!run) {
+      const dayFile = core.days.fileAt(now);
+      if (dayFile !== target.path) {
+        this.writeQueued();
+        if (ensurePlain(dayFile)) core.opts.logger.warn(`${dayFile}: decompressed to append to it again (the clock went back?)`);
+        const back = target.path !== '' && path.basename(dayFile) < path.basename(target.path);
+        core.durability.switchTarget(target, dayFile);
+        if (back) this.onClockBack(dayFile);
+      }
+    }
+    if (this.batch && this.batch.target !== target) this.writeQueued();
+    return this.batch ??= this.openBatch(target, whole);
+  }
+
+  /** Stamp an event with the batch's next seq and queue its line there. */
+  private stamp(batch: WriteBatch, event: ValidEvent, now: number): Queued {
+    const run = this.core.run;
+    const seq = batch.nextSeq;
+    const meta = !run ? event.meta : event.meta === '{}' ? run.emptyMeta : setMember(event.meta, 'run_id', run.idJson);
+    const line = envelopeLine(seq, event.ts ?? this.tsAt(now), JSON.stringify(event.type), event.data, meta);
+    // only a meta naming max_age_s can carry the reading's own limit (the judge then reads it)
+    const reading = new Reading(event.type, seq, line, meta.includes('"max_age_s"'));
+    const entry: Queued = { reading, makeCurrent: event.makeCurrent, permanent: event.storePermanently };
+    batch.entries.push(entry);
+    return entry;
+  }
+
+  /**
+   * Start the batch of this turn; it is written once the turn's I/O callbacks have run. A
+   * whole batch (POST /events: written whole or not at all) is written by its caller.
+   */
+  private openBatch(target: Target, whole: boolean): WriteBatch {
+    const batch = new WriteBatch(target, whole);
+    if (!whole) {
+      setImmediate(() => {
+        if (this.batch === batch) this.writeQueued();
+      });
+    }
+    return batch;
+  }
+
+  /** Tell the listeners of the written entries of a batch, in seq order. */
+  private tell(target: Target, written: readonly Queued[]): void {
+    const stream = target.kind === 'site' ? 'site' : this.core.run!.record.run_id;
+    for (const e of written) {
+      const event: RecordedEvent = {
+        reading: e.reading, stream, target: target.kind, file: target.path, makeCurrent: e.makeCurrent, permanent: e.permanent,
+      };
+      for (const listener of this.listeners) listener(event);
+    }
+  }
+
+  /** The envelope ts of an instant; events of the same millisecond share one formatting. */
+  private tsAt(epochMs: number): string {
+    if (epochMs !== this.lastTsMs) {
+      this.lastTsMs = epochMs;
+      this.lastTs = formatTs(epochMs);
+    }
+    return this.lastTs;
+  }
+}
+
+/** Wait for the sync of written lines; a failure is 500 NOT_SYNCED: `what` (recorded) must not be sent again. */
+export async function notSynced(synced: Promise<void>, recorded: string, what: 'it' | 'them'): Promise<void> {
+  try {
+    await synced;
+  } catch (error) {
+    throw new MeridianError('NOT_SYNCED', `${recorded}, but the sync to disk failed (${errorCode(error)}); ` +
+      `do not send ${what} again: ${what === 'it' ? 'it' : 'they'} would be recorded twice.`, { cause: error });
+  }
+}
+
+/** The 503 of an event whose line could not be written: nothing was recorded, no seq used. */
+function notWritten(file: string, error: unknown): MeridianError {
+  return new MeridianError('STORAGE_UNAVAILABLE', `Could not write to ${file} (${errorCode(error)}); the event was not recorded.`, { cause: error });
+}
