@@ -5,10 +5,12 @@ import type { StreamPosition } from './log-tail.js';
 
 // A sink's cursor: per stream, the position of the last record the sink acknowledged, and how
 // far along the store's timeline the sink has taken runs in (so a run recorded while the sink
-// was down is found again after a restart). It is written atomically (temp file, fsync,
-// rename) and only after an acknowledgement, in the background: the next batch is read while
-// it is written, and sent only once it is on disk, so a crash at any moment leaves the last
-// acknowledged position or the one before it (at most one batch sent twice).
+// was down is found again after a restart). It is written atomically (temp file, rename) and
+// only after an acknowledgement, in the background: the next batch is read while it is
+// written, and sent only once it is written, so a crash of the daemon at any moment leaves the
+// last acknowledged position or the one before it (at most one batch sent twice). The fsync
+// that makes it survive a power cut too costs more than a batch: it follows the daemon's
+// --fsync mode (every write, at most once a second, never).
 
 const FORMAT = 1;
 /** The most skipped stretches a cursor keeps (the oldest go first). */
@@ -57,35 +59,45 @@ export function readCursor(file: string): CursorFile | undefined | Error {
   }
 }
 
-/** Write a sink's cursor atomically (its directory exists: forwarding creates it at start). */
-export async function writeCursor(file: string, body: CursorFile): Promise<void> {
+/** Write a sink's cursor atomically (its directory exists: forwarding creates it at start); `sync`: fsync it before the rename. */
+export async function writeCursor(file: string, body: CursorFile, sync = true): Promise<void> {
   // a power cut may leave the previous cursor: records are then sent again, never skipped
   const tmp = `${file}.tmp-${process.pid}`;
   const handle = await fsp.open(tmp, 'w');
   try {
     await handle.writeFile(JSON.stringify(body), 'utf8');
-    await handle.sync();
+    if (sync) await handle.sync();
   } finally {
     await handle.close();
   }
   await fsp.rename(tmp, file);
 }
 
+/** How a cursor is written: what to call on a failed write, how often to fsync it (0: every write; Infinity: never), the clock. */
+export interface CursorWriting {
+  onSaveError(error: unknown): void;
+  syncEveryMs: number;
+  now(): number;
+}
+
 /** A sink's cursor as the loop uses it: positions per stream, saved in the background on every move. */
 export class SinkCursor {
   readonly file: string;
   private readonly sink: string;
-  private readonly onSaveError: (error: unknown) => void;
+  private readonly writing: CursorWriting;
+  private syncedAt = -Infinity;
+  private lastWrite = -Infinity;
+  private syncNext = false;
   private streams: Record<string, StreamPosition> = {};
   private timelineMark: number | undefined;
   private skippedList: string[] = [];
   private saving: Promise<void> | undefined;
   private dirty = false;
 
-  constructor(file: string, sink: string, onSaveError: (error: unknown) => void) {
+  constructor(file: string, sink: string, writing: CursorWriting) {
     this.file = file;
     this.sink = sink;
-    this.onSaveError = onSaveError;
+    this.writing = writing;
   }
 
   /** Load the saved positions; false when there were none (or they were unusable: the Error says why). */
@@ -157,6 +169,16 @@ export class SinkCursor {
     return this.saving ?? Promise.resolve();
   }
 
+  /** Write the cursor once more, synced unless the mode says never (a stop). Never rejects. */
+  async close(): Promise<void> {
+    await this.flushed();
+    if (this.writing.syncEveryMs === Infinity || this.syncedAt >= this.lastWrite) return;
+    this.syncNext = true;
+    this.schedule();
+    await this.flushed();
+  }
+
+
   private schedule(): void {
     this.dirty = true;
     this.saving ??= this.saveLoop();
@@ -170,10 +192,15 @@ export class SinkCursor {
         const body: CursorFile = { format: FORMAT, sink: this.sink, streams: { ...this.streams } };
         if (this.timelineMark !== undefined) body.timeline = this.timelineMark;
         if (this.skippedList.length > 0) body.skipped = this.skippedList;
+        const now = this.writing.now();
+        const sync = this.syncNext || now - this.syncedAt >= this.writing.syncEveryMs;
+        this.syncNext = false;
         try {
-          await writeCursor(this.file, body);
+          await writeCursor(this.file, body, sync);
+          this.lastWrite = now;
+          if (sync) this.syncedAt = now;
         } catch (error) {
-          this.onSaveError(error);
+          this.writing.onSaveError(error);
         }
       }
     } finally {

@@ -32,6 +32,8 @@ export interface ForwarderDeps {
   tail: LogTail;
   /** The directory of cursor and dead-letter files. */
   stateDir: string;
+  /** How often a cursor write is fsynced (0: every one; Infinity: never): the daemon's --fsync mode. */
+  cursorSyncEveryMs: number;
   /** Where the store's writing stands: the timeline's segments (runs), the site's end, the active run's. */
   head(): StoreHead;
   /** How many events the daemon has recorded since start (changes while ingest is busy). */
@@ -72,8 +74,10 @@ export class Forwarder {
     this.deps = deps;
     this.spec = deps.spec;
     const cursorFile = path.join(deps.stateDir, `${deps.spec.name}.cursor.json`);
-    this.cursor = new SinkCursor(cursorFile, deps.spec.name, (error) => deps.logger.error(
-      `sink ${deps.spec.name}: could not write ${cursorFile} (${errorText(error)}); records may be sent again after a restart`));
+    this.cursor = new SinkCursor(cursorFile, deps.spec.name, {
+      onSaveError: (error) => deps.logger.error(`sink ${deps.spec.name}: could not write ${cursorFile} (${errorText(error)}); records may be sent again after a restart`),
+      syncEveryMs: deps.cursorSyncEveryMs, now: () => deps.clock.now(),
+    });
     this.deadFile = path.join(deps.stateDir, `${deps.spec.name}.dead.ndjson`);
     this.share = new IngestShare(deps.loopSampler);
     this.ephemeral = new EphemeralQueue(deps.spec.ephemeralQueue);
@@ -120,7 +124,7 @@ export class Forwarder {
     this.wake.stop();
     this.abort.abort();
     await within(this.loop ?? Promise.resolve(), graceMs);
-    await within(Promise.all([this.cursor.flushed(), this.deps.sink.close()]), graceMs);
+    await within(Promise.all([this.cursor.close(), this.deps.sink.close()]), graceMs);
   }
 
   /** Whether this sink has delivered all of `file` (`size` bytes long): housekeeping may compress or delete it. */

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import type { FsyncMode } from '../../lib/config.js';
 import type { Logger } from '../../lib/log.js';
 import type { Clock } from '../../lib/time.js';
 import type { SinkStatus } from '../../lib/wire.js';
@@ -41,7 +42,12 @@ export interface ForwardingDeps {
   random?: () => number;
   /** The event loop's utilization (default: perf_hooks'), for the share a catching-up sink takes. */
   loopSampler?: LoopSampler;
+  /** The daemon's --fsync mode, which cursor writes follow (default batch: synced at most once a second). */
+  fsync?: FsyncMode;
 }
+
+// how often a cursor write is fsynced, by --fsync mode
+const CURSOR_SYNC_MS: Record<FsyncMode, number> = { always: 0, batch: 1000, off: Infinity };
 
 /** Start a forwarder for each sink (none: nothing runs and nothing listens). */
 export function startForwarding(specs: readonly SinkSpec[], deps: ForwardingDeps): Forwarding {
@@ -53,7 +59,7 @@ export function startForwarding(specs: readonly SinkSpec[], deps: ForwardingDeps
   const current = (type: string) => store.view.get(type)?.json;
   let recorded = 0;
   const forwarders = specs.map((spec) => new Forwarder({
-    spec, sink: lazySink(spec, current), tail, stateDir, head: () => store.head(), recordedCount: () => recorded,
+    spec, sink: lazySink(spec, current), tail, stateDir, cursorSyncEveryMs: CURSOR_SYNC_MS[deps.fsync ?? 'batch'], head: () => store.head(), recordedCount: () => recorded,
     loopSampler: deps.loopSampler ?? ((since) => performance.eventLoopUtilization(since)),
     clock: deps.clock, logger: deps.logger, random: deps.random ?? Math.random,
   }));
