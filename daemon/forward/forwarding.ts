@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from '../../lib/log.js';
 import type { Clock } from '../../lib/time.js';
 import type { SinkStatus } from '../../lib/wire.js';
-import { listSiteFiles } from '../storage/site-days.js';
+import { listSiteFiles } from '../ndjson/names.js';
 import { readActiveRun, statePaths } from '../storage/state-files.js';
 import { RUN_FILE, type TelemetryStore } from '../storage/store.js';
 import { Forwarder, type RunSource } from './forwarder.js';

@@ -1,4 +1,4 @@
-import { lastSeq } from '../storage/scan.js';
+import { lastSeq } from '../ndjson/ends.js';
 
 // The newest seq recorded in each stream, for the lag of the sinks: kept up to date by the
 // store's onRecorded listener, read from the file's tail for a stream not seen since start-up.

@@ -1,7 +1,7 @@
 import fsSync from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { listSiteFiles } from '../storage/site-days.js';
+import { listSiteFiles } from '../ndjson/names.js';
 import { envelopeHead, type ForwardRecord } from './record.js';
 
 // The log tail: reads the envelopes recorded after a position, straight from the NDJSON

@@ -188,7 +188,7 @@ export class TelemetryStore {
     let store: TelemetryStore;
     let restored: Restored;
     try {
-      restored = restore(opts.siteDir, opts.logger);
+      restored = restore(opts.siteDir, opts.logger, opts.fs);
       store = new TelemetryStore(opts, restored, lock);
     } catch (error) {
       lock.release();
@@ -196,7 +196,7 @@ export class TelemetryStore {
     }
     const { run } = restored;
     const active = store.run && run && { runId: store.run.record.run_id, file: store.run.target.path, startOffset: run.state.start_offset, startSeq: run.state.start_seq };
-    store.timeline = Timeline.open(paths.timeline, restored.site.seq, active, formatTs(opts.clock.now()), (m) => opts.logger.warn(m));
+    store.timeline = Timeline.open(paths.timeline, restored.site.seq, active, formatTs(opts.clock.now()), (m) => opts.logger.warn(m), opts.fs);
     // a fresh snapshot also drops side files (held seqs, ephemeral lines) it now covers
     try {
       store.snapshot();
