@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
-import { plainName } from '../storage/compressed.js';
+import { plainName } from '../ndjson/names.js';
 import type { StreamPosition } from './log-tail.js';
 
 // A sink's cursor: per stream, the position of the last record the sink acknowledged, and how

@@ -5,7 +5,7 @@ import type { FsyncMode } from '../../lib/config.js';
 import type { Logger } from '../../lib/log.js';
 import type { Clock } from '../../lib/time.js';
 import type { SinkStatus } from '../../lib/wire.js';
-import { GZ } from '../storage/compressed.js';
+import { GZ } from '../ndjson/names.js';
 import { statePaths } from '../storage/state-files.js';
 import type { TelemetryStore } from '../storage/store.js';
 import { Forwarder } from './forwarder.js';

@@ -1,7 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { plainName } from '../storage/compressed.js';
-import { listSiteFiles } from '../storage/site-days.js';
+import { listSiteFiles, plainName } from '../ndjson/names.js';
 import { envelopeHead, type ForwardRecord } from './record.js';
 
 // The log tail: reads the envelopes recorded after a position, straight from the NDJSON

@@ -52,7 +52,7 @@ export class TelemetryStore {
       opts.logger.info(`run ${state.record.run_id} is active again (seq ${run.target.seq})`);
     }
     const active = run && { runId: run.record.run_id, file: run.target.path, startOffset: restored.run!.state.start_offset, startSeq: restored.run!.state.start_seq };
-    const timeline = Timeline.open(paths.timeline, restored.site.seq, active, formatTs(opts.clock.now()), (m) => opts.logger.warn(m));
+    const timeline = Timeline.open(paths.timeline, restored.site.seq, active, formatTs(opts.clock.now()), (m) => opts.logger.warn(m), opts.fs);
     this.core = {
       opts, view: this.view, io, paths, days: new SiteDays(opts.siteDir, opts.zone),
       durability: new Durability(opts.fsync, opts.logger, opts.observer), site, timeline, run, suspended: restored.suspended, closed: false,
@@ -76,7 +76,7 @@ export class TelemetryStore {
     let store: TelemetryStore;
     let restored: Restored;
     try {
-      restored = restore(opts.siteDir, opts.logger);
+      restored = restore(opts.siteDir, opts.logger, opts.fs);
       store = new TelemetryStore(opts, restored, lock);
     } catch (error) {
       lock.release();
