@@ -1,7 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { compressFile } from '../daemon/storage/compressed.js';
 import { startTestDaemon } from './helpers/daemon.js';
 import { caughtUp, failing, QUICK, sinkStatus, sinksOf, startPeer, waitFor, type PeerRecord } from './helpers/forward.js';
 import { postEvent, request } from './helpers/http.js';
@@ -109,6 +111,60 @@ test('what a sink could not read is named in /status (state skipped), never ok w
       assert.equal({ state: status.state, skipped: status.skipped }, { state: 'skipped', skipped });
     } finally {
       await second.close();
+    }
+  } finally {
+    await peer.down();
+    removeDir(siteDir);
+  }
+});
+
+test('a new sink reads compressed days: all 1,000 events delivered, in order, ok at lag 0', async () => {
+  const peer = await startPeer();
+  const siteDir = tempDir();
+  try {
+    await compressFile(dayFile(siteDir, '20260314', 1, 250));
+    fs.writeFileSync(path.join(siteDir, 'site_20260315.ndjson.gz'), zlib.gzipSync(fs.readFileSync(dayFile(siteDir, '20260315', 251, 500))));
+    fs.unlinkSync(path.join(siteDir, 'site_20260315.ndjson'));
+    dayFile(siteDir, '20260316', 501, 1000);
+    const d = await startTestDaemon({ siteDir, forward: sinksOf(SINK(peer.url)) });
+    try {
+      const status = await caughtUp(d.url, 'peer');
+      assert.equal(ids(peer.records), range('site', 1, 1000));
+      assert.equal({ state: status.state, lag: status.lag_events, delivered: status.delivered, skipped: status.skipped },
+        { state: 'ok', lag: 0, delivered: 1000, skipped: [] });
+    } finally {
+      await d.close();
+    }
+  } finally {
+    await peer.down();
+    removeDir(siteDir);
+  }
+});
+
+test('a damaged compressed day: what it holds before the damage is delivered, the rest named in /status, the next days delivered', async () => {
+  const peer = await startPeer();
+  const siteDir = tempDir();
+  try {
+    const plain = dayFile(siteDir, '20260314', 1, 400);
+    const gz = zlib.gzipSync(fs.readFileSync(plain));
+    fs.writeFileSync(`${plain}.gz`, gz.subarray(0, Math.floor(gz.length / 2)));
+    fs.unlinkSync(plain);
+    dayFile(siteDir, '20260315', 401, 450);
+    const d = await startTestDaemon({ siteDir, forward: sinksOf(SINK(peer.url)) });
+    try {
+      const status = await waitFor('the sink to read the backlog', async () => {
+        const s = await sinkStatus(d.url, 'peer');
+        return s.lag_events === 0 ? s : undefined;
+      });
+      const seqs = peer.records.map((r) => r.seq);
+      const before = seqs.filter((q) => q <= 400);
+      assert.equal(before, Array.from({ length: before.length }, (_, i) => i + 1), 'a prefix of the damaged day');
+      assert.equal(seqs.filter((q) => q > 400), Array.from({ length: 50 }, (_, i) => 401 + i));
+      assert.is(status.state, 'skipped');
+      assert.is(status.skipped.length, 1);
+      assert.match(status.skipped[0]!, new RegExp(`^${plain}\\.gz is damaged \\(.+\\): the site events in it there were not forwarded$`));
+    } finally {
+      await d.close();
     }
   } finally {
     await peer.down();

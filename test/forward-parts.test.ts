@@ -5,7 +5,8 @@ import { deliveredAll } from '../daemon/forward/cursor.js';
 import { ndjsonBody } from '../daemon/forward/http.js';
 import { IngestShare, type LoopSampler } from '../daemon/forward/ingest-share.js';
 import { topicOfType } from '../daemon/forward/mqtt.js';
-import { envelopeHead, type ForwardRecord } from '../daemon/forward/record.js';
+import type { ForwardRecord } from '../daemon/forward/record.js';
+import { lineHead } from '../daemon/ndjson/head.js';
 import { redactUrl } from '../daemon/forward/sink.js';
 
 // The pure parts of forwarding: retry delays, the ingest share, record heads, topics, bodies.
@@ -35,14 +36,14 @@ test('IngestShare: no pause with spare loop time or no ingest; 19x the step time
   for (const [name, recorded, batchMs, pause] of rows) assert.is(share.pauseAfter(recorded, batchMs), pause, name);
 });
 
-test('envelopeHead: seq, ts and type from the line head, else from the whole line, else nothing', () => {
-  const rows: Array<[string, string, ReturnType<typeof envelopeHead>]> = [
+test('lineHead (the head the forwarders read): seq, ts and type from the line head, else from the whole line, else nothing', () => {
+  const rows: Array<[string, string, ReturnType<typeof lineHead>]> = [
     ['as Meridian writes it', '{"seq":41,"ts":"2026-03-18T00:05:48.955Z","type":"dome \\"a\\"","data":1,"meta":{}}', { seq: 41, ts: '2026-03-18T00:05:48.955Z', type: 'dome "a"' }],
     ['the original service (stream key first)', '{"stream":"x","type":"w","seq":3,"ts":"2026-03-18T00:05:48.955Z","data":1}', { seq: 3, ts: '2026-03-18T00:05:48.955Z', type: 'w' }],
     ['not JSON', '{"seq":1,"ts', undefined],
     ['no seq', '{"ts":"x","type":"w"}', undefined],
   ];
-  for (const [name, line, head] of rows) assert.equal(envelopeHead(line), head, name);
+  for (const [name, line, head] of rows) assert.equal(lineHead(line), head, name);
 });
 
 test('topicOfType: MQTT wildcards and % are escaped, the rest kept', () => {

@@ -1,10 +1,12 @@
-import fs from 'node:fs/promises';
 import path from 'node:path';
-import { listSiteFiles, plainName } from '../ndjson/names.js';
-import { envelopeHead, type ForwardRecord } from './record.js';
+import { lineHead } from '../ndjson/head.js';
+import { GZ, listSiteFiles, plainName } from '../ndjson/names.js';
+import { readTail, type Tail } from '../ndjson/tail.js';
+import type { ForwardRecord } from './record.js';
 
 // The log tail: reads the envelopes recorded after a position, straight from the NDJSON
-// files (the site day files in name order, or one run's file). The files are the backlog:
+// files (the site day files in name order, or one run's file), plain or compressed, through
+// the one reader of daemon/ndjson/. The files are the backlog:
 // nothing is kept in memory between reads. The directory is listed only to move on from a
 // day file read to its end that is not the store's newest, or past a file that is gone.
 
@@ -40,6 +42,8 @@ interface FileRead {
   skipped: number;
   /** The file is not there. */
   missing: boolean;
+  /** What was found damaged, one sentence each. */
+  damage: string[];
 }
 
 /** Reads envelopes after a position from the site files or a run file. */
@@ -72,6 +76,7 @@ export class LogTail {
         at = { file: first, offset: 0, seq: at.seq };
       }
       const got = await this.readFile(stream, at, limits);
+      gaps.push(...got.damage);
       if (got.skipped > 0) gaps.push(`${got.skipped} line(s) of ${at.file} that are no envelopes were passed over (after ${stream}:${at.seq})`);
       if (got.missing) {
         const next = stream === 'site' && at.file !== siteHead ? this.nextSiteFile(at.file) : undefined;
@@ -110,53 +115,38 @@ export class LogTail {
 }
 
 async function readLines(stream: string, pos: StreamPosition, limits: TailLimits): Promise<FileRead> {
-  let handle: fs.FileHandle;
-  try {
-    handle = await fs.open(pos.file, 'r');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { records: [], position: pos, atEnd: true, skipped: 0, missing: true };
-    throw error;
+  const stored = await readStored(pos, limits);
+  if (stored === undefined) return { records: [], position: pos, atEnd: true, skipped: 0, missing: true, damage: [] };
+  const { tail, file, from } = stored;
+  // a file shorter than the position was replaced: read it again, passing over seqs already taken
+  const bySeq = from !== pos.offset || stream !== 'site';
+  const records: ForwardRecord[] = [];
+  let skipped = 0;
+  let seq = pos.seq;
+  for (const { line, end } of tail.lines) {
+    const head = lineHead(line);
+    if (!head) { if (line.trim() !== '') skipped++; continue; }
+    if (bySeq && head.seq <= pos.seq) continue;
+    records.push({ stream, seq: head.seq, ts: head.ts, type: head.type, line, file: pos.file, end });
+    seq = head.seq;
   }
-  try {
-    const size = (await handle.stat()).size;
-    // a file shorter than the position was replaced: read it again, passing over seqs already taken
-    const restart = size < pos.offset;
-    const bySeq = restart || stream !== 'site';
-    const from = restart ? 0 : pos.offset;
-    const { buf, toEnd } = await readWholeLines(handle, from, size, limits.bytes);
-    const records: ForwardRecord[] = [];
-    let skipped = 0;
-    let start = 0;
-    let seq = pos.seq;
-    for (let nl = buf.indexOf(10); nl !== -1 && records.length < limits.records; nl = buf.indexOf(10, start)) {
-      const line = buf.toString('utf8', start, nl);
-      start = nl + 1;
-      const head = envelopeHead(line);
-      if (!head) { if (line.trim() !== '') skipped++; continue; }
-      if (bySeq && head.seq <= pos.seq) continue;
-      records.push({ stream, seq: head.seq, ts: head.ts, type: head.type, line, file: pos.file, end: from + start });
-      seq = head.seq;
-    }
-    const offset = from + start;
-    return { records, position: { file: pos.file, offset, seq }, atEnd: toEnd && start >= buf.length, skipped, missing: false };
-  } finally {
-    await handle.close();
-  }
+  const damage = tail.damage.map((d) => `${file} is damaged (${d}): the ${stream === 'site' ? 'site events' : `events of run ${stream}`} in it there were not forwarded`);
+  return { records, position: { file: pos.file, offset: tail.end, seq }, atEnd: tail.atEnd, skipped, missing: false, damage };
 }
 
-// Up to `limit` bytes from `from`, cut after the last newline; grows past the limit only for a
-// single line longer than it. A line still being written (no newline yet) is left for later.
-// `toEnd` says whether the bytes looked at reached the end of the file.
-async function readWholeLines(handle: fs.FileHandle, from: number, size: number, limit: number): Promise<{ buf: Buffer; toEnd: boolean }> {
-  let want = Math.min(limit, size - from);
-  for (;;) {
-    if (want <= 0) return { buf: Buffer.alloc(0), toEnd: true };
-    const buf = Buffer.allocUnsafe(want);
-    const { bytesRead } = await handle.read(buf, 0, want, from);
-    const toEnd = from + bytesRead >= size;
-    const last = bytesRead > 0 ? buf.lastIndexOf(10, bytesRead - 1) : -1;
-    if (last !== -1) return { buf: buf.subarray(0, last + 1), toEnd };
-    if (toEnd) return { buf: Buffer.alloc(0), toEnd };
-    want = Math.min(want * 2, size - from);
+// The tail of a file after a position, from the file as it is stored now (plain, or its `.gz`
+// once compressed); undefined when neither is there.
+async function readStored(pos: StreamPosition, limits: TailLimits): Promise<{ tail: Tail; file: string; from: number } | undefined> {
+  for (const file of [pos.file, pos.file + GZ]) {
+    try {
+      const lines = { lines: limits.records, bytes: limits.bytes };
+      let tail = await readTail(file, pos.offset, lines);
+      if (tail.size === undefined || tail.size >= pos.offset) return { tail, file, from: pos.offset };
+      tail = await readTail(file, 0, lines);
+      return { tail, file, from: 0 };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
   }
+  return undefined;
 }
