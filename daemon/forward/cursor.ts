@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import fsp from 'node:fs/promises';
+import { promisify } from 'node:util';
 import { plainName } from '../ndjson/names.js';
 import type { StreamPosition } from './log-tail.js';
 
@@ -13,6 +13,7 @@ import type { StreamPosition } from './log-tail.js';
 // --fsync mode (every write, at most once a second, never).
 
 const FORMAT = 1;
+const [open, write, fsync, close, rename] = [promisify(fs.open), promisify(fs.write), promisify(fs.fsync), promisify(fs.close), promisify(fs.rename)];
 /** The most skipped stretches a cursor keeps (the oldest go first). */
 const SKIPPED_KEPT = 20;
 
@@ -61,16 +62,19 @@ export function readCursor(file: string): CursorFile | undefined | Error {
 
 /** Write a sink's cursor atomically (its directory exists: forwarding creates it at start); `sync`: fsync it before the rename. */
 export async function writeCursor(file: string, body: CursorFile, sync = true): Promise<void> {
-  // a power cut may leave the previous cursor: records are then sent again, never skipped
+  // a power cut may leave the previous cursor: records are then sent again, never skipped.
+  // Plain descriptors, not FileHandles: this runs once a batch, and a FileHandle costs more
   const tmp = `${file}.tmp-${process.pid}`;
-  const handle = await fsp.open(tmp, 'w');
+  const fd = await open(tmp, 'w');
   try {
-    await handle.writeFile(JSON.stringify(body), 'utf8');
-    if (sync) await handle.sync();
+    const text = Buffer.from(JSON.stringify(body), 'utf8');
+    const { bytesWritten } = await write(fd, text, 0, text.length, 0);
+    if (bytesWritten !== text.length) throw Object.assign(new Error(`short write to ${tmp}: ${bytesWritten} of ${text.length} bytes`), { code: 'EIO' });
+    if (sync) await fsync(fd);
   } finally {
-    await handle.close();
+    await close(fd);
   }
-  await fsp.rename(tmp, file);
+  await rename(tmp, file);
 }
 
 /** How a cursor is written: what to call on a failed write, how often to fsync it (0: every write; Infinity: never), the clock. */

@@ -13,6 +13,7 @@ import type { StoreHead } from '../storage/store.js';
 import { lagEvents } from './lag.js';
 import type { LogTail, StreamPosition } from './log-tail.js';
 import type { ForwardRecord } from './record.js';
+import { ReadAhead } from './read-ahead.js';
 import { initialMark, runsAfter } from './runs.js';
 import { errorText, redactUrl, SinkRejection, type Sink, type SinkSpec } from './sink.js';
 import { Wake } from './wake.js';
@@ -63,6 +64,7 @@ export class Forwarder {
   private readonly cursor: SinkCursor;
   private readonly deadFile: string;
   private readonly ephemeral: EphemeralQueue;
+  private readonly ahead = new ReadAhead();
   private oldestPendingTs: string | undefined;
   private stopped = false;
   // in a retry delay: ephemeral events that arrive now are dropped at once
@@ -188,10 +190,10 @@ export class Forwarder {
 
   /** The next records after the cursor, from the first stream that has any. */
   private async nextBatch(): Promise<Batch | undefined> {
-    const limits = { records: this.spec.batchRecords, bytes: this.spec.batchBytes };
+    const limits = this.limits();
     const head = this.deps.head();
     for (const [stream, pos] of this.cursor.entries()) {
-      const read = await this.deps.tail.read(stream, pos, limits, head.site.file);
+      const read = await this.ahead.take(stream, pos) ?? await this.deps.tail.read(stream, pos, limits, head.site.file);
       for (const gap of read.gaps) {
         if (!this.cursor.skipped.includes(gap)) this.deps.logger.warn(`sink ${this.spec.name}: ${gap}`);
         this.cursor.skip(gap);
@@ -200,6 +202,7 @@ export class Forwarder {
         this.oldestPendingTs = read.records[0]!.ts;
         return { records: read.records, position: read.position, partial: read.atEnd && read.records.length < limits.records };
       }
+      this.ahead.drop();
       this.cursor.moveTo(stream, read.position);
       // a stopped run's file is forwarded to its end: forget it
       if (read.atEnd && stream !== 'site' && head.run?.id !== stream) this.cursor.forget(stream);
@@ -210,6 +213,12 @@ export class Forwarder {
   /** Deliver a batch: retry transient failures, split refused batches, dead-letter refused records. */
   private async deliver(batch: Batch): Promise<void> {
     const queue: ForwardRecord[][] = [batch.records];
+    if (!batch.partial) {
+      // a full batch: more is likely on disk; read it while this one is in flight
+      const stream = batch.records[0]!.stream;
+      const siteHead = this.deps.head().site.file;
+      this.ahead.start(stream, batch.position, () => this.deps.tail.read(stream, batch.position, this.limits(), siteHead));
+    }
     while (queue.length > 0 && !this.stopped) {
       const chunk = queue[0]!;
       try {
@@ -266,6 +275,10 @@ export class Forwarder {
     this.succeeded();
     const last = chunk[chunk.length - 1]!;
     this.cursor.moveTo(last.stream, { file: last.file, offset: last.end, seq: last.seq });
+  }
+
+  private limits(): { records: number; bytes: number } {
+    return { records: this.spec.batchRecords, bytes: this.spec.batchBytes };
   }
 
   private succeeded(): void {
