@@ -5,9 +5,13 @@ import { deliveredAll } from '../daemon/forward/cursor.js';
 import { ndjsonBody } from '../daemon/forward/http.js';
 import { IngestShare, type LoopSampler } from '../daemon/forward/ingest-share.js';
 import { topicOfType } from '../daemon/forward/mqtt.js';
+import { lagEvents } from '../daemon/forward/lag.js';
 import type { ForwardRecord } from '../daemon/forward/record.js';
-import { lineHead } from '../daemon/ndjson/head.js';
+import { initialMark, runsAfter } from '../daemon/forward/runs.js';
 import { redactUrl } from '../daemon/forward/sink.js';
+import { lineHead } from '../daemon/ndjson/head.js';
+import type { StoreHead } from '../daemon/storage/store.js';
+import type { Segment } from '../daemon/storage/timeline.js';
 
 // The pure parts of forwarding: retry delays, the ingest share, record heads, topics, bodies.
 
@@ -78,6 +82,44 @@ test('deliveredAll: what retention may touch, by a sink\'s cursor', () => {
     ['a run no stream names', [['site', at(day('20260318'), 0)]], run, 50, true],
   ];
   for (const [name, positions, file, size, expected] of rows) assert.is(deliveredAll(positions, file, size), expected, name);
+  assert.is(deliveredAll([['site', at(day('20260317'), 500)]], day('20260317'), Infinity), false, 'compressed, the cursor still in it');
+  assert.is(deliveredAll([['site', at(`${day('20260318')}`, 0)]], day('20260317'), Infinity), true, 'compressed, the cursor on a later day');
+});
+
+// site (0, 5], run 042 (0, 7], site (5, 9], run 043 (2, 4], site (9, open)
+const SEGMENTS: Segment[] = [
+  { stream: 'site', file: undefined, after: 0, to: 5 }, { stream: '042', file: '/s/042/telemetry.ndjson', after: 0, to: 7 },
+  { stream: 'site', file: undefined, after: 5, to: 9 }, { stream: '043', file: '/s/043/telemetry.ndjson', after: 2, to: 4 },
+  { stream: 'site', file: undefined, after: 9, to: Infinity },
+];
+
+test('runsAfter and initialMark: the runs of the timeline a sink takes in, each from where its segment began', () => {
+  const none = () => false;
+  const rows: Array<[string, Segment[], number, (s: string) => boolean, string[]]> = [
+    ['all runs from the start', SEGMENTS, 0, none, ['042@0', '043@2']],
+    ['from the mark on', SEGMENTS, 2, none, ['043@2']],
+    ['a run the cursor follows is left as it is', SEGMENTS, 0, (s) => s === '042', ['043@2']],
+    ['past the end', SEGMENTS, 5, none, []],
+    ['a run in two segments, taken once from the first', [...SEGMENTS, { stream: '042', file: '/s/042/telemetry.ndjson', after: 7, to: Infinity }], 0, none, ['042@0', '043@2']],
+  ];
+  for (const [name, segments, from, follows, expected] of rows) {
+    assert.equal(runsAfter(segments, from, follows).map((r) => `${r.stream}@${r.position.seq}`), expected, name);
+  }
+  assert.is(initialMark(SEGMENTS), 5, 'no active run: no run before now');
+  assert.is(initialMark([...SEGMENTS.slice(0, 4), { stream: '044', file: '/s/044/telemetry.ndjson', after: 0, to: Infinity }]), 4, 'the active run is taken in');
+});
+
+test('lagEvents: seqs between the position and the store\'s end; none at the very end of the newest file; a stopped run by its last segment', () => {
+  const head: StoreHead = { segments: SEGMENTS, site: { file: '/s/site_20260318.ndjson', bytes: 900, seq: 12 }, run: undefined };
+  const rows: Array<[string, Array<[string, { file: string; offset: number; seq: number }]>, number]> = [
+    ['caught up', [['site', { file: '/s/site_20260318.ndjson', offset: 900, seq: 11 }]], 0],
+    ['behind in the newest file', [['site', { file: '/s/site_20260318.ndjson', offset: 300, seq: 8 }]], 4],
+    ['on an earlier day', [['site', { file: '/s/site_20260317.ndjson', offset: 900, seq: 5 }]], 7],
+    ['a stopped run', [['site', { file: '/s/site_20260318.ndjson', offset: 900, seq: 11 }], ['043', { file: '/s/043/telemetry.ndjson', offset: 0, seq: 2 }]], 2],
+  ];
+  for (const [name, positions, lag] of rows) assert.is(lagEvents(positions, head), lag, name);
+  const active: StoreHead = { ...head, run: { id: '043', file: '/s/043/telemetry.ndjson', bytes: 400, seq: 6 } };
+  assert.is(lagEvents([['043', { file: '/s/043/telemetry.ndjson', offset: 100, seq: 3 }]], active), 3, 'the active run by its end');
 });
 
 test.run();
