@@ -81,6 +81,7 @@ test('what a sink could not read is named in /status (state skipped), never ok w
     dayFile(siteDir, '20260314', 1, 2);
     const gone = dayFile(siteDir, '20260315', 3, 4);
     const torn = dayFile(siteDir, '20260316', 5, 7, ['{"seq":9999,"ts":"2026-03-16T10:', 'not json']);
+    dayFile(siteDir, '20260317', 8, 9);
     cursorAt(siteDir, gone, 2);
     fs.unlinkSync(gone);
     const skipped = [
@@ -93,7 +94,7 @@ test('what a sink could not read is named in /status (state skipped), never ok w
         const s = await sinkStatus(first.url, 'peer');
         return s.lag_events === 0 && s.state !== 'retrying' ? s : undefined;
       });
-      assert.equal(ids(peer.records), range('site', 5, 7));
+      assert.equal(ids(peer.records), range('site', 5, 9));
       assert.equal({ state: status.state, skipped: status.skipped }, { state: 'skipped', skipped });
       assert.ok(first.logs.some((l) => l.includes(`sink peer: ${skipped[0]}`)), 'and in the log');
       const text = (await request(first.url, '/metrics')).text;
@@ -103,7 +104,7 @@ test('what a sink could not read is named in /status (state skipped), never ok w
     }
     const second = await startTestDaemon({ siteDir, forward: sinksOf(SINK(peer.url)) });
     try {
-      await postEvent(second.url, { type: 'a', data: 8 });
+      await postEvent(second.url, { type: 'a', data: 10 });
       const status = await waitFor('the new event', async () => {
         const s = await sinkStatus(second.url, 'peer');
         return s.lag_events === 0 && s.delivered === 1 ? s : undefined;

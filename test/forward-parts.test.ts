@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { retryDelay } from '../daemon/forward/backoff.js';
@@ -6,12 +8,14 @@ import { ndjsonBody } from '../daemon/forward/http.js';
 import { IngestShare, type LoopSampler } from '../daemon/forward/ingest-share.js';
 import { topicOfType } from '../daemon/forward/mqtt.js';
 import { lagEvents } from '../daemon/forward/lag.js';
+import { LogTail } from '../daemon/forward/log-tail.js';
 import type { ForwardRecord } from '../daemon/forward/record.js';
 import { initialMark, runsAfter } from '../daemon/forward/runs.js';
 import { redactUrl } from '../daemon/forward/sink.js';
 import { lineHead } from '../daemon/ndjson/head.js';
 import type { StoreHead } from '../daemon/storage/store.js';
 import type { Segment } from '../daemon/storage/timeline.js';
+import { removeDir, tempDir } from './helpers/tmp.js';
 
 // The pure parts of forwarding: retry delays, the ingest share, record heads, topics, bodies.
 
@@ -120,6 +124,27 @@ test('lagEvents: seqs between the position and the store\'s end; none at the ver
   for (const [name, positions, lag] of rows) assert.is(lagEvents(positions, head), lag, name);
   const active: StoreHead = { ...head, run: { id: '043', file: '/s/043/telemetry.ndjson', bytes: 400, seq: 6 } };
   assert.is(lagEvents([['043', { file: '/s/043/telemetry.ndjson', offset: 100, seq: 3 }]], active), 3, 'the active run by its end');
+});
+
+test('LogTail: a day that is over and ends without a newline is named when the tail moves on; the newest file\'s is left for later', async () => {
+  const dir = tempDir();
+  try {
+    const line = (seq: number) => JSON.stringify({ seq, ts: '2026-03-16T10:00:00.000Z', type: 'a', data: seq, meta: {} });
+    const [day1, day2] = [path.join(dir, 'site_20260316.ndjson'), path.join(dir, 'site_20260317.ndjson')];
+    fs.writeFileSync(day1, `${line(5)}\n${line(6)}\n{"seq":7,"ts":"2026-03-16T1`);
+    fs.writeFileSync(day2, `${line(8)}\n{"seq":9,"ts`);
+    const tail = new LogTail(dir);
+    const limits = { records: 50, bytes: 1 << 20 };
+    const first = await tail.read('site', { file: day1, offset: 0, seq: 4 }, limits, day2);
+    assert.equal([first.records.map((r) => r.seq), first.position, first.atEnd, first.gaps], [[5, 6], { file: day1, offset: 144, seq: 6 }, true, []]);
+    const second = await tail.read('site', first.position, limits, day2);
+    assert.equal([second.records.map((r) => r.seq), second.position, second.gaps],
+      [[8], { file: day2, offset: 72, seq: 8 }, [`${day1} ends in 27 byte(s) that are no whole line (after site:6): passed over`]]);
+    const third = await tail.read('site', second.position, limits, day2);
+    assert.equal([third.records, third.position, third.atEnd, third.gaps], [[], second.position, true, []], 'the newest file: a line being written');
+  } finally {
+    removeDir(dir);
+  }
 });
 
 test.run();

@@ -89,7 +89,11 @@ export class Forwarder {
   start(): void {
     const { logger } = this.deps;
     const loaded = this.cursor.load();
-    if (loaded instanceof Error) logger.warn(`sink ${this.spec.name}: ${loaded.message}; starting from the ${this.spec.start} of the log`);
+    if (loaded instanceof Error) {
+      logger.warn(`sink ${this.spec.name}: ${loaded.message}; starting from the ${this.spec.start} of the log`);
+      // from the beginning nothing is lost (only sent again); from the end, what came before is passed over
+      if (this.spec.start === 'end') this.cursor.skip(`${loaded.message}: the sink started again at the end of the log, and what was recorded before was not forwarded`);
+    }
     const head = this.deps.head();
     if (loaded !== true) this.cursor.add('site', this.spec.start === 'end' ? endOf(head.site) : this.deps.tail.siteStart());
     if (this.cursor.timeline === undefined) {

@@ -44,6 +44,8 @@ interface FileRead {
   missing: boolean;
   /** What was found damaged, one sentence each. */
   damage: string[];
+  /** Bytes after the last whole line, at the end of the file. */
+  leftover: number;
 }
 
 /** Reads envelopes after a position from the site files or a run file. */
@@ -79,9 +81,10 @@ export class LogTail {
       gaps.push(...got.damage);
       if (got.skipped > 0) gaps.push(`${got.skipped} line(s) of ${at.file} that are no envelopes were passed over (after ${stream}:${at.seq})`);
       if (got.missing) {
-        const next = stream === 'site' && at.file !== siteHead ? this.nextSiteFile(at.file) : undefined;
-        if (next === undefined && stream === 'site') return { records: [], position: at, atEnd: true, gaps };
+        // the store's newest site file not written yet is nothing passed over
+        if (stream === 'site' && at.file === siteHead) return { records: [], position: at, atEnd: true, gaps };
         gaps.push(`${at.file} is gone: the ${stream === 'site' ? 'site events' : `events of run ${stream}`} after ${stream}:${at.seq} in it were not forwarded`);
+        const next = stream === 'site' ? this.nextSiteFile(at.file) : undefined;
         if (next === undefined) return { records: [], position: at, atEnd: true, gaps };
         at = { file: next, offset: 0, seq: at.seq };
         continue;
@@ -93,6 +96,8 @@ export class LogTail {
       }
       const next = stream === 'site' && at.file !== siteHead ? this.nextSiteFile(at.file) : undefined;
       if (next === undefined) return { ...got, gaps };
+      // a day that is over and ends without a newline: those bytes are no line, and never will be
+      if (got.leftover > 0) gaps.push(`${at.file} ends in ${got.leftover} byte(s) that are no whole line (after ${stream}:${got.position.seq}): passed over`);
       at = { file: next, offset: 0, seq: got.position.seq };
     }
   }
@@ -116,7 +121,7 @@ export class LogTail {
 
 async function readLines(stream: string, pos: StreamPosition, limits: TailLimits): Promise<FileRead> {
   const stored = await readStored(pos, limits);
-  if (stored === undefined) return { records: [], position: pos, atEnd: true, skipped: 0, missing: true, damage: [] };
+  if (stored === undefined) return { records: [], position: pos, atEnd: true, skipped: 0, missing: true, damage: [], leftover: 0 };
   const { tail, file, from } = stored;
   // a file shorter than the position was replaced: read it again, passing over seqs already taken
   const bySeq = from !== pos.offset || stream !== 'site';
@@ -131,7 +136,8 @@ async function readLines(stream: string, pos: StreamPosition, limits: TailLimits
     seq = head.seq;
   }
   const damage = tail.damage.map((d) => `${file} is damaged (${d}): the ${stream === 'site' ? 'site events' : `events of run ${stream}`} in it there were not forwarded`);
-  return { records, position: { file: pos.file, offset: tail.end, seq }, atEnd: tail.atEnd, skipped, missing: false, damage };
+  const leftover = tail.atEnd && tail.size !== undefined ? tail.size - tail.end : 0;
+  return { records, position: { file: pos.file, offset: tail.end, seq }, atEnd: tail.atEnd, skipped, missing: false, damage, leftover };
 }
 
 // The tail of a file after a position, from the file as it is stored now (plain, or its `.gz`
