@@ -1,86 +1,22 @@
-import fs from 'node:fs';
-import { promisify } from 'node:util';
 import { plainName } from '../ndjson/names.js';
+import { CursorWriter, loadCursor, type CursorFile, type CursorSync } from './cursor-file.js';
 import type { StreamPosition } from './log-tail.js';
 
 // A sink's cursor: per stream, the position of the last record the sink acknowledged, and how
 // far along the store's timeline the sink has taken runs in (so a run recorded while the sink
-// was down is found again after a restart). It is written atomically (temp file, rename) and
-// only after an acknowledgement, in the background: the next batch is read while it is
-// written, and sent only once it is written, so a crash of the daemon at any moment leaves the
-// last acknowledged position or the one before it (at most one batch sent twice). The fsync
-// that makes it survive a power cut too costs more than a batch: it follows the daemon's
-// --fsync mode (every write, at most once a second, never).
+// was down is found again after a restart). It is written only after an acknowledgement, in
+// the background: the next batch is read while it is written, and sent only once it is
+// written, so a crash of the daemon at any moment leaves the last acknowledged position or
+// the one before it (at most one batch sent twice). How it is written: cursor-file.ts.
 
 const FORMAT = 1;
-const [open, write, fsync, close, rename] = [promisify(fs.open), promisify(fs.write), promisify(fs.fsync), promisify(fs.close), promisify(fs.rename)];
 /** The most skipped stretches a cursor keeps (the oldest go first). */
 const SKIPPED_KEPT = 20;
 
-/** What a cursor file holds. */
-export interface CursorFile {
-  format: number;
-  sink: string;
-  /** Stream name -> position after its last acknowledged record, in the order streams appeared. */
-  streams: Record<string, StreamPosition>;
-  /** Segments of the store's timeline whose runs the sink has taken in (absent in cursors of earlier versions). */
-  timeline?: number;
-  /** What the sink could not read and passed over, one sentence each (absent when nothing was). */
-  skipped?: string[];
-}
-
-/** Read a sink's cursor; undefined when it has none yet, an Error saying why when it is unusable. */
-export function readCursor(file: string): CursorFile | undefined | Error {
-  let raw: string;
-  try {
-    raw = fs.readFileSync(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    return error as Error;
-  }
-  try {
-    const cursor = JSON.parse(raw) as CursorFile;
-    if (cursor?.format !== FORMAT || typeof cursor.streams !== 'object' || cursor.streams === null) {
-      return new Error(`${file} is not a cursor of format ${FORMAT}`);
-    }
-    for (const pos of Object.values(cursor.streams)) {
-      if (typeof pos?.file !== 'string' || !Number.isSafeInteger(pos.offset) || !Number.isSafeInteger(pos.seq)) {
-        return new Error(`${file} holds an incomplete stream position`);
-      }
-    }
-    if (cursor.timeline !== undefined && !(Number.isSafeInteger(cursor.timeline) && cursor.timeline >= 0)) {
-      return new Error(`${file} holds a timeline mark that is no count`);
-    }
-    if (cursor.skipped !== undefined && !(Array.isArray(cursor.skipped) && cursor.skipped.every((s) => typeof s === 'string'))) {
-      return new Error(`${file} holds a skipped list that is not a list of texts`);
-    }
-    return cursor;
-  } catch (error) {
-    return new Error(`${file} is not valid JSON (${(error as Error).message})`);
-  }
-}
-
-/** Write a sink's cursor atomically (its directory exists: forwarding creates it at start); `sync`: fsync it before the rename. */
-export async function writeCursor(file: string, body: CursorFile, sync = true): Promise<void> {
-  // a power cut may leave the previous cursor: records are then sent again, never skipped.
-  // Plain descriptors, not FileHandles: this runs once a batch, and a FileHandle costs more
-  const tmp = `${file}.tmp-${process.pid}`;
-  const fd = await open(tmp, 'w');
-  try {
-    const text = Buffer.from(JSON.stringify(body), 'utf8');
-    const { bytesWritten } = await write(fd, text, 0, text.length, 0);
-    if (bytesWritten !== text.length) throw Object.assign(new Error(`short write to ${tmp}: ${bytesWritten} of ${text.length} bytes`), { code: 'EIO' });
-    if (sync) await fsync(fd);
-  } finally {
-    await close(fd);
-  }
-  await rename(tmp, file);
-}
-
-/** How a cursor is written: what to call on a failed write, how often to fsync it (0: every write; Infinity: never), the clock. */
+/** How a cursor is written: what to call on a failed write, how (the daemon's --fsync mode), the clock. */
 export interface CursorWriting {
   onSaveError(error: unknown): void;
-  syncEveryMs: number;
+  sync: CursorSync;
   now(): number;
 }
 
@@ -89,28 +25,30 @@ export class SinkCursor {
   readonly file: string;
   private readonly sink: string;
   private readonly writing: CursorWriting;
-  private syncedAt = -Infinity;
-  private lastWrite = -Infinity;
-  private syncNext = false;
+  private readonly writer: CursorWriter;
   private streams: Record<string, StreamPosition> = {};
   private timelineMark: number | undefined;
   private skippedList: string[] = [];
+  private generation = 0;
   private saving: Promise<void> | undefined;
   private dirty = false;
+  private wholeNext = false;
 
   constructor(file: string, sink: string, writing: CursorWriting) {
     this.file = file;
     this.sink = sink;
     this.writing = writing;
+    this.writer = new CursorWriter(file, writing.sync);
   }
 
   /** Load the saved positions; false when there were none (or they were unusable: the Error says why). */
   load(): boolean | Error {
-    const saved = readCursor(this.file);
+    const saved = loadCursor(this.file);
     if (saved === undefined || saved instanceof Error) return saved ?? false;
     this.streams = saved.streams;
     this.timelineMark = saved.timeline;
     this.skippedList = saved.skipped ?? [];
+    this.generation = saved.generation ?? 0;
     return true;
   }
 
@@ -168,20 +106,21 @@ export class SinkCursor {
     this.schedule();
   }
 
-  /** Resolves once every change made so far is on disk (or failed to be written: logged). Never rejects. */
+  /** Resolves once every change made so far is written (or failed to be: logged). Never rejects. */
   flushed(): Promise<void> {
     return this.saving ?? Promise.resolve();
   }
 
-  /** Write the cursor once more, synced unless the mode says never (a stop). Never rejects. */
+  /** Write the cursor file whole once more (a stop) and close. Never rejects. */
   async close(): Promise<void> {
     await this.flushed();
-    if (this.writing.syncEveryMs === Infinity || this.syncedAt >= this.lastWrite) return;
-    this.syncNext = true;
-    this.schedule();
-    await this.flushed();
+    if (this.generation > 0) {
+      this.wholeNext = true;
+      this.schedule();
+      await this.flushed();
+    }
+    await this.writer.close().catch((error: unknown) => this.writing.onSaveError(error));
   }
-
 
   private schedule(): void {
     this.dirty = true;
@@ -193,16 +132,13 @@ export class SinkCursor {
     try {
       while (this.dirty) {
         this.dirty = false;
-        const body: CursorFile = { format: FORMAT, sink: this.sink, streams: { ...this.streams } };
+        const whole = this.wholeNext;
+        this.wholeNext = false;
+        const body: CursorFile = { format: FORMAT, sink: this.sink, generation: ++this.generation, streams: { ...this.streams } };
         if (this.timelineMark !== undefined) body.timeline = this.timelineMark;
         if (this.skippedList.length > 0) body.skipped = this.skippedList;
-        const now = this.writing.now();
-        const sync = this.syncNext || now - this.syncedAt >= this.writing.syncEveryMs;
-        this.syncNext = false;
         try {
-          await writeCursor(this.file, body, sync);
-          this.lastWrite = now;
-          if (sync) this.syncedAt = now;
+          await this.writer.write(body, this.writing.now(), whole);
         } catch (error) {
           this.writing.onSaveError(error);
         }

@@ -3,6 +3,7 @@ import type { Logger } from '../../lib/log.js';
 import type { Clock } from '../../lib/time.js';
 import type { SinkStatus } from '../../lib/wire.js';
 import { retryDelay } from './backoff.js';
+import type { CursorSync } from './cursor-file.js';
 import { deliveredAll, SinkCursor } from './cursor.js';
 import { countDeadLetters, writeDeadLetter } from './dead-letter.js';
 import { within, withTimeout } from './deadline.js';
@@ -33,8 +34,8 @@ export interface ForwarderDeps {
   tail: LogTail;
   /** The directory of cursor and dead-letter files. */
   stateDir: string;
-  /** How often a cursor write is fsynced (0: every one; Infinity: never): the daemon's --fsync mode. */
-  cursorSyncEveryMs: number;
+  /** How the cursor is written: the daemon's --fsync mode. */
+  cursorSync: CursorSync;
   /** Where the store's writing stands: the timeline's segments (runs), the site's end, the active run's. */
   head(): StoreHead;
   /** How many events the daemon has recorded since start (changes while ingest is busy). */
@@ -78,7 +79,7 @@ export class Forwarder {
     const cursorFile = path.join(deps.stateDir, `${deps.spec.name}.cursor.json`);
     this.cursor = new SinkCursor(cursorFile, deps.spec.name, {
       onSaveError: (error) => deps.logger.error(`sink ${deps.spec.name}: could not write ${cursorFile} (${errorText(error)}); records may be sent again after a restart`),
-      syncEveryMs: deps.cursorSyncEveryMs, now: () => deps.clock.now(),
+      sync: deps.cursorSync, now: () => deps.clock.now(),
     });
     this.deadFile = path.join(deps.stateDir, `${deps.spec.name}.dead.ndjson`);
     this.share = new IngestShare(deps.loopSampler);

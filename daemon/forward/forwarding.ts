@@ -8,6 +8,7 @@ import type { SinkStatus } from '../../lib/wire.js';
 import { GZ } from '../ndjson/names.js';
 import { statePaths } from '../storage/state-files.js';
 import type { TelemetryStore } from '../storage/store.js';
+import type { CursorSync } from './cursor-file.js';
 import { Forwarder } from './forwarder.js';
 import type { LoopSampler } from './ingest-share.js';
 import { lazySink } from './lazy-sink.js';
@@ -46,8 +47,11 @@ export interface ForwardingDeps {
   fsync?: FsyncMode;
 }
 
-// how often a cursor write is fsynced, by --fsync mode
-const CURSOR_SYNC_MS: Record<FsyncMode, number> = { always: 0, batch: 1000, off: Infinity };
+// how a cursor is written, by --fsync mode: whole (and synced) after every batch, or whole once
+// a second and in place in between (cursor-file.ts)
+const CURSOR_SYNC: Record<FsyncMode, CursorSync> = {
+  always: { wholeEveryMs: 0, fsync: true }, batch: { wholeEveryMs: 1000, fsync: true }, off: { wholeEveryMs: 1000, fsync: false },
+};
 
 /** Start a forwarder for each sink (none: nothing runs and nothing listens). */
 export function startForwarding(specs: readonly SinkSpec[], deps: ForwardingDeps): Forwarding {
@@ -59,7 +63,7 @@ export function startForwarding(specs: readonly SinkSpec[], deps: ForwardingDeps
   const current = (type: string) => store.view.get(type)?.json;
   let recorded = 0;
   const forwarders = specs.map((spec) => new Forwarder({
-    spec, sink: lazySink(spec, current), tail, stateDir, cursorSyncEveryMs: CURSOR_SYNC_MS[deps.fsync ?? 'batch'], head: () => store.head(), recordedCount: () => recorded,
+    spec, sink: lazySink(spec, current), tail, stateDir, cursorSync: CURSOR_SYNC[deps.fsync ?? 'batch'], head: () => store.head(), recordedCount: () => recorded,
     loopSampler: deps.loopSampler ?? ((since) => performance.eventLoopUtilization(since)),
     clock: deps.clock, logger: deps.logger, random: deps.random ?? Math.random,
   }));
