@@ -15,7 +15,7 @@ import { lagEvents } from './lag.js';
 import type { LogTail, StreamPosition } from './log-tail.js';
 import type { ForwardRecord } from './record.js';
 import { ReadAhead } from './read-ahead.js';
-import { initialMark, runsAfter } from './runs.js';
+import { openCursor, takeRuns } from './runs.js';
 import { errorText, redactUrl, SinkRejection, type Sink, type SinkSpec } from './sink.js';
 import { Wake } from './wake.js';
 
@@ -89,32 +89,20 @@ export class Forwarder {
   /** Load the cursor (or start one) and run the loop in the background. */
   start(): void {
     const { logger } = this.deps;
-    const loaded = this.cursor.load();
-    if (loaded instanceof Error) {
-      logger.warn(`sink ${this.spec.name}: ${loaded.message}; starting from the ${this.spec.start} of the log`);
-      // from the beginning nothing is lost (only sent again); from the end, what came before is passed over
-      if (this.spec.start === 'end') this.cursor.skip(`${loaded.message}: the sink started again at the end of the log, and what was recorded before was not forwarded`);
-    }
-    const head = this.deps.head();
-    if (loaded !== true) this.cursor.add('site', this.spec.start === 'end' ? endOf(head.site) : this.deps.tail.siteStart());
-    if (this.cursor.timeline === undefined) {
-      // a new sink, or a cursor of an earlier version: the active run from its start (or its end)
-      this.cursor.markTimeline(initialMark(head.segments));
-      if (this.spec.start === 'end' && loaded !== true && head.run) this.cursor.add(head.run.id, endOf(head.run));
-    }
-    this.takeRuns(head);
+    const problem = openCursor(this.cursor, this.spec.start, this.deps.head(), () => this.deps.tail.siteStart());
+    if (problem) logger.warn(`sink ${this.spec.name}: ${problem}; starting from the ${this.spec.start} of the log`);
     this.health.deadLetters = countDeadLetters(this.deadFile);
     logger.info(`sink ${this.spec.name}: forwarding to ${redactUrl(this.spec.url)} (cursor ${this.cursor.file})`);
     this.loop = this.run();
   }
 
-  /** New events were recorded in `stream` (in `file`): wake the loop. Cheap: runs on the write path. */
+  /** New events were recorded in `stream`: take in a run the cursor does not follow yet, wake the loop. Cheap: runs on the write path. */
   notify(stream: string): void {
-    if (!this.cursor.has(stream)) this.takeRuns(this.deps.head());
+    if (!this.cursor.has(stream)) takeRuns(this.cursor, this.deps.head().segments);
     this.wake.wake();
   }
 
-  /** An ephemeral event was recorded: queue it for the loop; while the sink is down it is dropped at once. Cheap: runs on the write path. */
+  /** An ephemeral event was recorded: queue it for the loop; during a retry delay it is dropped at once. Cheap: runs on the write path. */
   offerEphemeral(record: ForwardRecord): void {
     if (!this.spec.ephemeral || this.stopped) return;
     if (this.backingOff) {
@@ -306,17 +294,4 @@ export class Forwarder {
       this.backingOff = false;
     }
   }
-
-  // take in the runs of the timeline the cursor does not follow yet (recorded while the sink was down, too)
-  private takeRuns(head: StoreHead): void {
-    for (const { stream, position } of runsAfter(head.segments, this.cursor.timeline ?? 0, (s) => this.cursor.has(s))) {
-      this.cursor.add(stream, position);
-    }
-    this.cursor.markTimeline(head.segments.length);
-  }
-}
-
-/** The end of a stream as the store wrote it: a sink told to start at the end of the log. */
-function endOf(end: { file: string; bytes: number; seq: number }): StreamPosition {
-  return { file: end.file, offset: end.bytes, seq: end.seq };
 }

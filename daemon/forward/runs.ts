@@ -1,4 +1,6 @@
+import type { StoreHead } from '../storage/store.js';
 import type { Segment } from '../storage/timeline.js';
+import type { SinkCursor } from './cursor.js';
 import type { StreamPosition } from './log-tail.js';
 
 // Which runs a sink takes in, from the store's timeline (its segments in record order): every
@@ -32,4 +34,34 @@ export function runsAfter(segments: readonly Segment[], from: number, follows: (
 export function initialMark(segments: readonly Segment[]): number {
   const last = segments.at(-1);
   return last && last.stream !== 'site' && !Number.isFinite(last.to) ? segments.length - 1 : segments.length;
+}
+
+/** Take in the runs of the timeline the cursor does not follow yet (recorded while the sink was down, too). */
+export function takeRuns(cursor: SinkCursor, segments: readonly Segment[]): void {
+  for (const { stream, position } of runsAfter(segments, cursor.timeline ?? 0, (s) => cursor.has(s))) cursor.add(stream, position);
+  cursor.markTimeline(segments.length);
+}
+
+/**
+ * Load a sink's cursor, or start one at the `start` of the log (`siteStart`: the oldest site
+ * file), and take in the runs it does not follow yet. Returns why a saved cursor was
+ * unusable, if it was (then a sink starting at the end notes what it passed over).
+ */
+export function openCursor(cursor: SinkCursor, start: 'beginning' | 'end', head: StoreHead, siteStart: () => StreamPosition): string | undefined {
+  const loaded = cursor.load();
+  // from the beginning nothing is lost (only sent again); from the end, what came before is passed over
+  if (loaded instanceof Error && start === 'end') cursor.skip(`${loaded.message}: the sink started again at the end of the log, and what was recorded before was not forwarded`);
+  if (loaded !== true) cursor.add('site', start === 'end' ? endOf(head.site) : siteStart());
+  if (cursor.timeline === undefined) {
+    // a new sink, or a cursor of an earlier version: the active run from its start (or its end)
+    cursor.markTimeline(initialMark(head.segments));
+    if (start === 'end' && loaded !== true && head.run) cursor.add(head.run.id, endOf(head.run));
+  }
+  takeRuns(cursor, head.segments);
+  return loaded instanceof Error ? loaded.message : undefined;
+}
+
+/** The end of a stream as the store wrote it: a sink told to start at the end of the log. */
+function endOf(end: { file: string; bytes: number; seq: number }): StreamPosition {
+  return { file: end.file, offset: end.bytes, seq: end.seq };
 }
