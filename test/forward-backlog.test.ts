@@ -173,6 +173,44 @@ test('a damaged compressed day: what it holds before the damage is delivered, th
   }
 });
 
+test('start = "end": a new sink sends only what is recorded from now on; an unusable cursor is then named as skipped', async () => {
+  const peer = await startPeer();
+  const siteDir = tempDir();
+  const sink = `${SINK(peer.url)}\nstart = "end"`;
+  try {
+    dayFile(siteDir, '20260314', 1, 3);
+    const first = await startTestDaemon({ siteDir, forward: sinksOf(sink) });
+    try {
+      for (let i = 4; i <= 5; i++) await postEvent(first.url, { type: 'a', data: i });
+      const status = await caughtUp(first.url, 'peer');
+      assert.equal([ids(peer.records), status.skipped], [range('site', 4, 5), []]);
+    } finally {
+      await first.close();
+    }
+    const cursor = path.join(siteDir, '.meridian', 'forward', 'peer.cursor.json');
+    fs.writeFileSync(cursor, '{"format":1,');
+    // the parser's own words (they differ between Node versions)
+    const reason = (() => { try { JSON.parse('{"format":1,'); } catch (error) { return (error as Error).message; } return ''; })();
+    const second = await startTestDaemon({ siteDir, forward: sinksOf(sink) });
+    try {
+      await postEvent(second.url, { type: 'a', data: 6 });
+      const status = await waitFor('the new event', async () => {
+        const s = await sinkStatus(second.url, 'peer');
+        return s.delivered === 1 && s.lag_events === 0 ? s : undefined;
+      });
+      assert.equal(ids(peer.records), range('site', 4, 6));
+      assert.equal({ state: status.state, skipped: status.skipped }, { state: 'skipped', skipped: [
+        `${cursor} is not valid JSON (${reason}): the sink started again at the end of the log, and what was recorded before was not forwarded`,
+      ] });
+    } finally {
+      await second.close();
+    }
+  } finally {
+    await peer.down();
+    removeDir(siteDir);
+  }
+});
+
 test('ephemeral events only, with the peer down: /status says so (not ok), and ok again once one goes through', async () => {
   const peer = await startPeer();
   await peer.down();

@@ -89,7 +89,7 @@ export class Forwarder {
   /** Load the cursor (or start one) and run the loop in the background. */
   start(): void {
     const { logger } = this.deps;
-    const problem = openCursor(this.cursor, this.spec.start, this.deps.head(), () => this.deps.tail.siteStart());
+    const problem = openCursor(this.cursor, this.spec.start, this.deps.head(), this.deps.tail);
     if (problem) logger.warn(`sink ${this.spec.name}: ${problem}; starting from the ${this.spec.start} of the log`);
     this.health.deadLetters = countDeadLetters(this.deadFile);
     logger.info(`sink ${this.spec.name}: forwarding to ${redactUrl(this.spec.url)} (cursor ${this.cursor.file})`);

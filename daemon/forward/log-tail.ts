@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { lineHead } from '../ndjson/head.js';
 import { GZ, listSiteFiles, plainName } from '../ndjson/names.js';
@@ -61,6 +62,18 @@ export class LogTail {
   /** Where the site stream starts when no cursor exists: the oldest site file. */
   siteStart(): StreamPosition {
     return { file: this.siteFiles()[0] ?? '', offset: 0, seq: 0 };
+  }
+
+  /** The end of the newest site file on disk (after `seq`): a sink starting at the end while the store has no site file open. */
+  siteEnd(seq: number): StreamPosition {
+    const file = this.siteFiles().at(-1);
+    if (file === undefined) return { file: '', offset: 0, seq };
+    try {
+      return { file, offset: fs.statSync(file).size, seq };
+    } catch {
+      // compressed: past its end, so the tail reads it again from its start passing over the seqs up to `seq`
+      return { file, offset: Number.MAX_SAFE_INTEGER, seq };
+    }
   }
 
   /**

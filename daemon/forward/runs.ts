@@ -1,7 +1,7 @@
 import type { StoreHead } from '../storage/store.js';
 import type { Segment } from '../storage/timeline.js';
 import type { SinkCursor } from './cursor.js';
-import type { StreamPosition } from './log-tail.js';
+import type { LogTail, StreamPosition } from './log-tail.js';
 
 // Which runs a sink takes in, from the store's timeline (its segments in record order): every
 // run segment from the sink's mark on that its cursor does not follow yet, each from where the
@@ -43,15 +43,17 @@ export function takeRuns(cursor: SinkCursor, segments: readonly Segment[]): void
 }
 
 /**
- * Load a sink's cursor, or start one at the `start` of the log (`siteStart`: the oldest site
- * file), and take in the runs it does not follow yet. Returns why a saved cursor was
+ * Load a sink's cursor, or start one at the `start` of the log (the oldest site file, or the
+ * end), and take in the runs it does not follow yet. Returns why a saved cursor was
  * unusable, if it was (then a sink starting at the end notes what it passed over).
  */
-export function openCursor(cursor: SinkCursor, start: 'beginning' | 'end', head: StoreHead, siteStart: () => StreamPosition): string | undefined {
+export function openCursor(cursor: SinkCursor, start: 'beginning' | 'end', head: StoreHead, tail: Pick<LogTail, 'siteStart' | 'siteEnd'>): string | undefined {
   const loaded = cursor.load();
   // from the beginning nothing is lost (only sent again); from the end, what came before is passed over
   if (loaded instanceof Error && start === 'end') cursor.skip(`${loaded.message}: the sink started again at the end of the log, and what was recorded before was not forwarded`);
-  if (loaded !== true) cursor.add('site', start === 'end' ? endOf(head.site) : siteStart());
+  // the store may have no site file open (none yet, or the last one is a past day's): the end is then the newest on disk
+  const siteEnd = () => (head.site.file === '' ? tail.siteEnd(head.site.seq) : endOf(head.site));
+  if (loaded !== true) cursor.add('site', start === 'end' ? siteEnd() : tail.siteStart());
   if (cursor.timeline === undefined) {
     // a new sink, or a cursor of an earlier version: the active run from its start (or its end)
     cursor.markTimeline(initialMark(head.segments));
