@@ -124,6 +124,8 @@ test('lagEvents: seqs between the position and the store\'s end; none at the ver
   for (const [name, positions, lag] of rows) assert.is(lagEvents(positions, head), lag, name);
   const active: StoreHead = { ...head, run: { id: '043', file: '/s/043/telemetry.ndjson', bytes: 400, seq: 6 } };
   assert.is(lagEvents([['043', { file: '/s/043/telemetry.ndjson', offset: 100, seq: 3 }]], active), 3, 'the active run by its end');
+  const behind: Array<[string, { file: string; offset: number; seq: number }]> = [['site', { file: '/s/site_20260318.ndjson', offset: 300, seq: 8 }]];
+  assert.is(lagEvents(behind, head, new Map([['site', 10]])), 2, 'ephemeral seqs after the newest line are no lag');
 });
 
 test('LogTail: a day that is over and ends without a newline is named when the tail moves on; the newest file\'s is left for later', async () => {

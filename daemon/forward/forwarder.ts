@@ -38,6 +38,8 @@ export interface ForwarderDeps {
   cursorSync: CursorSync;
   /** Where the store's writing stands: the timeline's segments (runs), the site's end, the active run's. */
   head(): StoreHead;
+  /** The newest seq with a line per stream recorded since start (an ephemeral seq after it is nothing to deliver). */
+  lineSeqs: ReadonlyMap<string, number>;
   /** How many events the daemon has recorded since start (changes while ingest is busy). */
   recordedCount(): number;
   /** The event loop's utilization (shared with ingest). */
@@ -129,7 +131,7 @@ export class Forwarder {
 
   /** The sink's line in /status. */
   status(): SinkStatus {
-    const lag = lagEvents(this.cursor.entries(), this.deps.head());
+    const lag = lagEvents(this.cursor.entries(), this.deps.head(), this.deps.lineSeqs);
     const { sent, dropped } = this.ephemeral;
     return this.health.status(this.spec, this.deps.clock.now(), lag, this.oldestPendingTs, { sent, dropped }, this.cursor.skipped);
   }

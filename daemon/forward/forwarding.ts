@@ -62,8 +62,9 @@ export function startForwarding(specs: readonly SinkSpec[], deps: ForwardingDeps
   fs.mkdirSync(stateDir, { recursive: true });
   const current = (type: string) => store.view.get(type)?.json;
   let recorded = 0;
+  const lineSeqs = new Map<string, number>();
   const forwarders = specs.map((spec) => new Forwarder({
-    spec, sink: lazySink(spec, current), tail, stateDir, cursorSync: CURSOR_SYNC[deps.fsync ?? 'batch'], head: () => store.head(), recordedCount: () => recorded,
+    spec, sink: lazySink(spec, current), tail, stateDir, cursorSync: CURSOR_SYNC[deps.fsync ?? 'batch'], head: () => store.head(), lineSeqs, recordedCount: () => recorded,
     loopSampler: deps.loopSampler ?? ((since) => performance.eventLoopUtilization(since)),
     clock: deps.clock, logger: deps.logger, random: deps.random ?? Math.random,
   }));
@@ -71,6 +72,7 @@ export function startForwarding(specs: readonly SinkSpec[], deps: ForwardingDeps
   const stopListening = store.onRecorded((event) => {
     recorded++;
     if (event.permanent) {
+      lineSeqs.set(event.stream, event.reading.seq);
       for (const f of forwarders) f.notify(event.stream);
       return;
     }
