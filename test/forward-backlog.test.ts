@@ -142,6 +142,33 @@ test('a new sink reads compressed days: all 1,000 events delivered, in order, ok
   }
 });
 
+test('retention keeps a compressed day a sink has not delivered, and deletes it once delivered', async () => {
+  const peer = await startPeer();
+  await peer.down();
+  const siteDir = tempDir();
+  try {
+    const plain = dayFile(siteDir, '20260101', 1, 50);
+    await compressFile(plain);
+    const old = new Date(Date.now() - 90 * DAY);
+    fs.utimesSync(`${plain}.gz`, old, old);
+    dayFile(siteDir, '20260102', 51, 60);
+    const d = await startTestDaemon({ siteDir, forward: sinksOf(SINK(peer.url)), flags: { retain: '30d' } });
+    try {
+      const held = await d.daemon.housekeeping!.runOnce();
+      assert.equal({ deleted: held.deleted, protected: held.protected.includes(`${plain}.gz`) }, { deleted: [], protected: true });
+      await peer.up();
+      await caughtUp(d.url, 'peer');
+      assert.equal(ids(peer.records), range('site', 1, 60));
+      assert.equal((await d.daemon.housekeeping!.runOnce()).deleted, [`${plain}.gz`]);
+    } finally {
+      await d.close();
+    }
+  } finally {
+    await peer.down();
+    removeDir(siteDir);
+  }
+});
+
 test('a damaged compressed day: what it holds before the damage is delivered, the rest named in /status, the next days delivered', async () => {
   const peer = await startPeer();
   const siteDir = tempDir();
