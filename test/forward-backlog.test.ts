@@ -4,7 +4,7 @@ import zlib from 'node:zlib';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { compressFile } from '../daemon/storage/compressed.js';
-import { startTestDaemon } from './helpers/daemon.js';
+import { spawnDaemon, startTestDaemon } from './helpers/daemon.js';
 import { caughtUp, failing, QUICK, sinkStatus, sinksOf, startPeer, waitFor, type PeerRecord } from './helpers/forward.js';
 import { postEvent, request } from './helpers/http.js';
 import { removeDir, tempDir } from './helpers/tmp.js';
@@ -50,6 +50,35 @@ test('a run recorded while the sink was down is delivered after a restart, and r
       assert.equal(after.deleted, [runFile], 'delivered: retention may delete it now');
     } finally {
       await second.close();
+    }
+  } finally {
+    await peer.down();
+    removeDir(siteDir);
+  }
+});
+
+test('kill -9 right after a run recorded while the sink was down: the run is delivered after the restart', async () => {
+  const peer = await startPeer();
+  await peer.down();
+  const siteDir = tempDir();
+  const config = path.join(siteDir, 'forward.toml');
+  fs.writeFileSync(config, SINK(peer.url));
+  try {
+    const first = await spawnDaemon({ siteDir, args: ['--config', config] });
+    await postEvent(first.url, { type: 'weather', data: 1 });
+    await request(first.url, '/run/start', { method: 'POST', body: { run_id: '007' } });
+    for (let i = 1; i <= 3; i++) await postEvent(first.url, { type: 'cam', data: i });
+    await request(first.url, '/run/stop', { method: 'POST' });
+    first.child.kill('SIGKILL');
+    assert.is(await first.exited, 'SIGKILL');
+    await peer.up();
+    const second = await spawnDaemon({ siteDir, args: ['--config', config] });
+    try {
+      await caughtUp(second.url, 'peer');
+      assert.equal(ids(peer.records), ['site:1', ...range('007', 1, 3)]);
+    } finally {
+      second.child.kill('SIGTERM');
+      await second.exited;
     }
   } finally {
     await peer.down();
