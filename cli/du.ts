@@ -1,5 +1,5 @@
 import os from 'node:os';
-import { listDataFiles, type DataFile } from '../daemon/storage/data-files.js';
+import { listDataFiles, type DataFile } from '../daemon/ndjson/listing.js';
 import { resolveDaemonConfig } from '../lib/config.js';
 import type { CliIo } from './io.js';
 import { noExtraArguments, switchOption, textOption, type ParsedOptions } from './options.js';

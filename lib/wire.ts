@@ -138,8 +138,8 @@ export interface SinkStatus {
   kind: 'mqtt' | 'postgres' | 'http';
   /** The sink's URL with any password replaced by `***`. */
   url: string;
-  /** ok; retrying (deliveries fail, for less than its failing_after); failing. */
-  state: 'ok' | 'retrying' | 'failing';
+  /** ok; retrying (deliveries fail, for less than its failing_after); failing; skipped (it delivers, but passed over what it could not read: `skipped` says what). */
+  state: 'ok' | 'retrying' | 'failing' | 'skipped';
   /** Events recorded but not yet acknowledged by the sink. */
   lag_events: number;
   /** Age of the oldest event not yet acknowledged (0 when caught up). */
@@ -158,6 +158,8 @@ export interface SinkStatus {
   ephemeral_sent: number;
   /** Ephemeral events dropped since start: the sink was down, its queue was full, or their one attempt failed. */
   ephemeral_dropped: number;
+  /** What the sink could not read and passed over (a file gone, a damaged file, lines that are no envelopes), one sentence each, oldest first; kept in its cursor. */
+  skipped: string[];
 }
 
 /**

@@ -71,15 +71,18 @@ test('telemetry run with a bad --forward: one line naming it, exit 2', async () 
   assert.is(run.stderr, 'telemetry: --forward url must be an mqtt://, mqtts://, postgres://, http:// or https:// URL; got "ftp://x" (see "telemetry run --help")\n');
 });
 
-test('sinkLine: state, lag, last success, retries, dead letters, ephemeral events dropped, the last error unless ok', () => {
+test('sinkLine: state, lag, last success, retries, dead letters, ephemeral events dropped, what was skipped, the last error while retrying or failing', () => {
   const ok: SinkStatus = { name: 'db', kind: 'postgres', url: 'postgres://db/x', state: 'ok', lag_events: 0, lag_seconds: 0,
-    last_success: '2026-03-17T20:00:01.000Z', retries: 0, dead_letters: 0, last_error: null, delivered: 12, ephemeral_sent: 0, ephemeral_dropped: 0 };
+    last_success: '2026-03-17T20:00:01.000Z', retries: 0, dead_letters: 0, last_error: null, delivered: 12, ephemeral_sent: 0, ephemeral_dropped: 0, skipped: [] };
   const rows: Array<[string, SinkStatus, string]> = [
     ['caught up', ok, '  sink db (postgres) ok  lag 0 events  last success 2026-03-17T20:00:01.000Z'],
     ['recovered', { ...ok, retries: 1, dead_letters: 2, last_error: 'x' }, '  sink db (postgres) ok  lag 0 events  last success 2026-03-17T20:00:01.000Z  1 retry  2 dead letters'],
     ['failing', { ...ok, state: 'failing', lag_events: 1, lag_seconds: 95.2, last_success: null, retries: 41, last_error: 'connect ECONNREFUSED' },
       '  sink db (postgres) failing  lag 1 event / 95.2s  last success never  41 retries  last error: connect ECONNREFUSED'],
     ['ephemeral dropped', { ...ok, kind: 'http', ephemeral_sent: 5, ephemeral_dropped: 1 }, '  sink db (http) ok  lag 0 events  last success 2026-03-17T20:00:01.000Z  1 ephemeral dropped'],
+    ['skipped', { ...ok, state: 'skipped', skipped: ['/s/site_20260316.ndjson is gone: the site events after site:40 in it were not forwarded'] },
+      '  sink db (postgres) skipped  lag 0 events  last success 2026-03-17T20:00:01.000Z  skipped: /s/site_20260316.ndjson is gone: the site events after site:40 in it were not forwarded'],
+    ['skipped twice', { ...ok, state: 'skipped', skipped: ['a', 'b'] }, '  sink db (postgres) skipped  lag 0 events  last success 2026-03-17T20:00:01.000Z  skipped: b (and 1 more)'],
   ];
   for (const [name, status, line] of rows) assert.is(sinkLine(status), line, name);
 });

@@ -10,7 +10,7 @@ const T = Date.parse('2026-03-18T00:00:10.000Z');
 const ready = { ready: true as const, run_active: false, version: '0.1.0' };
 const ok: SinkStatus = { name: 'db', kind: 'postgres', url: 'postgres://db/x', state: 'ok', lag_events: 0, lag_seconds: 0,
   last_success: '2026-03-18T00:00:09.000Z', retries: 0, dead_letters: 0, last_error: null,
-  delivered: 0, ephemeral_sent: 0, ephemeral_dropped: 0 };
+  delivered: 0, ephemeral_sent: 0, ephemeral_dropped: 0, skipped: [] };
 
 test('sinksBehind: only sinks that are not ok or 10 s behind, with their lag', () => {
   const rows: Array<[string, SinkStatus[], string | undefined]> = [

@@ -40,7 +40,7 @@ test('steady state: every event arrives once, in order per stream, with its stre
     assert.is(peer.lastHeaders()?.['content-type'], 'application/x-ndjson');
     assert.equal({ ...status, last_success: null }, {
       name: 'peer', kind: 'http', url: peer.url, state: 'ok', lag_events: 0, lag_seconds: 0, last_success: null,
-      retries: 0, dead_letters: 0, last_error: null, delivered: 160, ephemeral_sent: 0, ephemeral_dropped: 0,
+      retries: 0, dead_letters: 0, last_error: null, delivered: 160, ephemeral_sent: 0, ephemeral_dropped: 0, skipped: [],
     });
     assert.ok(status.last_success !== null);
     assert.not.ok(d.logs.join('\n').includes('s3cret'), 'the secret is never logged');

@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { retryDelay } from '../daemon/forward/backoff.js';
@@ -5,8 +7,15 @@ import { deliveredAll } from '../daemon/forward/cursor.js';
 import { ndjsonBody } from '../daemon/forward/http.js';
 import { IngestShare, type LoopSampler } from '../daemon/forward/ingest-share.js';
 import { topicOfType } from '../daemon/forward/mqtt.js';
-import { envelopeHead, type ForwardRecord } from '../daemon/forward/record.js';
+import { lagEvents } from '../daemon/forward/lag.js';
+import { LogTail } from '../daemon/forward/log-tail.js';
+import type { ForwardRecord } from '../daemon/forward/record.js';
+import { initialMark, runsAfter } from '../daemon/forward/runs.js';
 import { redactUrl } from '../daemon/forward/sink.js';
+import { lineHead } from '../daemon/ndjson/head.js';
+import type { StoreHead } from '../daemon/storage/store.js';
+import type { Segment } from '../daemon/storage/timeline.js';
+import { removeDir, tempDir } from './helpers/tmp.js';
 
 // The pure parts of forwarding: retry delays, the ingest share, record heads, topics, bodies.
 
@@ -35,14 +44,14 @@ test('IngestShare: no pause with spare loop time or no ingest; 19x the step time
   for (const [name, recorded, batchMs, pause] of rows) assert.is(share.pauseAfter(recorded, batchMs), pause, name);
 });
 
-test('envelopeHead: seq, ts and type from the line head, else from the whole line, else nothing', () => {
-  const rows: Array<[string, string, ReturnType<typeof envelopeHead>]> = [
+test('lineHead (the head the forwarders read): seq, ts and type from the line head, else from the whole line, else nothing', () => {
+  const rows: Array<[string, string, ReturnType<typeof lineHead>]> = [
     ['as Meridian writes it', '{"seq":41,"ts":"2026-03-18T00:05:48.955Z","type":"dome \\"a\\"","data":1,"meta":{}}', { seq: 41, ts: '2026-03-18T00:05:48.955Z', type: 'dome "a"' }],
     ['the original service (stream key first)', '{"stream":"x","type":"w","seq":3,"ts":"2026-03-18T00:05:48.955Z","data":1}', { seq: 3, ts: '2026-03-18T00:05:48.955Z', type: 'w' }],
     ['not JSON', '{"seq":1,"ts', undefined],
     ['no seq', '{"ts":"x","type":"w"}', undefined],
   ];
-  for (const [name, line, head] of rows) assert.equal(envelopeHead(line), head, name);
+  for (const [name, line, head] of rows) assert.equal(lineHead(line), head, name);
 });
 
 test('topicOfType: MQTT wildcards and % are escaped, the rest kept', () => {
@@ -77,6 +86,67 @@ test('deliveredAll: what retention may touch, by a sink\'s cursor', () => {
     ['a run no stream names', [['site', at(day('20260318'), 0)]], run, 50, true],
   ];
   for (const [name, positions, file, size, expected] of rows) assert.is(deliveredAll(positions, file, size), expected, name);
+  assert.is(deliveredAll([['site', at(day('20260317'), 500)]], day('20260317'), Infinity), false, 'compressed, the cursor still in it');
+  assert.is(deliveredAll([['site', at(`${day('20260318')}`, 0)]], day('20260317'), Infinity), true, 'compressed, the cursor on a later day');
+});
+
+// site (0, 5], run 042 (0, 7], site (5, 9], run 043 (2, 4], site (9, open)
+const SEGMENTS: Segment[] = [
+  { stream: 'site', file: undefined, after: 0, to: 5 }, { stream: '042', file: '/s/042/telemetry.ndjson', after: 0, to: 7 },
+  { stream: 'site', file: undefined, after: 5, to: 9 }, { stream: '043', file: '/s/043/telemetry.ndjson', after: 2, to: 4 },
+  { stream: 'site', file: undefined, after: 9, to: Infinity },
+];
+
+test('runsAfter and initialMark: the runs of the timeline a sink takes in, each from where its segment began', () => {
+  const none = () => false;
+  const rows: Array<[string, Segment[], number, (s: string) => boolean, string[]]> = [
+    ['all runs from the start', SEGMENTS, 0, none, ['042@0', '043@2']],
+    ['from the mark on', SEGMENTS, 2, none, ['043@2']],
+    ['a run the cursor follows is left as it is', SEGMENTS, 0, (s) => s === '042', ['043@2']],
+    ['past the end', SEGMENTS, 5, none, []],
+    ['a run in two segments, taken once from the first', [...SEGMENTS, { stream: '042', file: '/s/042/telemetry.ndjson', after: 7, to: Infinity }], 0, none, ['042@0', '043@2']],
+  ];
+  for (const [name, segments, from, follows, expected] of rows) {
+    assert.equal(runsAfter(segments, from, follows).map((r) => `${r.stream}@${r.position.seq}`), expected, name);
+  }
+  assert.is(initialMark(SEGMENTS), 5, 'no active run: no run before now');
+  assert.is(initialMark([...SEGMENTS.slice(0, 4), { stream: '044', file: '/s/044/telemetry.ndjson', after: 0, to: Infinity }]), 4, 'the active run is taken in');
+});
+
+test('lagEvents: seqs between the position and the store\'s end; none at the very end of the newest file; a stopped run by its last segment', () => {
+  const head: StoreHead = { segments: SEGMENTS, site: { file: '/s/site_20260318.ndjson', bytes: 900, seq: 12 }, run: undefined };
+  const rows: Array<[string, Array<[string, { file: string; offset: number; seq: number }]>, number]> = [
+    ['caught up', [['site', { file: '/s/site_20260318.ndjson', offset: 900, seq: 11 }]], 0],
+    ['behind in the newest file', [['site', { file: '/s/site_20260318.ndjson', offset: 300, seq: 8 }]], 4],
+    ['on an earlier day', [['site', { file: '/s/site_20260317.ndjson', offset: 900, seq: 5 }]], 7],
+    ['a stopped run', [['site', { file: '/s/site_20260318.ndjson', offset: 900, seq: 11 }], ['043', { file: '/s/043/telemetry.ndjson', offset: 0, seq: 2 }]], 2],
+  ];
+  for (const [name, positions, lag] of rows) assert.is(lagEvents(positions, head), lag, name);
+  const active: StoreHead = { ...head, run: { id: '043', file: '/s/043/telemetry.ndjson', bytes: 400, seq: 6 } };
+  assert.is(lagEvents([['043', { file: '/s/043/telemetry.ndjson', offset: 100, seq: 3 }]], active), 3, 'the active run by its end');
+  const behind: Array<[string, { file: string; offset: number; seq: number }]> = [['site', { file: '/s/site_20260318.ndjson', offset: 300, seq: 8 }]];
+  assert.is(lagEvents(behind, head, new Map([['site', 10]])), 2, 'ephemeral seqs after the newest line are no lag');
+});
+
+test('LogTail: a day that is over and ends without a newline is named when the tail moves on; the newest file\'s is left for later', async () => {
+  const dir = tempDir();
+  try {
+    const line = (seq: number) => JSON.stringify({ seq, ts: '2026-03-16T10:00:00.000Z', type: 'a', data: seq, meta: {} });
+    const [day1, day2] = [path.join(dir, 'site_20260316.ndjson'), path.join(dir, 'site_20260317.ndjson')];
+    fs.writeFileSync(day1, `${line(5)}\n${line(6)}\n{"seq":7,"ts":"2026-03-16T1`);
+    fs.writeFileSync(day2, `${line(8)}\n{"seq":9,"ts`);
+    const tail = new LogTail(dir);
+    const limits = { records: 50, bytes: 1 << 20 };
+    const first = await tail.read('site', { file: day1, offset: 0, seq: 4 }, limits, day2);
+    assert.equal([first.records.map((r) => r.seq), first.position, first.atEnd, first.gaps], [[5, 6], { file: day1, offset: 144, seq: 6 }, true, []]);
+    const second = await tail.read('site', first.position, limits, day2);
+    assert.equal([second.records.map((r) => r.seq), second.position, second.gaps],
+      [[8], { file: day2, offset: 72, seq: 8 }, [`${day1} ends in 27 byte(s) that are no whole line (after site:6): passed over`]]);
+    const third = await tail.read('site', second.position, limits, day2);
+    assert.equal([third.records, third.position, third.atEnd, third.gaps], [[], second.position, true, []], 'the newest file: a line being written');
+  } finally {
+    removeDir(dir);
+  }
 });
 
 test.run();

@@ -147,6 +147,7 @@ test('sink metrics after a known workload against a real HTTP peer: lag, deliver
     'meridian_sink_state{sink="peer",kind="http",state="ok"}': ok,
     'meridian_sink_state{sink="peer",kind="http",state="retrying"}': retrying,
     'meridian_sink_state{sink="peer",kind="http",state="failing"}': failing,
+    'meridian_sink_state{sink="peer",kind="http",state="skipped"}': 0,
   });
   try {
     await postEvent(d.url, { type: 'wind', data: 1, store_permanently: false });

@@ -1,71 +1,54 @@
-import fs from 'node:fs';
-import { writeJsonAtomic } from '../storage/state-files.js';
+import { plainName } from '../ndjson/names.js';
+import { CursorWriter, loadCursor, type CursorFile, type CursorSync } from './cursor-file.js';
 import type { StreamPosition } from './log-tail.js';
 
-// A sink's cursor: per stream, the position of the last record the sink acknowledged. It is
-// written atomically (temp file, fsync, rename) and only after an acknowledgement, so a
-// crash at any moment leaves the last acknowledged position or the one before it.
+// A sink's cursor: per stream, the position of the last record the sink acknowledged, and how
+// far along the store's timeline the sink has taken runs in (so a run recorded while the sink
+// was down is found again after a restart). It is written only after an acknowledgement, in
+// the background: the next batch is read while it is written, and sent only once it is
+// written, so a crash of the daemon at any moment leaves the last acknowledged position or
+// the one before it (at most one batch sent twice). How it is written: cursor-file.ts.
 
 const FORMAT = 1;
+/** The most skipped stretches a cursor keeps (the oldest go first). */
+const SKIPPED_KEPT = 20;
 
-/** What a cursor file holds. */
-export interface CursorFile {
-  format: number;
-  sink: string;
-  /** Stream name -> position after its last acknowledged record, in the order streams appeared. */
-  streams: Record<string, StreamPosition>;
+/** How a cursor is written: what to call on a failed write, how (the daemon's --fsync mode), the clock. */
+export interface CursorWriting {
+  onSaveError(error: unknown): void;
+  sync: CursorSync;
+  now(): number;
 }
 
-/** Read a sink's cursor; undefined when it has none yet, an Error saying why when it is unusable. */
-export function readCursor(file: string): CursorFile | undefined | Error {
-  let raw: string;
-  try {
-    raw = fs.readFileSync(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    return error as Error;
-  }
-  try {
-    const cursor = JSON.parse(raw) as CursorFile;
-    if (cursor?.format !== FORMAT || typeof cursor.streams !== 'object' || cursor.streams === null) {
-      return new Error(`${file} is not a cursor of format ${FORMAT}`);
-    }
-    for (const pos of Object.values(cursor.streams)) {
-      if (typeof pos?.file !== 'string' || !Number.isSafeInteger(pos.offset) || !Number.isSafeInteger(pos.seq)) {
-        return new Error(`${file} holds an incomplete stream position`);
-      }
-    }
-    return cursor;
-  } catch (error) {
-    return new Error(`${file} is not valid JSON (${(error as Error).message})`);
-  }
-}
-
-/** Write a sink's cursor atomically (its directory exists: forwarding creates it at start). */
-export function writeCursor(file: string, sink: string, streams: Record<string, StreamPosition>): void {
-  const body: CursorFile = { format: FORMAT, sink, streams };
-  // a power cut may leave the previous cursor: records are then sent again, never skipped
-  writeJsonAtomic(file, body, undefined, { syncDir: false });
-}
-
-/** A sink's cursor as the loop uses it: positions per stream, saved on every move. */
+/** A sink's cursor as the loop uses it: positions per stream, saved in the background on every move. */
 export class SinkCursor {
   readonly file: string;
   private readonly sink: string;
-  private readonly onSaveError: (error: unknown) => void;
+  private readonly writing: CursorWriting;
+  private readonly writer: CursorWriter;
   private streams: Record<string, StreamPosition> = {};
+  private timelineMark: number | undefined;
+  private skippedList: string[] = [];
+  private generation = 0;
+  private saving: Promise<void> | undefined;
+  private dirty = false;
+  private wholeNext = false;
 
-  constructor(file: string, sink: string, onSaveError: (error: unknown) => void) {
+  constructor(file: string, sink: string, writing: CursorWriting) {
     this.file = file;
     this.sink = sink;
-    this.onSaveError = onSaveError;
+    this.writing = writing;
+    this.writer = new CursorWriter(file, writing.sync);
   }
 
   /** Load the saved positions; false when there were none (or they were unusable: the Error says why). */
   load(): boolean | Error {
-    const saved = readCursor(this.file);
+    const saved = loadCursor(this.file);
     if (saved === undefined || saved instanceof Error) return saved ?? false;
     this.streams = saved.streams;
+    this.timelineMark = saved.timeline;
+    this.skippedList = saved.skipped ?? [];
+    this.generation = saved.generation ?? 0;
     return true;
   }
 
@@ -78,46 +61,106 @@ export class SinkCursor {
     return stream in this.streams;
   }
 
-  /** Start following a stream at `position` (saved with the next move). */
-  add(stream: string, position: StreamPosition): void {
-    this.streams[stream] = position;
+  /** How many segments of the timeline the sink has taken runs from (undefined: a cursor of an earlier version). */
+  get timeline(): number | undefined {
+    return this.timelineMark;
   }
 
-  /** Move a stream to `position` and save, unless it is there already. */
+  /** What was passed over, oldest first. */
+  get skipped(): readonly string[] {
+    return this.skippedList;
+  }
+
+  /** Start following a stream at `position`. */
+  add(stream: string, position: StreamPosition): void {
+    this.streams[stream] = position;
+    this.schedule();
+  }
+
+  /** The runs of the timeline's first `segments` segments are taken in. */
+  markTimeline(segments: number): void {
+    if (this.timelineMark === segments) return;
+    this.timelineMark = segments;
+    this.schedule();
+  }
+
+  /** Note a stretch that could not be read and was passed over (kept in the cursor: /status shows it). */
+  skip(what: string): void {
+    // a batch read again (after a linger, a retry) passes over the same stretch again
+    if (this.skippedList.includes(what)) return;
+    this.skippedList = [...this.skippedList, what].slice(-SKIPPED_KEPT);
+    this.schedule();
+  }
+
+  /** Move a stream to `position` (saved in the background), unless it is there already. */
   moveTo(stream: string, position: StreamPosition): void {
     const old = this.streams[stream];
     if (old && old.file === position.file && old.offset === position.offset) return;
     this.streams[stream] = position;
-    this.save();
+    this.schedule();
   }
 
   /** Stop following a stream (a stopped run forwarded to its end). */
   forget(stream: string): void {
     delete this.streams[stream];
-    this.save();
+    this.schedule();
   }
 
-  private save(): void {
+  /** Resolves once every change made so far is written (or failed to be: logged). Never rejects. */
+  flushed(): Promise<void> {
+    return this.saving ?? Promise.resolve();
+  }
+
+  /** Write the cursor file whole once more (a stop) and close. Never rejects. */
+  async close(): Promise<void> {
+    await this.flushed();
+    if (this.generation > 0) {
+      this.wholeNext = true;
+      this.schedule();
+      await this.flushed();
+    }
+    await this.writer.close().catch((error: unknown) => this.writing.onSaveError(error));
+  }
+
+  private schedule(): void {
+    this.dirty = true;
+    this.saving ??= this.saveLoop();
+  }
+
+  // one write at a time; changes made while one runs are written by the next
+  private async saveLoop(): Promise<void> {
     try {
-      writeCursor(this.file, this.sink, this.streams);
-    } catch (error) {
-      this.onSaveError(error);
+      while (this.dirty) {
+        this.dirty = false;
+        const whole = this.wholeNext;
+        this.wholeNext = false;
+        const body: CursorFile = { format: FORMAT, sink: this.sink, generation: ++this.generation, streams: { ...this.streams } };
+        if (this.timelineMark !== undefined) body.timeline = this.timelineMark;
+        if (this.skippedList.length > 0) body.skipped = this.skippedList;
+        try {
+          await this.writer.write(body, this.writing.now(), whole);
+        } catch (error) {
+          this.writing.onSaveError(error);
+        }
+      }
+    } finally {
+      this.saving = undefined;
     }
   }
 }
 
 /**
- * Whether a sink at `positions` has read all of `file` (whose length is `size`): a stream
- * whose position is in the file has reached its end, and the site stream has moved on to a
- * later day file. A file no stream names (a run stopped before the sink existed) holds
- * nothing back.
+ * Whether a sink at `positions` has read all of `file` (a plain path; `size` is its length,
+ * Infinity when it is stored compressed): a stream whose position is in the file has reached
+ * its end, and the site stream has moved on to a later day file. A file no stream names (a
+ * run stopped before the sink existed) holds nothing back.
  */
 export function deliveredAll(positions: readonly (readonly [string, StreamPosition])[], file: string, size: number): boolean {
   const dayFile = /site_(\d{8})\.ndjson$/.exec(file)?.[1];
   for (const [stream, position] of positions) {
-    if (position.file === file && position.offset < size) return false;
+    if (plainName(position.file) === file && position.offset < size) return false;
     if (stream === 'site' && dayFile !== undefined) {
-      const at = /site_(\d{8})\.ndjson$/.exec(position.file)?.[1];
+      const at = /site_(\d{8})\.ndjson(?:\.gz)?$/.exec(position.file)?.[1];
       if (at === undefined || at < dayFile) return false;
     }
   }

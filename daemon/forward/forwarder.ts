@@ -3,15 +3,19 @@ import type { Logger } from '../../lib/log.js';
 import type { Clock } from '../../lib/time.js';
 import type { SinkStatus } from '../../lib/wire.js';
 import { retryDelay } from './backoff.js';
+import type { CursorSync } from './cursor-file.js';
 import { deliveredAll, SinkCursor } from './cursor.js';
 import { countDeadLetters, writeDeadLetter } from './dead-letter.js';
 import { within, withTimeout } from './deadline.js';
 import { EphemeralQueue } from './ephemeral.js';
-import type { StreamHeads } from './heads.js';
 import { SinkHealth } from './health.js';
 import { IngestShare, type LoopSampler } from './ingest-share.js';
+import type { StoreHead } from '../storage/store.js';
+import { lagEvents } from './lag.js';
 import type { LogTail, StreamPosition } from './log-tail.js';
 import type { ForwardRecord } from './record.js';
+import { ReadAhead } from './read-ahead.js';
+import { openCursor, takeRuns } from './runs.js';
 import { errorText, redactUrl, SinkRejection, type Sink, type SinkSpec } from './sink.js';
 import { Wake } from './wake.js';
 
@@ -23,24 +27,19 @@ import { Wake } from './wake.js';
 // an idle sink looks at the files this often even without being woken
 const IDLE_POLL_MS = 1000;
 
-/** The active run, as far as forwarding cares: its stream name, file and where it began. */
-export interface RunSource {
-  id: string;
-  file: string;
-  startOffset: number;
-}
-
 /** What a forwarder needs. */
 export interface ForwarderDeps {
   spec: SinkSpec;
   sink: Sink;
   tail: LogTail;
-  heads: StreamHeads;
   /** The directory of cursor and dead-letter files. */
   stateDir: string;
-  activeRun(): RunSource | undefined;
-  /** The newest site file (for the site's head seq). */
-  latestSiteFile(): string;
+  /** How the cursor is written: the daemon's --fsync mode. */
+  cursorSync: CursorSync;
+  /** Where the store's writing stands: the timeline's segments (runs), the site's end, the active run's. */
+  head(): StoreHead;
+  /** The newest seq with a line per stream recorded since start (an ephemeral seq after it is nothing to deliver). */
+  lineSeqs: ReadonlyMap<string, number>;
   /** How many events the daemon has recorded since start (changes while ingest is busy). */
   recordedCount(): number;
   /** The event loop's utilization (shared with ingest). */
@@ -68,8 +67,11 @@ export class Forwarder {
   private readonly cursor: SinkCursor;
   private readonly deadFile: string;
   private readonly ephemeral: EphemeralQueue;
+  private readonly ahead = new ReadAhead();
   private oldestPendingTs: string | undefined;
   private stopped = false;
+  // in a retry delay: ephemeral events that arrive now are dropped at once
+  private backingOff = false;
   private readonly share: IngestShare;
   private loop: Promise<void> | undefined;
 
@@ -77,8 +79,10 @@ export class Forwarder {
     this.deps = deps;
     this.spec = deps.spec;
     const cursorFile = path.join(deps.stateDir, `${deps.spec.name}.cursor.json`);
-    this.cursor = new SinkCursor(cursorFile, deps.spec.name, (error) => deps.logger.error(
-      `sink ${deps.spec.name}: could not write ${cursorFile} (${errorText(error)}); records may be sent again after a restart`));
+    this.cursor = new SinkCursor(cursorFile, deps.spec.name, {
+      onSaveError: (error) => deps.logger.error(`sink ${deps.spec.name}: could not write ${cursorFile} (${errorText(error)}); records may be sent again after a restart`),
+      sync: deps.cursorSync, now: () => deps.clock.now(),
+    });
     this.deadFile = path.join(deps.stateDir, `${deps.spec.name}.dead.ndjson`);
     this.share = new IngestShare(deps.loopSampler);
     this.ephemeral = new EphemeralQueue(deps.spec.ephemeralQueue);
@@ -87,26 +91,23 @@ export class Forwarder {
   /** Load the cursor (or start one) and run the loop in the background. */
   start(): void {
     const { logger } = this.deps;
-    const loaded = this.cursor.load();
-    if (loaded instanceof Error) logger.warn(`sink ${this.spec.name}: ${loaded.message}; starting from the ${this.spec.start} of the log`);
-    if (loaded !== true) this.cursor.add('site', this.spec.start === 'end' ? this.endOf('site', this.deps.latestSiteFile()) : this.deps.tail.startOf('site'));
-    const run = this.deps.activeRun();
-    if (run) this.addStream(run.id, run.file);
+    const problem = openCursor(this.cursor, this.spec.start, this.deps.head(), this.deps.tail);
+    if (problem) logger.warn(`sink ${this.spec.name}: ${problem}; starting from the ${this.spec.start} of the log`);
     this.health.deadLetters = countDeadLetters(this.deadFile);
     logger.info(`sink ${this.spec.name}: forwarding to ${redactUrl(this.spec.url)} (cursor ${this.cursor.file})`);
     this.loop = this.run();
   }
 
-  /** New events were recorded in `stream` (in `file`): wake the loop. Cheap: runs on the write path. */
-  notify(stream: string, file: string): void {
-    if (!this.cursor.has(stream)) this.addStream(stream, file);
+  /** New events were recorded in `stream`: take in a run the cursor does not follow yet, wake the loop. Cheap: runs on the write path. */
+  notify(stream: string): void {
+    if (!this.cursor.has(stream)) takeRuns(this.cursor, this.deps.head().segments);
     this.wake.wake();
   }
 
-  /** An ephemeral event was recorded: queue it for the loop; while the sink is down it is dropped at once. Cheap: runs on the write path. */
+  /** An ephemeral event was recorded: queue it for the loop; during a retry delay it is dropped at once. Cheap: runs on the write path. */
   offerEphemeral(record: ForwardRecord): void {
     if (!this.spec.ephemeral || this.stopped) return;
-    if (this.health.down) {
+    if (this.backingOff) {
       this.ephemeral.refuse();
       return;
     }
@@ -120,7 +121,7 @@ export class Forwarder {
     this.wake.stop();
     this.abort.abort();
     await within(this.loop ?? Promise.resolve(), graceMs);
-    await within(this.deps.sink.close(), graceMs);
+    await within(Promise.all([this.cursor.close(), this.deps.sink.close()]), graceMs);
   }
 
   /** Whether this sink has delivered all of `file` (`size` bytes long): housekeeping may compress or delete it. */
@@ -130,13 +131,9 @@ export class Forwarder {
 
   /** The sink's line in /status. */
   status(): SinkStatus {
-    let lag = 0;
-    for (const [stream, pos] of this.cursor.entries()) {
-      const file = stream === 'site' ? this.deps.latestSiteFile() : pos.file;
-      lag += Math.max(0, this.deps.heads.seqOf(stream, file) - pos.seq);
-    }
+    const lag = lagEvents(this.cursor.entries(), this.deps.head(), this.deps.lineSeqs);
     const { sent, dropped } = this.ephemeral;
-    return this.health.status(this.spec, this.deps.clock.now(), lag, this.oldestPendingTs, { sent, dropped });
+    return this.health.status(this.spec, this.deps.clock.now(), lag, this.oldestPendingTs, { sent, dropped }, this.cursor.skipped);
   }
 
   private async run(): Promise<void> {
@@ -158,7 +155,13 @@ export class Forwarder {
     let started = this.deps.clock.now();
     if (this.ephemeral.size > 0) {
       const { count, error } = await this.ephemeral.sendOnce(this.spec.batchRecords, (records) => this.send(records));
-      if (error !== undefined) this.deps.logger.debug(`sink ${this.spec.name}: dropped ${count} ephemeral event(s) (${errorText(error)})`);
+      if (error !== undefined) {
+        // the sink is down for ephemeral events too: /status says so, and the next ones wait out a retry delay
+        this.deps.logger.debug(`sink ${this.spec.name}: dropped ${count} ephemeral event(s) (${errorText(error)})`);
+        await this.backOff(error);
+        return;
+      }
+      this.succeeded();
     }
     if (this.stopped) return;
     let batch = await this.nextBatch();
@@ -182,17 +185,22 @@ export class Forwarder {
 
   /** The next records after the cursor, from the first stream that has any. */
   private async nextBatch(): Promise<Batch | undefined> {
-    const limits = { records: this.spec.batchRecords, bytes: this.spec.batchBytes };
+    const limits = this.limits();
+    const head = this.deps.head();
     for (const [stream, pos] of this.cursor.entries()) {
-      const read = await this.deps.tail.read(stream, pos, limits);
-      if (read.skipped > 0) this.deps.logger.warn(`sink ${this.spec.name}: passed over ${read.skipped} line(s) of ${read.position.file} that are no envelopes`);
+      const read = await this.ahead.take(stream, pos) ?? await this.deps.tail.read(stream, pos, limits, head.site.file);
+      for (const gap of read.gaps) {
+        if (!this.cursor.skipped.includes(gap)) this.deps.logger.warn(`sink ${this.spec.name}: ${gap}`);
+        this.cursor.skip(gap);
+      }
       if (read.records.length > 0) {
         this.oldestPendingTs = read.records[0]!.ts;
         return { records: read.records, position: read.position, partial: read.atEnd && read.records.length < limits.records };
       }
+      this.ahead.drop();
       this.cursor.moveTo(stream, read.position);
       // a stopped run's file is forwarded to its end: forget it
-      if (read.atEnd && stream !== 'site' && this.deps.activeRun()?.id !== stream) this.cursor.forget(stream);
+      if (read.atEnd && stream !== 'site' && head.run?.id !== stream) this.cursor.forget(stream);
     }
     return undefined;
   }
@@ -200,9 +208,17 @@ export class Forwarder {
   /** Deliver a batch: retry transient failures, split refused batches, dead-letter refused records. */
   private async deliver(batch: Batch): Promise<void> {
     const queue: ForwardRecord[][] = [batch.records];
+    if (!batch.partial) {
+      // a full batch: more is likely on disk; read it while this one is in flight
+      const stream = batch.records[0]!.stream;
+      const siteHead = this.deps.head().site.file;
+      this.ahead.start(stream, batch.position, () => this.deps.tail.read(stream, batch.position, this.limits(), siteHead));
+    }
     while (queue.length > 0 && !this.stopped) {
       const chunk = queue[0]!;
       try {
+        // the cursor of the batch before is written while this one was read: on disk before this one goes
+        await this.cursor.flushed();
         await this.send(chunk);
         this.health.delivered += chunk.length;
         this.acknowledged(chunk);
@@ -251,10 +267,18 @@ export class Forwarder {
   }
 
   private acknowledged(chunk: ForwardRecord[]): void {
-    const outage = this.health.success(this.deps.clock.now());
-    if (outage !== undefined) this.deps.logger.info(`sink ${this.spec.name}: delivering again after ${(outage / 1000).toFixed(1)} s`);
+    this.succeeded();
     const last = chunk[chunk.length - 1]!;
     this.cursor.moveTo(last.stream, { file: last.file, offset: last.end, seq: last.seq });
+  }
+
+  private limits(): { records: number; bytes: number } {
+    return { records: this.spec.batchRecords, bytes: this.spec.batchBytes };
+  }
+
+  private succeeded(): void {
+    const outage = this.health.success(this.deps.clock.now());
+    if (outage !== undefined) this.deps.logger.info(`sink ${this.spec.name}: delivering again after ${(outage / 1000).toFixed(1)} s`);
   }
 
   private async backOff(error: unknown): Promise<void> {
@@ -265,16 +289,11 @@ export class Forwarder {
     const delay = retryDelay(attempt, this.spec.retry, this.deps.random);
     const message = `sink ${this.spec.name}: delivery failed (${reason}); retry ${attempt} in ${delay} ms`;
     if (attempt === 1) this.deps.logger.warn(message); else this.deps.logger.debug(message);
-    await this.wake.wait(delay, true);
-  }
-
-  private addStream(stream: string, file: string): void {
-    const run = this.deps.activeRun();
-    const startOffset = run?.id === stream && run.file === file ? run.startOffset : 0;
-    this.cursor.add(stream, this.spec.start === 'end' && stream === 'site' ? this.endOf(stream, file) : { file, offset: startOffset, seq: 0 });
-  }
-
-  private endOf(stream: string, file: string): StreamPosition {
-    return this.deps.tail.endOf(file, this.deps.heads.seqOf(stream, file));
+    this.backingOff = true;
+    try {
+      await this.wake.wait(delay, true);
+    } finally {
+      this.backingOff = false;
+    }
   }
 }

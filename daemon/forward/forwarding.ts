@@ -1,14 +1,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import type { FsyncMode } from '../../lib/config.js';
 import type { Logger } from '../../lib/log.js';
 import type { Clock } from '../../lib/time.js';
 import type { SinkStatus } from '../../lib/wire.js';
-import { listSiteFiles } from '../storage/site-days.js';
-import { readActiveRun, statePaths } from '../storage/state-files.js';
-import { RUN_FILE, type TelemetryStore } from '../storage/store.js';
-import { Forwarder, type RunSource } from './forwarder.js';
-import { StreamHeads } from './heads.js';
+import { GZ } from '../ndjson/names.js';
+import { statePaths } from '../storage/state-files.js';
+import type { TelemetryStore } from '../storage/store.js';
+import type { CursorSync } from './cursor-file.js';
+import { Forwarder } from './forwarder.js';
 import type { LoopSampler } from './ingest-share.js';
 import { lazySink } from './lazy-sink.js';
 import { LogTail } from './log-tail.js';
@@ -42,28 +43,28 @@ export interface ForwardingDeps {
   random?: () => number;
   /** The event loop's utilization (default: perf_hooks'), for the share a catching-up sink takes. */
   loopSampler?: LoopSampler;
+  /** The daemon's --fsync mode, which cursor writes follow (default batch: synced at most once a second). */
+  fsync?: FsyncMode;
 }
+
+// how a cursor is written, by --fsync mode: whole (and synced) after every batch, or whole once
+// a second and in place in between (cursor-file.ts)
+const CURSOR_SYNC: Record<FsyncMode, CursorSync> = {
+  always: { wholeEveryMs: 0, fsync: true }, batch: { wholeEveryMs: 1000, fsync: true }, off: { wholeEveryMs: 1000, fsync: false },
+};
 
 /** Start a forwarder for each sink (none: nothing runs and nothing listens). */
 export function startForwarding(specs: readonly SinkSpec[], deps: ForwardingDeps): Forwarding {
   if (specs.length === 0) return { status: () => [], stop: async () => undefined, holds: () => false };
   const { store, siteDir } = deps;
   const tail = new LogTail(siteDir);
-  const heads = new StreamHeads();
   const stateDir = path.join(statePaths(siteDir).dir, 'forward');
   fs.mkdirSync(stateDir, { recursive: true });
-  const latestSiteFile = () => listSiteFiles(siteDir).at(-1) ?? '';
-  const activeRun = (): RunSource | undefined => {
-    const run = store.activeRun();
-    if (!run) return undefined;
-    const state = readActiveRun(statePaths(siteDir).activeRun, () => undefined);
-    const startOffset = state?.record.run_id === run.run_id ? state.start_offset : 0;
-    return { id: run.run_id, file: path.join(run.run_dir, RUN_FILE), startOffset };
-  };
   const current = (type: string) => store.view.get(type)?.json;
   let recorded = 0;
+  const lineSeqs = new Map<string, number>();
   const forwarders = specs.map((spec) => new Forwarder({
-    spec, sink: lazySink(spec, current), tail, heads, stateDir, activeRun, latestSiteFile, recordedCount: () => recorded,
+    spec, sink: lazySink(spec, current), tail, stateDir, cursorSync: CURSOR_SYNC[deps.fsync ?? 'batch'], head: () => store.head(), lineSeqs, recordedCount: () => recorded,
     loopSampler: deps.loopSampler ?? ((since) => performance.eventLoopUtilization(since)),
     clock: deps.clock, logger: deps.logger, random: deps.random ?? Math.random,
   }));
@@ -71,9 +72,8 @@ export function startForwarding(specs: readonly SinkSpec[], deps: ForwardingDeps
   const stopListening = store.onRecorded((event) => {
     recorded++;
     if (event.permanent) {
-      // the head is the newest seq with a line: an ephemeral seq after it is nothing to read
-      heads.note(event.stream, event.reading.seq);
-      for (const f of forwarders) f.notify(event.stream, event.file);
+      lineSeqs.set(event.stream, event.reading.seq);
+      for (const f of forwarders) f.notify(event.stream);
       return;
     }
     const record = wantEphemeral ? ephemeralRecord(event.stream, event.reading.json) : undefined;
@@ -83,17 +83,22 @@ export function startForwarding(specs: readonly SinkSpec[], deps: ForwardingDeps
   return {
     status: () => forwarders.map((f) => f.status()),
     holds: (file) => {
-      let size: number;
-      try {
-        size = fs.statSync(file).size;
-      } catch {
-        return false; // gone already
-      }
-      return forwarders.some((f) => !f.delivered(file, size));
+      const size = storedSize(file);
+      return size !== undefined && forwarders.some((f) => !f.delivered(file, size));
     },
     stop: async () => {
       stopListening();
       await Promise.all(forwarders.map((f) => f.stop(STOP_GRACE_MS)));
     },
   };
+}
+
+// The length of a data file by its plain path; Infinity when it is stored compressed (a sink
+// whose position is in it has not read it to its end: its stream moves on when it does);
+// undefined when it is gone.
+function storedSize(plain: string): number | undefined {
+  try {
+    return fs.statSync(plain).size;
+  } catch { /* compressed, or gone */ }
+  return fs.existsSync(plain + GZ) ? Infinity : undefined;
 }

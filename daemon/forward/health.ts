@@ -2,11 +2,12 @@ import { formatTs } from '../../lib/time.js';
 import type { SinkStatus } from '../../lib/wire.js';
 import { redactUrl, type SinkSpec } from './sink.js';
 
-// What /status says about a sink: ok, retrying or failing, its last success, how often it
-// retried and how many records went to its dead-letter file.
+// What /status says about a sink: ok, retrying or failing (or skipped: it delivers, but passed
+// over something it could not read), its last success, how often it retried and how many
+// records went to its dead-letter file.
 
 /** The state of a sink as /status shows it. */
-export type SinkState = 'ok' | 'retrying' | 'failing';
+export type SinkState = SinkStatus['state'];
 
 /** Counters and the current outage of one sink. */
 export class SinkHealth {
@@ -42,7 +43,7 @@ export class SinkHealth {
   }
 
   /** ok; retrying while an outage is younger than `failingAfterMs`; failing after that. */
-  state(nowMs: number, failingAfterMs: number): SinkState {
+  state(nowMs: number, failingAfterMs: number): 'ok' | 'retrying' | 'failing' {
     if (this.failingSinceMs === undefined) return 'ok';
     return nowMs - this.failingSinceMs >= failingAfterMs ? 'failing' : 'retrying';
   }
@@ -52,15 +53,17 @@ export class SinkHealth {
     return this.lastSuccessMs === undefined ? null : formatTs(this.lastSuccessMs);
   }
 
-  /** The sink's line in /status, given its lag, the ts of the oldest record not yet acknowledged and its ephemeral counts. */
-  status(spec: SinkSpec, nowMs: number, lagEvents: number, oldestPendingTs: string | undefined, ephemeral: { sent: number; dropped: number }): SinkStatus {
+  /** The sink's line in /status, given its lag, the ts of the oldest record not yet acknowledged, its ephemeral counts and what it passed over. */
+  status(spec: SinkSpec, nowMs: number, lagEvents: number, oldestPendingTs: string | undefined, ephemeral: { sent: number; dropped: number },
+    skipped: readonly string[]): SinkStatus {
     const pendingMs = oldestPendingTs === undefined ? NaN : Date.parse(oldestPendingTs);
+    const state = this.state(nowMs, spec.failingAfterMs);
     return {
-      name: spec.name, kind: spec.kind, url: redactUrl(spec.url), state: this.state(nowMs, spec.failingAfterMs),
+      name: spec.name, kind: spec.kind, url: redactUrl(spec.url), state: state === 'ok' && skipped.length > 0 ? 'skipped' : state,
       lag_events: lagEvents,
       lag_seconds: lagEvents === 0 || Number.isNaN(pendingMs) ? 0 : Math.max(0, Math.round((nowMs - pendingMs) / 100) / 10),
       last_success: this.lastSuccess(), retries: this.retries, dead_letters: this.deadLetters, last_error: this.lastError ?? null,
-      delivered: this.delivered, ephemeral_sent: ephemeral.sent, ephemeral_dropped: ephemeral.dropped,
+      delivered: this.delivered, ephemeral_sent: ephemeral.sent, ephemeral_dropped: ephemeral.dropped, skipped: [...skipped],
     };
   }
 }

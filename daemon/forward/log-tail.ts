@@ -1,14 +1,17 @@
-import fsSync from 'node:fs';
-import fs from 'node:fs/promises';
+import fs from 'node:fs';
 import path from 'node:path';
-import { listSiteFiles } from '../storage/site-days.js';
-import { envelopeHead, type ForwardRecord } from './record.js';
+import { lineHead } from '../ndjson/head.js';
+import { GZ, listSiteFiles, plainName } from '../ndjson/names.js';
+import { readTail, type Tail } from '../ndjson/tail.js';
+import type { ForwardRecord } from './record.js';
 
 // The log tail: reads the envelopes recorded after a position, straight from the NDJSON
-// files (the site day files in name order, or one run's file). The files are the backlog:
-// nothing is kept in memory between reads.
+// files (the site day files in name order, or one run's file), plain or compressed, through
+// the one reader of daemon/ndjson/. The files are the backlog:
+// nothing is kept in memory between reads. The directory is listed only to move on from a
+// day file read to its end that is not the store's newest, or past a file that is gone.
 
-/** Where a stream has been read up to: the file, the byte offset after the last line taken, its seq. */
+/** Where a stream has been read up to: the file (its plain path), the byte offset after the last line taken, its seq. */
 export interface StreamPosition {
   file: string;
   offset: number;
@@ -24,12 +27,26 @@ export interface TailLimits {
 /** What one read gave. */
 export interface TailRead {
   records: ForwardRecord[];
-  /** The position after the records returned (unchanged when there were none). */
+  /** The position after the records returned (past what was passed over, too). */
   position: StreamPosition;
   /** True when the read reached the end of what is on disk now. */
   atEnd: boolean;
-  /** Lines that were not envelopes (passed over). */
+  /** What could not be read and was passed over, one sentence each (a file gone, lines that are no envelopes). */
+  gaps: string[];
+}
+
+interface FileRead {
+  records: ForwardRecord[];
+  position: StreamPosition;
+  atEnd: boolean;
+  /** Lines that were no envelopes. */
   skipped: number;
+  /** The file is not there. */
+  missing: boolean;
+  /** What was found damaged, one sentence each. */
+  damage: string[];
+  /** Bytes after the last whole line, at the end of the file. */
+  leftover: number;
 }
 
 /** Reads envelopes after a position from the site files or a run file. */
@@ -42,96 +59,113 @@ export class LogTail {
     this.siteDir = siteDir;
   }
 
-  /** Where a stream starts when no cursor exists: the oldest site file, or the run file at its start offset. */
-  startOf(stream: string, runFile?: string, runStart = 0): StreamPosition {
-    if (stream === 'site') return { file: listSiteFiles(this.siteDir)[0] ?? '', offset: 0, seq: 0 };
-    return { file: runFile ?? '', offset: runStart, seq: 0 };
+  /** Where the site stream starts when no cursor exists: the oldest site file. */
+  siteStart(): StreamPosition {
+    return { file: this.siteFiles()[0] ?? '', offset: 0, seq: 0 };
   }
 
-  /** The end of a file as it is now (a sink told to start at the end of the log). */
-  endOf(file: string, seq: number): StreamPosition {
-    let size = 0;
+  /** The end of the newest site file on disk (after `seq`): a sink starting at the end while the store has no site file open. */
+  siteEnd(seq: number): StreamPosition {
+    const file = this.siteFiles().at(-1);
+    if (file === undefined) return { file: '', offset: 0, seq };
     try {
-      size = file === '' ? 0 : fsSync.statSync(file).size;
-    } catch { /* not written yet */ }
-    return { file, offset: size, seq };
+      return { file, offset: fs.statSync(file).size, seq };
+    } catch {
+      // compressed: past its end, so the tail reads it again from its start passing over the seqs up to `seq`
+      return { file, offset: Number.MAX_SAFE_INTEGER, seq };
+    }
   }
 
-  /** Read the records after `pos` of a stream (`site` walks on through later day files). */
-  async read(stream: string, pos: StreamPosition, limits: TailLimits): Promise<TailRead> {
+  /**
+   * Read the records after `pos` of a stream (`site` walks on through later day files; the
+   * store's newest site file is `siteHead`, '' before the first). Records of a run stream
+   * with a seq up to the position's are passed over (a run starts after `seq` in its file).
+   */
+  async read(stream: string, pos: StreamPosition, limits: TailLimits, siteHead: string): Promise<TailRead> {
+    const gaps: string[] = [];
     let at = pos;
     for (;;) {
-      if (stream === 'site') at = this.siteFileFor(at);
-      if (at.file === '') return { records: [], position: at, atEnd: true, skipped: 0 };
-      const bytes = Math.min(limits.bytes, Math.max(64 * 1024, Math.ceil(limits.records * this.lineBytes * 1.25)));
-      const got = await readLines(stream, at, { records: limits.records, bytes });
-      if (got.records.length > 0 && got.position.file === at.file) {
-        this.lineBytes = Math.max(64, (got.position.offset - at.offset) / got.records.length);
+      if (stream === 'site' && at.file === '') {
+        const first = this.siteFiles()[0];
+        if (first === undefined) return { records: [], position: at, atEnd: true, gaps };
+        at = { file: first, offset: 0, seq: at.seq };
       }
-      if (got.records.length > 0 || got.skipped > 0 || stream !== 'site') return got;
-      // the day file is read to its end: move on when a later day file exists
-      const next = listSiteFiles(this.siteDir).find((f) => path.basename(f) > path.basename(at.file));
-      if (!next) return got;
+      const got = await this.readFile(stream, at, limits);
+      gaps.push(...got.damage);
+      if (got.skipped > 0) gaps.push(`${got.skipped} line(s) of ${at.file} that are no envelopes were passed over (after ${stream}:${at.seq})`);
+      if (got.missing) {
+        // the store's newest site file not written yet is nothing passed over
+        if (stream === 'site' && at.file === siteHead) return { records: [], position: at, atEnd: true, gaps };
+        gaps.push(`${at.file} is gone: the ${stream === 'site' ? 'site events' : `events of run ${stream}`} after ${stream}:${at.seq} in it were not forwarded`);
+        const next = stream === 'site' ? this.nextSiteFile(at.file) : undefined;
+        if (next === undefined) return { records: [], position: at, atEnd: true, gaps };
+        at = { file: next, offset: 0, seq: at.seq };
+        continue;
+      }
+      if (got.records.length > 0) return { ...got, gaps };
+      if (!got.atEnd) {
+        at = got.position; // a slice of lines passed over: read on
+        continue;
+      }
+      const next = stream === 'site' && at.file !== siteHead ? this.nextSiteFile(at.file) : undefined;
+      if (next === undefined) return { ...got, gaps };
+      // a day that is over and ends without a newline: those bytes are no line, and never will be
+      if (got.leftover > 0) gaps.push(`${at.file} ends in ${got.leftover} byte(s) that are no whole line (after ${stream}:${got.position.seq}): passed over`);
       at = { file: next, offset: 0, seq: got.position.seq };
     }
   }
 
-  // A position in a site file that no longer exists (removed by retention) moves to the next one.
-  private siteFileFor(pos: StreamPosition): StreamPosition {
-    const files = listSiteFiles(this.siteDir);
-    if (pos.file !== '' && files.includes(pos.file)) return pos;
-    const next = files.find((f) => pos.file === '' || path.basename(f) > path.basename(pos.file));
-    return next ? { file: next, offset: 0, seq: pos.seq } : pos;
+  private async readFile(stream: string, at: StreamPosition, limits: TailLimits): Promise<FileRead> {
+    const bytes = Math.min(limits.bytes, Math.max(64 * 1024, Math.ceil(limits.records * this.lineBytes * 1.25)));
+    const got = await readLines(stream, at, { records: limits.records, bytes });
+    if (got.records.length > 0) this.lineBytes = Math.max(64, (got.position.offset - at.offset) / got.records.length);
+    return got;
+  }
+
+  private siteFiles(): string[] {
+    return listSiteFiles(this.siteDir).map(plainName);
+  }
+
+  // The first site day file after `file` (by plain name), or undefined.
+  private nextSiteFile(file: string): string | undefined {
+    return this.siteFiles().find((f) => path.basename(f) > path.basename(file));
   }
 }
 
-async function readLines(stream: string, pos: StreamPosition, limits: TailLimits): Promise<TailRead> {
-  let handle: fs.FileHandle;
-  try {
-    handle = await fs.open(pos.file, 'r');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { records: [], position: pos, atEnd: true, skipped: 0 };
-    throw error;
+async function readLines(stream: string, pos: StreamPosition, limits: TailLimits): Promise<FileRead> {
+  const stored = await readStored(pos, limits);
+  if (stored === undefined) return { records: [], position: pos, atEnd: true, skipped: 0, missing: true, damage: [], leftover: 0 };
+  const { tail, file, from } = stored;
+  // a file shorter than the position was replaced: read it again, passing over seqs already taken
+  const bySeq = from !== pos.offset || stream !== 'site';
+  const records: ForwardRecord[] = [];
+  let skipped = 0;
+  let seq = pos.seq;
+  for (const { line, end } of tail.lines) {
+    const head = lineHead(line);
+    if (!head) { if (line.trim() !== '') skipped++; continue; }
+    if (bySeq && head.seq <= pos.seq) continue;
+    records.push({ stream, seq: head.seq, ts: head.ts, type: head.type, line, file: pos.file, end });
+    seq = head.seq;
   }
-  try {
-    const size = (await handle.stat()).size;
-    // a file shorter than the position was replaced: read it again, passing over seqs already taken
-    const restart = size < pos.offset;
-    const from = restart ? 0 : pos.offset;
-    const { buf, toEnd } = await readWholeLines(handle, from, size, limits.bytes);
-    const records: ForwardRecord[] = [];
-    let skipped = 0;
-    let start = 0;
-    let seq = pos.seq;
-    for (let nl = buf.indexOf(10); nl !== -1 && records.length < limits.records; nl = buf.indexOf(10, start)) {
-      const line = buf.toString('utf8', start, nl);
-      start = nl + 1;
-      const head = envelopeHead(line);
-      if (!head) { if (line.trim() !== '') skipped++; continue; }
-      if (restart && head.seq <= pos.seq) continue;
-      records.push({ stream, seq: head.seq, ts: head.ts, type: head.type, line, file: pos.file, end: from + start });
-      seq = head.seq;
+  const damage = tail.damage.map((d) => `${file} is damaged (${d}): the ${stream === 'site' ? 'site events' : `events of run ${stream}`} in it there were not forwarded`);
+  const leftover = tail.atEnd && tail.size !== undefined ? tail.size - tail.end : 0;
+  return { records, position: { file: pos.file, offset: tail.end, seq }, atEnd: tail.atEnd, skipped, missing: false, damage, leftover };
+}
+
+// The tail of a file after a position, from the file as it is stored now (plain, or its `.gz`
+// once compressed); undefined when neither is there.
+async function readStored(pos: StreamPosition, limits: TailLimits): Promise<{ tail: Tail; file: string; from: number } | undefined> {
+  for (const file of [pos.file, pos.file + GZ]) {
+    try {
+      const lines = { lines: limits.records, bytes: limits.bytes };
+      let tail = await readTail(file, pos.offset, lines);
+      if (tail.size === undefined || tail.size >= pos.offset) return { tail, file, from: pos.offset };
+      tail = await readTail(file, 0, lines);
+      return { tail, file, from: 0 };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
-    const offset = from + start;
-    return { records, position: { file: pos.file, offset, seq }, atEnd: toEnd && start >= buf.length, skipped };
-  } finally {
-    await handle.close();
   }
-}
-
-// Up to `limit` bytes from `from`, cut after the last newline; grows past the limit only for a
-// single line longer than it. A line still being written (no newline yet) is left for later.
-// `toEnd` says whether the bytes looked at reached the end of the file.
-async function readWholeLines(handle: fs.FileHandle, from: number, size: number, limit: number): Promise<{ buf: Buffer; toEnd: boolean }> {
-  let want = Math.min(limit, size - from);
-  for (;;) {
-    if (want <= 0) return { buf: Buffer.alloc(0), toEnd: true };
-    const buf = Buffer.allocUnsafe(want);
-    const { bytesRead } = await handle.read(buf, 0, want, from);
-    const toEnd = from + bytesRead >= size;
-    const last = bytesRead > 0 ? buf.lastIndexOf(10, bytesRead - 1) : -1;
-    if (last !== -1) return { buf: buf.subarray(0, last + 1), toEnd };
-    if (toEnd) return { buf: Buffer.alloc(0), toEnd };
-    want = Math.min(want * 2, size - from);
-  }
+  return undefined;
 }

@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { lineKeys } from './line-prefix.js';
-import { readLines } from './line-reader.js';
+import { canonicalTs, lineHead } from '../ndjson/head.js';
+import type { RecordedFile } from '../ndjson/reader.js';
 
-// A sparse index of one NDJSON file: per block of ~64 KiB of whole lines, its byte range and
+// A sparse index of one NDJSON file: per block of ~64 KiB of whole lines, its byte range (in
+// plain bytes: a compressed file is indexed as what it decompresses to) and
 // the range of seq and ts and (when few) the types in it. A query reads only the blocks that
 // can hold what it asks for. ts need not grow through a file (callers may send their own),
 // so blocks keep a min and a max rather than relying on order. Kept in memory and saved under
@@ -58,12 +59,11 @@ export class FileIndex {
     this.savePath = path.join(indexDir, `${createHash('sha1').update(file).digest('hex').slice(0, 20)}.json`);
   }
 
-  /** The saved index of `file` when it still matches the file, else an empty one. */
-  static async load(file: string, indexDir: string): Promise<FileIndex> {
+  /** The saved index of `file` (of `size` plain bytes) when it still matches the file, else an empty one. */
+  static async load(file: string, indexDir: string, size: number): Promise<FileIndex> {
     const index = new FileIndex(file, indexDir);
     try {
       const saved = JSON.parse(await fs.readFile(index.savePath, 'utf8')) as Saved;
-      const size = (await fs.stat(file)).size;
       if (saved.format === FORMAT && saved.file === file && Array.isArray(saved.blocks) && saved.covered <= size
         && await headOf(file, saved.covered) === saved.head) {
         const names = saved.types.map((t) => index.intern(t));
@@ -80,31 +80,26 @@ export class FileIndex {
    * that blocks stay ~64 KiB however often the file is extended. (A file that shrank, a torn
    * tail cut at start-up, is caught when a saved index is loaded.)
    */
-  async extendTo(bytes: number): Promise<void> {
+  async extendTo(bytes: number, reader: RecordedFile): Promise<void> {
     if (bytes <= this.covered) return;
     const last = this.blocks.at(-1);
     if (last && last.end - last.offset < BLOCK_BYTES) {
       this.blocks.pop();
       this.covered = last.offset;
     }
-    const handle = await fs.open(this.file, 'r');
-    try {
-      let block: Block | undefined;
-      const end = await readLines(handle, this.covered, bytes, (line, start, lineEnd) => {
-        const keys = lineKeys(line);
-        block ??= { offset: start, end: start, seqMin: Infinity, seqMax: -Infinity, tsMin: '\uffff', tsMax: '', types: [] };
-        block.end = lineEnd;
-        if (keys) widen(block, keys.seq, keys.ts, this.intern(keys.type));
-        if (lineEnd - block.offset >= BLOCK_BYTES) {
-          this.blocks.push(sealed(block));
-          block = undefined;
-        }
-      });
-      if (block) this.blocks.push(sealed(block));
-      this.covered = end;
-    } finally {
-      await handle.close();
-    }
+    let block: Block | undefined;
+    const end = await reader.read(this.covered, bytes, (line, start, lineEnd) => {
+      const head = lineHead(line);
+      block ??= { offset: start, end: start, seqMin: Infinity, seqMax: -Infinity, tsMin: '\uffff', tsMax: '', types: [] };
+      block.end = lineEnd;
+      if (head) widen(block, head.seq, canonicalTs(head.ts), this.intern(head.type));
+      if (lineEnd - block.offset >= BLOCK_BYTES) {
+        this.blocks.push(sealed(block));
+        block = undefined;
+      }
+    });
+    if (block) this.blocks.push(sealed(block));
+    this.covered = Math.max(this.covered, end);
     if (!this.head.startsWith(`${HEAD_BYTES}:`)) this.head = await headOf(this.file, this.covered);
   }
 

@@ -1,10 +1,9 @@
 import fs from 'node:fs/promises';
-import path from 'node:path';
-import { GZ } from '../storage/compressed.js';
+import { canonicalTs, lineHead } from '../ndjson/head.js';
+import { GZ, listSiteFilesAsync, siteDayOf } from '../ndjson/names.js';
+import { MemberCache, RecordedFile } from '../ndjson/reader.js';
 import type { StoreHead } from '../storage/store.js';
 import { FileIndex, type Block } from './file-index.js';
-import { lineKeys } from './line-prefix.js';
-import { readGzipLines, readLines } from './line-reader.js';
 import { headSeq, type Position } from './position.js';
 
 // Reading the recorded log back: every line after a position and up to the head, in record
@@ -37,21 +36,27 @@ export interface ReadResult {
   last: (Position & { stream: string }) | undefined;
   /** True when it stopped at the limit (more may follow); false when it reached the head. */
   full: boolean;
+  /** Files the read passed that are damaged (what was readable in them was read), with why. */
+  damaged: DamagedFile[];
+}
+
+/** A recorded file that could not be read whole. */
+export interface DamagedFile {
+  file: string;
+  reason: string;
 }
 
 // Blocks next to each other are read together, up to this many bytes.
 const RANGE_BYTES = 1024 * 1024;
 // An index is saved once it has grown by this many blocks (~4 MiB of lines).
 const SAVE_EVERY_BLOCKS = 64;
-const SITE_FILE = /^site_\d{8}\.ndjson(?:\.gz)?$/;
-// `site_YYYYMMDD.ndjson`
-const SITE_NAME_LENGTH = 20;
 
 /** The reader of a site directory's files, with their indexes cached in memory and on disk. */
 export class History {
-  private readonly siteDir: string;
   private readonly indexDir: string;
   private readonly indexes = new Map<string, Promise<FileIndex>>();
+  private readonly members = new MemberCache();
+  private readonly siteDir: string;
 
   constructor(siteDir: string, indexDir: string) {
     this.siteDir = siteDir;
@@ -63,7 +68,7 @@ export class History {
     const { head, start, filter, limit } = req;
     const segments = head.segments;
     const lastSegment = segments.length - 1;
-    const result: ReadResult = { count: 0, last: undefined, full: false };
+    const result: ReadResult = { count: 0, last: undefined, full: false, damaged: [] };
     for (let i = start.segment; i <= lastSegment && result.count < limit; i++) {
       const segment = segments[i]!;
       if (filter.stream !== undefined && segment.stream !== filter.stream) continue;
@@ -74,40 +79,49 @@ export class History {
       const full = () => result.count >= limit;
       const take = (line: string) => {
         if (full()) return;
-        const keys = lineKeys(line);
+        const keys = lineHead(line);
         if (!keys || keys.seq <= lower || keys.seq > upper) return;
         if (filter.types && !filter.types.has(keys.type)) return;
-        if ((filter.from !== undefined && keys.ts < filter.from) || (filter.to !== undefined && keys.ts >= filter.to)) return;
+        if (filter.from !== undefined || filter.to !== undefined) {
+          const ts = canonicalTs(keys.ts);
+          if ((filter.from !== undefined && ts < filter.from) || (filter.to !== undefined && ts >= filter.to)) return;
+        }
         result.count++;
         result.last = { segment: i, seq: keys.seq, stream: segment.stream };
         req.onLine(line, segment.stream, keys.seq);
       };
       for (const file of files) {
         if (full()) break;
-        if (file.endsWith(GZ)) await readGzipLines(file, take, full);
-        else await this.readIndexed(file, head, (b) => wanted(b, lower, upper, filter), take, full);
+        await this.readFile(file, head, (b) => wanted(b, lower, upper, filter), take, full, result.damaged);
       }
     }
     result.full = result.count >= limit;
     return result;
   }
 
-  /** Read the lines of a plain file in the blocks its index says can hold what `wanted` asks for. */
-  private async readIndexed(file: string, head: StoreHead, wantedBlock: (b: Block) => boolean,
-    take: (line: string) => void, full: () => boolean): Promise<void> {
-    const end = await this.endOf(file, head);
-    if (end === undefined) return;
-    const index = await this.indexOf(file, end);
-    const ranges = coalesce(index.blocks.filter((b) => b.offset < end && wantedBlock(b)), end);
-    if (ranges.length === 0) return;
-    const handle = await fs.open(file, 'r');
+  /** Read the lines of a file in the blocks its index says can hold what `wanted` asks for; damage is noted. */
+  private async readFile(file: string, head: StoreHead, wantedBlock: (b: Block) => boolean,
+    take: (line: string) => void, full: () => boolean, damaged: DamagedFile[]): Promise<void> {
+    const reader = await RecordedFile.open(file, this.members).catch(() => undefined);
+    if (!reader) return; // gone since it was listed (retention)
     try {
+      const end = this.endOf(file, head) ?? reader.size;
+      if (end === undefined) {
+        // compressed as one member by an earlier version: no index, every line is read
+        await reader.read(0, Infinity, take, full);
+        return;
+      }
+      const index = await this.indexOf(reader, end);
+      const ranges = coalesce(index.blocks.filter((b) => b.offset < end && wantedBlock(b)), end);
       for (const [from, to] of ranges) {
         if (full()) break;
-        await readLines(handle, from, to, take, full);
+        await reader.read(from, to, take, full);
       }
     } finally {
-      await handle.close();
+      for (const reason of new Set(reader.damage)) {
+        if (!damaged.some((d) => d.file === file && d.reason === reason)) damaged.push({ file, reason });
+      }
+      await reader.close();
     }
   }
 
@@ -116,41 +130,41 @@ export class History {
     const runFiles = head.segments.flatMap((s) => (s.file ? [s.file] : []));
     for (const file of [...await this.siteFiles(head), ...new Set(runFiles)]) {
       if (stopped()) return;
-      if (file.endsWith(GZ)) continue;
-      const end = await this.endOf(file, head);
-      if (end !== undefined) await this.indexOf(file, end);
+      const reader = await RecordedFile.open(file, this.members).catch(() => undefined);
+      if (!reader) continue;
+      try {
+        const end = this.endOf(file, head) ?? reader.size;
+        if (end !== undefined) await this.indexOf(reader, end);
+      } catch { /* a file that cannot be read now is read (and reported) by the queries */ } finally {
+        await reader.close();
+      }
     }
   }
 
   /**
    * The site day files written up to the head, oldest first (a newer one holds only later
-   * seqs); a day compressed by retention is its `.gz` (the plain file while both are there).
+   * seqs), each as stored (see listSiteFiles).
    */
   private async siteFiles(head: StoreHead): Promise<string[]> {
     if (!head.site.file) return [];
-    const newest = path.basename(head.site.file).slice(0, SITE_NAME_LENGTH);
-    const days = new Map<string, string>();
-    for (const name of await fs.readdir(this.siteDir).catch(() => [] as string[])) {
-      const day = name.slice(0, SITE_NAME_LENGTH);
-      if (!SITE_FILE.test(name) || day > newest || (days.has(day) && name.endsWith(GZ))) continue;
-      days.set(day, name);
-    }
-    return [...days.keys()].sort().map((day) => path.join(this.siteDir, days.get(day)!));
+    const newest = siteDayOf(head.site.file)!;
+    return (await listSiteFilesAsync(this.siteDir)).filter((file) => siteDayOf(file)! <= newest);
   }
 
-  /** How far a file is written: the head's length for a file being written, else its size (undefined when gone). */
-  private async endOf(file: string, head: StoreHead): Promise<number | undefined> {
+  /** How far a file being written is written (the head's length), else undefined (the file's own size). */
+  private endOf(file: string, head: StoreHead): number | undefined {
     if (file === head.site.file) return head.site.bytes;
     if (head.run && file === head.run.file) return head.run.bytes;
-    return fs.stat(file).then((s) => s.size, () => undefined);
+    return undefined;
   }
 
   /** The index of a file covering at least `end` bytes; one extension at a time per file. */
-  private indexOf(file: string, end: number): Promise<FileIndex> {
-    const previous = this.indexes.get(file) ?? FileIndex.load(file, this.indexDir);
+  private indexOf(reader: RecordedFile, end: number): Promise<FileIndex> {
+    const { file } = reader;
+    const previous = this.indexes.get(file) ?? FileIndex.load(file, this.indexDir, reader.size ?? end);
     const next = previous.then(async (index) => {
       if (end > index.covered) {
-        await index.extendTo(end);
+        await index.extendTo(end, reader);
         await index.save(SAVE_EVERY_BLOCKS).catch(() => undefined);
       }
       return index;

@@ -1,9 +1,10 @@
 import { MeridianError } from '../../lib/errors.js';
+import { formatCursor, parseCursor } from '../ndjson/cursor.js';
 import type { StoreHead } from '../storage/store.js';
 import type { Segment } from '../storage/timeline.js';
 
 // Cursors: a position in the record order that survives restarts. The text names the last
-// event seen, `site:<seq>` or `run:<run id>:<seq>` (a run id never holds ':'); the timeline
+// event seen (its spelling: daemon/ndjson/cursor.ts); the timeline
 // says which segment that seq lies in, so everything after it (the rest of that segment,
 // then the later segments) can be read back from the files.
 
@@ -11,21 +12,6 @@ import type { Segment } from '../storage/timeline.js';
 export interface Position {
   segment: number;
   seq: number;
-}
-
-/** The cursor text of the event `seq` of `stream` (`site` or a run id). */
-export function formatCursor(stream: string, seq: number): string {
-  return stream === 'site' ? `site:${seq}` : `run:${stream}:${seq}`;
-}
-
-/** The stream and seq a cursor text names; INVALID_CURSOR when it is not a cursor. */
-export function parseCursor(text: string, what: string): { stream: string; seq: number } {
-  const m = /^(?:site|run:([A-Za-z0-9._-]{1,128})):(0|[1-9]\d{0,15})$/.exec(text);
-  const seq = m ? Number(m[2]) : NaN;
-  if (!m || !Number.isSafeInteger(seq)) {
-    throw new MeridianError('INVALID_CURSOR', `${what} must be a cursor such as site:1042 or run:014:17; got ${JSON.stringify(text)}`);
-  }
-  return { stream: m[1] ?? 'site', seq };
 }
 
 /**

@@ -1,5 +1,6 @@
 import { MeridianError } from '../../lib/errors.js';
-import { formatCursor, locate } from '../history/position.js';
+import { locate } from '../history/position.js';
+import { formatCursor } from '../ndjson/cursor.js';
 import { countParam, readQuery, runParam, single, timeParam, typesParam } from '../history/query-params.js';
 import { sendJson } from './respond.js';
 import type { AppDeps, Handler } from './route.js';

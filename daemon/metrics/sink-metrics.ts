@@ -6,7 +6,7 @@ import type { SinkStatus } from '../../lib/wire.js';
 
 type Label = 'sink' | 'kind';
 const LABELS: Label[] = ['sink', 'kind'];
-const STATES: SinkStatus['state'][] = ['ok', 'retrying', 'failing'];
+const STATES: SinkStatus['state'][] = ['ok', 'retrying', 'failing', 'skipped'];
 
 // a gauge or counter per number of the status line: name, help, the number
 const NUMBERS: [name: string, help: string, read: (s: SinkStatus) => number][] = [
@@ -47,7 +47,7 @@ export function registerSinkMetrics(registry: Registry, status: () => SinkStatus
     } });
   }
   new Gauge<Label | 'state'>({
-    name: 'meridian_sink_state', help: 'The sink\'s state: 1 for the one it is in (ok, retrying, failing), 0 for the others.',
+    name: 'meridian_sink_state', help: 'The sink\'s state: 1 for the one it is in (ok, retrying, failing, skipped), 0 for the others.',
     labelNames: [...LABELS, 'state'], registers,
     collect() {
       this.reset();

@@ -3,33 +3,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
+import { GZ, plainName } from '../ndjson/names.js';
 
-// Gzipped data files (`<name>.ndjson.gz`): reading them like plain ones, and compressing a
-// closed file so that a crash at any point leaves one whole copy (docs/storage.md).
+// Gzipped data files (`<name>.ndjson.gz`): compressing a closed file so that a crash at any
+// point leaves one whole copy (docs/storage.md). Reading them: daemon/ndjson/.
 
-/** The suffix of a compressed data file. */
-export const GZ = '.gz';
 const TMP = '.gz.tmp';
 
 /** The steps of compressFile, in order (a test can fail after any of them). */
 export type CompressStep = 'written' | 'synced' | 'verified' | 'renamed' | 'removed';
-
-/** The plain name of a data file: `site_20260317.ndjson.gz` -> `site_20260317.ndjson`. */
-export function plainName(file: string): string {
-  return file.endsWith(GZ) ? file.slice(0, -GZ.length) : file;
-}
-
-/** The whole content of a data file, decompressed when it is gzipped. */
-export function readStored(file: string): Buffer {
-  const data = fs.readFileSync(file);
-  return file.endsWith(GZ) ? zlib.gunzipSync(data) : data;
-}
-
-/** The file a plain data file is stored as now: itself, else its `.gz`, else undefined. */
-export function storedAs(plain: string): string | undefined {
-  if (fs.existsSync(plain)) return plain;
-  return fs.existsSync(plain + GZ) ? plain + GZ : undefined;
-}
 
 /**
  * Gzip `file` to `file.gz`: write a temp file, sync it, check that it decompresses to

@@ -2,8 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../../lib/log.js';
 import type { Clock } from '../../lib/time.js';
-import { compressFile, finishInterrupted, GZ, plainName } from './compressed.js';
-import { listDataFiles } from './data-files.js';
+import { listDataFiles } from '../ndjson/listing.js';
+import { GZ, plainName } from '../ndjson/names.js';
+import { compressFile, finishInterrupted } from './compressed.js';
 
 // Retention and compression of closed data files (--compress-after, --retain): closed day
 // files and the files of stopped runs, by age; never what is in use or not yet delivered.

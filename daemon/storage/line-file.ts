@@ -1,4 +1,4 @@
-import { wholeLinesEnd } from './scan.js';
+import { wholeLinesEnd } from '../ndjson/ends.js';
 import { nodeFs, type StorageFs } from './storage-fs.js';
 
 // One append-only NDJSON file: whole lines in, or nothing; synced with group commit.

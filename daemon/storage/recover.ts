@@ -1,11 +1,13 @@
 import fs from 'node:fs';
 import type { Logger } from '../../lib/log.js';
 import type { Reading } from './current-view.js';
-import { plainName, readStored } from './compressed.js';
+import { maxSeq } from '../ndjson/ends.js';
+import { isCompressed, plainName } from '../ndjson/names.js';
+import { plainSize, scanFile, type ScanResult } from '../ndjson/scan.js';
 import { readingOfLine } from './envelope-line.js';
 import { NewestLines } from './newest-lines.js';
-import { cutTornTail, maxSeq, scanFile, type ScanResult } from './scan.js';
 import { readHeld, type TargetMark } from './state-files.js';
+import { nodeFs, type StorageFs } from './storage-fs.js';
 import type { SidePaths } from './target.js';
 
 // Start-up: bring a target's seq and readings back from a snapshot mark plus what follows it.
@@ -29,7 +31,7 @@ export interface Recovered {
  * where seqs repeat (the original service restarted its seq) the later line in file order.
  */
 export function replayTarget(files: string[], mark: TargetMark | null | undefined, side: SidePaths | undefined,
-  logger: Logger, what: string): Recovered {
+  logger: Logger, what: string, io: StorageFs = nodeFs): Recovered {
   const held = side ? readHeld(side.held, (m) => logger.warn(m)) : new Set<number>();
   let seq = 0;
   let from = 0;
@@ -38,7 +40,7 @@ export function replayTarget(files: string[], mark: TargetMark | null | undefine
   if (mark) {
     // the mark names the plain file; it may be stored gzipped since
     const at = files.findIndex((f) => plainName(f) === mark.file);
-    const size = at === -1 ? -1 : files[at] === mark.file ? fileSize(mark.file) : readStored(files[at]!).length;
+    const size = at === -1 ? -1 : plainSize(files[at]!, io);
     if (at !== -1 && size >= mark.offset) {
       [from, offset, seq, fromMark] = [at, mark.offset, mark.seq, true];
     } else {
@@ -58,12 +60,12 @@ export function replayTarget(files: string[], mark: TargetMark | null | undefine
       if (env.seq > seq) seq = env.seq;
       newest.note(env.seq);
       if (env.seq > covered && !held.has(env.seq)) newest.offer(env, line);
-    });
-    reportScan(file, scan, logger);
+    }, io);
+    reportScan(file, scan, logger, io);
   }
   const readings = new Map<string, Reading>();
   for (const { env, line } of newest.lines()) readings.set(env.type, readingOfLine(env, line));
-  if (side) seq = Math.max(seq, replayEphemeral(side.ephemeral, fromMark ? mark!.seq : 0, held, readings, logger));
+  if (side) seq = Math.max(seq, replayEphemeral(side.ephemeral, fromMark ? mark!.seq : 0, held, readings, logger, io));
   return { seq, readings, replayed, fromMark };
 }
 
@@ -72,35 +74,31 @@ export function replayTarget(files: string[], mark: TargetMark | null | undefine
  * highest seq in it, 0 for a new file. The whole file is read: its last line need not hold
  * the highest seq (the original service restarted its seq). Its directory must exist.
  */
-export function prepareRunFile(file: string, logger: Logger): number {
-  const { seq, scan } = maxSeq(file);
-  if (scan) reportScan(file, scan, logger);
+export function prepareRunFile(file: string, logger: Logger, io: StorageFs = nodeFs): number {
+  const { seq, scan } = maxSeq(file, io);
+  if (scan) reportScan(file, scan, logger, io);
   return seq;
 }
 
 /** Apply the ephemeral readings after seq `after` that are newer than the target's; returns their highest seq. */
-function replayEphemeral(file: string, after: number, held: Set<number>, readings: Map<string, Reading>, logger: Logger): number {
+function replayEphemeral(file: string, after: number, held: Set<number>, readings: Map<string, Reading>, logger: Logger, io: StorageFs): number {
   if (!fs.existsSync(file)) return 0;
   let seq = 0;
   const scan = scanFile(file, 0, (env, line) => {
     if (env.seq <= after) return; // older than the snapshot (a crash before the side file was emptied)
     if (env.seq > seq) seq = env.seq;
     if (!held.has(env.seq) && env.seq > (readings.get(env.type)?.seq ?? 0)) readings.set(env.type, readingOfLine(env, line));
-  });
-  reportScan(file, scan, logger);
+  }, io);
+  reportScan(file, scan, logger, io);
   return seq;
 }
 
-function reportScan(file: string, scan: ScanResult, logger: Logger): void {
+function reportScan(file: string, scan: ScanResult, logger: Logger, io: StorageFs): void {
   for (const at of scan.bad) logger.warn(`${file}: skipped a line that is not an envelope at byte ${at}`);
-  const cut = cutTornTail(file, scan);
-  if (cut !== undefined) logger.warn(`${file}: cut a torn final line of ${scan.tornBytes} bytes at byte ${cut}`);
-}
-
-function fileSize(file: string): number {
-  try {
-    return fs.statSync(file).size;
-  } catch {
-    return -1;
+  for (const reason of scan.damage) logger.error(`${file} is damaged: ${reason}; what it holds besides is used`);
+  // a torn final line of a plain file is cut off (a gzip file is never written to: its damage is reported)
+  if (scan.tornBytes > 0 && !isCompressed(file)) {
+    io.truncateSync(file, scan.end);
+    logger.warn(`${file}: cut a torn final line of ${scan.tornBytes} bytes at byte ${scan.end}`);
   }
 }

@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../../lib/log.js';
 import type { RunRecord } from '../../lib/wire.js';
-import { GZ } from './compressed.js';
 import type { Reading } from './current-view.js';
 import { readingOfLine } from './envelope-line.js';
 import { NewestLines } from './newest-lines.js';
@@ -10,9 +9,12 @@ import { newestRecorded } from './record-order.js';
 import { prepareRunFile, replayTarget, type Recovered } from './recover.js';
 import { unusableReason } from './run-dir.js';
 import { assertSafeRunId, resolveRunDir } from './run-resolve.js';
-import { firstEnvelope, parseEnvelope, scanFile } from './scan.js';
+import { firstEnvelope } from '../ndjson/ends.js';
+import { parseEnvelope } from '../ndjson/head.js';
+import { isCompressed, listSiteFiles, RUN_FILE } from '../ndjson/names.js';
+import { scanFile } from '../ndjson/scan.js';
+import { nodeFs, type StorageFs } from './storage-fs.js';
 import type { SidePaths } from './target.js';
-import { listSiteFiles } from './site-days.js';
 import { Timeline } from './timeline.js';
 import {
   readActiveRun, readKnownRuns, STATE_DIR, statePaths, type ActiveRunState, type KnownRun,
@@ -22,8 +24,7 @@ import { readSnapshot, type SnapshotFile } from './snapshot-file.js';
 // Start-up as a whole: the site target, the active run and the current view, from the
 // snapshot and what was recorded after it; without a usable snapshot, from every file.
 
-/** The file name of a run's telemetry inside its run_dir. */
-export const RUN_FILE = 'telemetry.ndjson';
+export { RUN_FILE } from '../ndjson/names.js';
 
 /** An active run that could not resume at start-up (its directory is not usable): events go to the site file. */
 export interface SuspendedRun {
@@ -53,7 +54,7 @@ export interface Restored {
  * each type's reading recorded last wins: by seq in a target, by the timeline across targets,
  * by `ts` only where neither tells (see record-order.ts).
  */
-export function restore(siteDir: string, logger: Logger): Restored {
+export function restore(siteDir: string, logger: Logger, io: StorageFs = nodeFs): Restored {
   const paths = statePaths(siteDir);
   let snap = readSnapshot(paths.snapshot);
   if (snap instanceof Error) {
@@ -63,9 +64,9 @@ export function restore(siteDir: string, logger: Logger): Restored {
   const knownRuns = fs.existsSync(paths.runs) ? readKnownRuns(paths.runs, (m) => logger.warn(m)) : discoverRuns(siteDir);
   const siteFiles = listSiteFiles(siteDir);
   if (!snap && siteFiles.length > 0) logger.warn(`no usable snapshot; replaying ${siteFiles.length} site file(s)`);
-  const site = replayTarget(siteFiles, snap?.site, paths.site, logger, 'site');
+  const site = replayTarget(siteFiles, snap?.site, paths.site, logger, 'site', io);
   const active = readActiveRun(paths.activeRun, (m) => logger.warn(m));
-  const resumed = active ? replayActiveRun(siteDir, active, snap?.run ?? null, paths.run, logger) : undefined;
+  const resumed = active ? replayActiveRun(siteDir, active, snap?.run ?? null, paths.run, logger, io) : undefined;
   const run = resumed && 'recovered' in resumed ? resumed : undefined;
   const suspended = resumed && 'suspended' in resumed ? resumed.suspended : undefined;
   const fromSnapshot = snap?.current.map(lineReading).filter((r): r is Reading => r !== undefined) ?? [];
@@ -74,17 +75,17 @@ export function restore(siteDir: string, logger: Logger): Restored {
     current = overlay([fromSnapshot, [...site.readings.values()], [...(run?.recovered.readings.values() ?? [])]]);
   } else {
     const runFiles = runFilesOf(siteDir, knownRuns).filter((file) => file !== run?.file);
-    const segments = Timeline.read(paths.timeline, (m) => logger.warn(m));
+    const segments = Timeline.read(paths.timeline, (m) => logger.warn(m), io);
     current = newestRecorded(segments, [
       ...fromSnapshot.map((reading) => ({ stream: streamOf(reading), readings: [reading] })),
       { stream: 'site', readings: site.readings.values() },
-      ...runFiles.map(readingsOf).map((readings) => ({ stream: streamOf(readings[0]), readings })),
+      ...runFiles.map((file) => readingsOf(file, io)).map((readings) => ({ stream: streamOf(readings[0]), readings })),
       ...(run ? [{ stream: run.state.record.run_id, readings: run.recovered.readings.values() }] : []),
     ]);
   }
     // a compressed last file is closed: the first event opens the file of its own day
   const last = siteFiles.at(-1);
-  return { site, siteFile: last && !last.endsWith(GZ) ? last : '', run, suspended, current, knownRuns };
+  return { site, siteFile: last && !isCompressed(last) ? last : '', run, suspended, current, knownRuns };
 }
 
 /**
@@ -93,7 +94,7 @@ export function restore(siteDir: string, logger: Logger): Restored {
  * daemon keeps), the run is suspended instead: its file is not recreated (its seqs would
  * repeat those of the missing one) and events go to the site file.
  */
-function replayActiveRun(siteDir: string, state: ActiveRunState, mark: SnapshotFile['run'], side: SidePaths, logger: Logger):
+function replayActiveRun(siteDir: string, state: ActiveRunState, mark: SnapshotFile['run'], side: SidePaths, logger: Logger, io: StorageFs):
   { state: ActiveRunState; recovered: Recovered; file: string } | { suspended: SuspendedRun } {
   const { record } = state;
   const file = path.join(record.run_dir, RUN_FILE);
@@ -102,10 +103,10 @@ function replayActiveRun(siteDir: string, state: ActiveRunState, mark: SnapshotF
     resolveRunDir(siteDir, record.run_id, record.run_dir); // still not a name the daemon keeps
     if (!fs.statSync(file).isFile()) throw Object.assign(new Error(`${file} is not a file`), { code: 'EISDIR' });
     // the seq the run continued after; a record of an earlier version lacks it: read the file
-    const startSeq = state.start_seq ?? prepareRunFile(file, logger);
+    const startSeq = state.start_seq ?? prepareRunFile(file, logger, io);
     const usable = mark && mark.run_id === record.run_id && mark.started_at === record.started_at && mark.file === file;
     const from = usable ? mark : { file, offset: state.start_offset, seq: startSeq };
-    const recovered = replayTarget([file], from, side, logger, `run ${record.run_id}`);
+    const recovered = replayTarget([file], from, side, logger, `run ${record.run_id}`, io);
     return { state, recovered, file };
   } catch (error) {
     const suspended = { record, reason: unusableReason(error) };
@@ -130,12 +131,12 @@ function streamOf(reading: Reading | undefined): string {
 }
 
 /** The newest reading of each type in a file that is only read (a torn tail is left alone). */
-function readingsOf(file: string): Reading[] {
+function readingsOf(file: string, io: StorageFs): Reading[] {
   const newest = new NewestLines();
   scanFile(file, 0, (env, line) => {
     newest.note(env.seq);
     newest.offer(env, line);
-  });
+  }, io);
   return [...newest.lines()].map(({ env, line }) => readingOfLine(env, line));
 }
 

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { MeridianError } from '../../lib/errors.js';
-import { isSiteFileName } from './site-days.js';
+import { isSiteFileName } from '../ndjson/names.js';
 import { STATE_DIR } from './state-files.js';
 
 // Run start resolution: which id and which directory a new run gets.

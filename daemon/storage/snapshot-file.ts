@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import type { Envelope } from '../../lib/wire.js';
 import { ChunkedText, DEFAULT_CHUNK_CHARS } from './chunked-text.js';
-import { scanLines } from './scan.js';
+import { scanLines } from '../ndjson/scan.js';
 import { errorCode, readIfExists, writeFileAtomic, type TargetMark } from './state-files.js';
 import { nodeFs, type StorageFs } from './storage-fs.js';
 

@@ -82,7 +82,7 @@ export class TelemetryStore {
     try {
       // a batch the daemon died writing is cut before anything is replayed
       settleBatchJournal(paths.batch, opts.logger, opts.fs ?? nodeFs);
-      restored = restore(opts.siteDir, opts.logger);
+      restored = restore(opts.siteDir, opts.logger, opts.fs);
       store = new TelemetryStore(opts, restored, lock);
     } catch (error) {
       lock.release();

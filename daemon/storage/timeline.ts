@@ -1,7 +1,7 @@
-import fs from 'node:fs';
+import type { ReadFs } from '../ndjson/read-fs.js';
 import { LineFile } from './line-file.js';
-import { lastSeq } from './scan.js';
 import { nodeFs, type StorageFs } from './storage-fs.js';
+import { lastSeq } from '../ndjson/ends.js';
 
 // The timeline: in which order the site and the runs were written. Site events and run events
 // are never written at the same time (while a run is active everything goes to its file), so
@@ -49,7 +49,7 @@ export class Timeline {
   private readonly list: Segment[];
   private readonly io: StorageFs;
 
-  private constructor(file: string, list: Segment[], io: StorageFs = nodeFs) {
+  private constructor(file: string, list: Segment[], io: StorageFs) {
     this.path = file;
     this.list = list;
     this.io = io;
@@ -63,7 +63,7 @@ export class Timeline {
   static open(file: string, siteSeq: number, active: RecoveredRun | undefined, at: string, warn: (message: string) => void,
     io: StorageFs = nodeFs): Timeline {
     const timeline = new Timeline(file, [{ stream: 'site', file: undefined, after: 0, to: Infinity }], io);
-    for (const line of readLines(file, warn)) timeline.apply(line);
+    for (const line of readLines(file, warn, io)) timeline.apply(line);
     // written when it can be; the order in memory is right either way (history and replay use it)
     const repair = (line: TimelineLine) => {
       try {
@@ -78,22 +78,22 @@ export class Timeline {
     if (openRun && (!active || active.runId !== openRun.stream || active.file !== openRun.file)) {
       // the run stopped (or is suspended: its directory is not usable) and events go to the site
       repair({ event: 'run_stop', at, run_id: openRun.stream, file: openRun.file!, site_seq: siteSeq,
-        run_seq: Math.max(openRun.after, readableLastSeq(openRun.file!)) });
+        run_seq: Math.max(openRun.after, readableLastSeq(openRun.file!, undefined, io)) });
     }
     if (active && timeline.open().stream === 'site') {
       // the run goes on after its last journaled seq (a crash in the middle of its stop), else
       // after the last line before its start offset (a run older than the journal)
       const journaled = timeline.list.filter((s) => s.file === active.file).map((s) => s.to);
       repair({ event: 'run_start', at, run_id: active.runId, file: active.file, site_seq: siteSeq,
-        run_seq: Math.max(active.startSeq ?? readableLastSeq(active.file, active.startOffset), ...journaled) });
+        run_seq: Math.max(active.startSeq ?? readableLastSeq(active.file, active.startOffset, io), ...journaled) });
     }
     return timeline;
   }
 
   /** The segments a journal records, read only (start-up reads them before the store opens the journal). */
-  static read(file: string, warn: (message: string) => void): readonly Segment[] {
-    const timeline = new Timeline(file, [{ stream: 'site', file: undefined, after: 0, to: Infinity }]);
-    for (const line of readLines(file, warn)) timeline.apply(line);
+  static read(file: string, warn: (message: string) => void, io: StorageFs = nodeFs): readonly Segment[] {
+    const timeline = new Timeline(file, [{ stream: 'site', file: undefined, after: 0, to: Infinity }], io);
+    for (const line of readLines(file, warn, io)) timeline.apply(line);
     return timeline.list;
   }
 
@@ -165,18 +165,18 @@ export class Timeline {
 }
 
 /** The last seq of a run file, or 0 when it cannot be read (a run suspended for an unusable directory). */
-function readableLastSeq(file: string, end?: number): number {
+function readableLastSeq(file: string, end: number | undefined, io: ReadFs): number {
   try {
-    return lastSeq(file, end);
+    return lastSeq(file, end, io);
   } catch {
     return 0;
   }
 }
 
-function readLines(file: string, warn: (message: string) => void): TimelineLine[] {
+function readLines(file: string, warn: (message: string) => void, io: ReadFs): TimelineLine[] {
   let text: string;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    text = io.readFileSync(file, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code !== 'ENOENT') warn(`could not read ${file} (${code ?? (error as Error).message}); runs before now are not in the record order`);

@@ -1,5 +1,6 @@
 import type { History } from '../history/history.js';
-import { formatCursor, headCursor, headPosition, type Position } from '../history/position.js';
+import { headCursor, headPosition, type Position } from '../history/position.js';
+import { formatCursor } from '../ndjson/cursor.js';
 import { ChunkedText } from '../storage/chunked-text.js';
 import type { StoreHead, TelemetryStore } from '../storage/store.js';
 import { frame } from './frames.js';

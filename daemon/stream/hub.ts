@@ -1,5 +1,5 @@
 import type { Logger } from '../../lib/log.js';
-import { formatCursor } from '../history/position.js';
+import { formatCursor } from '../ndjson/cursor.js';
 import type { RecordedEvent, TelemetryStore } from '../storage/store.js';
 import { frame } from './frames.js';
 import type { Subscriber } from './subscriber.js';

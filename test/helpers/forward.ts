@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
 import type net from 'node:net';
 import { resolveSinks } from '../../daemon/forward/config.js';
 import type { SinkSpec } from '../../daemon/forward/sink.js';
@@ -132,3 +133,19 @@ export async function startPeer(opts: PeerOptions = {}): Promise<Peer> {
   await up();
   return { url: `http://127.0.0.1:${port}/ingest`, records, lastHeaders: () => headers, down, up, held };
 }
+
+/** A site day file of envelopes seq from..to (type `a`), with `extra` lines after the first. */
+export function dayFile(siteDir: string, day: string, from: number, to: number, extra: string[] = []): string {
+  const file = path.join(siteDir, `site_${day}.ndjson`);
+  const lines = [];
+  for (let seq = from; seq <= to; seq++) lines.push(JSON.stringify({ seq, ts: `${day.slice(0, 4)}-${day.slice(4, 6)}-${day.slice(6)}T10:00:00.000Z`, type: 'a', data: seq, meta: {} }));
+  lines.splice(1, 0, ...extra);
+  fs.writeFileSync(file, `${lines.join('\n')}\n`);
+  return file;
+}
+
+/** The ids of records as the peer took them. */
+export const idsOf = (records: PeerRecord[]): string[] => records.map((r) => r.id);
+
+/** `stream:from` .. `stream:to`. */
+export const idRange = (stream: string, from: number, to: number): string[] => Array.from({ length: to - from + 1 }, (_, i) => `${stream}:${from + i}`);

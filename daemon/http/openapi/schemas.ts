@@ -189,12 +189,12 @@ export const SCHEMAS = {
         items: {
           type: 'object', additionalProperties: false,
           required: ['name', 'kind', 'url', 'state', 'lag_events', 'lag_seconds', 'last_success', 'retries', 'dead_letters', 'last_error',
-            'delivered', 'ephemeral_sent', 'ephemeral_dropped'],
+            'delivered', 'ephemeral_sent', 'ephemeral_dropped', 'skipped'],
           properties: {
             name: { type: 'string' },
             kind: { enum: ['mqtt', 'postgres', 'http'] },
             url: { type: 'string', description: 'The sink URL, any password replaced by `***`.' },
-            state: { enum: ['ok', 'retrying', 'failing'] },
+            state: { enum: ['ok', 'retrying', 'failing', 'skipped'], description: '`skipped`: it delivers, but passed over what it could not read (see `skipped`).' },
             lag_events: { type: 'integer', minimum: 0, description: 'Events recorded but not yet acknowledged by the sink.' },
             lag_seconds: { type: 'number', minimum: 0, description: 'Age of the oldest event not yet acknowledged.' },
             last_success: { type: ['string', 'null'], description: 'When the sink last acknowledged a batch (ts format).' },
@@ -204,6 +204,7 @@ export const SCHEMAS = {
             delivered: { type: 'integer', minimum: 0, description: 'Events the sink acknowledged since the daemon started (dead letters not counted).' },
             ephemeral_sent: { type: 'integer', minimum: 0, description: 'Ephemeral events sent live and acknowledged since start.' },
             ephemeral_dropped: { type: 'integer', minimum: 0, description: 'Ephemeral events dropped since start (sink down, queue full, or their one attempt failed).' },
+            skipped: { type: 'array', items: { type: 'string' }, description: 'What the sink could not read and passed over (a file gone, a damaged file, lines that are no envelopes), oldest first.' },
           },
         },
       },

@@ -1,8 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { storedAs } from './compressed.js';
-import { listSiteFiles } from './site-days.js';
-import { RUN_FILE } from './store.js';
+import { listSiteFiles, RUN_FILE, siteDayOf, storedAs } from './names.js';
 
 // The data files of a site directory: its site day files and the files of the runs kept
 // in it (`<site_dir>/<run>/telemetry.ndjson`), each as stored (plain or gzipped).
@@ -23,20 +21,24 @@ export interface DataFile {
 export function listDataFiles(siteDir: string): DataFile[] {
   const files: DataFile[] = [];
   for (const file of listSiteFiles(siteDir)) {
-    const day = /site_(\d{8})/.exec(path.basename(file))![1]!;
-    const entry = describe('day', day, file);
+    const entry = describe('day', siteDayOf(file)!, file);
     if (entry) files.push(entry);
   }
-  let entries: fs.Dirent[] = [];
-  try {
-    entries = fs.readdirSync(siteDir, { withFileTypes: true });
-  } catch { /* no site directory yet */ }
-  for (const dir of entries.filter((e) => e.isDirectory() && !e.name.startsWith('.')).map((e) => e.name).sort()) {
+  for (const dir of runDirectories(siteDir)) {
     const stored = storedAs(path.join(siteDir, dir, RUN_FILE));
     const entry = stored && describe('run', dir, stored);
     if (entry) files.push(entry);
   }
   return files;
+}
+
+/** The names of the directories directly under `siteDir` that may hold a run (not hidden ones), sorted. */
+export function runDirectories(siteDir: string): string[] {
+  let entries: fs.Dirent[] = [];
+  try {
+    entries = fs.readdirSync(siteDir, { withFileTypes: true });
+  } catch { /* no site directory yet */ }
+  return entries.filter((e) => e.isDirectory() && !e.name.startsWith('.')).map((e) => e.name).sort();
 }
 
 function describe(kind: DataFile['kind'], name: string, file: string): DataFile | undefined {

@@ -1,0 +1,25 @@
+import type { StoreHead } from '../storage/store.js';
+import type { StreamPosition } from './log-tail.js';
+
+// How far a sink is behind, from the store's head (no file is read): per stream, the seqs
+// between the sink's position and the newest line the store wrote (`lineSeqs`: the newest
+// seq with a line per stream, from the store's onRecorded since start; else the stream's
+// last seq); a position at the very end of the stream's newest file is caught up whatever
+// seq the store used last (an ephemeral event takes a seq and writes no line).
+
+/** Events recorded but not yet acknowledged, over the streams of a cursor. */
+export function lagEvents(positions: readonly (readonly [string, StreamPosition])[], head: StoreHead,
+  lineSeqs: ReadonlyMap<string, number> = new Map()): number {
+  let lag = 0;
+  for (const [stream, pos] of positions) lag += streamLag(stream, pos, head, lineSeqs.get(stream));
+  return lag;
+}
+
+function streamLag(stream: string, pos: StreamPosition, head: StoreHead, lineSeq: number | undefined): number {
+  const end = stream === 'site' ? head.site : head.run?.id === stream ? head.run : undefined;
+  if (end) return pos.file === end.file && pos.offset >= end.bytes ? 0 : Math.max(0, (lineSeq ?? end.seq) - pos.seq);
+  // a stopped run: its last seq is where its last segment of the timeline ended
+  let last = 0;
+  for (const segment of head.segments) if (segment.stream === stream && Number.isFinite(segment.to)) last = Math.max(last, segment.to);
+  return Math.max(0, last - pos.seq);
+}

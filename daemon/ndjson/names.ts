@@ -1,0 +1,75 @@
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+
+// The names of the recorded files: site day files `site_<YYYYMMDD>.ndjson`, run files
+// `<run_dir>/telemetry.ndjson`, each stored plain or as `<name>.gz` once compressed. Every
+// room names and lists them through here.
+
+/** The suffix of a compressed data file. */
+export const GZ = '.gz';
+
+/** The file name of a run's telemetry inside its run_dir. */
+export const RUN_FILE = 'telemetry.ndjson';
+
+const SITE_FILE = /^site_(\d{8})\.ndjson(\.gz)?$/;
+
+/** The name of the site file of a day key. */
+export function siteFileName(dayKey: string): string {
+  return `site_${dayKey}.ndjson`;
+}
+
+/** Whether a name is that of a site day file (plain or `.gz`): names runs may not take. */
+export function isSiteFileName(name: string): boolean {
+  return SITE_FILE.test(name);
+}
+
+/** The day key (`YYYYMMDD`) of a site day file's path or name, plain or `.gz`; undefined for any other file. */
+export function siteDayOf(file: string): string | undefined {
+  return SITE_FILE.exec(path.basename(file))?.[1];
+}
+
+/** The plain name of a data file: `site_20260317.ndjson.gz` -> `site_20260317.ndjson`. */
+export function plainName(file: string): string {
+  return file.endsWith(GZ) ? file.slice(0, -GZ.length) : file;
+}
+
+/** Whether a data file is stored compressed. */
+export function isCompressed(file: string): boolean {
+  return file.endsWith(GZ);
+}
+
+/** The file a plain data file is stored as now: itself, else its `.gz`, else undefined. */
+export function storedAs(plain: string): string | undefined {
+  if (fs.existsSync(plain)) return plain;
+  return fs.existsSync(plain + GZ) ? plain + GZ : undefined;
+}
+
+/**
+ * The site day files among a directory's entries, oldest first, each as it is stored: the
+ * plain file when both it and its `.gz` are there (a compression interrupted after its
+ * rename: the plain file is the one still whole by definition). Directories are no files.
+ */
+export function pickSiteFiles(entries: readonly fs.Dirent[]): string[] {
+  const days = entries.filter((e) => !e.isDirectory() && SITE_FILE.test(e.name)).map((e) => e.name);
+  const plain = new Set(days.filter((n) => !n.endsWith(GZ)));
+  return days.filter((n) => !n.endsWith(GZ) || !plain.has(plainName(n))).sort();
+}
+
+/** The site day files of a directory as stored, oldest first (none when it does not exist). */
+export function listSiteFiles(siteDir: string): string[] {
+  let entries: fs.Dirent[];
+  try {
+    entries = fs.readdirSync(siteDir, { withFileTypes: true });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  return pickSiteFiles(entries).map((n) => path.join(siteDir, n));
+}
+
+/** listSiteFiles without holding the event loop (queries); an unreadable directory lists nothing. */
+export async function listSiteFilesAsync(siteDir: string): Promise<string[]> {
+  const entries = await fsp.readdir(siteDir, { withFileTypes: true }).catch(() => [] as fs.Dirent[]);
+  return pickSiteFiles(entries).map((n) => path.join(siteDir, n));
+}

@@ -1,0 +1,167 @@
+import type { Stats } from 'node:fs';
+import fs from 'node:fs/promises';
+import { promisify } from 'node:util';
+import zlib from 'node:zlib';
+import { walkMembers, type Member, type MemberList } from './gzip-members.js';
+import { isCompressed } from './names.js';
+import { LineSplitter, type OnLine } from './splitter.js';
+
+// The one asynchronous reader of the recorded files: whole lines in a range of a file's
+// plain bytes, whatever it is stored as. A plain file is read in bounded slices (each one
+// read off the event loop and one pass over its lines); a gzip file of indexed members has
+// only the members its range touches decompressed; an older single-member gzip is
+// decompressed as a stream from its start. Damage (a member that does not decompress, a
+// truncated or empty gzip) is noted, not thrown: the rest of the file is read.
+
+/** Bytes read and processed per slice of a plain file. */
+export const SLICE_BYTES = 256 * 1024;
+
+const gunzip = promisify(zlib.gunzip);
+
+/** Member lists of compressed files, kept by their reader's owner (a file replaced gets a new one). */
+export class MemberCache {
+  private readonly lists = new Map<string, { key: string; list: MemberList }>();
+
+  /** The cached list of `file` as it is now (`stat`), or undefined. */
+  get(file: string, stat: Stats): MemberList | undefined {
+    const held = this.lists.get(file);
+    return held && held.key === keyOf(stat) ? held.list : undefined;
+  }
+
+  set(file: string, stat: Stats, list: MemberList): void {
+    this.lists.set(file, { key: keyOf(stat), list });
+  }
+}
+
+/** An open recorded file, read by ranges of its plain bytes. */
+export class RecordedFile {
+  readonly file: string;
+  /** Plain bytes of whole members or of the plain file; undefined for a single-member gzip (known once read). */
+  readonly size: number | undefined;
+  private readonly handle: fs.FileHandle;
+  private readonly list: MemberList | undefined;
+  private readonly damages: string[] = [];
+
+  private constructor(file: string, handle: fs.FileHandle, size: number | undefined, list: MemberList | undefined) {
+    this.file = file;
+    this.handle = handle;
+    this.size = size;
+    this.list = list;
+    if (list?.damage) this.damages.push(list.damage);
+  }
+
+  /** Open a file as stored (ENOENT and other open errors are thrown: the caller decides what a missing file means). */
+  static async open(file: string, cache?: MemberCache): Promise<RecordedFile> {
+    const handle = await fs.open(file, 'r');
+    try {
+      const stat = await handle.stat();
+      if (!isCompressed(file)) return new RecordedFile(file, handle, stat.size, undefined);
+      let list = cache?.get(file, stat);
+      if (!list) {
+        list = await membersOf(handle, stat.size);
+        cache?.set(file, stat, list);
+      }
+      return new RecordedFile(file, handle, list.indexed ? list.plainBytes : undefined, list);
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
+  }
+
+  /** What was found damaged so far (reasons), empty when nothing was. */
+  get damage(): readonly string[] {
+    return this.damages;
+  }
+
+  /**
+   * Call `onLine` for every whole line in [from, to) of the plain bytes (`from` must be a
+   * line's start); a line not ended before `to` is left out. `stop()` is asked between
+   * slices. Resolves the offset after the last whole line read.
+   */
+  async read(from: number, to: number, onLine: OnLine, stop: () => boolean = () => false): Promise<number> {
+    if (!this.list) return this.readPlain(from, to, onLine, stop);
+    if (!this.list.indexed) return this.readStream(from, to, onLine, stop);
+    return this.readMembers(this.list.members, from, to, onLine, stop);
+  }
+
+  async close(): Promise<void> {
+    await this.handle.close();
+  }
+
+  private async readPlain(from: number, to: number, onLine: OnLine, stop: () => boolean): Promise<number> {
+    const splitter = new LineSplitter(from, onLine);
+    const buf = Buffer.allocUnsafe(SLICE_BYTES);
+    for (let pos = from; pos < to && !stop();) {
+      const { bytesRead } = await this.handle.read(buf, 0, Math.min(SLICE_BYTES, to - pos), pos);
+      if (bytesRead <= 0) break;
+      pos += bytesRead;
+      splitter.push(buf.subarray(0, bytesRead));
+    }
+    return splitter.end;
+  }
+
+  private async readMembers(members: Member[], from: number, to: number, onLine: OnLine, stop: () => boolean): Promise<number> {
+    let end = from;
+    for (const m of members) {
+      if (m.plainOffset + m.plainBytes <= from) continue;
+      if (m.plainOffset >= to || stop()) break;
+      const plain = await this.member(m);
+      if (!plain) continue;
+      const first = Math.max(from, m.plainOffset) - m.plainOffset;
+      const last = Math.min(to, m.plainOffset + m.plainBytes) - m.plainOffset;
+      const splitter = new LineSplitter(m.plainOffset + first, onLine);
+      splitter.push(plain.subarray(first, last));
+      end = splitter.end;
+    }
+    return end;
+  }
+
+  /** The plain bytes of one member, or undefined (noted as damage) when it does not decompress to its size. */
+  private async member(m: Member): Promise<Buffer | undefined> {
+    const raw = Buffer.allocUnsafe(m.bytes);
+    const { bytesRead } = await this.handle.read(raw, 0, m.bytes, m.offset);
+    try {
+      const plain = await gunzip(raw.subarray(0, bytesRead));
+      if (plain.length === m.plainBytes) return plain;
+      this.damages.push(`its member at byte ${m.offset} holds ${plain.length} bytes, not ${m.plainBytes}`);
+    } catch (error) {
+      this.damages.push(`its member at byte ${m.offset} does not decompress (${(error as Error).message})`);
+    }
+    return undefined;
+  }
+
+  private async readStream(from: number, to: number, onLine: OnLine, stop: () => boolean): Promise<number> {
+    const splitter = new LineSplitter(0, (line, start, end) => {
+      if (start >= from && end <= to) onLine(line, start, end);
+    });
+    const source = this.handle.createReadStream({ start: 0, autoClose: false, emitClose: false });
+    const stream = source.pipe(zlib.createGunzip());
+    try {
+      for await (const chunk of stream as AsyncIterable<Buffer>) {
+        splitter.push(chunk);
+        if (stop() || splitter.end >= to) break;
+      }
+    } catch (error) {
+      this.damages.push(`it does not decompress past byte ${splitter.end} of its lines (${(error as Error).message})`);
+    } finally {
+      source.destroy();
+      stream.destroy();
+    }
+    return Math.min(splitter.end, to);
+  }
+}
+
+/** The member list of an open compressed file. */
+async function membersOf(handle: fs.FileHandle, size: number): Promise<MemberList> {
+  const walk = walkMembers(size);
+  const buf = Buffer.alloc(64);
+  for (let step = walk.next(); ; ) {
+    if (step.done) return step.value;
+    const { bytesRead } = await handle.read(buf, 0, step.value.len, step.value.pos);
+    step = walk.next(buf.subarray(0, bytesRead));
+  }
+}
+
+function keyOf(stat: Stats): string {
+  return `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
+}

@@ -1,0 +1,137 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { compressFile } from '../daemon/storage/compressed.js';
+import { spawnDaemon, startTestDaemon } from './helpers/daemon.js';
+import { caughtUp, dayFile, failing, idRange, idsOf, QUICK, sinkStatus, sinksOf, startPeer } from './helpers/forward.js';
+import { postEvent, request } from './helpers/http.js';
+import { removeDir, tempDir } from './helpers/tmp.js';
+
+// What a sink must not lose: a run recorded while the sink was down (delivered after a
+// restart, a clean one or kill -9, and never deleted by retention before), compressed days
+// (read like plain ones, and kept by retention until delivered).
+
+const SINK = (url: string) => `[[sink]]\nname = "peer"\nurl = "${url}"\n${QUICK}`;
+const ids = idsOf;
+const range = idRange;
+const DAY = 86_400_000;
+
+test('a run recorded while the sink was down is delivered after a restart, and retention keeps its file until then', async () => {
+  const peer = await startPeer();
+  await peer.down();
+  const siteDir = tempDir();
+  try {
+    const first = await startTestDaemon({ siteDir, forward: sinksOf(SINK(peer.url)) });
+    for (let i = 1; i <= 5; i++) await postEvent(first.url, { type: 'weather', data: i });
+    await request(first.url, '/run/start', { method: 'POST', body: { run_id: '042' } });
+    for (let i = 1; i <= 10; i++) await postEvent(first.url, { type: 'cam', data: i });
+    await request(first.url, '/run/stop', { method: 'POST' });
+    for (let i = 6; i <= 8; i++) await postEvent(first.url, { type: 'weather', data: i });
+    assert.is((await failing(first.url, 'peer')).lag_events, 18);
+    await first.close();
+    const runFile = path.join(siteDir, '042', 'telemetry.ndjson');
+    const old = new Date(Date.now() - 90 * DAY);
+    fs.utimesSync(runFile, old, old);
+
+    const second = await startTestDaemon({ siteDir, forward: sinksOf(SINK(peer.url)), flags: { retain: '30d' } });
+    try {
+      const held = await second.daemon.housekeeping!.runOnce();
+      assert.equal({ deleted: held.deleted, protected: held.protected.includes(runFile) }, { deleted: [], protected: true });
+      assert.is((await sinkStatus(second.url, 'peer')).lag_events, 18, 'the run counts in the lag after the restart');
+      await peer.up();
+      const status = await caughtUp(second.url, 'peer');
+      assert.equal(ids(peer.records), [...range('site', 1, 8), ...range('042', 1, 10)]);
+      assert.equal({ state: status.state, skipped: status.skipped }, { state: 'ok', skipped: [] });
+      const after = await second.daemon.housekeeping!.runOnce();
+      assert.equal(after.deleted, [runFile], 'delivered: retention may delete it now');
+    } finally {
+      await second.close();
+    }
+  } finally {
+    await peer.down();
+    removeDir(siteDir);
+  }
+});
+
+test('kill -9 right after a run recorded while the sink was down: the run is delivered after the restart', async () => {
+  const peer = await startPeer();
+  await peer.down();
+  const siteDir = tempDir();
+  const config = path.join(siteDir, 'forward.toml');
+  fs.writeFileSync(config, SINK(peer.url));
+  try {
+    const first = await spawnDaemon({ siteDir, args: ['--config', config] });
+    await postEvent(first.url, { type: 'weather', data: 1 });
+    await request(first.url, '/run/start', { method: 'POST', body: { run_id: '007' } });
+    for (let i = 1; i <= 3; i++) await postEvent(first.url, { type: 'cam', data: i });
+    await request(first.url, '/run/stop', { method: 'POST' });
+    first.child.kill('SIGKILL');
+    assert.is(await first.exited, 'SIGKILL');
+    await peer.up();
+    const second = await spawnDaemon({ siteDir, args: ['--config', config] });
+    try {
+      await caughtUp(second.url, 'peer');
+      assert.equal(ids(peer.records), ['site:1', ...range('007', 1, 3)]);
+    } finally {
+      second.child.kill('SIGTERM');
+      await second.exited;
+    }
+  } finally {
+    await peer.down();
+    removeDir(siteDir);
+  }
+});
+
+test('a new sink reads compressed days: all 1,000 events delivered, in order, ok at lag 0', async () => {
+  const peer = await startPeer();
+  const siteDir = tempDir();
+  try {
+    await compressFile(dayFile(siteDir, '20260314', 1, 250));
+    fs.writeFileSync(path.join(siteDir, 'site_20260315.ndjson.gz'), zlib.gzipSync(fs.readFileSync(dayFile(siteDir, '20260315', 251, 500))));
+    fs.unlinkSync(path.join(siteDir, 'site_20260315.ndjson'));
+    dayFile(siteDir, '20260316', 501, 1000);
+    const d = await startTestDaemon({ siteDir, forward: sinksOf(SINK(peer.url)) });
+    try {
+      const status = await caughtUp(d.url, 'peer');
+      assert.equal(ids(peer.records), range('site', 1, 1000));
+      assert.equal({ state: status.state, lag: status.lag_events, delivered: status.delivered, skipped: status.skipped },
+        { state: 'ok', lag: 0, delivered: 1000, skipped: [] });
+    } finally {
+      await d.close();
+    }
+  } finally {
+    await peer.down();
+    removeDir(siteDir);
+  }
+});
+
+test('retention keeps a compressed day a sink has not delivered, and deletes it once delivered', async () => {
+  const peer = await startPeer();
+  await peer.down();
+  const siteDir = tempDir();
+  try {
+    const plain = dayFile(siteDir, '20260101', 1, 50);
+    await compressFile(plain);
+    const old = new Date(Date.now() - 90 * DAY);
+    fs.utimesSync(`${plain}.gz`, old, old);
+    dayFile(siteDir, '20260102', 51, 60);
+    const d = await startTestDaemon({ siteDir, forward: sinksOf(SINK(peer.url)), flags: { retain: '30d' } });
+    try {
+      const held = await d.daemon.housekeeping!.runOnce();
+      assert.equal({ deleted: held.deleted, protected: held.protected.includes(`${plain}.gz`) }, { deleted: [], protected: true });
+      await peer.up();
+      await caughtUp(d.url, 'peer');
+      assert.equal(ids(peer.records), range('site', 1, 60));
+      assert.equal((await d.daemon.housekeeping!.runOnce()).deleted, [`${plain}.gz`]);
+    } finally {
+      await d.close();
+    }
+  } finally {
+    await peer.down();
+    removeDir(siteDir);
+  }
+});
+
+test.run();
