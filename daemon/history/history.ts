@@ -20,12 +20,14 @@ export interface ReadFilter {
   stream?: string;
 }
 
-/** One read: after `start`, up to `head`, at most `limit` lines, each handed to `onLine`. */
+/** One read: after `start`, up to `head`, at most `limit` lines (and about `maxBytes`), each handed to `onLine`. */
 export interface ReadRequest {
   head: StoreHead;
   start: Position;
   filter: ReadFilter;
   limit: number;
+  /** Stop once the lines kept reach this many bytes (UTF-16 units); the first line is kept whatever its size. */
+  maxBytes?: number;
   onLine: (line: string, stream: string, seq: number) => void;
 }
 
@@ -34,7 +36,9 @@ export interface ReadResult {
   count: number;
   /** The last line kept, or undefined when none was. */
   last: (Position & { stream: string }) | undefined;
-  /** True when it stopped at the limit (more may follow); false when it reached the head. */
+  /** Bytes (UTF-16 units) of the lines kept. */
+  bytes: number;
+  /** True when it stopped at the limit or the byte bound (more may follow); false when it reached the head. */
   full: boolean;
   /** Files the read passed that are damaged (what was readable in them was read), with why. */
   damaged: DamagedFile[];
@@ -57,26 +61,35 @@ export class History {
   private readonly indexes = new Map<string, Promise<FileIndex>>();
   private readonly members = new MemberCache();
   private readonly siteDir: string;
+  private readonly damage = new Map<string, string>();
+  private readonly onDamage: (damaged: DamagedFile) => void;
 
-  constructor(siteDir: string, indexDir: string) {
+  /** `onDamage`: told once per file found damaged (the daemon logs it). */
+  constructor(siteDir: string, indexDir: string, onDamage: (damaged: DamagedFile) => void = () => {}) {
     this.siteDir = siteDir;
     this.indexDir = indexDir;
+    this.onDamage = onDamage;
+  }
+
+  /** The files found damaged so far (by queries, replays and the indexing after start-up), with why. */
+  damagedFiles(): DamagedFile[] {
+    return [...this.damage].map(([file, reason]) => ({ file, reason }));
   }
 
   /** Read the lines after `start` up to the head that pass the filter, in record order. */
   async read(req: ReadRequest): Promise<ReadResult> {
-    const { head, start, filter, limit } = req;
+    const { head, start, filter, limit, maxBytes = Infinity } = req;
     const segments = head.segments;
     const lastSegment = segments.length - 1;
-    const result: ReadResult = { count: 0, last: undefined, full: false, damaged: [] };
-    for (let i = start.segment; i <= lastSegment && result.count < limit; i++) {
+    const result: ReadResult = { count: 0, last: undefined, bytes: 0, full: false, damaged: [] };
+    const full = () => result.count >= limit || result.bytes >= maxBytes;
+    for (let i = start.segment; i <= lastSegment && !full(); i++) {
       const segment = segments[i]!;
       if (filter.stream !== undefined && segment.stream !== filter.stream) continue;
       const lower = i === start.segment ? start.seq : segment.after;
       const upper = i === lastSegment ? headSeq(head) : segment.to;
       if (upper <= lower) continue;
       const files = segment.file ? [await runFile(segment.file)] : await this.siteFiles(head);
-      const full = () => result.count >= limit;
       const take = (line: string) => {
         if (full()) return;
         const keys = lineHead(line);
@@ -87,6 +100,7 @@ export class History {
           if ((filter.from !== undefined && ts < filter.from) || (filter.to !== undefined && ts >= filter.to)) return;
         }
         result.count++;
+        result.bytes += line.length;
         result.last = { segment: i, seq: keys.seq, stream: segment.stream };
         req.onLine(line, segment.stream, keys.seq);
       };
@@ -95,7 +109,7 @@ export class History {
         await this.readFile(file, head, (b) => wanted(b, lower, upper, filter), take, full, result.damaged);
       }
     }
-    result.full = result.count >= limit;
+    result.full = full();
     return result;
   }
 
@@ -118,25 +132,37 @@ export class History {
         await reader.read(from, to, take, full);
       }
     } finally {
-      for (const reason of new Set(reader.damage)) {
-        if (!damaged.some((d) => d.file === file && d.reason === reason)) damaged.push({ file, reason });
-      }
       await reader.close();
+      this.noteDamage(reader, damaged);
+    }
+  }
+
+  /** Keep what a reader found damaged: in the answer's list and the daemon's. */
+  private noteDamage(reader: RecordedFile, damaged: DamagedFile[]): void {
+    const { file } = reader;
+    for (const reason of new Set(reader.damage)) {
+      if (!damaged.some((d) => d.file === file && d.reason === reason)) damaged.push({ file, reason });
+      if (this.damage.has(file)) continue;
+      this.damage.set(file, reason);
+      this.onDamage({ file, reason });
     }
   }
 
   /** Build or extend the index of every file the head names (after start-up, so the first query is fast). */
   async warm(head: StoreHead, stopped: () => boolean): Promise<void> {
-    const runFiles = head.segments.flatMap((s) => (s.file ? [s.file] : []));
-    for (const file of [...await this.siteFiles(head), ...new Set(runFiles)]) {
+    const runFiles = await Promise.all([...new Set(head.segments.flatMap((s) => (s.file ? [s.file] : [])))].map(runFile));
+    for (const file of [...await this.siteFiles(head), ...runFiles]) {
       if (stopped()) return;
       const reader = await RecordedFile.open(file, this.members).catch(() => undefined);
       if (!reader) continue;
       try {
         const end = this.endOf(file, head) ?? reader.size;
+        // an older single-member gzip is read whole once, to find damage in it
         if (end !== undefined) await this.indexOf(reader, end);
+        else await reader.read(0, Infinity, () => {}, stopped);
       } catch { /* a file that cannot be read now is read (and reported) by the queries */ } finally {
         await reader.close();
+        this.noteDamage(reader, []);
       }
     }
   }
