@@ -172,8 +172,8 @@ export class History {
    * seqs), each as stored (see listSiteFiles).
    */
   private async siteFiles(head: StoreHead): Promise<string[]> {
-    if (!head.site.file) return [];
-    const newest = siteDayOf(head.site.file)!;
+    // no file open yet (a new day after a restart): every site file holds seqs up to the head
+    const newest = head.site.file ? siteDayOf(head.site.file)! : '99999999';
     return (await listSiteFilesAsync(this.siteDir)).filter((file) => siteDayOf(file)! <= newest);
   }
 

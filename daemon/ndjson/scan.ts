@@ -121,7 +121,22 @@ export function plainSize(file: string, io: ReadFs = fs): number {
         io.closeSync(fd);
       }
     }
-    return scanLines(file, 0, () => true, io).end;
+    const fd = io.openSync(file, 'r');
+    let list: MemberList;
+    try {
+      const size = io.fstatSync(fd).size;
+      const walk = walkMembers(size);
+      let step = walk.next();
+      while (!step.done) {
+        const buf = Buffer.alloc(step.value.len);
+        step = walk.next(buf.subarray(0, io.readSync(fd, buf, 0, buf.length, step.value.pos)));
+      }
+      list = step.value;
+    } finally {
+      io.closeSync(fd);
+    }
+    // indexed members say their plain size in their headers; an older gzip is read
+    return list.indexed ? list.plainBytes : scanLines(file, 0, () => true, io).end;
   } catch {
     return -1;
   }

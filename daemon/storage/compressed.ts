@@ -1,9 +1,11 @@
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import fs from 'node:fs';
+import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
 import { GZ, plainName } from '../ndjson/names.js';
+import { CompressionAbandoned, writeMembers } from './member-writer.js';
 
 // Gzipped data files (`<name>.ndjson.gz`): compressing a closed file so that a crash at any
 // point leaves one whole copy (docs/storage.md). Reading them: daemon/ndjson/.
@@ -14,7 +16,7 @@ const TMP = '.gz.tmp';
 export type CompressStep = 'written' | 'synced' | 'verified' | 'renamed' | 'removed';
 
 /**
- * Gzip `file` to `file.gz`: write a temp file, sync it, check that it decompresses to
+ * Gzip `file` to `file.gz` as indexed members (daemon/ndjson/gzip-members.ts): write a temp file, sync it, check that it decompresses to
  * exactly the original, rename it into place, sync the directory, then remove the original.
  * A crash before the rename leaves the original (and a temp file, removed by
  * finishInterrupted); after it, both whole copies (readers take the plain one; the next
@@ -25,21 +27,34 @@ export async function compressFile(file: string, options: {
   /** Asked (synchronously, just before the rename) whether the file is still closed: false aborts. */
   stillClosed?: () => boolean;
   after?: (step: CompressStep) => void;
+  /** Asked between members and steps: true abandons the compression (CompressionAbandoned), the temp file removed. */
+  stopped?: () => boolean;
 } = {}): Promise<void> {
-  const { stillClosed = () => true, after = () => {} } = options;
+  const { stillClosed = () => true, after = () => {}, stopped = () => false } = options;
   const tmp = file + TMP;
   const original = fs.statSync(file);
   const digest = createHash('sha256');
-  const source = fs.createReadStream(file);
-  source.on('data', (chunk) => digest.update(chunk));
-  await pipeline(source, zlib.createGzip({ level: 6 }), fs.createWriteStream(tmp));
+  try {
+    await writeTemp(file, tmp, digest, stopped);
+  } catch (error) {
+    fs.rmSync(tmp, { force: true });
+    throw error;
+  }
   after('written');
   syncPath(tmp);
   after('synced');
   const check = createHash('sha256');
-  await pipeline(fs.createReadStream(tmp), zlib.createGunzip(), async function* (chunks) {
-    for await (const chunk of chunks) check.update(chunk as Buffer);
-  });
+  try {
+    await pipeline(fs.createReadStream(tmp), zlib.createGunzip(), async function* (chunks) {
+      for await (const chunk of chunks) {
+        if (stopped()) throw new CompressionAbandoned(file);
+        check.update(chunk as Buffer);
+      }
+    });
+  } catch (error) {
+    fs.rmSync(tmp, { force: true });
+    throw error;
+  }
   if (check.digest('hex') !== digest.digest('hex')) {
     fs.rmSync(tmp, { force: true });
     throw new Error(`${file}: the compressed copy does not read back the same; the original is kept`);
@@ -58,6 +73,16 @@ export async function compressFile(file: string, options: {
   fs.unlinkSync(file);
   syncPath(path.dirname(file));
   after('removed');
+}
+
+/** Write the members of `file` to `tmp` (synced by the caller). */
+async function writeTemp(file: string, tmp: string, digest: Hash, stopped: () => boolean): Promise<void> {
+  const out = await fsp.open(tmp, 'w');
+  try {
+    await writeMembers(file, fs.createReadStream(file), out, digest, stopped);
+  } finally {
+    await out.close();
+  }
 }
 
 /**

@@ -152,6 +152,8 @@ export class TelemetryStore {
   private readonly io: StorageFs;
   private readonly lock: SiteLock;
   private suspended: SuspendedRun | undefined;
+  /** Where the site stood at start-up when its last file was a past day's (no file open yet): what snapshots mark until one is. */
+  private readonly closedSiteMark: TargetMark | null;
   private timeline!: Timeline;
 
   private constructor(opts: StoreOptions, restored: Restored, lock: SiteLock) {
@@ -163,7 +165,10 @@ export class TelemetryStore {
     this.paths = statePaths(opts.siteDir);
     this.days = new SiteDays(opts.siteDir, opts.zone);
     this.durability = new Durability(opts.fsync, opts.logger, opts.observer);
-    this.site = new Target('site', restored.siteFile, restored.site.seq, this.paths.site, this.io);
+    // the last day file of a past day is closed: the first event opens its own day's (housekeeping may compress it)
+    const past = restored.siteFile !== '' && restored.siteFile !== this.days.fileAt(opts.clock.now());
+    this.closedSiteMark = past ? { file: restored.siteFile, offset: this.io.statSync(restored.siteFile).size, seq: restored.site.seq } : null;
+    this.site = new Target('site', past ? '' : restored.siteFile, restored.site.seq, this.paths.site, this.io);
     this.runBook = new RunBook(opts.siteDir, this.paths.runs, restored.knownRuns);
     for (const reading of restored.current) this.view.set(reading);
     if (restored.run) {
@@ -465,7 +470,7 @@ export class TelemetryStore {
   /** Write the snapshot now: sync the files, then the marks and the view atomically. */
   snapshot(): void {
     this.writeQueued();
-    const site = this.site.path ? this.mark(this.site) : null;
+    const site = this.site.path ? this.mark(this.site) : this.closedSiteMark;
     const run = this.run
       ? { ...this.mark(this.run.target), run_id: this.run.record.run_id, started_at: this.run.record.started_at }
       : null;
