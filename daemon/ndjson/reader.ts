@@ -130,17 +130,29 @@ export class RecordedFile {
     return undefined;
   }
 
+  /** Whether the gzip trailer (the last 4 bytes: the plain length mod 2^32) matches what was decompressed. */
+  private async trailerSays(plainBytes: number): Promise<boolean> {
+    const { size } = await this.handle.stat();
+    const tail = Buffer.alloc(4);
+    const { bytesRead } = await this.handle.read(tail, 0, 4, Math.max(0, size - 4));
+    return bytesRead === 4 && tail.readUInt32LE(0) === plainBytes % 2 ** 32;
+  }
+
   private async readStream(from: number, to: number, onLine: OnLine, stop: () => boolean): Promise<number> {
     const splitter = new LineSplitter(0, (line, start, end) => {
       if (start >= from && end <= to) onLine(line, start, end);
     });
     const source = this.handle.createReadStream({ start: 0, autoClose: false, emitClose: false });
-    const stream = source.pipe(zlib.createGunzip());
+    // a truncated file gives all it holds (a sync flush at its end); the trailer's length says it was cut
+    const stream = source.pipe(zlib.createGunzip({ finishFlush: zlib.constants.Z_SYNC_FLUSH }));
+    let plainBytes = 0;
     try {
       for await (const chunk of stream as AsyncIterable<Buffer>) {
+        plainBytes += chunk.length;
         splitter.push(chunk);
-        if (stop() || splitter.end >= to) break;
+        if (stop() || splitter.end >= to) return Math.min(splitter.end, to);
       }
+      if (!await this.trailerSays(plainBytes)) this.damages.push(`truncated: it ends after ${plainBytes} bytes of its lines`);
     } catch (error) {
       this.damages.push(`it does not decompress past byte ${splitter.end} of its lines (${(error as Error).message})`);
     } finally {

@@ -99,14 +99,12 @@ function scanGzip(size: number, readAt: (pos: number, len: number) => Buffer, of
 /** A single-member gzip decompressed; a truncated one gives what it holds, a corrupt one nothing. */
 function gunzipWhole(data: Buffer): { plain: Buffer; error?: string } {
   try {
-    return { plain: zlib.gunzipSync(data) };
+    const plain = zlib.gunzipSync(data, { finishFlush: zlib.constants.Z_SYNC_FLUSH });
+    // a truncated file gives all it holds; the trailer's length (mod 2^32) says it was cut
+    const whole = data.length >= 4 && data.readUInt32LE(data.length - 4) === plain.length % 2 ** 32;
+    return whole ? { plain } : { plain, error: `truncated: it ends after ${plain.length} bytes of its lines` };
   } catch (error) {
-    const reason = `it does not decompress (${(error as Error).message})`;
-    try {
-      return { plain: zlib.gunzipSync(data, { finishFlush: zlib.constants.Z_SYNC_FLUSH }), error: reason };
-    } catch {
-      return { plain: Buffer.alloc(0), error: reason };
-    }
+    return { plain: Buffer.alloc(0), error: `it does not decompress (${(error as Error).message})` };
   }
 }
 
