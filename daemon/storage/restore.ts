@@ -15,9 +15,9 @@ import { isCompressed, listSiteFiles, RUN_FILE } from '../ndjson/names.js';
 import { scanFile } from '../ndjson/scan.js';
 import { nodeFs, type StorageFs } from './storage-fs.js';
 import type { SidePaths } from './target.js';
-import { Timeline } from './timeline.js';
+import { Timeline, type Segment } from './timeline.js';
 import {
-  readActiveRun, readKnownRuns, STATE_DIR, statePaths, type ActiveRunState, type KnownRun,
+  readActiveRun, readKnownRuns, readSiteSeq, STATE_DIR, statePaths, type ActiveRunState, type KnownRun,
 } from './state-files.js';
 import { readSnapshot, type SnapshotFile } from './snapshot-file.js';
 
@@ -65,6 +65,8 @@ export function restore(siteDir: string, logger: Logger, io: StorageFs = nodeFs)
   const siteFiles = listSiteFiles(siteDir);
   if (!snap && siteFiles.length > 0) logger.warn(`no usable snapshot; replaying ${siteFiles.length} site file(s)`);
   const site = replayTarget(siteFiles, snap?.site, paths.site, logger, 'site', io);
+  const segments = Timeline.read(paths.timeline, (m) => logger.warn(m), io);
+  continueSiteSeq(site, Math.max(snap?.site?.seq ?? 0, readSiteSeq(paths.siteSeq), ...segments.filter((s) => s.stream === 'site').map(siteSeqOf)), logger);
   const active = readActiveRun(paths.activeRun, (m) => logger.warn(m));
   const resumed = active ? replayActiveRun(siteDir, active, snap?.run ?? null, paths.run, logger, io) : undefined;
   const run = resumed && 'recovered' in resumed ? resumed : undefined;
@@ -75,7 +77,6 @@ export function restore(siteDir: string, logger: Logger, io: StorageFs = nodeFs)
     current = overlay([fromSnapshot, [...site.readings.values()], [...(run?.recovered.readings.values() ?? [])]]);
   } else {
     const runFiles = runFilesOf(siteDir, knownRuns).filter((file) => file !== run?.file);
-    const segments = Timeline.read(paths.timeline, (m) => logger.warn(m), io);
     current = newestRecorded(segments, [
       ...fromSnapshot.map((reading) => ({ stream: streamOf(reading), readings: [reading] })),
       { stream: 'site', readings: site.readings.values() },
@@ -114,6 +115,23 @@ function replayActiveRun(siteDir: string, state: ActiveRunState, mark: SnapshotF
       'or the daemon is restarted with the directory back');
     return { suspended };
   }
+}
+
+/**
+ * The site seq never restarts: when the files hold less than the state under `.meridian/`
+ * recorded (the snapshot's mark, `site-seq.json`, the site seqs of run starts and stops), day files were moved
+ * away while the daemon was stopped, and the seq continues after the recorded one.
+ */
+function continueSiteSeq(site: Recovered, recorded: number, logger: Logger): void {
+  if (recorded <= site.seq) return;
+  logger.warn(`the site files hold seqs up to ${site.seq}, but seq ${recorded} was recorded (day files moved away?); ` +
+    `the site seq continues after ${recorded}`);
+  site.seq = recorded;
+}
+
+/** The highest site seq a segment of the timeline records. */
+function siteSeqOf(segment: Segment): number {
+  return Number.isFinite(segment.to) ? Math.max(segment.after, segment.to) : segment.after;
 }
 
 /** Readings in order, a later one replacing an earlier one of the same type. */
