@@ -8,7 +8,7 @@ import zlib from 'node:zlib';
 // earlier version: one member) is read from its start.
 
 /** Plain bytes of lines per member (a line longer than this is a member of its own). */
-export const MEMBER_PLAIN_BYTES = 256 * 1024;
+export const MEMBER_PLAIN_BYTES = 64 * 1024;
 
 /** Bytes of a member's header: 10 fixed, XLEN, and the `Md` subfield of 4 + 8 bytes. */
 export const MEMBER_HEADER_BYTES = 24;

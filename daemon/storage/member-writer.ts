@@ -5,8 +5,9 @@ import zlib from 'node:zlib';
 import { framedMember, MEMBER_PLAIN_BYTES } from '../ndjson/gzip-members.js';
 
 // Writing a compressed data file as indexed gzip members (the format: daemon/ndjson/gzip-members.ts):
-// the plain bytes are cut after the last newline of every ~256 KiB, each piece compressed on
-// zlib's thread pool, so a compression holds the event loop for no more than a copy.
+// the plain bytes are cut after the last newline of every ~64 KiB (a history index block),
+// each piece compressed on zlib's thread pool, so a compression holds the event loop for no
+// more than a copy.
 
 const gzip = promisify(zlib.gzip);
 

@@ -9,15 +9,16 @@ import { newestRecorded } from './record-order.js';
 import { prepareRunFile, replayTarget, type Recovered } from './recover.js';
 import { unusableReason } from './run-dir.js';
 import { resolveRunDir } from './run-resolve.js';
-import { firstEnvelope } from '../ndjson/ends.js';
 import { parseEnvelope } from '../ndjson/head.js';
 import { isCompressed, listSiteFiles, RUN_FILE } from '../ndjson/names.js';
 import { scanFile } from '../ndjson/scan.js';
 import { nodeFs, type StorageFs } from './storage-fs.js';
 import type { SidePaths } from './target.js';
+import { discoverRuns, runFilesOf } from './run-files.js';
 import { Timeline, type Segment } from './timeline.js';
+import { rebuildTimeline } from './timeline-rebuild.js';
 import {
-  readActiveRun, readKnownRuns, readSiteSeq, STATE_DIR, statePaths, type ActiveRunState, type KnownRun,
+  readActiveRun, readKnownRuns, readSiteSeq, statePaths, type ActiveRunState, type KnownRun,
 } from './state-files.js';
 import { readSnapshot, type SnapshotFile } from './snapshot-file.js';
 
@@ -61,10 +62,11 @@ export function restore(siteDir: string, logger: Logger, io: StorageFs = nodeFs)
     logger.warn(`${snap.message}; replaying the files instead`);
     snap = undefined;
   }
-  const knownRuns = fs.existsSync(paths.runs) ? readKnownRuns(paths.runs, (m) => logger.warn(m)) : discoverRuns(siteDir);
+  const knownRuns = fs.existsSync(paths.runs) ? readKnownRuns(paths.runs, (m) => logger.warn(m)) : discoverRuns(siteDir, io);
   const siteFiles = listSiteFiles(siteDir);
   if (!snap && siteFiles.length > 0) logger.warn(`no usable snapshot; replaying ${siteFiles.length} site file(s)`);
   const site = replayTarget(siteFiles, snap?.site, paths.site, logger, 'site', io);
+  if (!fs.existsSync(paths.timeline)) rebuildTimeline(paths.timeline, siteFiles, knownRuns, io, logger);
   const segments = Timeline.read(paths.timeline, (m) => logger.warn(m), io);
   continueSiteSeq(site, Math.max(snap?.site?.seq ?? 0, readSiteSeq(paths.siteSeq), ...segments.filter((s) => s.stream === 'site').map(siteSeqOf)), logger);
   const active = readActiveRun(paths.activeRun, (m) => logger.warn(m));
@@ -160,42 +162,4 @@ function readingsOf(file: string, io: StorageFs): Reading[] {
 function lineReading(line: string): Reading | undefined {
   const env = typeof line === 'string' ? parseEnvelope(line) : undefined;
   return env && readingOfLine(env, line);
-}
-
-/**
- * The runs of a site directory that has no runs.json yet (an earlier version's, or the
- * original service's): the id and time of the first line of every run file found, oldest
- * first, so that a derived id does not repeat one of theirs (the original derived 001 for
- * every POCS night: its runs lie under runs/).
- */
-function discoverRuns(siteDir: string): KnownRun[] {
-  const runs: KnownRun[] = [];
-  for (const file of runFilesOf(siteDir, [])) {
-    const first = firstEnvelope(file);
-    const id = first?.meta?.run_id;
-    if (typeof id === 'string') runs.push({ run_id: id, run_dir: path.dirname(file), started_at: first!.ts });
-  }
-  return runs.sort((a, b) => (a.started_at < b.started_at ? -1 : a.started_at > b.started_at ? 1 : 0));
-}
-
-/**
- * The run files a site directory knows of: those of the runs in runs.json, and any
- * `telemetry.ndjson` one or two directories below it (`014/`, the original's `runs/<id>/`).
- */
-function runFilesOf(siteDir: string, knownRuns: KnownRun[]): string[] {
-  const files = new Set(knownRuns.map((run) => path.join(run.run_dir, RUN_FILE)));
-  for (const dir of subdirectories(siteDir)) {
-    if (path.basename(dir) === STATE_DIR) continue;
-    files.add(path.join(dir, RUN_FILE));
-    for (const inner of subdirectories(dir)) files.add(path.join(inner, RUN_FILE));
-  }
-  return [...files].filter((file) => fs.existsSync(file));
-}
-
-function subdirectories(dir: string): string[] {
-  try {
-    return fs.readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => path.join(dir, e.name));
-  } catch {
-    return [];
-  }
 }

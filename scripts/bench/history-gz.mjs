@@ -31,7 +31,7 @@ function resume(url, cursor) {
       res.setEncoding('utf8');
       res.on('data', (chunk) => {
         text += chunk;
-        const at = text.indexOf('event: live');
+        const at = text.indexOf('event:live');
         if (at === -1) return;
         const ms = Number(process.hrtime.bigint() - t0) / 1e6;
         const replayed = Number(/"replayed":(\d+)/.exec(text.slice(at))?.[1] ?? NaN);
