@@ -1,5 +1,6 @@
 import type { Stats } from 'node:fs';
 import fs from 'node:fs/promises';
+import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import { walkMembers, type Member, type MemberList } from './gzip-members.js';
@@ -142,7 +143,8 @@ export class RecordedFile {
     const splitter = new LineSplitter(0, (line, start, end) => {
       if (start >= from && end <= to) onLine(line, start, end);
     });
-    const source = this.handle.createReadStream({ start: 0, autoClose: false, emitClose: false });
+    // read through the handle (a stream of the handle would keep it from closing when left early)
+    const source = Readable.from(slicesOf(this.handle));
     // a truncated file gives all it holds (a sync flush at its end); the trailer's length says it was cut
     const stream = source.pipe(zlib.createGunzip({ finishFlush: zlib.constants.Z_SYNC_FLUSH }));
     let plainBytes = 0;
@@ -160,6 +162,17 @@ export class RecordedFile {
       stream.destroy();
     }
     return Math.min(splitter.end, to);
+  }
+}
+
+/** The bytes of a file from its start, a slice at a time. */
+async function* slicesOf(handle: fs.FileHandle): AsyncGenerator<Buffer> {
+  for (let pos = 0; ;) {
+    const buf = Buffer.allocUnsafe(SLICE_BYTES);
+    const { bytesRead } = await handle.read(buf, 0, SLICE_BYTES, pos);
+    if (bytesRead <= 0) return;
+    pos += bytesRead;
+    yield buf.subarray(0, bytesRead);
   }
 }
 
