@@ -157,9 +157,8 @@ export class History {
       if (!reader) continue;
       try {
         const end = this.endOf(file, head) ?? reader.size;
-        // an older single-member gzip is read whole once, to find damage in it
+        // an older single-member gzip has no index: it is read (and its damage found) by the queries that reach it
         if (end !== undefined) await this.indexOf(reader, end);
-        else await reader.read(0, Infinity, () => {}, stopped);
       } catch { /* a file that cannot be read now is read (and reported) by the queries */ } finally {
         await reader.close();
         this.noteDamage(reader, []);
