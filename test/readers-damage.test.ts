@@ -75,6 +75,27 @@ for (const [name, bytes, served, reason] of ROWS) {
   });
 }
 
+test('a compressed day replaced while the daemon runs (restored from a backup) is read as it is now', async () => {
+  const siteDir = tempDir();
+  const gz = path.join(siteDir, 'site_20260301.ndjson.gz');
+  // 2,000 lines (several index blocks), then the same seqs with data of another length
+  const day = (data: (seq: number) => string) => encodeMember(Buffer.from(Array.from({ length: 2000 }, (_, i) =>
+    `${JSON.stringify({ seq: i + 1, ts: '2026-03-01T00:00:00.000Z', type: 'a', data: data(i + 1), meta: {} })}\n`).join('')));
+  fs.writeFileSync(gz, day((seq) => `first ${seq}`.padEnd(100, '.')));
+  fs.writeFileSync(path.join(siteDir, 'site_20260302.ndjson'), lines(2001, 2002));
+  const d = await startTestDaemon({ siteDir, clock: new ManualClock(NOW) });
+  try {
+    assert.equal((await request(d.url, '/history?limit=1&cursor=site:1500')).json.events.map((e: any) => e.data), ['first 1501'.padEnd(100, '.')]);
+    fs.writeFileSync(`${gz}.new`, day((seq) => `restored ${seq}`));
+    fs.renameSync(`${gz}.new`, gz);
+    const after = (await request(d.url, '/history?cursor=site:1500')).json;
+    assert.equal([after.events.length, after.events[0].data, after.events[499].data, after.damaged], [502, 'restored 1501', 'restored 2000', undefined]);
+  } finally {
+    await d.close();
+    removeDir(siteDir);
+  }
+});
+
 test('a plain past day with a torn last line: start-up cuts it, /history serves the whole lines', async () => {
   const siteDir = tempDir();
   const day = path.join(siteDir, 'site_20260301.ndjson');

@@ -58,7 +58,8 @@ const SAVE_EVERY_BLOCKS = 64;
 /** The reader of a site directory's files, with their indexes cached in memory and on disk. */
 export class History {
   private readonly indexDir: string;
-  private readonly indexes = new Map<string, Promise<FileIndex>>();
+  /** Per file: the index, and the identity of the file it describes (a file replaced is indexed again). */
+  private readonly indexes = new Map<string, { identity: string; index: Promise<FileIndex> }>();
   private readonly members = new MemberCache();
   private readonly siteDir: string;
   private readonly damage = new Map<string, string>();
@@ -185,8 +186,9 @@ export class History {
 
   /** The index of a file covering at least `end` bytes; one extension at a time per file. */
   private indexOf(reader: RecordedFile, end: number): Promise<FileIndex> {
-    const { file } = reader;
-    const previous = this.indexes.get(file) ?? FileIndex.load(file, this.indexDir, reader.size ?? end);
+    const { file, identity } = reader;
+    const held = this.indexes.get(file);
+    const previous = held?.identity === identity ? held.index : FileIndex.load(file, this.indexDir, reader.size ?? end);
     const next = previous.then(async (index) => {
       if (end > index.covered) {
         await index.extendTo(end, reader);
@@ -195,7 +197,7 @@ export class History {
       return index;
     });
     // a failed extension (the file vanished) leaves the index as it was for the next query
-    this.indexes.set(file, next.catch(() => previous));
+    this.indexes.set(file, { identity, index: next.catch(() => previous) });
     return next;
   }
 }

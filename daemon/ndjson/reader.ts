@@ -39,12 +39,15 @@ export class RecordedFile {
   readonly file: string;
   /** Plain bytes of whole members or of the plain file; undefined for a single-member gzip (known once read). */
   readonly size: number | undefined;
+  /** The file's identity on disk (device and inode): another one means the file was replaced. */
+  readonly identity: string;
   private readonly handle: fs.FileHandle;
   private readonly list: MemberList | undefined;
   private readonly damages: string[] = [];
 
-  private constructor(file: string, handle: fs.FileHandle, size: number | undefined, list: MemberList | undefined) {
+  private constructor(file: string, handle: fs.FileHandle, stat: Stats, size: number | undefined, list: MemberList | undefined) {
     this.file = file;
+    this.identity = `${stat.dev}:${stat.ino}`;
     this.handle = handle;
     this.size = size;
     this.list = list;
@@ -56,13 +59,13 @@ export class RecordedFile {
     const handle = await fs.open(file, 'r');
     try {
       const stat = await handle.stat();
-      if (!isCompressed(file)) return new RecordedFile(file, handle, stat.size, undefined);
+      if (!isCompressed(file)) return new RecordedFile(file, handle, stat, stat.size, undefined);
       let list = cache?.get(file, stat);
       if (!list) {
         list = await membersOf(handle, stat.size);
         cache?.set(file, stat, list);
       }
-      return new RecordedFile(file, handle, list.indexed ? list.plainBytes : undefined, list);
+      return new RecordedFile(file, handle, stat, list.indexed ? list.plainBytes : undefined, list);
     } catch (error) {
       await handle.close();
       throw error;
