@@ -4,6 +4,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
+import { MEMBER_HEADER_BYTES, memberHeader } from '../ndjson/gzip-members.js';
 import { GZ, plainName } from '../ndjson/names.js';
 import { CompressionAbandoned, writeMembers } from './member-writer.js';
 
@@ -33,9 +34,56 @@ export async function compressFile(file: string, options: {
   const { stillClosed = () => true, after = () => {}, stopped = () => false } = options;
   const tmp = file + TMP;
   const original = fs.statSync(file);
+  await writeVerified(file, () => fs.createReadStream(file), tmp, stopped, after);
+  after('verified');
+  // from here to the removal nothing awaits: no append can come in between
+  const now = fs.statSync(file);
+  if (!stillClosed() || now.size !== original.size || now.mtimeMs !== original.mtimeMs) {
+    fs.rmSync(tmp, { force: true });
+    throw new Error(`${file} was written to while it was being compressed; it is left as it was`);
+  }
+  fs.utimesSync(tmp, original.atime, original.mtime);
+  fs.renameSync(tmp, file + GZ);
+  syncPath(path.dirname(file));
+  after('renamed');
+  fs.unlinkSync(file);
+  syncPath(path.dirname(file));
+  after('removed');
+}
+
+/** Whether a `.gz` was written by an earlier version: one member without the `Md` field (no index). */
+export function isSingleMember(gz: string): boolean {
+  const fd = fs.openSync(gz, 'r');
+  try {
+    const head = Buffer.alloc(MEMBER_HEADER_BYTES);
+    const n = fs.readSync(fd, head, 0, head.length, 0);
+    return n > 0 && memberHeader(head.subarray(0, n)) === undefined;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * Write an earlier version's single-member `.gz` again as indexed members (queries then read
+ * only what they need): the members go to a temp file, synced and checked against the old
+ * file's content, which it then replaces by a rename. A damaged file fails (left as it was).
+ */
+export async function recompressFile(gz: string, options: { stopped?: () => boolean } = {}): Promise<void> {
+  const { stopped = () => false } = options;
+  const tmp = plainName(gz) + TMP;
+  const original = fs.statSync(gz);
+  await writeVerified(gz, () => fs.createReadStream(gz).pipe(zlib.createGunzip()), tmp, stopped, () => {});
+  fs.utimesSync(tmp, original.atime, original.mtime);
+  fs.renameSync(tmp, gz);
+  syncPath(path.dirname(gz));
+}
+
+/** Write the members of `source()` to `tmp`, sync it and check it reads back the same (else it is removed and this throws). */
+async function writeVerified(file: string, source: () => NodeJS.ReadableStream, tmp: string, stopped: () => boolean,
+  after: (step: CompressStep) => void): Promise<void> {
   const digest = createHash('sha256');
   try {
-    await writeTemp(file, tmp, digest, stopped);
+    await writeTemp(file, source(), tmp, digest, stopped);
   } catch (error) {
     fs.rmSync(tmp, { force: true });
     throw error;
@@ -59,27 +107,13 @@ export async function compressFile(file: string, options: {
     fs.rmSync(tmp, { force: true });
     throw new Error(`${file}: the compressed copy does not read back the same; the original is kept`);
   }
-  after('verified');
-  // from here to the removal nothing awaits: no append can come in between
-  const now = fs.statSync(file);
-  if (!stillClosed() || now.size !== original.size || now.mtimeMs !== original.mtimeMs) {
-    fs.rmSync(tmp, { force: true });
-    throw new Error(`${file} was written to while it was being compressed; it is left as it was`);
-  }
-  fs.utimesSync(tmp, original.atime, original.mtime);
-  fs.renameSync(tmp, file + GZ);
-  syncPath(path.dirname(file));
-  after('renamed');
-  fs.unlinkSync(file);
-  syncPath(path.dirname(file));
-  after('removed');
 }
 
 /** Write the members of `file` to `tmp` (synced by the caller). */
-async function writeTemp(file: string, tmp: string, digest: Hash, stopped: () => boolean): Promise<void> {
+async function writeTemp(file: string, source: NodeJS.ReadableStream, tmp: string, digest: Hash, stopped: () => boolean): Promise<void> {
   const out = await fsp.open(tmp, 'w');
   try {
-    await writeMembers(file, fs.createReadStream(file), out, digest, stopped);
+    await writeMembers(file, source as AsyncIterable<Buffer>, out, digest, stopped);
   } finally {
     await out.close();
   }

@@ -4,7 +4,7 @@ import type { Logger } from '../../lib/log.js';
 import type { Clock } from '../../lib/time.js';
 import { listDataFiles } from '../ndjson/listing.js';
 import { GZ, plainName } from '../ndjson/names.js';
-import { compressFile, finishInterrupted } from './compressed.js';
+import { compressFile, finishInterrupted, isSingleMember, recompressFile } from './compressed.js';
 import { CompressionAbandoned } from './member-writer.js';
 
 // Retention and compression of closed data files (--compress-after, --retain): closed day
@@ -94,6 +94,10 @@ export class Housekeeping {
           fs.unlinkSync(entry.file);
           report.deleted.push(entry.file);
           logger.info(`retention: deleted ${entry.file} (${entry.bytes} bytes)`);
+        } else if (entry.file.endsWith(GZ) && compressAfterMs !== undefined && isSingleMember(entry.file)) {
+          await recompressFile(entry.file, { stopped: () => this.stopped });
+          report.compressed.push(entry.file);
+          logger.info(`recompressed ${entry.file} as indexed members (${entry.bytes} bytes -> ${fs.statSync(entry.file).size})`);
         } else if (compressAfterMs !== undefined && age > compressAfterMs && !entry.file.endsWith(GZ)) {
           await compressFile(entry.file, { stillClosed: () => !this.opts.inUse().includes(plain), stopped: () => this.stopped });
           report.compressed.push(entry.file);
