@@ -80,4 +80,25 @@ test('a resumed stream that reads nothing is dropped once 4 MiB of its events ar
   }
 });
 
+test('a resumed stream that reads nothing holds no stop, whatever --shutdown-timeout', async () => {
+  const d = await startTestDaemon({ flags: { shutdownTimeout: '60' } });
+  let socket: net.Socket | undefined;
+  try {
+    await postBig(d.url, 300, 100_000);
+    socket = net.connect(d.port, '127.0.0.1');
+    await new Promise<void>((resolve) => socket!.once('connect', resolve));
+    socket.pause();
+    socket.write(`GET /stream?since=site:0 HTTP/1.1\r\nHost: 127.0.0.1:${d.port}\r\nAccept: text/event-stream\r\n\r\n`);
+    // the replay is under way once the daemon's answer starts filling the socket
+    await new Promise<void>((resolve) => socket!.once('readable', resolve));
+    const t0 = Date.now();
+    await d.close();
+    assert.ok(Date.now() - t0 < 1500, `the stop took ${Date.now() - t0} ms`);
+  } finally {
+    socket?.destroy();
+    await d.close();
+    removeDir(d.siteDir);
+  }
+});
+
 test.run();
