@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import { canonicalTs, lineHead } from '../ndjson/head.js';
-import { GZ, listSiteFilesAsync, siteDayOf } from '../ndjson/names.js';
+import { GZ, listSiteFilesAsync } from '../ndjson/names.js';
 import { MemberCache, RecordedFile } from '../ndjson/reader.js';
 import type { StoreHead } from '../storage/store.js';
 import { FileIndex, type Block } from './file-index.js';
@@ -90,28 +90,48 @@ export class History {
       const lower = i === start.segment ? start.seq : segment.after;
       const upper = i === lastSegment ? headSeq(head) : segment.to;
       if (upper <= lower) continue;
-      const files = segment.file ? [await runFile(segment.file)] : await this.siteFiles(head);
-      const take = (line: string) => {
-        if (full()) return;
-        const keys = lineHead(line);
-        if (!keys || keys.seq <= lower || keys.seq > upper) return;
-        if (filter.types && !filter.types.has(keys.type)) return;
-        if (filter.from !== undefined || filter.to !== undefined) {
-          const ts = canonicalTs(keys.ts);
-          if ((filter.from !== undefined && ts < filter.from) || (filter.to !== undefined && ts >= filter.to)) return;
-        }
+      const files = segment.file ? [await runFile(segment.file)] : await this.siteFiles();
+      const room = { count: limit - result.count, bytes: maxBytes - result.bytes };
+      for (const { line, seq } of await this.readSegment(files, head, lower, upper, filter, room, result.damaged)) {
         result.count++;
         result.bytes += line.length;
-        result.last = { segment: i, seq: keys.seq, stream: segment.stream };
-        req.onLine(line, segment.stream, keys.seq);
-      };
-      for (const file of files) {
-        if (full()) break;
-        await this.readFile(file, head, (b) => wanted(b, lower, upper, filter), take, full, result.damaged);
+        result.last = { segment: i, seq, stream: segment.stream };
+        req.onLine(line, segment.stream, seq);
       }
     }
     result.full = full();
     return result;
+  }
+
+  /**
+   * The first lines of seqs (lower, upper] of a segment's files that pass the filter, in seq
+   * order, as many as `room` holds. Each file's lines come in seq order (a target only gets
+   * higher seqs), but after the clock stepped back over noon an earlier day's file holds
+   * seqs above a later one's: the files' lines are merged by seq. Once the page is full, no
+   * later seq can enter it, so the other files' blocks beyond it are not read.
+   */
+  private async readSegment(files: readonly string[], head: StoreHead, lower: number, upper: number, filter: ReadFilter,
+    room: { count: number; bytes: number }, damaged: DamagedFile[]): Promise<Kept[]> {
+    let kept: Kept[] = [];
+    let bound = upper;
+    for (const file of files) {
+      const mine: Kept[] = [];
+      let bytes = 0;
+      const full = () => mine.length >= room.count || bytes >= room.bytes;
+      const take = (line: string) => {
+        if (full()) return;
+        const keys = lineHead(line);
+        if (!keys || keys.seq <= lower || keys.seq > bound || !passes(keys, filter)) return;
+        mine.push({ line, seq: keys.seq });
+        bytes += line.length;
+      };
+      await this.readFile(file, head, (b) => wanted(b, lower, bound, filter), take, full, damaged);
+      if (mine.length === 0) continue;
+      kept = pageOf(kept.length === 0 ? mine : mergeBySeq(kept, mine), room);
+      const keptBytes = kept.reduce((n, k) => n + k.line.length, 0);
+      if (kept.length >= room.count || keptBytes >= room.bytes) bound = kept.at(-1)!.seq;
+    }
+    return kept;
   }
 
   /** Read the lines of a file in the blocks its index says can hold what `wanted` asks for; damage is noted. */
@@ -152,7 +172,7 @@ export class History {
   /** Build or extend the index of every file the head names (after start-up, so the first query is fast). */
   async warm(head: StoreHead, stopped: () => boolean): Promise<void> {
     const runFiles = await Promise.all([...new Set(head.segments.flatMap((s) => (s.file ? [s.file] : [])))].map(runFile));
-    for (const file of [...await this.siteFiles(head), ...runFiles]) {
+    for (const file of [...await this.siteFiles(), ...runFiles]) {
       if (stopped()) return;
       const reader = await RecordedFile.open(file, this.members).catch(() => undefined);
       if (!reader) continue;
@@ -168,13 +188,12 @@ export class History {
   }
 
   /**
-   * The site day files written up to the head, oldest first (a newer one holds only later
-   * seqs), each as stored (see listSiteFiles).
+   * The site day files, oldest first, each as stored (see listSiteFiles). A file newer than
+   * the head holds only seqs after it (filtered out); after the clock stepped back, a
+   * later-named file holds earlier seqs, so every file is listed.
    */
-  private async siteFiles(head: StoreHead): Promise<string[]> {
-    // no file open yet (a new day after a restart): every site file holds seqs up to the head
-    const newest = head.site.file ? siteDayOf(head.site.file)! : '99999999';
-    return (await listSiteFilesAsync(this.siteDir)).filter((file) => siteDayOf(file)! <= newest);
+  private async siteFiles(): Promise<string[]> {
+    return listSiteFilesAsync(this.siteDir);
   }
 
   /** How far a file being written is written (the head's length), else undefined (the file's own size). */
@@ -205,6 +224,37 @@ export class History {
 /** A run's file: as written, or its `.gz` once retention compressed it (a stopped run's). */
 async function runFile(file: string): Promise<string> {
   return fs.stat(file).then(() => file, async () => (await fs.stat(file + GZ).then(() => true, () => false)) ? file + GZ : file);
+}
+
+/** A line kept for a page, with its seq. */
+interface Kept {
+  line: string;
+  seq: number;
+}
+
+/** Whether a line's head passes the filter's types and times (its seq is checked by the caller). */
+function passes(keys: { ts: string; type: string }, filter: ReadFilter): boolean {
+  if (filter.types && !filter.types.has(keys.type)) return false;
+  if (filter.from === undefined && filter.to === undefined) return true;
+  const ts = canonicalTs(keys.ts);
+  return !((filter.from !== undefined && ts < filter.from) || (filter.to !== undefined && ts >= filter.to));
+}
+
+/** Two lists in seq order merged into one (ties: `a` first). */
+function mergeBySeq(a: Kept[], b: Kept[]): Kept[] {
+  const out: Kept[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) out.push(j >= b.length || (i < a.length && a[i]!.seq <= b[j]!.seq) ? a[i++]! : b[j++]!);
+  return out;
+}
+
+/** The first lines that fit `room`: at most `count`, and up to `bytes` (the first one always). */
+function pageOf(lines: Kept[], room: { count: number; bytes: number }): Kept[] {
+  let bytes = 0;
+  let n = 0;
+  while (n < lines.length && n < room.count && (n === 0 || bytes < room.bytes)) bytes += lines[n++]!.line.length;
+  return n === lines.length ? lines : lines.slice(0, n);
 }
 
 /** Whether a block can hold a line the read keeps. */
