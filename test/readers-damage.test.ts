@@ -4,7 +4,9 @@ import zlib from 'node:zlib';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { encodeMember } from '../daemon/ndjson/gzip-members.js';
+import type { OpenAPIObject } from 'openapi3-ts/oas31';
 import { ManualClock } from './helpers/clock.js';
+import { answerChecker } from './helpers/openapi.js';
 import { startTestDaemon } from './helpers/daemon.js';
 import { request } from './helpers/http.js';
 import { SseReader } from './helpers/sse.js';
@@ -53,6 +55,10 @@ for (const [name, bytes, served, reason] of ROWS) {
     try {
       const history = await request(d.url, '/history');
       assert.is(history.status, 200);
+      // the answers that name damage are those the OpenAPI document describes
+      const check = answerChecker((await request(d.url, '/openapi.json')).json as OpenAPIObject);
+      check('GET', '/history', history);
+      check('GET', '/status', await request(d.url, '/status'));
       assert.equal(history.json, { events: served.map((seq) => JSON.parse(line(seq))), next_cursor: null, ...(reason ? { damaged } : {}) });
       const stream = new SseReader(d.url, '/stream?since=site:0');
       try {
