@@ -72,7 +72,12 @@ export async function recompressFile(gz: string, options: { stopped?: () => bool
   const { stopped = () => false } = options;
   const tmp = plainName(gz) + TMP;
   const original = fs.statSync(gz);
-  await writeVerified(gz, () => fs.createReadStream(gz).pipe(zlib.createGunzip()), tmp, stopped, () => {});
+  await writeVerified(gz, () => {
+    const source = fs.createReadStream(gz);
+    const plain = zlib.createGunzip();
+    source.on('error', (error) => plain.destroy(error));
+    return source.pipe(plain);
+  }, tmp, stopped, () => {});
   fs.utimesSync(tmp, original.atime, original.mtime);
   fs.renameSync(tmp, gz);
   syncPath(path.dirname(gz));
@@ -83,7 +88,7 @@ async function writeVerified(file: string, source: () => NodeJS.ReadableStream, 
   after: (step: CompressStep) => void): Promise<void> {
   const digest = createHash('sha256');
   try {
-    await writeTemp(file, source(), tmp, digest, stopped);
+    await writeTemp(file, source, tmp, digest, stopped);
   } catch (error) {
     fs.rmSync(tmp, { force: true });
     throw error;
@@ -110,10 +115,11 @@ async function writeVerified(file: string, source: () => NodeJS.ReadableStream, 
 }
 
 /** Write the members of `file` to `tmp` (synced by the caller). */
-async function writeTemp(file: string, source: NodeJS.ReadableStream, tmp: string, digest: Hash, stopped: () => boolean): Promise<void> {
+async function writeTemp(file: string, source: () => NodeJS.ReadableStream, tmp: string, digest: Hash, stopped: () => boolean): Promise<void> {
   const out = await fsp.open(tmp, 'w');
   try {
-    await writeMembers(file, source as AsyncIterable<Buffer>, out, digest, stopped);
+    // the source is opened once the temp file is: iterated at once, its errors reach the loop (none is left unhandled)
+    await writeMembers(file, source() as AsyncIterable<Buffer>, out, digest, stopped);
   } finally {
     await out.close();
   }
