@@ -111,7 +111,8 @@ export async function startDaemon(config: DaemonConfig, deps: {
   let forwarding: Forwarding = startForwarding([], { store, siteDir: config.siteDir, clock: deps.clock, logger });
   const drain = new Drain(logger, { keepAliveTimeout: 5000 });
   const server = drain.server;
-  const history = new History(config.siteDir, statePaths(config.siteDir).index);
+  const history = new History(config.siteDir, statePaths(config.siteDir).index,
+    ({ file, reason }) => logger.error(`${file} is damaged: ${reason}; what it holds besides is served`));
   const streams = new StreamHub(store, logger);
   let warming = true;
   const close = (options?: { now?: boolean }) => {

@@ -4,7 +4,7 @@
 // hold every acknowledged event, and writes the figures as JSON to bench-results/.
 // It never fails a test run: it is not part of npm test, and missed targets are printed,
 // not thrown. Options: --quick, --rounds N, --seconds S, --events N, --history N,
-// --query-lines N, --loader autocannon|wrk, --only post,get,rss,startup,forward,batch,metrics,compress,history,fanout,console
+// --query-lines N, --loader autocannon|wrk, --only post,get,rss,startup,forward,batch,metrics,compress,history,history-gz,fanout,console
 // (forward-ingest: only the forwarding POST part), --forward-events N, --out DIR.
 // See docs/performance.md and docs/forwarding.md.
 import { execFileSync } from 'node:child_process';
@@ -19,6 +19,7 @@ import { eventBodies, weatherEvent } from './bench/payload.mjs';
 import { consoleRun } from './bench/console.mjs';
 import { fanoutBench } from './bench/fanout.mjs';
 import { historyBench } from './bench/history.mjs';
+import { historyGzBench } from './bench/history-gz.mjs';
 import { postMany, request, startBaseline, startDaemon } from './bench/servers.mjs';
 import { timeStartups, writeHistory } from './bench/startup.mjs';
 import { HEADER, median, row, spreadPct, summarise } from './bench/stats.mjs';
@@ -40,7 +41,7 @@ const queryLines = Number(opt['query-lines'] ?? (quick ? 1_000_000 : 10_000_000)
 // wrk (C, steadier figures) when installed, else autocannon (installed with the dev dependencies)
 const loader = opt.loader ?? (hasWrk() ? 'wrk' : 'autocannon');
 if (loader === 'wrk' && !hasWrk()) throw new Error('--loader wrk: wrk is not installed');
-const phases = new Set((opt.only ?? 'post,get,rss,startup,forward,batch,metrics,compress,history,fanout,console').split(','));
+const phases = new Set((opt.only ?? 'post,get,rss,startup,forward,batch,metrics,compress,history,history-gz,fanout,console').split(','));
 const forwardEvents = Number(opt['forward-events'] ?? (quick ? 100_000 : 1_000_000));
 const cpus = os.availableParallelism?.() ?? os.cpus().length;
 const serverPin = pinTo(0, cpus);
@@ -83,6 +84,7 @@ try {
   if (phases.has('compress')) results.figures.compression = await compression(ops, quick ? 100_000 : 500_000);
   results.notes = ops.notes;
   if (phases.has('history')) results.figures.history = await historyBench({ tmp, lines: queryLines, pin: serverPin, loadPin, seconds, log });
+  if (phases.has('history-gz')) results.figures.historyGz = await historyGzBench({ tmp, lines: historyLines, pin: serverPin, log });
   if (phases.has('fanout')) results.figures.fanout = await fanoutBench({ tmp, pin: serverPin, loadPin, seconds, subscribers: 100, rate: 2000, log });
 } finally {
   for (const s of stops) await s.stop();
@@ -256,6 +258,11 @@ function printReport() {
     out.push(`compression of a ${(c.bytes / 2 ** 20).toFixed(0)} MiB day file (${c.lines} events): ${c.mbPerSecond.toFixed(1)} MiB/s, ratio ${c.ratio.toFixed(1)}:1 (gzip level 6, with sync and read-back check)`);
   }
   if (f.history) out.push(...historyReport(f.history));
+  if (f.historyGz) {
+    const g = f.historyGz;
+    out.push(`history over compressed days / plain days, ${g.lines} lines: one type over one hour ${g.ratios.hour.toFixed(2)}x, ` +
+      `a page after a cursor ${g.ratios.page.toFixed(2)}x, a stream resume ${g.ratios.resume.toFixed(2)}x (target <= 2x)`);
+  }
   if (f.fanout) out.push(...fanoutReport(f.fanout));
   if (f.console?.skipped) out.push(`console: skipped (${f.console.skipped})`);
   else if (f.console) {

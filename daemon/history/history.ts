@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import { canonicalTs, lineHead } from '../ndjson/head.js';
-import { GZ, listSiteFilesAsync, siteDayOf } from '../ndjson/names.js';
+import { GZ, listSiteFilesAsync } from '../ndjson/names.js';
 import { MemberCache, RecordedFile } from '../ndjson/reader.js';
 import type { StoreHead } from '../storage/store.js';
 import { FileIndex, type Block } from './file-index.js';
@@ -20,12 +20,14 @@ export interface ReadFilter {
   stream?: string;
 }
 
-/** One read: after `start`, up to `head`, at most `limit` lines, each handed to `onLine`. */
+/** One read: after `start`, up to `head`, at most `limit` lines (and about `maxBytes`), each handed to `onLine`. */
 export interface ReadRequest {
   head: StoreHead;
   start: Position;
   filter: ReadFilter;
   limit: number;
+  /** Stop once the lines kept reach this many bytes (UTF-16 units); the first line is kept whatever its size. */
+  maxBytes?: number;
   onLine: (line: string, stream: string, seq: number) => void;
 }
 
@@ -34,7 +36,9 @@ export interface ReadResult {
   count: number;
   /** The last line kept, or undefined when none was. */
   last: (Position & { stream: string }) | undefined;
-  /** True when it stopped at the limit (more may follow); false when it reached the head. */
+  /** Bytes (UTF-16 units) of the lines kept. */
+  bytes: number;
+  /** True when it stopped at the limit or the byte bound (more may follow); false when it reached the head. */
   full: boolean;
   /** Files the read passed that are damaged (what was readable in them was read), with why. */
   damaged: DamagedFile[];
@@ -54,49 +58,80 @@ const SAVE_EVERY_BLOCKS = 64;
 /** The reader of a site directory's files, with their indexes cached in memory and on disk. */
 export class History {
   private readonly indexDir: string;
-  private readonly indexes = new Map<string, Promise<FileIndex>>();
+  /** Per file: the index, and the identity of the file it describes (a file replaced is indexed again). */
+  private readonly indexes = new Map<string, { identity: string; index: Promise<FileIndex> }>();
   private readonly members = new MemberCache();
   private readonly siteDir: string;
+  private readonly damage = new Map<string, string>();
+  private readonly onDamage: (damaged: DamagedFile) => void;
 
-  constructor(siteDir: string, indexDir: string) {
+  /** `onDamage`: told once per file found damaged (the daemon logs it). */
+  constructor(siteDir: string, indexDir: string, onDamage: (damaged: DamagedFile) => void = () => {}) {
     this.siteDir = siteDir;
     this.indexDir = indexDir;
+    this.onDamage = onDamage;
+  }
+
+  /** The files found damaged so far (by queries, replays and the indexing after start-up), with why. */
+  damagedFiles(): DamagedFile[] {
+    return [...this.damage].map(([file, reason]) => ({ file, reason }));
   }
 
   /** Read the lines after `start` up to the head that pass the filter, in record order. */
   async read(req: ReadRequest): Promise<ReadResult> {
-    const { head, start, filter, limit } = req;
+    const { head, start, filter, limit, maxBytes = Infinity } = req;
     const segments = head.segments;
     const lastSegment = segments.length - 1;
-    const result: ReadResult = { count: 0, last: undefined, full: false, damaged: [] };
-    for (let i = start.segment; i <= lastSegment && result.count < limit; i++) {
+    const result: ReadResult = { count: 0, last: undefined, bytes: 0, full: false, damaged: [] };
+    const full = () => result.count >= limit || result.bytes >= maxBytes;
+    for (let i = start.segment; i <= lastSegment && !full(); i++) {
       const segment = segments[i]!;
       if (filter.stream !== undefined && segment.stream !== filter.stream) continue;
       const lower = i === start.segment ? start.seq : segment.after;
       const upper = i === lastSegment ? headSeq(head) : segment.to;
       if (upper <= lower) continue;
-      const files = segment.file ? [await runFile(segment.file)] : await this.siteFiles(head);
-      const full = () => result.count >= limit;
+      const files = segment.file ? [await runFile(segment.file)] : await this.siteFiles();
+      const room = { count: limit - result.count, bytes: maxBytes - result.bytes };
+      for (const { line, seq } of await this.readSegment(files, head, lower, upper, filter, room, result.damaged)) {
+        result.count++;
+        result.bytes += line.length;
+        result.last = { segment: i, seq, stream: segment.stream };
+        req.onLine(line, segment.stream, seq);
+      }
+    }
+    result.full = full();
+    return result;
+  }
+
+  /**
+   * The first lines of seqs (lower, upper] of a segment's files that pass the filter, in seq
+   * order, as many as `room` holds. Each file's lines come in seq order (a target only gets
+   * higher seqs), but after the clock stepped back over noon an earlier day's file holds
+   * seqs above a later one's: the files' lines are merged by seq. Once the page is full, no
+   * later seq can enter it, so the other files' blocks beyond it are not read.
+   */
+  private async readSegment(files: readonly string[], head: StoreHead, lower: number, upper: number, filter: ReadFilter,
+    room: { count: number; bytes: number }, damaged: DamagedFile[]): Promise<Kept[]> {
+    let kept: Kept[] = [];
+    let bound = upper;
+    for (const file of files) {
+      const mine: Kept[] = [];
+      let bytes = 0;
+      const full = () => mine.length >= room.count || bytes >= room.bytes;
       const take = (line: string) => {
         if (full()) return;
         const keys = lineHead(line);
-        if (!keys || keys.seq <= lower || keys.seq > upper) return;
-        if (filter.types && !filter.types.has(keys.type)) return;
-        if (filter.from !== undefined || filter.to !== undefined) {
-          const ts = canonicalTs(keys.ts);
-          if ((filter.from !== undefined && ts < filter.from) || (filter.to !== undefined && ts >= filter.to)) return;
-        }
-        result.count++;
-        result.last = { segment: i, seq: keys.seq, stream: segment.stream };
-        req.onLine(line, segment.stream, keys.seq);
+        if (!keys || keys.seq <= lower || keys.seq > bound || !passes(keys, filter)) return;
+        mine.push({ line, seq: keys.seq });
+        bytes += line.length;
       };
-      for (const file of files) {
-        if (full()) break;
-        await this.readFile(file, head, (b) => wanted(b, lower, upper, filter), take, full, result.damaged);
-      }
+      await this.readFile(file, head, (b) => wanted(b, lower, bound, filter), take, full, damaged);
+      if (mine.length === 0) continue;
+      kept = pageOf(kept.length === 0 ? mine : mergeBySeq(kept, mine), room);
+      const keptBytes = kept.reduce((n, k) => n + k.line.length, 0);
+      if (kept.length >= room.count || keptBytes >= room.bytes) bound = kept.at(-1)!.seq;
     }
-    result.full = result.count >= limit;
-    return result;
+    return kept;
   }
 
   /** Read the lines of a file in the blocks its index says can hold what `wanted` asks for; damage is noted. */
@@ -118,37 +153,47 @@ export class History {
         await reader.read(from, to, take, full);
       }
     } finally {
-      for (const reason of new Set(reader.damage)) {
-        if (!damaged.some((d) => d.file === file && d.reason === reason)) damaged.push({ file, reason });
-      }
       await reader.close();
+      this.noteDamage(reader, damaged);
+    }
+  }
+
+  /** Keep what a reader found damaged: in the answer's list and the daemon's. */
+  private noteDamage(reader: RecordedFile, damaged: DamagedFile[]): void {
+    const { file } = reader;
+    for (const reason of new Set(reader.damage)) {
+      if (!damaged.some((d) => d.file === file && d.reason === reason)) damaged.push({ file, reason });
+      if (this.damage.has(file)) continue;
+      this.damage.set(file, reason);
+      this.onDamage({ file, reason });
     }
   }
 
   /** Build or extend the index of every file the head names (after start-up, so the first query is fast). */
   async warm(head: StoreHead, stopped: () => boolean): Promise<void> {
-    const runFiles = head.segments.flatMap((s) => (s.file ? [s.file] : []));
-    for (const file of [...await this.siteFiles(head), ...new Set(runFiles)]) {
+    const runFiles = await Promise.all([...new Set(head.segments.flatMap((s) => (s.file ? [s.file] : [])))].map(runFile));
+    for (const file of [...await this.siteFiles(), ...runFiles]) {
       if (stopped()) return;
       const reader = await RecordedFile.open(file, this.members).catch(() => undefined);
       if (!reader) continue;
       try {
         const end = this.endOf(file, head) ?? reader.size;
+        // an older single-member gzip has no index: it is read (and its damage found) by the queries that reach it
         if (end !== undefined) await this.indexOf(reader, end);
       } catch { /* a file that cannot be read now is read (and reported) by the queries */ } finally {
         await reader.close();
+        this.noteDamage(reader, []);
       }
     }
   }
 
   /**
-   * The site day files written up to the head, oldest first (a newer one holds only later
-   * seqs), each as stored (see listSiteFiles).
+   * The site day files, oldest first, each as stored (see listSiteFiles). A file newer than
+   * the head holds only seqs after it (filtered out); after the clock stepped back, a
+   * later-named file holds earlier seqs, so every file is listed.
    */
-  private async siteFiles(head: StoreHead): Promise<string[]> {
-    if (!head.site.file) return [];
-    const newest = siteDayOf(head.site.file)!;
-    return (await listSiteFilesAsync(this.siteDir)).filter((file) => siteDayOf(file)! <= newest);
+  private async siteFiles(): Promise<string[]> {
+    return listSiteFilesAsync(this.siteDir);
   }
 
   /** How far a file being written is written (the head's length), else undefined (the file's own size). */
@@ -160,8 +205,9 @@ export class History {
 
   /** The index of a file covering at least `end` bytes; one extension at a time per file. */
   private indexOf(reader: RecordedFile, end: number): Promise<FileIndex> {
-    const { file } = reader;
-    const previous = this.indexes.get(file) ?? FileIndex.load(file, this.indexDir, reader.size ?? end);
+    const { file, identity } = reader;
+    const held = this.indexes.get(file);
+    const previous = held?.identity === identity ? held.index : FileIndex.load(file, this.indexDir, reader.size ?? end);
     const next = previous.then(async (index) => {
       if (end > index.covered) {
         await index.extendTo(end, reader);
@@ -170,7 +216,7 @@ export class History {
       return index;
     });
     // a failed extension (the file vanished) leaves the index as it was for the next query
-    this.indexes.set(file, next.catch(() => previous));
+    this.indexes.set(file, { identity, index: next.catch(() => previous) });
     return next;
   }
 }
@@ -178,6 +224,37 @@ export class History {
 /** A run's file: as written, or its `.gz` once retention compressed it (a stopped run's). */
 async function runFile(file: string): Promise<string> {
   return fs.stat(file).then(() => file, async () => (await fs.stat(file + GZ).then(() => true, () => false)) ? file + GZ : file);
+}
+
+/** A line kept for a page, with its seq. */
+interface Kept {
+  line: string;
+  seq: number;
+}
+
+/** Whether a line's head passes the filter's types and times (its seq is checked by the caller). */
+function passes(keys: { ts: string; type: string }, filter: ReadFilter): boolean {
+  if (filter.types && !filter.types.has(keys.type)) return false;
+  if (filter.from === undefined && filter.to === undefined) return true;
+  const ts = canonicalTs(keys.ts);
+  return !((filter.from !== undefined && ts < filter.from) || (filter.to !== undefined && ts >= filter.to));
+}
+
+/** Two lists in seq order merged into one (ties: `a` first). */
+function mergeBySeq(a: Kept[], b: Kept[]): Kept[] {
+  const out: Kept[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) out.push(j >= b.length || (i < a.length && a[i]!.seq <= b[j]!.seq) ? a[i++]! : b[j++]!);
+  return out;
+}
+
+/** The first lines that fit `room`: at most `count`, and up to `bytes` (the first one always). */
+function pageOf(lines: Kept[], room: { count: number; bytes: number }): Kept[] {
+  let bytes = 0;
+  let n = 0;
+  while (n < lines.length && n < room.count && (n === 0 || bytes < room.bytes)) bytes += lines[n++]!.line.length;
+  return n === lines.length ? lines : lines.slice(0, n);
 }
 
 /** Whether a block can hold a line the read keeps. */

@@ -9,6 +9,8 @@ import type { AppDeps, Handler } from './route.js';
 
 const DEFAULT_LIMIT = 1000;
 const MAX_LIMIT = 10_000;
+/** A page holds about this many bytes of events at most (docs/http-api.md): more than one event only when they fit. */
+export const PAGE_BYTES = 16 * 1024 * 1024;
 const PARAMS = ['type', 'from', 'to', 'run', 'limit', 'cursor'] as const;
 
 /** Handler of GET /history?type=&from=&to=&run=&limit=&cursor=. */
@@ -32,9 +34,13 @@ export function historyHandlers({ store, history, clock }: AppDeps): Record<'get
       const cursor = single(query, 'cursor');
       const start = cursor === undefined ? { segment: 0, seq: 0 } : locate(head, cursor, 'cursor');
       const lines: string[] = [];
-      const result = await history.read({ head, start, filter: { types, from, to, stream: run }, limit, onLine: (line) => lines.push(line) });
+      const result = await history.read({
+        head, start, filter: { types, from, to, stream: run }, limit, maxBytes: PAGE_BYTES, onLine: (line) => lines.push(line),
+      });
       const next = result.full && result.last ? formatCursor(result.last.stream, result.last.seq) : null;
-      sendJson(res, 200, `{"events":[${lines.join(',')}],"next_cursor":${JSON.stringify(next)}}`);
+      // files that could not be read whole are named (only then: the body is otherwise as it was)
+      const damaged = result.damaged.length > 0 ? `,"damaged":${JSON.stringify(result.damaged)}` : '';
+      sendJson(res, 200, `{"events":[${lines.join(',')}],"next_cursor":${JSON.stringify(next)}${damaged}}`);
     },
   };
 }

@@ -28,7 +28,7 @@ export function lifecycleHandlers(deps: AppDeps, guard: Guard): Record<'health' 
       run_id: store.activeRun()?.run_id ?? null, types: store.view.size,
       stale: freshness.judge.staleCount(deps.clock.now()), max_age: maxAge, recorded: store.recordedCounts(),
       authenticated, ...(warning === undefined ? {} : { warning }),
-      suspended_run: suspendedRun(store), disk_full: store.diskFull() ?? null, forward: deps.forwardStatus(),
+      suspended_run: suspendedRun(store), disk_full: store.diskFull() ?? null, forward: deps.forwardStatus(), ...damagedFiles(deps),
     })),
 
     shutdown: (req, res) => {
@@ -40,6 +40,12 @@ export function lifecycleHandlers(deps: AppDeps, guard: Guard): Record<'health' 
       res.on('finish', () => deps.onShutdown());
     },
   };
+}
+
+/** `damaged`: the recorded files found damaged (what else they hold is served), only when there are some. */
+function damagedFiles(deps: AppDeps): { damaged?: { file: string; reason: string }[] } {
+  const damaged = deps.history.damagedFiles();
+  return damaged.length > 0 ? { damaged } : {};
 }
 
 /** What /status says of a run that could not resume at start-up: null when there is none. */

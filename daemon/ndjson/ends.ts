@@ -67,8 +67,16 @@ export function maxSeq(file: string, io: ReadFs = fs): { seq: number; scan: Scan
   return { seq, scan };
 }
 
-/** The first whole envelope line of a plain file, parsed; undefined when there is none in its first 64 KiB. */
+/** The first whole envelope line of a file, parsed; undefined when there is none in its first 64 KiB (a `.gz`: in it). */
 export function firstEnvelope(file: string, io: ReadFs = fs): Envelope | undefined {
+  if (isCompressed(file)) {
+    let first: Envelope | undefined;
+    scanLines(file, 0, (line) => {
+      first ??= parseEnvelope(line);
+      return true;
+    }, io);
+    return first;
+  }
   const fd = io.openSync(file, 'r');
   try {
     const buf = Buffer.allocUnsafe(CHUNK);

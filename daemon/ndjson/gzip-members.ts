@@ -8,7 +8,7 @@ import zlib from 'node:zlib';
 // earlier version: one member) is read from its start.
 
 /** Plain bytes of lines per member (a line longer than this is a member of its own). */
-export const MEMBER_PLAIN_BYTES = 256 * 1024;
+export const MEMBER_PLAIN_BYTES = 64 * 1024;
 
 /** Bytes of a member's header: 10 fixed, XLEN, and the `Md` subfield of 4 + 8 bytes. */
 export const MEMBER_HEADER_BYTES = 24;
@@ -32,9 +32,13 @@ export interface MemberList {
   damage?: string;
 }
 
-/** One member holding `plain` (whole lines). */
+/** One member holding `plain` (whole lines), compressed here (tests; the daemon compresses off the event loop: framedMember). */
 export function encodeMember(plain: Buffer): Buffer {
-  const gz = zlib.gzipSync(plain, { level: 6 });
+  return framedMember(zlib.gzipSync(plain, { level: 6 }), plain.length);
+}
+
+/** The member of a gzip of `plainBytes` bytes (`gz`, one member as zlib writes it) with the `Md` field in its header. */
+export function framedMember(gz: Buffer, plainBytes: number): Buffer {
   const header = Buffer.alloc(MEMBER_HEADER_BYTES);
   gz.copy(header, 0, 0, 10);
   header[3] = 0x04; // FLG: FEXTRA only
@@ -43,7 +47,7 @@ export function encodeMember(plain: Buffer): Buffer {
   header.writeUInt16LE(8, 14);
   const bytes = MEMBER_HEADER_BYTES + gz.length - 10;
   header.writeUInt32LE(bytes, 16);
-  header.writeUInt32LE(plain.length, 20);
+  header.writeUInt32LE(plainBytes, 20);
   return Buffer.concat([header, gz.subarray(10)]);
 }
 

@@ -1,5 +1,6 @@
 import type { Stats } from 'node:fs';
 import fs from 'node:fs/promises';
+import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import { walkMembers, type Member, type MemberList } from './gzip-members.js';
@@ -38,12 +39,15 @@ export class RecordedFile {
   readonly file: string;
   /** Plain bytes of whole members or of the plain file; undefined for a single-member gzip (known once read). */
   readonly size: number | undefined;
+  /** The file's identity on disk (device and inode): another one means the file was replaced. */
+  readonly identity: string;
   private readonly handle: fs.FileHandle;
   private readonly list: MemberList | undefined;
   private readonly damages: string[] = [];
 
-  private constructor(file: string, handle: fs.FileHandle, size: number | undefined, list: MemberList | undefined) {
+  private constructor(file: string, handle: fs.FileHandle, stat: Stats, size: number | undefined, list: MemberList | undefined) {
     this.file = file;
+    this.identity = `${stat.dev}:${stat.ino}`;
     this.handle = handle;
     this.size = size;
     this.list = list;
@@ -55,13 +59,13 @@ export class RecordedFile {
     const handle = await fs.open(file, 'r');
     try {
       const stat = await handle.stat();
-      if (!isCompressed(file)) return new RecordedFile(file, handle, stat.size, undefined);
+      if (!isCompressed(file)) return new RecordedFile(file, handle, stat, stat.size, undefined);
       let list = cache?.get(file, stat);
       if (!list) {
         list = await membersOf(handle, stat.size);
         cache?.set(file, stat, list);
       }
-      return new RecordedFile(file, handle, list.indexed ? list.plainBytes : undefined, list);
+      return new RecordedFile(file, handle, stat, list.indexed ? list.plainBytes : undefined, list);
     } catch (error) {
       await handle.close();
       throw error;
@@ -130,17 +134,30 @@ export class RecordedFile {
     return undefined;
   }
 
+  /** Whether the gzip trailer (the last 4 bytes: the plain length mod 2^32) matches what was decompressed. */
+  private async trailerSays(plainBytes: number): Promise<boolean> {
+    const { size } = await this.handle.stat();
+    const tail = Buffer.alloc(4);
+    const { bytesRead } = await this.handle.read(tail, 0, 4, Math.max(0, size - 4));
+    return bytesRead === 4 && tail.readUInt32LE(0) === plainBytes % 2 ** 32;
+  }
+
   private async readStream(from: number, to: number, onLine: OnLine, stop: () => boolean): Promise<number> {
     const splitter = new LineSplitter(0, (line, start, end) => {
       if (start >= from && end <= to) onLine(line, start, end);
     });
-    const source = this.handle.createReadStream({ start: 0, autoClose: false, emitClose: false });
-    const stream = source.pipe(zlib.createGunzip());
+    // read through the handle (a stream of the handle would keep it from closing when left early)
+    const source = Readable.from(slicesOf(this.handle));
+    // a truncated file gives all it holds (a sync flush at its end); the trailer's length says it was cut
+    const stream = source.pipe(zlib.createGunzip({ finishFlush: zlib.constants.Z_SYNC_FLUSH }));
+    let plainBytes = 0;
     try {
       for await (const chunk of stream as AsyncIterable<Buffer>) {
+        plainBytes += chunk.length;
         splitter.push(chunk);
-        if (stop() || splitter.end >= to) break;
+        if (stop() || splitter.end >= to) return Math.min(splitter.end, to);
       }
+      if (!await this.trailerSays(plainBytes)) this.damages.push(`truncated: it ends after ${plainBytes} bytes of its lines`);
     } catch (error) {
       this.damages.push(`it does not decompress past byte ${splitter.end} of its lines (${(error as Error).message})`);
     } finally {
@@ -148,6 +165,17 @@ export class RecordedFile {
       stream.destroy();
     }
     return Math.min(splitter.end, to);
+  }
+}
+
+/** The bytes of a file from its start, a slice at a time. */
+async function* slicesOf(handle: fs.FileHandle): AsyncGenerator<Buffer> {
+  for (let pos = 0; ;) {
+    const buf = Buffer.allocUnsafe(SLICE_BYTES);
+    const { bytesRead } = await handle.read(buf, 0, SLICE_BYTES, pos);
+    if (bytesRead <= 0) return;
+    pos += bytesRead;
+    yield buf.subarray(0, bytesRead);
   }
 }
 

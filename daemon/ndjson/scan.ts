@@ -99,14 +99,12 @@ function scanGzip(size: number, readAt: (pos: number, len: number) => Buffer, of
 /** A single-member gzip decompressed; a truncated one gives what it holds, a corrupt one nothing. */
 function gunzipWhole(data: Buffer): { plain: Buffer; error?: string } {
   try {
-    return { plain: zlib.gunzipSync(data) };
+    const plain = zlib.gunzipSync(data, { finishFlush: zlib.constants.Z_SYNC_FLUSH });
+    // a truncated file gives all it holds; the trailer's length (mod 2^32) says it was cut
+    const whole = data.length >= 4 && data.readUInt32LE(data.length - 4) === plain.length % 2 ** 32;
+    return whole ? { plain } : { plain, error: `truncated: it ends after ${plain.length} bytes of its lines` };
   } catch (error) {
-    const reason = `it does not decompress (${(error as Error).message})`;
-    try {
-      return { plain: zlib.gunzipSync(data, { finishFlush: zlib.constants.Z_SYNC_FLUSH }), error: reason };
-    } catch {
-      return { plain: Buffer.alloc(0), error: reason };
-    }
+    return { plain: Buffer.alloc(0), error: `it does not decompress (${(error as Error).message})` };
   }
 }
 
@@ -121,7 +119,22 @@ export function plainSize(file: string, io: ReadFs = fs): number {
         io.closeSync(fd);
       }
     }
-    return scanLines(file, 0, () => true, io).end;
+    const fd = io.openSync(file, 'r');
+    let list: MemberList;
+    try {
+      const size = io.fstatSync(fd).size;
+      const walk = walkMembers(size);
+      let step = walk.next();
+      while (!step.done) {
+        const buf = Buffer.alloc(step.value.len);
+        step = walk.next(buf.subarray(0, io.readSync(fd, buf, 0, buf.length, step.value.pos)));
+      }
+      list = step.value;
+    } finally {
+      io.closeSync(fd);
+    }
+    // indexed members say their plain size in their headers; an older gzip is read
+    return list.indexed ? list.plainBytes : scanLines(file, 0, () => true, io).end;
   } catch {
     return -1;
   }

@@ -1,9 +1,12 @@
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import fs from 'node:fs';
+import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
+import { MEMBER_HEADER_BYTES, memberHeader } from '../ndjson/gzip-members.js';
 import { GZ, plainName } from '../ndjson/names.js';
+import { CompressionAbandoned, writeMembers } from './member-writer.js';
 
 // Gzipped data files (`<name>.ndjson.gz`): compressing a closed file so that a crash at any
 // point leaves one whole copy (docs/storage.md). Reading them: daemon/ndjson/.
@@ -14,7 +17,7 @@ const TMP = '.gz.tmp';
 export type CompressStep = 'written' | 'synced' | 'verified' | 'renamed' | 'removed';
 
 /**
- * Gzip `file` to `file.gz`: write a temp file, sync it, check that it decompresses to
+ * Gzip `file` to `file.gz` as indexed members (daemon/ndjson/gzip-members.ts): write a temp file, sync it, check that it decompresses to
  * exactly the original, rename it into place, sync the directory, then remove the original.
  * A crash before the rename leaves the original (and a temp file, removed by
  * finishInterrupted); after it, both whole copies (readers take the plain one; the next
@@ -25,25 +28,13 @@ export async function compressFile(file: string, options: {
   /** Asked (synchronously, just before the rename) whether the file is still closed: false aborts. */
   stillClosed?: () => boolean;
   after?: (step: CompressStep) => void;
+  /** Asked between members and steps: true abandons the compression (CompressionAbandoned), the temp file removed. */
+  stopped?: () => boolean;
 } = {}): Promise<void> {
-  const { stillClosed = () => true, after = () => {} } = options;
+  const { stillClosed = () => true, after = () => {}, stopped = () => false } = options;
   const tmp = file + TMP;
   const original = fs.statSync(file);
-  const digest = createHash('sha256');
-  const source = fs.createReadStream(file);
-  source.on('data', (chunk) => digest.update(chunk));
-  await pipeline(source, zlib.createGzip({ level: 6 }), fs.createWriteStream(tmp));
-  after('written');
-  syncPath(tmp);
-  after('synced');
-  const check = createHash('sha256');
-  await pipeline(fs.createReadStream(tmp), zlib.createGunzip(), async function* (chunks) {
-    for await (const chunk of chunks) check.update(chunk as Buffer);
-  });
-  if (check.digest('hex') !== digest.digest('hex')) {
-    fs.rmSync(tmp, { force: true });
-    throw new Error(`${file}: the compressed copy does not read back the same; the original is kept`);
-  }
+  await writeVerified(file, () => fs.createReadStream(file), tmp, stopped, after);
   after('verified');
   // from here to the removal nothing awaits: no append can come in between
   const now = fs.statSync(file);
@@ -58,6 +49,80 @@ export async function compressFile(file: string, options: {
   fs.unlinkSync(file);
   syncPath(path.dirname(file));
   after('removed');
+}
+
+/** Whether a `.gz` was written by an earlier version: one member without the `Md` field (no index). */
+export function isSingleMember(gz: string): boolean {
+  const fd = fs.openSync(gz, 'r');
+  try {
+    const head = Buffer.alloc(MEMBER_HEADER_BYTES);
+    const n = fs.readSync(fd, head, 0, head.length, 0);
+    return n > 0 && memberHeader(head.subarray(0, n)) === undefined;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * Write an earlier version's single-member `.gz` again as indexed members (queries then read
+ * only what they need): the members go to a temp file, synced and checked against the old
+ * file's content, which it then replaces by a rename. A damaged file fails (left as it was).
+ */
+export async function recompressFile(gz: string, options: { stopped?: () => boolean } = {}): Promise<void> {
+  const { stopped = () => false } = options;
+  const tmp = plainName(gz) + TMP;
+  const original = fs.statSync(gz);
+  await writeVerified(gz, () => {
+    const source = fs.createReadStream(gz);
+    const plain = zlib.createGunzip();
+    source.on('error', (error) => plain.destroy(error));
+    return source.pipe(plain);
+  }, tmp, stopped, () => {});
+  fs.utimesSync(tmp, original.atime, original.mtime);
+  fs.renameSync(tmp, gz);
+  syncPath(path.dirname(gz));
+}
+
+/** Write the members of `source()` to `tmp`, sync it and check it reads back the same (else it is removed and this throws). */
+async function writeVerified(file: string, source: () => NodeJS.ReadableStream, tmp: string, stopped: () => boolean,
+  after: (step: CompressStep) => void): Promise<void> {
+  const digest = createHash('sha256');
+  try {
+    await writeTemp(file, source, tmp, digest, stopped);
+  } catch (error) {
+    fs.rmSync(tmp, { force: true });
+    throw error;
+  }
+  after('written');
+  syncPath(tmp);
+  after('synced');
+  const check = createHash('sha256');
+  try {
+    await pipeline(fs.createReadStream(tmp), zlib.createGunzip(), async function* (chunks) {
+      for await (const chunk of chunks) {
+        if (stopped()) throw new CompressionAbandoned(file);
+        check.update(chunk as Buffer);
+      }
+    });
+  } catch (error) {
+    fs.rmSync(tmp, { force: true });
+    throw error;
+  }
+  if (check.digest('hex') !== digest.digest('hex')) {
+    fs.rmSync(tmp, { force: true });
+    throw new Error(`${file}: the compressed copy does not read back the same; the original is kept`);
+  }
+}
+
+/** Write the members of `file` to `tmp` (synced by the caller). */
+async function writeTemp(file: string, source: () => NodeJS.ReadableStream, tmp: string, digest: Hash, stopped: () => boolean): Promise<void> {
+  const out = await fsp.open(tmp, 'w');
+  try {
+    // the source is opened once the temp file is: iterated at once, its errors reach the loop (none is left unhandled)
+    await writeMembers(file, source() as AsyncIterable<Buffer>, out, digest, stopped);
+  } finally {
+    await out.close();
+  }
 }
 
 /**

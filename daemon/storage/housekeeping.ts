@@ -4,7 +4,8 @@ import type { Logger } from '../../lib/log.js';
 import type { Clock } from '../../lib/time.js';
 import { listDataFiles } from '../ndjson/listing.js';
 import { GZ, plainName } from '../ndjson/names.js';
-import { compressFile, finishInterrupted } from './compressed.js';
+import { compressFile, finishInterrupted, isSingleMember, recompressFile } from './compressed.js';
+import { CompressionAbandoned } from './member-writer.js';
 
 // Retention and compression of closed data files (--compress-after, --retain): closed day
 // files and the files of stopped runs, by age; never what is in use or not yet delivered.
@@ -67,7 +68,7 @@ export class Housekeeping {
     return this.running;
   }
 
-  /** Stop the timer and wait for the file being worked on. */
+  /** Stop the timer and wait for the pass under way, which abandons a compression between two members (a bounded stop). */
   async close(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
@@ -93,12 +94,20 @@ export class Housekeeping {
           fs.unlinkSync(entry.file);
           report.deleted.push(entry.file);
           logger.info(`retention: deleted ${entry.file} (${entry.bytes} bytes)`);
+        } else if (entry.file.endsWith(GZ) && compressAfterMs !== undefined && isSingleMember(entry.file)) {
+          await recompressFile(entry.file, { stopped: () => this.stopped });
+          report.compressed.push(entry.file);
+          logger.info(`recompressed ${entry.file} as indexed members (${entry.bytes} bytes -> ${fs.statSync(entry.file).size})`);
         } else if (compressAfterMs !== undefined && age > compressAfterMs && !entry.file.endsWith(GZ)) {
-          await compressFile(entry.file, { stillClosed: () => !this.opts.inUse().includes(plain) });
+          await compressFile(entry.file, { stillClosed: () => !this.opts.inUse().includes(plain), stopped: () => this.stopped });
           report.compressed.push(entry.file);
           logger.info(`compressed ${entry.file} (${entry.bytes} bytes -> ${fs.statSync(entry.file + GZ).size})`);
         }
       } catch (error) {
+        if (error instanceof CompressionAbandoned) {
+          logger.info(error.message);
+          break;
+        }
         report.failed.push(entry.file);
         logger.error(`housekeeping of ${entry.file} failed (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); it is left as it was`);
       }

@@ -9,15 +9,16 @@ import { newestRecorded } from './record-order.js';
 import { prepareRunFile, replayTarget, type Recovered } from './recover.js';
 import { unusableReason } from './run-dir.js';
 import { assertSafeRunId, resolveRunDir } from './run-resolve.js';
-import { firstEnvelope } from '../ndjson/ends.js';
 import { parseEnvelope } from '../ndjson/head.js';
 import { isCompressed, listSiteFiles, RUN_FILE } from '../ndjson/names.js';
 import { scanFile } from '../ndjson/scan.js';
 import { nodeFs, type StorageFs } from './storage-fs.js';
 import type { SidePaths } from './target.js';
-import { Timeline } from './timeline.js';
+import { discoverRuns, runFilesOf } from './run-files.js';
+import { Timeline, type Segment } from './timeline.js';
+import { rebuildTimeline } from './timeline-rebuild.js';
 import {
-  readActiveRun, readKnownRuns, STATE_DIR, statePaths, type ActiveRunState, type KnownRun,
+  readActiveRun, readKnownRuns, readSiteSeq, statePaths, type ActiveRunState, type KnownRun,
 } from './state-files.js';
 import { readSnapshot, type SnapshotFile } from './snapshot-file.js';
 
@@ -61,10 +62,13 @@ export function restore(siteDir: string, logger: Logger, io: StorageFs = nodeFs)
     logger.warn(`${snap.message}; replaying the files instead`);
     snap = undefined;
   }
-  const knownRuns = fs.existsSync(paths.runs) ? readKnownRuns(paths.runs, (m) => logger.warn(m)) : discoverRuns(siteDir);
+  const knownRuns = fs.existsSync(paths.runs) ? readKnownRuns(paths.runs, (m) => logger.warn(m)) : discoverRuns(siteDir, io);
   const siteFiles = listSiteFiles(siteDir);
   if (!snap && siteFiles.length > 0) logger.warn(`no usable snapshot; replaying ${siteFiles.length} site file(s)`);
   const site = replayTarget(siteFiles, snap?.site, paths.site, logger, 'site', io);
+  if (!fs.existsSync(paths.timeline)) rebuildTimeline(paths.timeline, siteFiles, knownRuns, io, logger);
+  const segments = Timeline.read(paths.timeline, (m) => logger.warn(m), io);
+  continueSiteSeq(site, Math.max(snap?.site?.seq ?? 0, readSiteSeq(paths.siteSeq), ...segments.filter((s) => s.stream === 'site').map(siteSeqOf)), logger);
   const active = readActiveRun(paths.activeRun, (m) => logger.warn(m));
   const resumed = active ? replayActiveRun(siteDir, active, snap?.run ?? null, paths.run, logger, io) : undefined;
   const run = resumed && 'recovered' in resumed ? resumed : undefined;
@@ -75,7 +79,6 @@ export function restore(siteDir: string, logger: Logger, io: StorageFs = nodeFs)
     current = overlay([fromSnapshot, [...site.readings.values()], [...(run?.recovered.readings.values() ?? [])]]);
   } else {
     const runFiles = runFilesOf(siteDir, knownRuns).filter((file) => file !== run?.file);
-    const segments = Timeline.read(paths.timeline, (m) => logger.warn(m), io);
     current = newestRecorded(segments, [
       ...fromSnapshot.map((reading) => ({ stream: streamOf(reading), readings: [reading] })),
       { stream: 'site', readings: site.readings.values() },
@@ -117,6 +120,23 @@ function replayActiveRun(siteDir: string, state: ActiveRunState, mark: SnapshotF
   }
 }
 
+/**
+ * The site seq never restarts: when the files hold less than the state under `.meridian/`
+ * recorded (the snapshot's mark, `site-seq.json`, the site seqs of run starts and stops), day files were moved
+ * away while the daemon was stopped, and the seq continues after the recorded one.
+ */
+function continueSiteSeq(site: Recovered, recorded: number, logger: Logger): void {
+  if (recorded <= site.seq) return;
+  logger.warn(`the site files hold seqs up to ${site.seq}, but seq ${recorded} was recorded (day files moved away?); ` +
+    `the site seq continues after ${recorded}`);
+  site.seq = recorded;
+}
+
+/** The highest site seq a segment of the timeline records. */
+function siteSeqOf(segment: Segment): number {
+  return Number.isFinite(segment.to) ? Math.max(segment.after, segment.to) : segment.after;
+}
+
 /** Readings in order, a later one replacing an earlier one of the same type. */
 function overlay(sources: Reading[][]): Reading[] {
   const view = new Map<string, Reading>();
@@ -143,42 +163,4 @@ function readingsOf(file: string, io: StorageFs): Reading[] {
 function lineReading(line: string): Reading | undefined {
   const env = typeof line === 'string' ? parseEnvelope(line) : undefined;
   return env && readingOfLine(env, line);
-}
-
-/**
- * The runs of a site directory that has no runs.json yet (an earlier version's, or the
- * original service's): the id and time of the first line of every run file found, oldest
- * first, so that a derived id does not repeat one of theirs (the original derived 001 for
- * every POCS night: its runs lie under runs/).
- */
-function discoverRuns(siteDir: string): KnownRun[] {
-  const runs: KnownRun[] = [];
-  for (const file of runFilesOf(siteDir, [])) {
-    const first = firstEnvelope(file);
-    const id = first?.meta?.run_id;
-    if (typeof id === 'string') runs.push({ run_id: id, run_dir: path.dirname(file), started_at: first!.ts });
-  }
-  return runs.sort((a, b) => (a.started_at < b.started_at ? -1 : a.started_at > b.started_at ? 1 : 0));
-}
-
-/**
- * The run files a site directory knows of: those of the runs in runs.json, and any
- * `telemetry.ndjson` one or two directories below it (`014/`, the original's `runs/<id>/`).
- */
-function runFilesOf(siteDir: string, knownRuns: KnownRun[]): string[] {
-  const files = new Set(knownRuns.map((run) => path.join(run.run_dir, RUN_FILE)));
-  for (const dir of subdirectories(siteDir)) {
-    if (path.basename(dir) === STATE_DIR) continue;
-    files.add(path.join(dir, RUN_FILE));
-    for (const inner of subdirectories(dir)) files.add(path.join(inner, RUN_FILE));
-  }
-  return [...files].filter((file) => fs.existsSync(file));
-}
-
-function subdirectories(dir: string): string[] {
-  try {
-    return fs.readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => path.join(dir, e.name));
-  } catch {
-    return [];
-  }
 }

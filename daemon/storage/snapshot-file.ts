@@ -1,8 +1,9 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import type { Envelope } from '../../lib/wire.js';
 import { ChunkedText, DEFAULT_CHUNK_CHARS } from './chunked-text.js';
 import { scanLines } from '../ndjson/scan.js';
-import { errorCode, readIfExists, writeFileAtomic, type TargetMark } from './state-files.js';
+import { errorCode, readIfExists, SITE_SEQ_FILE, writeFileAtomic, writeJsonAtomic, type TargetMark } from './state-files.js';
 import { nodeFs, type StorageFs } from './storage-fs.js';
 
 // `.meridian/snapshot.json`: where each target's replay resumes and the current view. Format 3
@@ -48,6 +49,8 @@ export function writeSnapshot(file: string, snap: SnapshotFile, io: StorageFs = 
     text.add(`${CLOSING}\n`);
     text.finish();
   }, io);
+  // the site seq's high-water mark beside it: kept when the snapshot is removed or set aside
+  if (site) writeJsonAtomic(path.join(path.dirname(file), SITE_SEQ_FILE), { site_seq: site.seq }, io, { syncDir: false });
 }
 
 /** Read a snapshot (format 3 line by line, 2 or 1 whole); undefined when absent, an Error describing why when unusable. */

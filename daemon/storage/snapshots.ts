@@ -41,7 +41,7 @@ export class Snapshots {
   write(): void {
     const core = this.core;
     this.flush();
-    const site = core.site.path ? this.mark(core.site) : null;
+    const site = core.site.path ? this.mark(core.site) : core.closedSiteMark;
     const run = core.run
       ? { ...this.mark(core.run.target), run_id: core.run.record.run_id, started_at: core.run.record.started_at }
       : null;

@@ -36,6 +36,9 @@ export interface ActiveRunState {
   start_seq?: number;
 }
 
+/** The site seq's high-water mark under `.meridian/`, written with every snapshot. */
+export const SITE_SEQ_FILE = 'site-seq.json';
+
 /** Paths of the bookkeeping files for a site directory. */
 export function statePaths(siteDir: string) {
   const dir = path.join(siteDir, STATE_DIR);
@@ -48,6 +51,7 @@ export function statePaths(siteDir: string) {
     run: { held: path.join(dir, 'held-run.ndjson'), ephemeral: path.join(dir, 'ephemeral-run.ndjson') },
     timeline: path.join(dir, 'timeline.ndjson'),
     batch: path.join(dir, 'batch.json'),
+    siteSeq: path.join(dir, SITE_SEQ_FILE),
     index: path.join(dir, 'index'),
   };
 }
@@ -172,6 +176,16 @@ export function errorCode(error: unknown): string {
 }
 
 /** A file's text, or undefined when it does not exist. */
+/** The site seq's high-water mark (`site-seq.json`, written with every snapshot): 0 when absent or unreadable. */
+export function readSiteSeq(file: string): number {
+  try {
+    const seq = (JSON.parse(fs.readFileSync(file, 'utf8')) as { site_seq?: unknown }).site_seq;
+    return Number.isSafeInteger(seq) && (seq as number) > 0 ? seq as number : 0;
+  } catch {
+    return 0;
+  }
+}
+
 export function readIfExists(file: string): string | undefined {
   try {
     return fs.readFileSync(file, 'utf8');

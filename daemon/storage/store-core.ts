@@ -8,6 +8,7 @@ import type { SiteDays } from './site-days.js';
 import type { statePaths } from './state-files.js';
 import type { StorageFs } from './storage-fs.js';
 import type { StoreOptions } from './store-types.js';
+import type { TargetMark } from './state-files.js';
 import type { Target } from './target.js';
 import type { Timeline } from './timeline.js';
 
@@ -34,6 +35,8 @@ export interface StoreCore {
   readonly days: SiteDays;
   readonly durability: Durability;
   readonly site: Target;
+  /** Where the site stood at start-up when its last file was a past day's (no file open yet): what snapshots mark until one is. */
+  readonly closedSiteMark: TargetMark | null;
   readonly timeline: Timeline;
   /** Where a whole batch notes the files it writes (batch-journal.ts); every target writes through it. */
   readonly journal: BatchJournal;

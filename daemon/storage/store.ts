@@ -48,7 +48,11 @@ export class TelemetryStore {
     this.lock = lock;
     for (const reading of restored.current) this.view.set(reading);
     const journal = new BatchJournal(paths.batch, io);
-    const site = new Target('site', restored.siteFile, restored.site.seq, paths.site, io, journal);
+    const days = new SiteDays(opts.siteDir, opts.zone);
+    // the last day file of a past day is closed: the first event opens its own day's (housekeeping may compress it)
+    const past = restored.siteFile !== '' && restored.siteFile !== days.fileAt(opts.clock.now());
+    const closedSiteMark = past ? { file: restored.siteFile, offset: io.statSync(restored.siteFile).size, seq: restored.site.seq } : null;
+    const site = new Target('site', past ? '' : restored.siteFile, restored.site.seq, paths.site, io, journal);
     let run;
     if (restored.run) {
       const { state, recovered, file } = restored.run;
@@ -58,8 +62,8 @@ export class TelemetryStore {
     const active = run && { runId: run.record.run_id, file: run.target.path, startOffset: restored.run!.state.start_offset, startSeq: restored.run!.state.start_seq };
     const timeline = Timeline.open(paths.timeline, restored.site.seq, active, formatTs(opts.clock.now()), (m) => opts.logger.warn(m), io);
     this.core = {
-      opts, view: this.view, io, paths, days: new SiteDays(opts.siteDir, opts.zone),
-      durability: new Durability(opts.fsync, opts.logger, opts.observer), site, timeline, journal, disk: new DiskSpace(opts.clock, opts.logger), run, suspended: restored.suspended, closed: false,
+      opts, view: this.view, io, paths, days,
+      durability: new Durability(opts.fsync, opts.logger, opts.observer), site, closedSiteMark, timeline, journal, disk: new DiskSpace(opts.clock, opts.logger), run, suspended: restored.suspended, closed: false,
     };
     this.snapshots = new Snapshots(this.core, () => this.appender.writeQueued());
     this.appender = new Appender(this.core, (dayFile) => this.snapshots.clockWentBack(dayFile));

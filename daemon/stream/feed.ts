@@ -1,4 +1,4 @@
-import type { History } from '../history/history.js';
+import type { DamagedFile, History } from '../history/history.js';
 import { headCursor, headPosition, type Position } from '../history/position.js';
 import { formatCursor } from '../ndjson/cursor.js';
 import { ChunkedText } from '../storage/chunked-text.js';
@@ -20,12 +20,15 @@ export interface FeedDeps {
   hub: StreamHub;
 }
 
-// Replayed events are read and written a page at a time (the socket's pace sets the reading's).
+// Replayed events are read and written a page at a time (the socket's pace sets the reading's),
+// bounded in count and bytes: a client that stops reading holds at most one page.
 const REPLAY_PAGE = 1000;
+export const REPLAY_PAGE_BYTES = 256 * 1024;
 
 /** Send the snapshot or the replay after `since`, then the marker, then live events until the client goes. */
 export async function feedSubscriber(deps: FeedDeps, sub: Subscriber, since: Position | undefined, who: string): Promise<void> {
   const { store, history, hub } = deps;
+  if (!hub.admit(sub, who)) return;
   if (since === undefined) {
     const head = store.head();
     const readings = store.view.entries().filter((r) => sub.wants(r.type)).sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : 0));
@@ -40,38 +43,41 @@ export async function feedSubscriber(deps: FeedDeps, sub: Subscriber, since: Pos
     sub.release();
     return;
   }
-  let position = since;
-  let replayed = 0;
+  const done = { replayed: 0, damaged: [] as DamagedFile[] };
   // catch up page by page while the files run ahead of the client...
-  for (;;) {
-    const head = store.head();
-    const page = await replay(history, head, position, sub, REPLAY_PAGE);
-    if (page === undefined) return;
-    replayed += page.count;
-    position = page.next;
-    if (!page.full) break;
-  }
+  let position = await replayTo(history, () => store.head(), since, sub, done);
+  if (position === undefined) return;
   // ...then join the hub and read what was written during the last page
   const head = store.head();
   hub.add(sub, who);
-  const rest = await replay(history, head, position, sub, Infinity);
-  if (rest === undefined) return;
-  if (await sub.send(marker(head, { replayed: replayed + rest.count }))) sub.release();
+  position = await replayTo(history, () => head, position, sub, done);
+  if (position === undefined) return;
+  if (await sub.send(marker(head, done))) sub.release();
 }
 
-/** Replay up to `limit` events after `from`; undefined once the client is gone. */
-async function replay(history: History, head: StoreHead, from: Position, sub: Subscriber, limit: number) {
-  let text = '';
-  const result = await history.read({
-    head, start: from, limit, filter: { types: sub.types },
-    onLine: (line, stream, seq) => { text += frame('replay', line, formatCursor(stream, seq)); },
-  });
-  if (text !== '' && !await sub.send(text)) return undefined;
-  if (sub.closed) return undefined;
-  return { count: result.count, full: result.full, next: result.full ? result.last! : headPosition(head) };
+/** Replay pages after `from` until one ends at the head; the position reached, or undefined once the client is gone. */
+async function replayTo(history: History, headOf: () => StoreHead, from: Position, sub: Subscriber,
+  done: { replayed: number; damaged: DamagedFile[] }): Promise<Position | undefined> {
+  let position = from;
+  for (;;) {
+    const head = headOf();
+    let text = '';
+    const result = await history.read({
+      head, start: position, limit: REPLAY_PAGE, maxBytes: REPLAY_PAGE_BYTES, filter: { types: sub.types },
+      onLine: (line, stream, seq) => { text += frame('replay', line, formatCursor(stream, seq)); },
+    });
+    for (const d of result.damaged) if (!done.damaged.some((k) => k.file === d.file)) done.damaged.push(d);
+    if (text !== '' && !await sub.send(text)) return undefined;
+    if (sub.closed) return undefined;
+    done.replayed += result.count;
+    if (!result.full) return headPosition(head);
+    position = result.last!;
+  }
 }
 
-function marker(head: StoreHead, counts: { snapshot?: number; replayed?: number }): string {
+/** The `live` marker: the head's cursor, what was sent before it, and the damaged files a replay passed (only when some were). */
+function marker(head: StoreHead, counts: { snapshot?: number; replayed?: number; damaged?: DamagedFile[] }): string {
   const cursor = headCursor(head);
-  return frame('live', JSON.stringify({ cursor, ...counts }), cursor);
+  const { damaged, ...rest } = counts;
+  return frame('live', JSON.stringify({ cursor, ...rest, ...(damaged && damaged.length > 0 ? { damaged } : {}) }), cursor);
 }

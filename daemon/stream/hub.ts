@@ -11,6 +11,8 @@ import type { Subscriber } from './subscriber.js';
 /** Every live /stream client, fed from the store's onRecorded. */
 export class StreamHub {
   private readonly subscribers = new Set<Subscriber>();
+  /** Clients still being sent their snapshot or replay: ended at shutdown too, and counted behind while they wait. */
+  private readonly feeding = new Set<Subscriber>();
   private readonly logger: Logger;
   private readonly stopListening: () => void;
   private flushQueued = false;
@@ -32,10 +34,30 @@ export class StreamHub {
   }
 
   /**
+   * Take a client before its snapshot or replay: false (and it is ended) once the hub is
+   * closed. Until it is added, the live events it asks for count against its queue limit
+   * while it does not read, so a stalled replay is dropped like a stalled live client.
+   */
+  admit(sub: Subscriber, describe: string): boolean {
+    if (this.closing) {
+      sub.end();
+      return false;
+    }
+    this.feeding.add(sub);
+    sub.onClose(() => this.feeding.delete(sub));
+    sub.onDrop = (reason) => {
+      this.feeding.delete(sub);
+      this.logger.warn(`stream client ${describe} dropped: ${reason}`);
+    };
+    return true;
+  }
+
+  /**
    * Give `sub` every event recorded from now on (call it in the same turn as the head its
    * snapshot or replay ends at). Its frames are held until it is released.
    */
   add(sub: Subscriber, describe: string): void {
+    this.feeding.delete(sub);
     if (sub.closed) return;
     this.subscribers.add(sub);
     sub.onClose(() => this.subscribers.delete(sub));
@@ -49,13 +71,15 @@ export class StreamHub {
   close(): void {
     this.closing = true;
     this.stopListening();
-    for (const sub of this.subscribers) sub.end();
+    for (const sub of [...this.subscribers, ...this.feeding]) sub.end();
     this.subscribers.clear();
+    this.feeding.clear();
   }
 
   private deliver(event: RecordedEvent): void {
-    if (this.subscribers.size === 0) return;
+    if (this.subscribers.size === 0 && this.feeding.size === 0) return;
     const { type, seq, json } = event.reading;
+    for (const sub of this.feeding) if (sub.wants(type)) sub.fallBehind(json.length);
     let text: string | undefined;
     for (const sub of this.subscribers) {
       if (!sub.wants(type)) continue;

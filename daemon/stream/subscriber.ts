@@ -24,6 +24,8 @@ export class Subscriber {
   private pending: string[] = [];
   private pendingBytes = 0;
   private held = true;
+  /** Bytes of live events recorded since the replay last got a page through (a client not yet live). */
+  private behind = 0;
   private waiting = false;
   private ended = false;
 
@@ -59,10 +61,23 @@ export class Subscriber {
     }
   }
 
+  /**
+   * A live event this client asks for was recorded while it is still sent its snapshot or
+   * replay: past the queue limit without reading, it is dropped as a live client would be.
+   */
+  fallBehind(bytes: number): void {
+    if (this.closed) return;
+    this.behind += bytes;
+    if (this.behind + this.res.writableLength > this.limits.queueBytes) {
+      this.drop(`it read none of its replay while ${this.behind} bytes of events were recorded (limit ${this.limits.queueBytes})`);
+    }
+  }
+
   /** Write frames now (snapshot, replay), waiting until the socket has room again; false once the client is gone. */
   async send(text: string | Buffer): Promise<boolean> {
     if (this.closed) return false;
     if (!this.res.write(text)) await this.drained();
+    this.behind = 0;
     return !this.closed;
   }
 

@@ -30,7 +30,7 @@ export const historyPaths: PathsObject = {
       ],
       answers: jsonAnswer('A page: the envelopes as stored, and the cursor of the next page (null: nothing more now).', {
         type: 'object', required: ['events', 'next_cursor'], additionalProperties: false,
-        properties: { events: { type: 'array', items: ref('Envelope') }, next_cursor: { oneOf: [CURSOR, { type: 'null' }] } },
+        properties: { events: { type: 'array', items: ref('Envelope') }, next_cursor: { oneOf: [CURSOR, { type: 'null' }] }, damaged: ref('DamagedFiles') },
       }),
       errors: ['INVALID_QUERY', 'INVALID_CURSOR'],
     }),

@@ -131,6 +131,13 @@ export const SCHEMAS = {
     required: [...runRecord.required!, 'stopped_at'],
     properties: { ...runRecord.properties, stopped_at: ts },
   },
+  DamagedFiles: {
+    type: 'array', minItems: 1, description: 'Recorded files that could not be read whole (what they hold besides is served); present only when there are some.',
+    items: {
+      type: 'object', required: ['file', 'reason'], additionalProperties: false,
+      properties: { file: { type: 'string', description: 'The file as stored.' }, reason: { type: 'string', description: 'Why it could not be read whole.' } },
+    },
+  },
   Health: { type: 'object', required: ['ok'], properties: { ok: { const: true } }, additionalProperties: false },
   Ready: {
     type: 'object',
@@ -184,6 +191,7 @@ export const SCHEMAS = {
           },
         ],
       },
+      damaged: { $ref: '#/components/schemas/DamagedFiles' },
       forward: {
         type: 'array', description: 'Each forwarding sink (docs/forwarding.md), in configuration order; empty without sinks.',
         items: {

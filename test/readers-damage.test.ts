@@ -1,0 +1,119 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { encodeMember } from '../daemon/ndjson/gzip-members.js';
+import type { OpenAPIObject } from 'openapi3-ts/oas31';
+import { ManualClock } from './helpers/clock.js';
+import { answerChecker } from './helpers/openapi.js';
+import { startTestDaemon } from './helpers/daemon.js';
+import { request } from './helpers/http.js';
+import { SseReader } from './helpers/sse.js';
+import { removeDir, tempDir } from './helpers/tmp.js';
+
+// Every reader against every state a compressed day can be in (issue 23): a damaged
+// `site_<day>.ndjson.gz` never stops start-up and never breaks /history or a /stream resume;
+// the file is named in the log, /status and the answer, and the rest is served.
+
+const NOW = '2026-03-17T20:00:00.000Z';
+const line = (seq: number) => JSON.stringify({ seq, ts: '2026-03-01T00:00:00.000Z', type: 'a', data: seq, meta: {} });
+const lines = (from: number, to: number) => Buffer.from(Array.from({ length: to - from + 1 }, (_, i) => `${line(from + i)}\n`).join(''));
+
+/** Two members: seqs 1-2, then 3. */
+const members = () => [encodeMember(lines(1, 2)), encodeMember(lines(3, 3))];
+const corrupt = (buf: Buffer, at: number) => {
+  const copy = Buffer.from(buf);
+  for (let i = at; i < at + 8; i++) copy[i] = 0xff;
+  return copy;
+};
+
+// [name, the bytes of site_20260301.ndjson.gz (seqs 1..3), seqs served, what is said of it]
+const ROWS: [string, () => Buffer, number[], string][] = [
+  ['whole, in members', () => Buffer.concat(members()), [1, 2, 3, 4, 5], ''],
+  ['a member that does not decompress', () => { const [a, b] = members(); return Buffer.concat([a!, corrupt(b!, 26)]); }, [1, 2, 4, 5],
+    'its member at byte 107 does not decompress (invalid distance too far back)'],
+  ['truncated in its last member', () => { const [a, b] = members(); return Buffer.concat([a!, b!.subarray(0, 30)]); }, [1, 2, 4, 5],
+    'truncated: its member at byte 107 ends past the end of the file'],
+  ['zero bytes', () => Buffer.alloc(0), [4, 5], 'it is empty (0 bytes), not a gzip file'],
+  ['one member of an earlier version', () => zlib.gzipSync(lines(1, 3)), [1, 2, 3, 4, 5], ''],
+  ['one member, truncated', () => zlib.gzipSync(lines(1, 3)).subarray(0, 80), [1, 4, 5],
+    'truncated: it ends after 80 bytes of its lines'],
+  ['one member, overwritten in its middle', () => corrupt(zlib.gzipSync(lines(1, 3)), 20), [4, 5],
+    'it does not decompress past byte 0 of its lines (invalid distance too far back)'],
+];
+
+for (const [name, bytes, served, reason] of ROWS) {
+  test(`a compressed day ${name}: start-up, /history, /stream resume and /status`, async () => {
+    const siteDir = tempDir();
+    const gz = path.join(siteDir, 'site_20260301.ndjson.gz');
+    fs.writeFileSync(gz, bytes());
+    fs.writeFileSync(path.join(siteDir, 'site_20260302.ndjson'), lines(4, 5));
+    // no snapshot: start-up replays every file, the damaged one included
+    const d = await startTestDaemon({ siteDir, clock: new ManualClock(NOW) });
+    const damaged = reason === '' ? [] : [{ file: gz, reason }];
+    try {
+      const history = await request(d.url, '/history');
+      assert.is(history.status, 200);
+      // the answers that name damage are those the OpenAPI document describes
+      const check = answerChecker((await request(d.url, '/openapi.json')).json as OpenAPIObject);
+      check('GET', '/history', history);
+      check('GET', '/status', await request(d.url, '/status'));
+      assert.equal(history.json, { events: served.map((seq) => JSON.parse(line(seq))), next_cursor: null, ...(reason ? { damaged } : {}) });
+      const stream = new SseReader(d.url, '/stream?since=site:0');
+      try {
+        await stream.until('the live marker', () => stream.named('live').length === 1);
+        assert.equal(stream.named('replay').map((f) => f.id), served.map((seq) => `site:${seq}`));
+        assert.equal(stream.data('live'), [{ cursor: 'site:5', replayed: served.length, ...(reason ? { damaged } : {}) }]);
+      } finally {
+        stream.close();
+      }
+      assert.equal((await request(d.url, '/status')).json.damaged, reason ? damaged : undefined);
+      const said = d.logs.filter((l) => l.includes(`${gz} is damaged`));
+      assert.is(said.length > 0, reason !== '', `the log names the damaged file: ${JSON.stringify(d.logs)}`);
+      // the seq goes on after the highest readable one, and nothing was written to the damaged file
+      assert.is((await request(d.url, '/event', { body: { type: 'b', data: 1 } })).json.seq, 6);
+      assert.equal(fs.readFileSync(gz), bytes());
+    } finally {
+      await d.close();
+      removeDir(siteDir);
+    }
+  });
+}
+
+test('a compressed day replaced while the daemon runs (restored from a backup) is read as it is now', async () => {
+  const siteDir = tempDir();
+  const gz = path.join(siteDir, 'site_20260301.ndjson.gz');
+  // 2,000 lines (several index blocks), then the same seqs with data of another length
+  const day = (data: (seq: number) => string) => encodeMember(Buffer.from(Array.from({ length: 2000 }, (_, i) =>
+    `${JSON.stringify({ seq: i + 1, ts: '2026-03-01T00:00:00.000Z', type: 'a', data: data(i + 1), meta: {} })}\n`).join('')));
+  fs.writeFileSync(gz, day((seq) => `first ${seq}`.padEnd(100, '.')));
+  fs.writeFileSync(path.join(siteDir, 'site_20260302.ndjson'), lines(2001, 2002));
+  const d = await startTestDaemon({ siteDir, clock: new ManualClock(NOW) });
+  try {
+    assert.equal((await request(d.url, '/history?limit=1&cursor=site:1500')).json.events.map((e: any) => e.data), ['first 1501'.padEnd(100, '.')]);
+    fs.writeFileSync(`${gz}.new`, day((seq) => `restored ${seq}`));
+    fs.renameSync(`${gz}.new`, gz);
+    const after = (await request(d.url, '/history?cursor=site:1500')).json;
+    assert.equal([after.events.length, after.events[0].data, after.events[499].data, after.damaged], [502, 'restored 1501', 'restored 2000', undefined]);
+  } finally {
+    await d.close();
+    removeDir(siteDir);
+  }
+});
+
+test('a plain past day with a torn last line: start-up cuts it, /history serves the whole lines', async () => {
+  const siteDir = tempDir();
+  const day = path.join(siteDir, 'site_20260301.ndjson');
+  fs.writeFileSync(day, Buffer.concat([lines(1, 2), Buffer.from(line(3).slice(0, 20))]));
+  const d = await startTestDaemon({ siteDir, clock: new ManualClock(NOW) });
+  try {
+    assert.equal((await request(d.url, '/history')).json, { events: [JSON.parse(line(1)), JSON.parse(line(2))], next_cursor: null });
+    assert.equal(fs.readFileSync(day), lines(1, 2));
+  } finally {
+    await d.close();
+    removeDir(siteDir);
+  }
+});
+
+test.run();
