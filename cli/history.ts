@@ -28,15 +28,20 @@ export async function runHistory(typeArg: unknown, opts: ParsedOptions, io: CliI
   const { client } = connect(opts, io);
   const signal = io.stopSignal();
   try {
-    const pages = client.history({
+    // the daemon's text of each event: decoding and encoding again would respell numbers and escapes
+    const pages = client.historyWithText({
       types: [type], from: duration ? `-${duration[1]}${duration[2]}` : from, to, run: textOption(opts, 'run'),
     });
     const all: Envelope[] = [];
+    const allTexts: string[] = [];
     let columns: ReturnType<typeof historyColumns> | undefined;
     const table = !json && !csv && io.stdoutIsTTY;
     for await (const page of pages) {
       if (signal.aborted) break;
-      if (csv) all.push(...page.events);
+      if (csv) {
+        all.push(...page.events);
+        allTexts.push(...page.texts);
+      }
       else if (table) {
         if (!columns && page.events.length > 0) {
           columns = historyColumns(io.columns, page.events);
@@ -44,10 +49,10 @@ export async function runHistory(typeArg: unknown, opts: ParsedOptions, io: CliI
         }
         for (const e of page.events) io.out(`${historyRow(e, columns!)}\n`);
       } else {
-        for (const e of page.events) io.out(`${JSON.stringify(e)}\n`);
+        for (const text of page.texts) io.out(`${text}\n`);
       }
     }
-    if (csv) io.out(historyCsv(all));
+    if (csv) io.out(historyCsv(all, allTexts));
     else if (table && !columns) io.err(`${io.name}: no ${JSON.stringify(type)} events in that range\n`);
     return 0;
   } finally {
