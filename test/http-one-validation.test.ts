@@ -90,6 +90,22 @@ for (const [name, bytes] of BAD_UTF8) {
   }));
 }
 
+// [from as sent (URL-encoded), the answer]: /history reads a time by the rule of an event's ts
+const HISTORY_FROM: Array<[string, string]> = [
+  ['2026-02-30T00:00:00Z', 'from must be an ISO-8601 time with Z or an offset, now, or a relative time such as -2h (s, m, h, d, w); got "2026-02-30T00:00:00Z"'],
+  ['2026-03-18T00:05:48%2B24:00', 'from must be an ISO-8601 time with Z or an offset, now, or a relative time such as -2h (s, m, h, d, w); got "2026-03-18T00:05:48+24:00"'],
+  ['2026-03-18T24:00:00Z', 'from must be an ISO-8601 time with Z or an offset, now, or a relative time such as -2h (s, m, h, d, w); got "2026-03-18T24:00:00Z"'],
+  ['2026-03-17T21:05:48%2B01', '200'],
+];
+
+test('GET /history?from= takes the spellings of an event ts, and refuses the same', () => withDaemon(async (d) => {
+  for (const [from, expected] of HISTORY_FROM) {
+    const answer = await request(d.url, `/history?from=${from}`);
+    assert.is(answer.status === 200 ? '200' : `${answer.status} ${answer.json.code} ${answer.json.detail}`,
+      expected === '200' ? '200' : `422 INVALID_QUERY ${expected}`, from);
+  }
+}));
+
 test('valid UTF-8 of every length is taken as sent, also a U+FFFD the caller sent itself', () => withDaemon(async (d) => {
   const data = '"é雪🌧\uFFFD"';
   const answer = await post(d, '/event', `{"type":"a","data":${data}}`);
