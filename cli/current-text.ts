@@ -1,4 +1,6 @@
-import type { CurrentAnswer, Envelope, JsonValue } from '../lib/wire.js';
+import { memberText } from '../client/answer-text.js';
+import type { CurrentAnswer, Envelope } from '../lib/wire.js';
+import { indentJson } from '../table/json-layout.js';
 import { formatAge, printable } from '../table/format.js';
 import type { Palette } from '../table/palette.js';
 import { buildRows, toRow, type Judge } from '../table/rows.js';
@@ -32,8 +34,12 @@ export function currentTable(answer: CurrentAnswer, o: TextOptions): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** One envelope: the type, then seq, ts with its age, run id, and data and meta as indented JSON. */
-export function envelopePanel(envelope: Envelope, judge: Judge, o: Pick<TextOptions, 'palette'>): string {
+/**
+ * One envelope: the type, then seq, ts with its age, run id, and data and meta as indented
+ * JSON. With `envelopeText` (the envelope as the daemon sent it) data and meta are laid out
+ * from it, every number and escape as spelled.
+ */
+export function envelopePanel(envelope: Envelope, judge: Judge, o: Pick<TextOptions, 'palette'>, envelopeText?: string): string {
   const row = toRow(envelope.type, envelope, judge);
   const age = `(${row.ageMs === undefined ? '?' : formatAge(row.ageMs)} ago${row.stale ? ', STALE' : ''})`;
   const tsLine = field('ts', `${printable(envelope.ts)} ${age}`);
@@ -44,8 +50,8 @@ export function envelopePanel(envelope: Envelope, judge: Judge, o: Pick<TextOpti
     field('seq', String(envelope.seq)),
     `${staleOn}${tsLine}${staleOff}`,
     field('run', printable(row.runId)),
-    ...jsonField('data', envelope.data),
-    ...jsonField('meta', envelope.meta),
+    ...jsonField('data', (envelopeText && memberText(envelopeText, 'data')) ?? JSON.stringify(envelope.data)),
+    ...jsonField('meta', (envelopeText && memberText(envelopeText, 'meta')) ?? JSON.stringify(envelope.meta)),
   ].join('\n') + '\n';
 }
 
@@ -53,7 +59,7 @@ function field(name: string, value: string): string {
   return `  ${name.padEnd(5)} ${value}`;
 }
 
-function jsonField(name: string, value: JsonValue): string[] {
-  const [first, ...rest] = printable(JSON.stringify(value, null, 2)).split('\n');
+function jsonField(name: string, json: string): string[] {
+  const [first, ...rest] = printable(indentJson(json)).split('\n');
   return [field(name, first!), ...rest.map((line) => `${' '.repeat(8)}${line}`)];
 }

@@ -63,7 +63,7 @@ export async function runCurrent(typeArg: unknown, opts: ParsedOptions, io: CliI
     envelopeText = await client.currentEventText(type);
     envelope = JSON.parse(envelopeText) as Envelope;
   }
-  io.out(text && palette ? text.envelopePanel(envelope, judge, { palette }) : `${envelopeText}\n`);
+  io.out(text && palette ? text.envelopePanel(envelope, judge, { palette }, envelopeText) : `${envelopeText}\n`);
   if (limit !== undefined && (ageMs === undefined || ageMs > limit)) {
     const age = ageMs === undefined ? 'of unknown age' : `${seconds(ageMs)} old`;
     throw new NotFresh(`${JSON.stringify(type)} is stale: ${age}, max age ${seconds(limit)} (seq ${envelope.seq}, ts ${envelope.ts})`);
