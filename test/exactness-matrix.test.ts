@@ -14,8 +14,9 @@ import { SseReader } from './helpers/sse.js';
 
 // The exactness matrix (contract section 12, "Exact"; docs/http-api.md): a fixed corpus of
 // tricky spellings, sent every way in (POST /event, POST /events as an array and as NDJSON,
-// `telemetry import`, `telemetry post`), must come back byte for byte every way out (the
-// answer, the file, /current, /current/{type}, /history, /stream, each CLI output, each sink).
+// `telemetry import`, `telemetry post`, and POST /event during a run), must come back byte
+// for byte every way out (the answer, the file, /current, /current/{type}, /history, /stream
+// live, snapshot and replay, each CLI output, each sink).
 // One daemon per way in, every row at once. Each row is sent twice: as type `all` (one
 // history of every row) and as its own type `t<row>` (one current reading per row); `meta` is
 // `{"row":N,"v":<the same spelling>}`. Only insignificant whitespace may go.
@@ -106,6 +107,14 @@ const WAYS_IN: Record<string, WayIn> = {
     assert.is(answer.text, `{"recorded":${EVENTS.length},"first_seq":1,"last_seq":${EVENTS.length},"run_id":null}`);
     return [];
   },
+  // into a run: its own file, meta.run_id set beside the caller's members, the run's stream in the sinks
+  run: async (d) => {
+    assert.is((await request(d.url, '/run/start', { body: { run_id: RUN } })).status, 200);
+    const answers = [];
+    for (const e of EVENTS) answers.push(await request(d.url, '/event', { body: eventText(e), headers: { 'content-type': 'application/json' } }));
+    for (const a of answers) assert.is(a.status, 200, a.text);
+    return answers.map((a) => a.text);
+  },
   import: async (d, args) => {
     const file = path.join(d.siteDir, '..', `${path.basename(d.siteDir)}-corpus.ndjson`);
     fs.writeFileSync(file, `${EVENTS.map(eventText).join('\n')}\n`);
@@ -131,19 +140,21 @@ const WAYS_IN: Record<string, WayIn> = {
   },
 };
 
+const RUN = 'exact';
 const HEAD = /^\{"seq":(\d+),"ts":"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z",/;
 
-/** The file's lines, each checked to be its event exactly: the stored spelling in data and meta. */
-function recordedLines(d: TestDaemon): string[] {
-  const files = fs.readdirSync(d.siteDir).filter((f) => /^site_\d{8}\.ndjson$/.test(f));
+/** The file's lines (the site's, or the run's), each checked to be its event exactly: the stored spelling in data and meta. */
+function recordedLines(d: TestDaemon, inRun: boolean): string[] {
+  const files = inRun ? [path.join(RUN, 'telemetry.ndjson')] : fs.readdirSync(d.siteDir).filter((f) => /^site_\d{8}\.ndjson$/.test(f));
   const lines = files.flatMap((f) => fs.readFileSync(path.join(d.siteDir, f), 'utf8').split('\n').filter((l) => l !== ''));
+  const runId = inRun ? `,"run_id":"${RUN}"` : '';
   assert.is(lines.length, EVENTS.length);
   const seen = lines.map((line) => {
     const head = HEAD.exec(line);
     assert.ok(head, line);
     const { type, meta } = JSON.parse(line) as { type: string; meta: { row: number } };
     const row = ROWS[meta.row]!;
-    assert.is(line.slice(head![0].length), `"type":"${type}","data":${row.stored},"meta":{"row":${row.row},"v":${row.stored}}}`, row.name);
+    assert.is(line.slice(head![0].length), `"type":"${type}","data":${row.stored},"meta":{"row":${row.row},"v":${row.stored}${runId}}}`, row.name);
     return `${type} ${row.row}`;
   });
   assert.equal(seen.sort(), EVENTS.map((e) => `${e.type} ${e.row}`).sort());
@@ -163,13 +174,19 @@ for (const [way, send] of Object.entries(WAYS_IN)) {
     try {
       await withTestDaemon({ forward: sinks(way), env: { TZ: 'UTC' } }, async (d) => {
         const args = ['--host', '127.0.0.1', '--port', String(d.port)];
+        const live = new SseReader(d.url, '/stream');
+        await live.live();
         const answers = await send(d, args);
-        const lines = recordedLines(d);
+        const lines = recordedLines(d, way === 'run');
+        // the live stream: one event frame per recorded event, its data the line
+        await live.until('every live event', () => live.named('event').length >= lines.length);
+        live.close();
+        assert.equal(live.named('event').map((f) => f.data), lines);
         const bySeq = new Map(lines.map((l) => [Number(HEAD.exec(l)![1]), l]));
         for (const answer of answers) assert.is(answer, bySeq.get(Number(HEAD.exec(answer)?.[1])), 'the answer');
         const current = currentLines(lines);
         const all = lines.filter((l) => l.includes('"type":"all"'));
-        await daemonOutputs(d, current, all);
+        await daemonOutputs(d, lines, current, all);
         await cliOutputs(args, current, all, way === 'event' ? TYPES : ['t0', 't7', 't14']);
         await sinkOutputs(d, way, lines, sub);
       });
@@ -180,7 +197,7 @@ for (const [way, send] of Object.entries(WAYS_IN)) {
 }
 
 /** /current, /current/{type}, /history and /stream answer the recorded bytes. */
-async function daemonOutputs(d: TestDaemon, current: Map<string, string>, all: string[]): Promise<void> {
+async function daemonOutputs(d: TestDaemon, lines: string[], current: Map<string, string>, all: string[]): Promise<void> {
   const view = (await request(d.url, '/current')).text;
   // only the members of `current` are read (the body may carry more, such as freshness)
   for (const [type, line] of current) assert.ok(view.includes(`"${type}":${line}`), `/current holds ${line}`);
@@ -188,28 +205,33 @@ async function daemonOutputs(d: TestDaemon, current: Map<string, string>, all: s
   const history = (await request(d.url, '/history?type=all')).text;
   assert.ok(history.startsWith(`{"events":[${all.join(',')}],`), history);
   const stream = new SseReader(d.url, '/stream');
+  const replay = new SseReader(d.url, '/stream?since=site:0');
   try {
     await stream.live();
     assert.equal(stream.named('snapshot').map((f) => f.data).sort(), [...current.values()].sort());
+    // a resumed stream replays from the files
+    await replay.live();
+    assert.equal(replay.named('replay').map((f) => f.data), lines);
   } finally {
     stream.close();
+    replay.close();
   }
 }
 
 /** current --json, piped current TYPE, piped --follow, history (NDJSON) and history --csv print the recorded bytes. */
 async function cliOutputs(args: string[], current: Map<string, string>, all: string[], oneByOne: string[]): Promise<void> {
-  const view = await cli(['current', '--json', ...args]);
-  assert.is(view.code, 0, view.stderr);
-  for (const [type, line] of current) assert.ok(view.stdout.includes(`"${type}":${line}`), `current --json holds ${line}`);
-  for (const type of oneByOne) {
-    const one = await cli(['current', type, ...args]);
-    assert.equal([one.code, one.stdout], [0, `${current.get(type)}\n`], one.stderr);
+  // a few commands at a time: each is a process of its own
+  const [view, history, csv] = await Promise.all([['current', '--json'], ['history', 'all'], ['history', 'all', '--csv']].map((c) => cli([...c, ...args])));
+  assert.is(view!.code, 0, view!.stderr);
+  for (const [type, line] of current) assert.ok(view!.stdout.includes(`"${type}":${line}`), `current --json holds ${line}`);
+  for (let i = 0; i < oneByOne.length; i += 4) {
+    const types = oneByOne.slice(i, i + 4);
+    const runs = await Promise.all(types.map((type) => cli(['current', type, ...args])));
+    runs.forEach((one, k) => assert.equal([one.code, one.stdout], [0, `${current.get(types[k]!)}\n`], one.stderr));
   }
-  const history = await cli(['history', 'all', ...args]);
-  assert.equal([history.code, history.stdout], [0, `${all.join('\n')}\n`], history.stderr);
-  const csv = await cli(['history', 'all', '--csv', ...args]);
-  assert.is(csv.code, 0, csv.stderr);
-  const csvLines = csv.stdout.split('\r\n');
+  assert.equal([history!.code, history!.stdout], [0, `${all.join('\n')}\n`], history!.stderr);
+  assert.is(csv!.code, 0, csv!.stderr);
+  const csvLines = csv!.stdout.split('\r\n');
   assert.is(csvLines[0], 'seq,ts,type,run_id,data,data.o,data.a,data.s,data.n,data.t,data.b,data.k');
   // the number rows (0-6) are the `data` cell, as spelled
   for (const row of ROWS.slice(0, 7)) assert.is(csvLines[row.row + 1]!.split(',')[4], row.stored, `CSV of ${row.name}`);
