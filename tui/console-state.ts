@@ -27,6 +27,8 @@ export interface ConsoleState {
    * updated in place by stream events (never copied per event).
    */
   snapshot: Snapshot | undefined;
+  /** An envelope of the snapshot as the daemon sent it (the detail pane shows its bytes), when the watch knows it. */
+  textOf: ((envelope: Envelope) => string) | undefined;
   /**
    * What came since the last frame drawn: the types with new readings, or `view` for a whole
    * new view (the first, after a reconnection or a pause, each poll). The screen model marks
@@ -67,7 +69,7 @@ export interface ConsoleState {
 /** The state before the first answer. */
 export function initialState(): ConsoleState {
   return {
-    snapshot: undefined, fresh: NOTHING_FRESH, clock: undefined, connection: 'connecting', lastGoodPoll: undefined,
+    snapshot: undefined, textOf: undefined, fresh: NOTHING_FRESH, clock: undefined, connection: 'connecting', lastGoodPoll: undefined,
     problem: undefined, runActive: undefined, run: undefined, sinks: [], limits: undefined, selected: undefined,
     moved: false, top: 0, order: { key: 'type', reverse: false }, filter: '', detail: true, focus: 'table', detailScroll: 0,
     paused: false, help: false, prompting: false, draft: '',
@@ -101,7 +103,7 @@ export function applyUpdate(state: ConsoleState, update: WatchUpdate, type?: str
   }
   const snapshot = onlyType(update.current, type);
   const lastGoodPoll = daemonNow(state, update.receivedAt);
-  return { ...state, snapshot, lastGoodPoll, fresh: freshWith(state, snapshot, update.changed) };
+  return { ...state, snapshot, textOf: update.text, lastGoodPoll, fresh: freshWith(state, snapshot, update.changed) };
 }
 
 /** The state once a frame is drawn: nothing fresh (the same state when nothing was). */

@@ -116,7 +116,7 @@ function painter(w: ConsoleWidgets, config: ConsoleConfig, trends: TrendKeeper):
       shown: model.rows.length, total: model.total, stale: model.staleTotal });
     trends.select(state.detail && row?.envelope ? row.type : undefined);
     if (state.detail) {
-      renderDetail(w, row, { type: config.type, filter: state.filter, focused: state.focus === 'detail', scroll: state.detailScroll },
+      renderDetail(w, row, { type: config.type, filter: state.filter, focused: state.focus === 'detail', scroll: state.detailScroll, textOf: state.textOf },
         { trend: trends.current, now: daemonNow(state, localNow), ascii: w.theme.name === 'mono' });
     }
     renderHelp(w, { show: state.help, draft: state.prompting ? state.draft : undefined, oneType: config.type !== undefined, paused: state.paused });
