@@ -20,6 +20,8 @@ export interface TextOptions {
   /** Terminal width. */
   columns: number;
   palette: Palette;
+  /** Each reading as the daemon sent it (its data summarised as spelled), when known. */
+  textOf?: (envelope: Envelope) => string;
 }
 
 /** The table: TYPE, AGE, SEQ, RUN, DATA; stale rows on top, then by type; "no readings yet" when empty. */
@@ -30,7 +32,7 @@ export function currentTable(answer: CurrentAnswer, o: TextOptions): string {
   const widths = columnWidths(Math.max(40, o.columns), rows);
   const [on, off] = o.palette.header;
   const header = headerLine(widths).trimEnd();
-  const lines = [on ? `${on}${header}${off}` : header, ...rows.map((r) => styledLine(r, rowLine(r, widths).trimEnd(), o.palette))];
+  const lines = [on ? `${on}${header}${off}` : header, ...rows.map((r) => styledLine(r, rowLine(r, widths, undefined, o.textOf).trimEnd(), o.palette))];
   return `${lines.join('\n')}\n`;
 }
 

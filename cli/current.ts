@@ -48,8 +48,9 @@ export async function runCurrent(typeArg: unknown, opts: ParsedOptions, io: CliI
   const palette = asText ? (await import('../table/palette.js')).paletteFor('day', io.color) : undefined;
   // JSON output is the daemon's text as sent: decoding and encoding again would respell numbers and escapes
   if (type === undefined) {
-    const { answer, text: body } = await client.currentWithText();
-    io.out(text && palette ? text.currentTable(answer, { now: io.now(), limitMs, columns: io.columns, palette }) : `${body}\n`);
+    const { answer, text: body, texts } = await client.currentWithText();
+    const textOf = (e: Envelope) => texts.get(e.type) ?? JSON.stringify(e);
+    io.out(text && palette ? text.currentTable(answer, { now: io.now(), limitMs, columns: io.columns, palette, textOf }) : `${body}\n`);
     return 0;
   }
   const { answer, texts } = await client.currentWithText({ types: [type] });

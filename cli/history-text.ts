@@ -28,9 +28,9 @@ export function historyHeader(w: HistoryColumns): string {
   return line('TS', 'SEQ', 'RUN', 'DATA', w);
 }
 
-/** One event as a table line: its ts as stored, seq, run id (or "site"), and the data summary. */
-export function historyRow(e: Envelope, w: HistoryColumns): string {
-  return line(e.ts, String(e.seq), runIdOf(e), summarizeData(e.data), w);
+/** One event as a table line: its ts as stored, seq, run id (or "site"), and the data summary (as spelled in `text`, the event as sent, when given). */
+export function historyRow(e: Envelope, w: HistoryColumns, text?: string): string {
+  return line(e.ts, String(e.seq), runIdOf(e), summarizeData(e.data, text), w);
 }
 
 function line(ts: string, seq: string, run: string, data: string, w: HistoryColumns): string {

@@ -50,7 +50,7 @@ export async function runHistory(typeArg: unknown, opts: ParsedOptions, io: CliI
           columns = historyColumns(io.columns, page.events);
           io.out(`${historyHeader(columns)}\n`);
         }
-        for (const e of page.events) io.out(`${historyRow(e, columns!)}\n`);
+        page.events.forEach((e, i) => io.out(`${historyRow(e, columns!, page.texts[i])}\n`));
       } else {
         for (const text of page.texts) io.out(`${text}\n`);
       }

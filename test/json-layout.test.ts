@@ -1,11 +1,14 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { answerJudge } from '../cli/current-judge.js';
-import { envelopePanel } from '../cli/current-text.js';
+import { currentTable, envelopePanel } from '../cli/current-text.js';
+import { historyColumns, historyRow } from '../cli/history-text.js';
+import { summarizeData } from '../table/format.js';
 import { indentJson } from '../table/json-layout.js';
 import { PALETTES } from '../table/palette.js';
 
-// JSON laid out for the terminal with every token as spelled (the panel of `current TYPE`).
+// JSON on the terminal with every token as spelled: the panel of `current TYPE`, and the
+// one-line data summaries of the tables (`current`, `history`, the console).
 
 // [name, text, laid out]
 const ROWS: Array<[string, string, string]> = [
@@ -47,5 +50,27 @@ test('the panel of current TYPE shows data and meta as the daemon sent them', ()
     '',
   ].join('\n'));
 });
+
+// [name, envelope text, summary]
+const SUMMARIES: Array<[string, string, string]> = [
+  ['numbers as spelled, members in order', String.raw`{"seq":1,"ts":"2026-03-17T20:02:00.000Z","type":"w","data":{"t":-10.0,"big":12345678901234567890,"2":1E+2},"meta":{}}`,
+    't=-10.0 big=12345678901234567890 2=1E+2'],
+  ['a bare string decoded, another kept as spelled', String.raw`{"seq":1,"ts":"2026-03-17T20:02:00.000Z","type":"w","data":{"s":"\u00e9t\u00e9","q":"a b\/"},"meta":{}}`,
+    String.raw`s=été q="a b\/"`],
+  ['a scalar', String.raw`{"seq":1,"ts":"2026-03-17T20:02:00.000Z","type":"w","data":1e400,"meta":{}}`, '1e400'],
+  ['nested and empty', String.raw`{"seq":1,"ts":"2026-03-17T20:02:00.000Z","type":"w","data":{"a":{"b":[1.0]},"e":{}},"meta":{}}`, 'a={"b":[1.0]} e={}'],
+  ['an empty object', String.raw`{"seq":1,"ts":"2026-03-17T20:02:00.000Z","type":"w","data":{},"meta":{}}`, '{}'],
+];
+
+for (const [name, text, summary] of SUMMARIES) {
+  test(`summaries from the daemon's text: ${name}`, () => {
+    const envelope = JSON.parse(text);
+    assert.is(summarizeData(envelope.data, text), summary);
+    assert.is(historyRow(envelope, historyColumns(120, [envelope]), text), `2026-03-17T20:02:00.000Z    1  -    ${summary}`);
+    const table = currentTable({ current: { w: envelope } }, { now: Date.parse('2026-03-17T20:03:00.000Z'), limitMs: undefined, columns: 120,
+      palette: PALETTES.plain, textOf: () => text });
+    assert.is(table.split('\n')[1]!.replace(/ +/g, ' '), ` w 1m00s 1 - ${summary}`, 'the columns, spaces squeezed');
+  });
+}
 
 test.run();

@@ -69,12 +69,13 @@ test('rows appear and update in place; run id, filter and detail keys work; p pa
   assert.is(s.split('\n')[18], `│${'no type matches the filter "zz"'.padEnd(98)}│`);
 }));
 
-test('the console\'s detail pane shows data and meta as the daemon sent them (-10.0, 20 digits, escapes)', () => withConsole(async (d, t) => {
+test('the console\'s table and detail pane show data and meta as the daemon sent them (-10.0, 20 digits, escapes)', () => withConsole(async (d, t) => {
   const body = String.raw`{"type":"weather","data":{"t":-10.0,"big":12345678901234567890,"s":"\u00e9"},"meta":{"n":1.50}}`;
   assert.is((await request(d.url, '/event', { body, headers: { 'content-type': 'application/json' } })).status, 200);
   t.run(follow(d, 'weather'));
   const s = await t.waitFor('the detail pane', (x) => x.includes('"n": 1.50'));
   for (const text of ['"t": -10.0,', '"big": 12345678901234567890,', String.raw`"s": "\u00e9"`]) assert.ok(s.includes(text), `${text} in\n${s}`);
+  assert.ok(s.includes(' t=-10.0 big=12345678901234567890 s=é'), `the table's summary as spelled in\n${s}`);
 }));
 
 test('current TYPE on a terminal: the panel lays out the daemon\'s text', () => withConsole(async (d, t) => {

@@ -111,7 +111,7 @@ function painter(w: ConsoleWidgets, config: ConsoleConfig, trends: TrendKeeper):
     const row = model.rows[model.selected];
     state.selected = row?.type;
     state.top = model.top;
-    drawTable(model, state.order, page, tableInnerWidth(w));
+    drawTable(model, state.order, page, tableInnerWidth(w), state.textOf);
     renderHeader(w, state, { address: config.address, intervalMs: config.intervalMs, type: config.type,
       shown: model.rows.length, total: model.total, stale: model.staleTotal });
     trends.select(state.detail && row?.envelope ? row.type : undefined);
