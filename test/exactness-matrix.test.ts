@@ -21,7 +21,11 @@ import { SseReader } from './helpers/sse.js';
 // history of every row) and as its own type `t<row>` (one current reading per row); `meta` is
 // `{"row":N,"v":<the same spelling>}`. Only insignificant whitespace may go.
 
-/** [name, the value as sent, as stored (whitespace between tokens dropped)]; no raw newline (NDJSON lines). */
+/**
+ * [name, the value as sent, as stored (whitespace between tokens dropped)]. No raw newline (one
+ * NDJSON line each) and no `\u0000` (valid JSON, but not valid jsonb: PostgreSQL refuses it and
+ * the sink dead-letters it, docs/forwarding.md).
+ */
 const CORPUS: ReadonlyArray<readonly [string, string, string?]> = [
   ['1.0', '1.0'],
   ['-10.0', '-10.0'],
