@@ -1,4 +1,6 @@
-import type { CurrentAnswer, Envelope, JsonValue } from '../lib/wire.js';
+import { memberText } from '../client/answer-text.js';
+import type { CurrentAnswer, Envelope } from '../lib/wire.js';
+import { indentJson } from '../table/json-layout.js';
 import { formatAge, printable } from '../table/format.js';
 import type { Palette } from '../table/palette.js';
 import { buildRows, toRow, type Judge } from '../table/rows.js';
@@ -18,6 +20,8 @@ export interface TextOptions {
   /** Terminal width. */
   columns: number;
   palette: Palette;
+  /** Each reading as the daemon sent it (its data summarised as spelled), when known. */
+  textOf?: (envelope: Envelope) => string;
 }
 
 /** The table: TYPE, AGE, SEQ, RUN, DATA; stale rows on top, then by type; "no readings yet" when empty. */
@@ -28,12 +32,16 @@ export function currentTable(answer: CurrentAnswer, o: TextOptions): string {
   const widths = columnWidths(Math.max(40, o.columns), rows);
   const [on, off] = o.palette.header;
   const header = headerLine(widths).trimEnd();
-  const lines = [on ? `${on}${header}${off}` : header, ...rows.map((r) => styledLine(r, rowLine(r, widths).trimEnd(), o.palette))];
+  const lines = [on ? `${on}${header}${off}` : header, ...rows.map((r) => styledLine(r, rowLine(r, widths, undefined, o.textOf).trimEnd(), o.palette))];
   return `${lines.join('\n')}\n`;
 }
 
-/** One envelope: the type, then seq, ts with its age, run id, and data and meta as indented JSON. */
-export function envelopePanel(envelope: Envelope, judge: Judge, o: Pick<TextOptions, 'palette'>): string {
+/**
+ * One envelope: the type, then seq, ts with its age, run id, and data and meta as indented
+ * JSON. With `envelopeText` (the envelope as the daemon sent it) data and meta are laid out
+ * from it, every number and escape as spelled.
+ */
+export function envelopePanel(envelope: Envelope, judge: Judge, o: Pick<TextOptions, 'palette'>, envelopeText?: string): string {
   const row = toRow(envelope.type, envelope, judge);
   const age = `(${row.ageMs === undefined ? '?' : formatAge(row.ageMs)} ago${row.stale ? ', STALE' : ''})`;
   const tsLine = field('ts', `${printable(envelope.ts)} ${age}`);
@@ -44,8 +52,8 @@ export function envelopePanel(envelope: Envelope, judge: Judge, o: Pick<TextOpti
     field('seq', String(envelope.seq)),
     `${staleOn}${tsLine}${staleOff}`,
     field('run', printable(row.runId)),
-    ...jsonField('data', envelope.data),
-    ...jsonField('meta', envelope.meta),
+    ...jsonField('data', (envelopeText && memberText(envelopeText, 'data')) ?? JSON.stringify(envelope.data)),
+    ...jsonField('meta', (envelopeText && memberText(envelopeText, 'meta')) ?? JSON.stringify(envelope.meta)),
   ].join('\n') + '\n';
 }
 
@@ -53,7 +61,7 @@ function field(name: string, value: string): string {
   return `  ${name.padEnd(5)} ${value}`;
 }
 
-function jsonField(name: string, value: JsonValue): string[] {
-  const [first, ...rest] = printable(JSON.stringify(value, null, 2)).split('\n');
+function jsonField(name: string, json: string): string[] {
+  const [first, ...rest] = printable(indentJson(json)).split('\n');
   return [field(name, first!), ...rest.map((line) => `${' '.repeat(8)}${line}`)];
 }

@@ -1,5 +1,6 @@
 import type { ThemeName } from '../table/palette.js';
 import { ConfigError } from '../lib/errors.js';
+import type { Envelope } from '../lib/wire.js';
 import { parseSecondsOption } from '../lib/max-age.js';
 import { connect } from './connect.js';
 import { answerJudge } from './current-judge.js';
@@ -45,21 +46,25 @@ export async function runCurrent(typeArg: unknown, opts: ParsedOptions, io: CliI
   const asText = !json && io.stdoutIsTTY;
   const text = asText ? await import('./current-text.js') : undefined;
   const palette = asText ? (await import('../table/palette.js')).paletteFor('day', io.color) : undefined;
+  // JSON output is the daemon's text as sent: decoding and encoding again would respell numbers and escapes
   if (type === undefined) {
-    const answer = await client.current();
-    io.out(text && palette ? text.currentTable(answer, { now: io.now(), limitMs, columns: io.columns, palette }) : `${JSON.stringify(answer)}\n`);
+    const { answer, text: body, texts } = await client.currentWithText();
+    const textOf = (e: Envelope) => texts.get(e.type) ?? JSON.stringify(e);
+    io.out(text && palette ? text.currentTable(answer, { now: io.now(), limitMs, columns: io.columns, palette, textOf }) : `${body}\n`);
     return 0;
   }
-  const answer = await client.current({ types: [type] });
+  const { answer, texts } = await client.currentWithText({ types: [type] });
   const judge = answerJudge(answer, { now: io.now(), limitMs });
   let envelope = answer.current[type];
+  let envelopeText = texts.get(type);
   const { ageMs, limitMs: limit } = judge(type, envelope);
-  if (!envelope) {
+  if (!envelope || envelopeText === undefined) {
     if (limit !== undefined) throw new NotFresh(`${JSON.stringify(type)} has no reading (max age ${seconds(limit)})`);
     // no limit applies: the daemon's own answer, 404 NO_READING (exit 1)
-    envelope = await client.currentEvent(type);
+    envelopeText = await client.currentEventText(type);
+    envelope = JSON.parse(envelopeText) as Envelope;
   }
-  io.out(text && palette ? text.envelopePanel(envelope, judge, { palette }) : `${JSON.stringify(envelope)}\n`);
+  io.out(text && palette ? text.envelopePanel(envelope, judge, { palette }, envelopeText) : `${envelopeText}\n`);
   if (limit !== undefined && (ageMs === undefined || ageMs > limit)) {
     const age = ageMs === undefined ? 'of unknown age' : `${seconds(ageMs)} old`;
     throw new NotFresh(`${JSON.stringify(type)} is stale: ${age}, max age ${seconds(limit)} (seq ${envelope.seq}, ts ${envelope.ts})`);

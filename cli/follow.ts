@@ -39,7 +39,9 @@ export async function followCurrent(options: FollowOptions, io: CliIo): Promise<
   const watch = watchCurrent({ client: options.client, clock: { now: io.now }, type: options.type, intervalMs: options.intervalMs }, (update) => {
     if (update.kind === 'view') {
       const changed = Object.fromEntries(update.changed.map((e) => [e.type, e]));
-      for (const envelope of newEnvelopes(printed, changed, options.type)) io.out(`${JSON.stringify(envelope)}\n`);
+      // the daemon's bytes of each envelope, as received (decoding would respell numbers and escapes)
+      const text = update.text ?? ((e: Envelope) => JSON.stringify(e));
+      for (const envelope of newEnvelopes(printed, changed, options.type)) io.out(`${text(envelope)}\n`);
     } else if (update.kind === 'connection') {
       if (update.state === 'error') throw update.error;
       if (update.state === 'disconnected') {

@@ -1,4 +1,6 @@
-import type { Envelope, JsonValue } from '../lib/wire.js';
+import { memberText } from '../client/answer-text.js';
+import { scanMembers } from '../lib/json-text.js';
+import type { Envelope } from '../lib/wire.js';
 import { fitRight, fitText, summarizeData } from '../table/format.js';
 import { runIdOf } from '../table/rows.js';
 
@@ -26,9 +28,9 @@ export function historyHeader(w: HistoryColumns): string {
   return line('TS', 'SEQ', 'RUN', 'DATA', w);
 }
 
-/** One event as a table line: its ts as stored, seq, run id (or "site"), and the data summary. */
-export function historyRow(e: Envelope, w: HistoryColumns): string {
-  return line(e.ts, String(e.seq), runIdOf(e), summarizeData(e.data), w);
+/** One event as a table line: its ts as stored, seq, run id (or "site"), and the data summary (as spelled in `text`, the event as sent, when given). */
+export function historyRow(e: Envelope, w: HistoryColumns, text?: string): string {
+  return line(e.ts, String(e.seq), runIdOf(e), summarizeData(e.data, text), w);
 }
 
 function line(ts: string, seq: string, run: string, data: string, w: HistoryColumns): string {
@@ -36,19 +38,27 @@ function line(ts: string, seq: string, run: string, data: string, w: HistoryColu
   return (w.data >= 4 ? `${text}${GAP}${fitText(data, w.data)}` : text).trimEnd();
 }
 
-/** The flattened `data` of an event: `data.key` (nested `data.a.b`) for objects, `data` for anything else. */
-export function flattenData(data: JsonValue, prefix = 'data', out: Map<string, string> = new Map()): Map<string, string> {
-  if (data !== null && typeof data === 'object' && !Array.isArray(data) && Object.keys(data).length > 0) {
-    for (const [key, value] of Object.entries(data)) flattenData(value, `${prefix}.${key}`, out);
+/**
+ * The flattened `data` of an event from its JSON text as the daemon sent it: `data.key` (nested
+ * `data.a.b`) for objects, `data` for anything else; a string decoded, any other value (numbers
+ * above all) as spelled, so a CSV cell holds the number the caller sent (`-10.0`, not `-10`).
+ */
+export function flattenData(dataText: string, prefix = 'data', out: Map<string, string> = new Map()): Map<string, string> {
+  const members = scanMembers(dataText);
+  if (members !== undefined && members.size > 0) {
+    for (const [key, span] of members) flattenData(dataText.slice(span.start, span.end), `${prefix}.${key}`, out);
   } else {
-    out.set(prefix, typeof data === 'string' ? data : JSON.stringify(data));
+    out.set(prefix, dataText.charCodeAt(0) === 34 ? (JSON.parse(dataText) as string) : dataText);
   }
   return out;
 }
 
-/** CSV (RFC 4180) of events: seq, ts, type, run_id, then every data column seen, in order of first appearance. */
-export function historyCsv(events: readonly Envelope[]): string {
-  const flat = events.map((e) => flattenData(e.data));
+/**
+ * CSV (RFC 4180) of events: seq, ts, type, run_id, then every data column seen, in order of
+ * first appearance. `texts[i]` is `events[i]` as the daemon sent it (the data cells come from it).
+ */
+export function historyCsv(events: readonly Envelope[], texts: readonly string[]): string {
+  const flat = texts.map((text) => flattenData(memberText(text, 'data') ?? 'null'));
   const columns = [...new Set(flat.flatMap((f) => [...f.keys()]))];
   const rows = [['seq', 'ts', 'type', 'run_id', ...columns]];
   events.forEach((e, i) => {

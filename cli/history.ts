@@ -1,5 +1,6 @@
 import { DateTime } from 'luxon';
 import { ConfigError } from '../lib/errors.js';
+import { normaliseTs } from '../lib/time.js';
 import type { Envelope } from '../lib/wire.js';
 import { connect } from './connect.js';
 import { historyColumns, historyCsv, historyHeader, historyRow } from './history-text.js';
@@ -10,6 +11,8 @@ import { noExtraArguments, switchOption, textOption, UsageError, type ParsedOpti
 // A table on a terminal, NDJSON piped or with --json, CSV with --csv.
 
 const DURATION = /^-?(\d+(?:\.\d+)?)(s|m|h|d|w)$/;
+const ZONED = /T.*(?:Z|[+-]\d{2}(?::?\d{2})?)$/i;
+const LOCAL = /^\d{4}-\d{2}-\d{2}(?:T(?:[01]\d|2[0-3]):\d{2}(?::\d{2}(?:[.,]\d+)?)?)?$/i;
 
 /** Print the history of TYPE; a daemon error (bad run, bad time) is exit 1, a bad option exit 2. */
 export async function runHistory(typeArg: unknown, opts: ParsedOptions, io: CliIo): Promise<number> {
@@ -28,26 +31,31 @@ export async function runHistory(typeArg: unknown, opts: ParsedOptions, io: CliI
   const { client } = connect(opts, io);
   const signal = io.stopSignal();
   try {
-    const pages = client.history({
+    // the daemon's text of each event: decoding and encoding again would respell numbers and escapes
+    const pages = client.historyWithText({
       types: [type], from: duration ? `-${duration[1]}${duration[2]}` : from, to, run: textOption(opts, 'run'),
     });
     const all: Envelope[] = [];
+    const allTexts: string[] = [];
     let columns: ReturnType<typeof historyColumns> | undefined;
     const table = !json && !csv && io.stdoutIsTTY;
     for await (const page of pages) {
       if (signal.aborted) break;
-      if (csv) all.push(...page.events);
+      if (csv) {
+        all.push(...page.events);
+        allTexts.push(...page.texts);
+      }
       else if (table) {
         if (!columns && page.events.length > 0) {
           columns = historyColumns(io.columns, page.events);
           io.out(`${historyHeader(columns)}\n`);
         }
-        for (const e of page.events) io.out(`${historyRow(e, columns!)}\n`);
+        page.events.forEach((e, i) => io.out(`${historyRow(e, columns!, page.texts[i])}\n`));
       } else {
-        for (const e of page.events) io.out(`${JSON.stringify(e)}\n`);
+        for (const text of page.texts) io.out(`${text}\n`);
       }
     }
-    if (csv) io.out(historyCsv(all));
+    if (csv) io.out(historyCsv(all, allTexts));
     else if (table && !columns) io.err(`${io.name}: no ${JSON.stringify(type)} events in that range\n`);
     return 0;
   } finally {
@@ -60,7 +68,15 @@ function timeOption(opts: ParsedOptions, name: string): string | undefined {
   const text = textOption(opts, name);
   if (text === undefined) return undefined;
   if (text === 'now' || DURATION.test(text)) return text.startsWith('-') || text === 'now' ? text : `-${text}`;
-  const dt = DateTime.fromISO(text.trim().replace(' ', 'T'), { setZone: true });
-  if (!dt.isValid) throw new ConfigError(`--${name}`, 'a time such as 2026-03-17T22:00 (local), 2026-03-17T21:00Z, or -2h', text);
+  const iso = text.trim().replace(' ', 'T');
+  const expected = 'a time such as 2026-03-17T22:00 (local), 2026-03-17T21:00Z, or -2h';
+  // with a zone: the spellings an event's ts takes (lib/time.ts); without: local, a calendar date and time only
+  if (ZONED.test(iso)) {
+    const normal = normaliseTs(iso);
+    if ('problem' in normal) throw new ConfigError(`--${name}`, expected, text);
+    return normal.ts;
+  }
+  const dt = LOCAL.test(iso) ? DateTime.fromISO(iso) : undefined;
+  if (!dt?.isValid) throw new ConfigError(`--${name}`, expected, text);
   return dt.toUTC().toISO()!;
 }

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import fs from 'node:fs';
 import readline from 'node:readline';
 import { TelemetryClientError } from '../client/errors.js';
@@ -21,6 +22,8 @@ const SHOWN_FAILURES = 20;
 interface Batch {
   lines: string[];
   lineNumbers: number[];
+  /** Lines of the batch's range that are not UTF-8 text (not sent: decoding would respell them). */
+  notUtf8: number[];
   /** Bytes of the file read up to the end of this batch. */
   bytes: number;
 }
@@ -44,6 +47,14 @@ export async function runImport(file: unknown, opts: ParsedOptions, io: CliIo): 
   const failures: string[] = [];
   try {
     for await (const batch of batches(file, batchSize)) {
+      const undecodable = batch.notUtf8.map((n) => `line ${n}: the line is not valid UTF-8 text (INVALID_ENCODING)`);
+      if (undecodable.length > 0 && !partial) {
+        const range = `${Math.min(batch.lineNumbers[0] ?? Infinity, batch.notUtf8[0]!)}-${Math.max(batch.lineNumbers.at(-1) ?? 0, batch.notUtf8.at(-1)!)}`;
+        throw new CommandFailure(`${undecodable.join('\n')}\nthe batch of lines ${range} was not sent (nothing of it recorded); `
+          + `${recorded} event(s) before it were recorded. Fix the lines above, or use --partial to record the valid ones.`);
+      }
+      failures.push(...undecodable);
+      if (batch.lines.length === 0) continue;
       requests++;
       try {
         recorded += (await client.postEventLines(batch.lines, { partial })).recorded;
@@ -80,25 +91,35 @@ function batchFailures(error: unknown): BatchFailure[] | undefined {
   return error.answer?.failures as BatchFailure[] | undefined;
 }
 
-/** The non-blank lines of the file in batches of `size`, read as a stream. */
+/**
+ * The non-blank lines of the file in batches of `size`, read as a stream. Each line is read as
+ * its bytes (latin1: one character per byte) and decoded only when it is UTF-8, so a line that
+ * is not is reported, never sent with U+FFFD in place of its bytes.
+ */
 async function* batches(file: string, size: number): AsyncGenerator<Batch> {
-  const lines = readline.createInterface({ input: fs.createReadStream(file), crlfDelay: Infinity });
-  let batch: Batch = { lines: [], lineNumbers: [], bytes: 0 };
+  const lines = readline.createInterface({ input: fs.createReadStream(file, { encoding: 'latin1' }), crlfDelay: Infinity });
+  let batch: Batch = { lines: [], lineNumbers: [], notUtf8: [], bytes: 0 };
   let bytes = 0;
   let n = 0;
-  for await (const line of lines) {
+  for await (const raw of lines) {
     n++;
-    bytes += Buffer.byteLength(line) + 1;
+    bytes += raw.length + 1;
+    const lineBytes = Buffer.from(raw, 'latin1');
+    if (!isUtf8(lineBytes)) {
+      batch.notUtf8.push(n);
+      continue;
+    }
+    const line = lineBytes.toString('utf8');
     if (line.trim() === '') continue;
     batch.lines.push(line);
     batch.lineNumbers.push(n);
     batch.bytes = bytes;
     if (batch.lines.length === size) {
       yield batch;
-      batch = { lines: [], lineNumbers: [], bytes };
+      batch = { lines: [], lineNumbers: [], notUtf8: [], bytes };
     }
   }
-  if (batch.lines.length > 0) yield { ...batch, bytes };
+  if (batch.lines.length > 0 || batch.notUtf8.length > 0) yield { ...batch, bytes };
 }
 
 function batchSizeOption(text: string | undefined): number {

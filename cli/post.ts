@@ -1,6 +1,5 @@
 import { ConfigError } from '../lib/errors.js';
 import { parseSecondsOption } from '../lib/max-age.js';
-import type { JsonObject, JsonValue } from '../lib/wire.js';
 import { connect } from './connect.js';
 import type { CliIo } from './io.js';
 import { noExtraArguments, switchOption, textOption, UsageError, type ParsedOptions } from './options.js';
@@ -13,19 +12,18 @@ export async function runPost(type: unknown, opts: ParsedOptions, io: CliIo): Pr
   if (typeof type !== 'string' && typeof type !== 'number') throw new UsageError('missing TYPE (the event type: telemetry post weather --data 1)');
   const dataText = textOption(opts, 'data');
   if (dataText === undefined) throw new UsageError('--data is required (a JSON value: --data \'{"temp_c":-3.5}\', --data null)');
-  const data = jsonOption('--data', dataText) as JsonValue;
+  // checked here, sent as written: the daemon keeps `1.0` and 20-digit numbers as spelled
+  jsonOption('--data', dataText);
   const metaText = textOption(opts, 'meta');
-  let meta: JsonObject | undefined;
   if (metaText !== undefined) {
     const value = jsonOption('--meta', metaText);
     if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ConfigError('--meta', 'a JSON object', metaText);
-    meta = value as JsonObject;
   }
   const maxAge = textOption(opts, 'max-age');
   const maxAgeS = maxAge === undefined ? undefined : parseSecondsOption(maxAge, '--max-age') / 1000;
   const { client } = connect(opts, io);
-  const envelope = await client.postEvent(String(type), data, { makeCurrent: !switchOption(opts, 'not-current'), meta, maxAgeS });
-  io.out(`${JSON.stringify(envelope)}\n`);
+  const envelope = await client.postEventText(String(type), dataText, { makeCurrent: !switchOption(opts, 'not-current'), metaText, maxAgeS });
+  io.out(`${envelope}\n`);
   return 0;
 }
 

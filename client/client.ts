@@ -6,14 +6,15 @@ import type {
 } from '../lib/wire.js';
 import { TelemetryClientError } from './errors.js';
 import { toClientError } from './failure.js';
-import { historyPages, type HistoryOptions, type HistoryPage } from './history.js';
+import { currentEnvelopeTexts, historyEnvelopeTexts } from './answer-text.js';
+import { historyPages, type HistoryOptions, type HistoryPage, type HistoryTextPage } from './history.js';
 import { resolveClientSettings, type TelemetryClientOptions } from './options.js';
 import { streamMessages, type StreamMessage, type StreamOptions } from './stream.js';
 
 // TelemetryClient: the whole HTTP API as typed methods (camelCase outside, snake_case on the wire).
 
 export type { TelemetryClientOptions } from './options.js';
-export type { HistoryOptions, HistoryPage } from './history.js';
+export type { HistoryOptions, HistoryPage, HistoryTextPage } from './history.js';
 export type { StreamMessage, StreamOptions } from './stream.js';
 
 /** What `startRun()` takes; every field optional (the daemon derives the run id and directory). */
@@ -24,6 +25,14 @@ export interface StartRunOptions {
   runId?: string;
   /** Run metadata, kept in the run record. */
   meta?: JsonObject;
+}
+
+/** What `postEventText()` takes besides the type and the data's JSON text. */
+export interface PostEventTextOptions {
+  makeCurrent?: boolean;
+  maxAgeS?: number;
+  /** The caller metadata as JSON text (an object), sent as spelled. */
+  metaText?: string;
 }
 
 /** What `postEvent()` takes besides the type and data. */
@@ -70,6 +79,8 @@ export interface CurrentPoll {
   changed: boolean;
   /** The view (only when changed). */
   current: Record<string, Envelope> | undefined;
+  /** Each envelope of the view as the daemon's text, by type (only when changed). */
+  texts: Map<string, string> | undefined;
   etag: string | undefined;
   /** The daemon's clock (its `Date` header) in epoch ms, when it sent one. */
   serverTime: number | undefined;
@@ -160,6 +171,18 @@ export class TelemetryClient {
   }
 
   /**
+   * POST /event with `data` (and `meta`) given as JSON text, sent as spelled (a number such as
+   * `1.0` or `12345678901234567890` reaches the daemon as written); resolves to the envelope
+   * as the daemon's text. The texts must be JSON (the daemon answers 400 or 422 otherwise).
+   */
+  async postEventText(type: string, dataText: string, options: PostEventTextOptions = {}): Promise<string> {
+    const fields = [`"type":${JSON.stringify(type)}`, `"data":${dataText}`, `"make_current":${options.makeCurrent ?? true}`];
+    if (options.maxAgeS !== undefined) fields.push(`"max_age_s":${JSON.stringify(options.maxAgeS)}`);
+    if (options.metaText !== undefined) fields.push(`"meta":${options.metaText}`);
+    return (await this.send('POST', 'event', `{${fields.join(',')}}`)).rawBody.toString('utf8');
+  }
+
+  /**
    * POST /events: record a batch in one request (seqs in batch order, one write). Atomic
    * unless `partial`: any invalid event rejects with 422 INVALID_BATCH and nothing is
    * recorded; `error.answer.failures` lists each by index.
@@ -191,11 +214,26 @@ export class TelemetryClient {
 
   /** GET /current: the latest envelope of every type and how fresh each is (optionally only some types, or only stale ones). */
   current(filter: CurrentFilter = {}): Promise<CurrentAnswer> {
-    const query: string[] = [];
-    // a comma inside a type name travels as %2C; the commas between names stay as they are
-    if (filter.types !== undefined) query.push(`type=${filter.types.map(encodeURIComponent).join(',')}`);
-    if (filter.stale !== undefined) query.push(`stale=${filter.stale}`);
-    return this.call('GET', query.length > 0 ? `current?${query.join('&')}` : 'current');
+    return this.call('GET', currentPath(filter));
+  }
+
+  /**
+   * GET /current, decoded and as the daemon's text: `texts` holds each envelope as sent, by
+   * type (for a program that passes the readings on byte for byte; decoding respells numbers).
+   */
+  async currentWithText(filter: CurrentFilter = {}): Promise<{ answer: CurrentAnswer; text: string; texts: Map<string, string> }> {
+    const response = await this.send('GET', currentPath(filter));
+    const text = response.rawBody.toString('utf8');
+    return { answer: response.body as unknown as CurrentAnswer, text, texts: currentEnvelopeTexts(text) };
+  }
+
+  /** GET /current/{type} as the daemon's text: the envelope as sent (404 NO_READING when none). */
+  async currentEventText(type: string): Promise<string> {
+    if (UNADDRESSABLE_TYPES.has(type)) {
+      const { texts } = await this.currentWithText();
+      return texts.get(type) ?? JSON.stringify(await this.currentEvent(type));
+    }
+    return (await this.send('GET', `current/${encodeURIComponent(type)}`)).rawBody.toString('utf8');
   }
 
   /** GET /current/{type}: the latest envelope of one type (404 NO_READING when none). */
@@ -215,7 +253,19 @@ export class TelemetryClient {
    * Each page holds events in record order; the iteration ends when the daemon has no more.
    */
   history(options: HistoryOptions = {}): AsyncGenerator<HistoryPage, void, undefined> {
-    return historyPages((query) => this.call('GET', query ? `history?${query}` : 'history'), options);
+    return historyPages(async (query) => {
+      const answer = await this.call<{ events: Envelope[]; next_cursor: string | null }>('GET', query ? `history?${query}` : 'history');
+      return { events: answer.events, nextCursor: answer.next_cursor };
+    }, options);
+  }
+
+  /** history(), each page also holding its events as the daemon's text (`texts[i]` is `events[i]` as sent). */
+  historyWithText(options: HistoryOptions = {}): AsyncGenerator<HistoryTextPage, void, undefined> {
+    return historyPages(async (query) => {
+      const response = await this.send('GET', query ? `history?${query}` : 'history');
+      const answer = response.body as unknown as { events: Envelope[]; next_cursor: string | null };
+      return { events: answer.events, nextCursor: answer.next_cursor, texts: historyEnvelopeTexts(response.rawBody.toString('utf8')) };
+    }, options);
   }
 
   /**
@@ -241,6 +291,7 @@ export class TelemetryClient {
     return {
       changed,
       current: changed ? (response.body as unknown as CurrentAnswer).current : undefined,
+      texts: changed ? currentEnvelopeTexts(response.rawBody.toString('utf8')) : undefined,
       etag: response.headers.etag,
       serverTime: Number.isNaN(date) ? undefined : date,
     };
@@ -264,9 +315,9 @@ export class TelemetryClient {
     return (await this.send(method, path, body)).body as T;
   }
 
-  private async send(method: 'GET' | 'POST', path: string, body?: RequestBody, headers: Record<string, string> = {}) {
-    // serialised here, so a value JSON cannot hold (a BigInt, a cycle) throws its own TypeError
-    const payload = body === undefined ? undefined : JSON.stringify(body);
+  private async send(method: 'GET' | 'POST', path: string, body?: RequestBody | string, headers: Record<string, string> = {}) {
+    // serialised here, so a value JSON cannot hold (a BigInt, a cycle) throws its own TypeError; a string is JSON text already
+    const payload = body === undefined || typeof body === 'string' ? body : JSON.stringify(body);
     if (payload !== undefined) headers = { ...headers, 'content-type': 'application/json' };
     try {
       return await this.http(path, { method, body: payload, headers });
@@ -279,4 +330,12 @@ export class TelemetryClient {
 /** The path of POST /events with its query. */
 function batchPath(options: PostEventsOptions): string {
   return options.partial ? 'events?partial=true' : 'events';
+}
+
+/** The path of GET /current with its query (a comma inside a type name travels as %2C). */
+function currentPath(filter: CurrentFilter): string {
+  const query: string[] = [];
+  if (filter.types !== undefined) query.push(`type=${filter.types.map(encodeURIComponent).join(',')}`);
+  if (filter.stale !== undefined) query.push(`stale=${filter.stale}`);
+  return query.length > 0 ? `current?${query.join('&')}` : 'current';
 }

@@ -25,7 +25,7 @@ export function toClientError(error: unknown, request: FailedRequest): unknown {
   const url = `${baseUrl}/${request.path}`;
   const what = `${method} /${request.path}`;
   if (error instanceof HTTPError) {
-    const answer = error.response.body as { detail?: unknown; code?: unknown } | undefined;
+    const answer = decodedBody(error.response.body) as { detail?: unknown; code?: unknown } | undefined;
     const detail = typeof answer?.detail === 'string' ? answer.detail : error.response.statusMessage || error.message;
     const code = typeof answer?.code === 'string' ? answer.code : undefined;
     const statusCode = error.response.statusCode;
@@ -60,4 +60,14 @@ export function toClientError(error: unknown, request: FailedRequest): unknown {
 // System error codes (ECONNREFUSED, EAI_AGAIN) and HTTP parser codes, not got's own ERR_* codes.
 function isNetworkCode(code: string): boolean {
   return (/^E[A-Z0-9_]+$/.test(code) && !code.startsWith('ERR_')) || code.startsWith('HPE_');
+}
+
+/** An error answer's body: decoded by got for JSON requests, text for a raw one (decoded here when it is JSON). */
+function decodedBody(body: unknown): unknown {
+  if (typeof body !== 'string') return body;
+  try {
+    return JSON.parse(body);
+  } catch {
+    return undefined;
+  }
 }

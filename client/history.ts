@@ -38,14 +38,19 @@ export function historyQuery(options: HistoryOptions, cursor: string | undefined
   return params.join('&');
 }
 
-/** Fetch page after page until the daemon says there is no more (`next_cursor` null). */
-export async function* historyPages(get: (query: string) => Promise<{ events: Envelope[]; next_cursor: string | null }>,
-  options: HistoryOptions): AsyncGenerator<HistoryPage, void, undefined> {
+/** A page of history with each event's text as the daemon sent it (`texts[i]` is `events[i]`). */
+export interface HistoryTextPage extends HistoryPage {
+  texts: string[];
+}
+
+/** Fetch page after page until the daemon says there is no more (`nextCursor` null). */
+export async function* historyPages<Page extends HistoryPage>(get: (query: string) => Promise<Page>,
+  options: HistoryOptions): AsyncGenerator<Page, void, undefined> {
   let cursor = options.cursor;
   for (;;) {
-    const answer = await get(historyQuery(options, cursor));
-    yield { events: answer.events, nextCursor: answer.next_cursor };
-    if (answer.next_cursor === null) return;
-    cursor = answer.next_cursor;
+    const page = await get(historyQuery(options, cursor));
+    yield page;
+    if (page.nextCursor === null) return;
+    cursor = page.nextCursor;
   }
 }

@@ -1,6 +1,6 @@
 // The client library's public surface.
 export {
   TelemetryClient, type TelemetryClientOptions, type CurrentFilter, type CurrentPoll, type StartRunOptions, type PostEventOptions,
-  type BatchEvent, type PostEventsOptions, type HistoryOptions, type HistoryPage, type StreamMessage, type StreamOptions,
+  type BatchEvent, type PostEventsOptions, type PostEventTextOptions, type HistoryOptions, type HistoryPage, type HistoryTextPage, type StreamMessage, type StreamOptions,
 } from './client.js';
 export { TelemetryClientError, TelemetryConnectionError } from './errors.js';

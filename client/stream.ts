@@ -25,13 +25,13 @@ export interface StreamOptions {
 
 /** One thing the stream said. */
 export type StreamMessage =
-  /** The current reading of a type (a fresh connection starts with one per type). */
-  | { kind: 'snapshot'; envelope: Envelope }
+  /** The current reading of a type (a fresh connection starts with one per type); `text` is the envelope as the daemon sent it. */
+  | { kind: 'snapshot'; envelope: Envelope; text: string }
   /** Snapshot or replay done: what follows is live. `cursor` is where the daemon stood. */
   | { kind: 'live'; cursor: string }
   /** A recorded event: `current` true when it became the current reading, false when posted with
-   * make_current false, undefined when replayed from the files (which do not record it). */
-  | { kind: 'event'; envelope: Envelope; cursor: string; current: boolean | undefined }
+   * make_current false, undefined when replayed from the files (which do not record it). `text`: the envelope as sent. */
+  | { kind: 'event'; envelope: Envelope; text: string; cursor: string; current: boolean | undefined }
   /** The connection was lost (or the daemon dropped this client as too slow); reconnecting. */
   | { kind: 'disconnected'; error: TelemetryClientError };
 
@@ -99,10 +99,10 @@ export async function* streamMessages(transport: StreamTransport, options: Strea
 
 function toMessage(e: EventSourceMessage): StreamMessage | undefined {
   switch (e.event) {
-    case 'snapshot': return { kind: 'snapshot', envelope: JSON.parse(e.data) as Envelope };
+    case 'snapshot': return { kind: 'snapshot', envelope: JSON.parse(e.data) as Envelope, text: e.data };
     case 'live': return { kind: 'live', cursor: e.id ?? (JSON.parse(e.data) as { cursor: string }).cursor };
     case 'event': case 'held': case 'replay':
-      return { kind: 'event', envelope: JSON.parse(e.data) as Envelope, cursor: e.id ?? '',
+      return { kind: 'event', envelope: JSON.parse(e.data) as Envelope, text: e.data, cursor: e.id ?? '',
         current: e.event === 'replay' ? undefined : e.event === 'event' };
     default: return undefined;
   }

@@ -23,7 +23,9 @@ export type WatchUpdate =
    */
   | { kind: 'view'; current: Readonly<Record<string, Envelope>>; changed: Envelope[]; receivedAt: number;
     /** The local monotonic clock when it came (NaN without one): ages that a stepped clock cannot turn back. */
-    receivedMono?: number }
+    receivedMono?: number;
+    /** An envelope of this watch as the daemon's text (for output that passes its bytes on). */
+    text?: (envelope: Envelope) => string }
   /**
    * The daemon's readiness, active run, clock, forwarding sinks, age limits and full disk (with
    * `status`; `sinks`, `maxAge` and `diskFull` undefined when /status did not answer; `diskFull`
@@ -96,18 +98,22 @@ export function watchCurrent(options: WatchOptions, onUpdate: (update: WatchUpda
 async function readings(o: WatchOptions, signal: AbortSignal, emit: (u: WatchUpdate) => void): Promise<void> {
   let view: Record<string, Envelope> = {};
   let state: WatchState | undefined;
+  // each envelope's text as received, kept while the envelope is
+  const texts = new WeakMap<Envelope, string>();
+  const text = (e: Envelope) => texts.get(e) ?? JSON.stringify(e);
   const connection = (next: WatchState, error?: unknown) => {
     if (next !== state || next === 'error') emit({ kind: 'connection', state: next, error, receivedAt: o.clock.now() });
     state = next;
   };
   const show = (next: Record<string, Envelope>, changed: Envelope[]) => {
     view = next;
-    emit({ kind: 'view', current: view, changed, receivedAt: o.clock.now(), receivedMono: monotonicNow(o.clock) });
+    emit({ kind: 'view', current: view, changed, receivedAt: o.clock.now(), receivedMono: monotonicNow(o.clock), text });
   };
   while (!signal.aborted) {
     let snapshot: Record<string, Envelope> | undefined;
     try {
       for await (const m of o.client.stream({ types: o.type === undefined ? undefined : [o.type], resume: false, signal })) {
+        if (m.kind === 'snapshot' || m.kind === 'event') texts.set(m.envelope, m.text);
         if (m.kind === 'snapshot') (snapshot ??= {})[m.envelope.type] = m.envelope;
         else if (m.kind === 'live') {
           const next = snapshot ?? {};
@@ -116,7 +122,7 @@ async function readings(o: WatchOptions, signal: AbortSignal, emit: (u: WatchUpd
           show(next, Object.values(next).filter((e) => !same(view[e.type], e)));
         } else if (m.kind === 'event' && m.current !== false && state === 'streaming') {
           view[m.envelope.type] = m.envelope; // in place: one reading, not a copy of the view
-          emit({ kind: 'view', current: view, changed: [m.envelope], receivedAt: o.clock.now(), receivedMono: monotonicNow(o.clock) });
+          emit({ kind: 'view', current: view, changed: [m.envelope], receivedAt: o.clock.now(), receivedMono: monotonicNow(o.clock), text });
         } else if (m.kind === 'disconnected') {
           snapshot = undefined;
           connection('disconnected', m.error);
@@ -126,7 +132,7 @@ async function readings(o: WatchOptions, signal: AbortSignal, emit: (u: WatchUpd
     } catch (error) {
       if (signal.aborted) return;
       if (error instanceof TelemetryClientError && (error.statusCode === 404 || error.statusCode === 405)) {
-        return poll(o, signal, view, show, connection);
+        return poll(o, signal, view, (next, changed) => show(next, changed), connection, texts);
       }
       connection('error', error);
     }
@@ -136,7 +142,8 @@ async function readings(o: WatchOptions, signal: AbortSignal, emit: (u: WatchUpd
 
 /** Polling GET /current with If-None-Match, for a daemon without /stream. */
 async function poll(o: WatchOptions, signal: AbortSignal, start: Record<string, Envelope>,
-  show: (next: Record<string, Envelope>, changed: Envelope[]) => void, connection: (s: WatchState, e?: unknown) => void): Promise<void> {
+  show: (next: Record<string, Envelope>, changed: Envelope[]) => void, connection: (s: WatchState, e?: unknown) => void,
+  texts: WeakMap<Envelope, string>): Promise<void> {
   let view = start;
   let etag: string | undefined;
   while (!signal.aborted) {
@@ -147,6 +154,7 @@ async function poll(o: WatchOptions, signal: AbortSignal, start: Record<string, 
       if (answer.changed && answer.current) {
         etag = answer.etag;
         const next = o.type === undefined ? answer.current : answer.current[o.type] ? { [o.type]: answer.current[o.type]! } : {};
+        for (const [type, e] of Object.entries(next)) texts.set(e, answer.texts?.get(type) ?? JSON.stringify(e));
         const changed = Object.values(next).filter((e) => !same(view[e.type], e));
         view = next;
         show(next, changed);

@@ -1,4 +1,5 @@
 import { DateTime } from 'luxon';
+import { normaliseTs } from './time.js';
 
 // The site day turns at local noon, so one observing night lands in one file.
 
@@ -32,6 +33,9 @@ function toZoned(when: DateTime | Date | string, zone: string): DateTime {
     if (!OFFSET.test(when.trim()) || !when.includes('T')) {
       throw new TypeError(`siteDayKey needs a zone-aware date-time; "${when}" has no UTC offset`);
     }
+    // the spellings an event's ts takes (lib/time.ts): no week dates, no offset past 23:59
+    const spelled = normaliseTs(when.trim());
+    if ('problem' in spelled) throw new TypeError(`siteDayKey needs a valid date-time; "${when}" ${spelled.problem}`);
     dt = DateTime.fromISO(when.trim(), { setZone: true });
   } else {
     throw new TypeError(`siteDayKey needs a date-time; got ${typeof when}`);

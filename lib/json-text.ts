@@ -82,6 +82,35 @@ export function forEachMember(text: string, visit: (key: string, span: MemberSpa
 }
 
 /**
+ * Call `visit` for every item of the array `text` holds, in order, with its span (the item's
+ * text is `text.slice(span.start, span.end)`, as spelled). Returns false (visiting nothing)
+ * when the value is not an array; throws JsonSyntaxError when the text is not JSON.
+ */
+export function forEachItem(text: string, visit: (span: MemberSpan) => void): boolean {
+  let i = skipSpace(text, 0);
+  if (text.charCodeAt(i) !== 91) {
+    i = skipSpace(text, scanValue(text, i).end);
+    if (i !== text.length) throw new JsonSyntaxError(i);
+    return false;
+  }
+  i = skipSpace(text, i + 1);
+  if (text.charCodeAt(i) !== 93) {
+    for (;;) {
+      const span = scanValue(text, i);
+      visit(span);
+      i = skipSpace(text, span.end);
+      const c = text.charCodeAt(i);
+      if (c === 93) break;
+      if (c !== 44) throw new JsonSyntaxError(i);
+      i = skipSpace(text, i + 1);
+    }
+  }
+  i = skipSpace(text, i + 1);
+  if (i !== text.length) throw new JsonSyntaxError(i);
+  return true;
+}
+
+/**
  * A compact JSON object text with member `key` set to `valueJson`: in the place of its
  * first occurrence (later repeats dropped), else added last. Other members stay as spelled.
  */

@@ -1,3 +1,4 @@
+import { scanMembers } from '../lib/json-text.js';
 import type { JsonValue } from '../lib/wire.js';
 import { charWidth, displayWidth } from './display-width.js';
 
@@ -75,8 +76,14 @@ export interface SummaryPart {
   text: string;
 }
 
-/** The parts of `data`'s summary: objects as `key=value` pairs, strings bare when unambiguous, the rest compact JSON. */
-export function summaryParts(data: JsonValue): SummaryPart[] {
+/**
+ * The parts of `data`'s summary: objects as `key=value` pairs, strings bare when unambiguous,
+ * the rest compact JSON. With `envelopeText` (the envelope as the daemon sent it) values are
+ * shown as spelled (`-10.0`, every digit of `12345678901234567890`), members in their order.
+ */
+export function summaryParts(data: JsonValue, envelopeText?: string): SummaryPart[] {
+  const dataText = envelopeText === undefined ? undefined : memberText(envelopeText, 'data');
+  if (dataText !== undefined) return textParts(dataText);
   if (data === null || typeof data !== 'object' || Array.isArray(data)) return [{ key: undefined, text: scalar(data) }];
   const keys = Object.keys(data);
   if (keys.length === 0) return [{ key: undefined, text: '{}' }];
@@ -84,6 +91,25 @@ export function summaryParts(data: JsonValue): SummaryPart[] {
 }
 
 /** One line for `data` (the parts of summaryParts joined by spaces). */
-export function summarizeData(data: JsonValue): string {
-  return summaryParts(data).map((p) => p.text).join(' ');
+export function summarizeData(data: JsonValue, envelopeText?: string): string {
+  return summaryParts(data, envelopeText).map((p) => p.text).join(' ');
+}
+
+/** summaryParts of data as JSON text: every value as spelled, strings bare when unambiguous. */
+function textParts(dataText: string): SummaryPart[] {
+  const members = scanMembers(dataText);
+  if (members === undefined) return [{ key: undefined, text: scalarText(dataText) }];
+  if (members.size === 0) return [{ key: undefined, text: '{}' }];
+  return [...members].map(([k, span]) => ({ key: k, text: `${BARE.test(k) ? k : JSON.stringify(k)}=${scalarText(dataText.slice(span.start, span.end))}` }));
+}
+
+function scalarText(text: string): string {
+  if (text.charCodeAt(0) !== 34) return text;
+  const value = JSON.parse(text) as string;
+  return BARE.test(value) ? value : text;
+}
+
+function memberText(objectText: string, key: string): string | undefined {
+  const span = scanMembers(objectText)?.get(key);
+  return span === undefined ? undefined : objectText.slice(span.start, span.end);
 }

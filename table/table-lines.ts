@@ -1,5 +1,6 @@
 import { charWidth, displayWidth } from './display-width.js';
 import { fitRight, fitText, printable, summaryParts } from './format.js';
+import type { Envelope } from '../lib/wire.js';
 import type { Palette } from './palette.js';
 import type { Row, SortOrder } from './rows.js';
 
@@ -73,9 +74,9 @@ export function headerLine(w: ColumnWidths, order?: SortOrder): string {
  * One row: its mark ("*" its value changed since the last frame drawn), then the cells; with
  * a palette, the changed parts of DATA highlighted.
  */
-export function rowLine(row: Row, w: ColumnWidths, palette?: Palette): string {
+export function rowLine(row: Row, w: ColumnWidths, palette?: Palette, textOf?: (envelope: Envelope) => string): string {
   const mark = row.change ? '*' : '';
-  return join(mark, [row.type, row.age, row.seq === undefined ? '-' : String(row.seq), row.runId], dataCell(row, w.data, palette), w);
+  return join(mark, [row.type, row.age, row.seq === undefined ? '-' : String(row.seq), row.runId], dataCell(row, w.data, palette, textOf), w);
 }
 
 /** One row's line with its palette's marks: stale rows, then rows whose value changed. */
@@ -85,10 +86,11 @@ export function styledLine(row: Row, line: string, palette: Palette): string {
 }
 
 /** The DATA cell, exactly `width` columns: the summary, the changed parts highlighted. */
-function dataCell(row: Row, width: number, palette: Palette | undefined): string {
+function dataCell(row: Row, width: number, palette: Palette | undefined, textOf: ((e: Envelope) => string) | undefined): string {
   if (width <= 0) return '';
   if (!row.envelope) return fitText('(no reading)', width);
-  const parts = summaryParts(row.envelope.data);
+  // from the daemon's text when known: decoding would show -10.0 as -10
+  const parts = summaryParts(row.envelope.data, textOf?.(row.envelope));
   const [on, off] = palette && row.change ? palette.highlight : ['', ''];
   if (on === '') return fitText(parts.map((p) => p.text).join(' '), width);
   const keys = row.change!.keys;

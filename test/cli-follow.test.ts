@@ -140,4 +140,26 @@ test('piped --follow against a daemon without /stream (an older one): polls /cur
   }
 });
 
+test('piped --follow polling a daemon without /stream prints each envelope as that daemon spelled it (a Python body: -10.0, escapes, its spaces)', async () => {
+  const envelope = String.raw`{"seq": 7, "ts": "2026-03-18T00:00:01.000Z", "type": "weather", "data": {"t": -10.0, "s": "\u00e9"}, "meta": {}}`;
+  const server = http.createServer((req, res) => {
+    if (req.url?.split('?')[0] === '/current') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(`{"current": {"weather": ${envelope}}}`);
+    } else {
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end(`{"detail":"There is no ${req.url} here.","code":"NOT_FOUND"}`);
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const follow = new RunningCli(['current', '--follow', '--interval', '0.1', '--host', '127.0.0.1', '--port', String((server.address() as AddressInfo).port)]);
+  try {
+    await follow.until('the reading', () => follow.lines().length >= 1);
+    assert.equal(follow.lines(), [envelope]);
+  } finally {
+    follow.kill();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
 test.run();

@@ -90,6 +90,11 @@ const MISTAKES: [string, string[], number, string][] = [
   ['--since with --from', ['history', 'x', '--since', '2h', '--from=-3h'], 2, 'telemetry: --since and --from cannot be used together (see "telemetry history --help")\n'],
   ['--json with --csv', ['history', 'x', '--json', '--csv'], 2, 'telemetry: --json and --csv cannot be used together (see "telemetry history --help")\n'],
   ['a bad --from', ['history', 'x', '--from', 'dawn'], 2, 'telemetry: --from must be a time such as 2026-03-17T22:00 (local), 2026-03-17T21:00Z, or -2h; got "dawn" (see "telemetry history --help")\n'],
+  ['--from with an impossible offset', ['history', 'x', '--from', '2026-03-18T00:00+24:00'], 2, 'telemetry: --from must be a time such as 2026-03-17T22:00 (local), 2026-03-17T21:00Z, or -2h; got "2026-03-18T00:00+24:00" (see "telemetry history --help")\n'],
+  ['--from with an ISO week date', ['history', 'x', '--from', '2026-W12-3T00:00Z'], 2, 'telemetry: --from must be a time such as 2026-03-17T22:00 (local), 2026-03-17T21:00Z, or -2h; got "2026-W12-3T00:00Z" (see "telemetry history --help")\n'],
+  ['--from with a local ordinal date', ['history', 'x', '--from', '2026-077'], 2, 'telemetry: --from must be a time such as 2026-03-17T22:00 (local), 2026-03-17T21:00Z, or -2h; got "2026-077" (see "telemetry history --help")\n'],
+  ['--from with a day that does not exist', ['history', 'x', '--from', '2026-02-30T00:00Z'], 2, 'telemetry: --from must be a time such as 2026-03-17T22:00 (local), 2026-03-17T21:00Z, or -2h; got "2026-02-30T00:00Z" (see "telemetry history --help")\n'],
+  ['--from with hour 24, local', ['history', 'x', '--from', '2026-03-18T24:00'], 2, 'telemetry: --from must be a time such as 2026-03-17T22:00 (local), 2026-03-17T21:00Z, or -2h; got "2026-03-18T24:00" (see "telemetry history --help")\n'],
   ['a run never recorded', ['history', 'x', '--run', 'r9'], 1, 'telemetry: run r9 is not in the timeline of this site directory (runs recorded before it existed are not either) (INVALID_QUERY)\n'],
 ];
 

@@ -71,7 +71,7 @@ test('status, current, stop and --help load neither blessed nor tui/; status and
           term.kill();
         }
         assert.equal(loaded(file), {
-          blessed: [], tui: [], table: ['table/display-width.js', 'table/format.js', 'table/palette.js', 'table/row-order.js', 'table/rows.js', 'table/table-lines.js'],
+          blessed: [], tui: [], table: ['table/display-width.js', 'table/format.js', 'table/json-layout.js', 'table/palette.js', 'table/row-order.js', 'table/rows.js', 'table/table-lines.js'],
         }, name);
       });
       // every child ends before the daemon closes, also when one of them fails

@@ -99,6 +99,28 @@ test('import: a batch with invalid lines is refused whole and the import stops; 
   }
 }));
 
+test('import: a line that is not UTF-8 is never sent respelled: the batch stops, or with --partial the line is listed', () => withDaemon(async (d, run) => {
+  const dir = tempDir();
+  const file = path.join(dir, 'events.ndjson');
+  fs.writeFileSync(file, Buffer.concat([Buffer.from('{"type":"a","data":"é"}\n{"type":"a","data":"'), Buffer.from([0xe9]),
+    Buffer.from('"}\n{"type":"a","data":1.0}\n{"type":"a","data":"\\u00e9"}\n')]));
+  try {
+    const atomic = await run('import', file, '--batch-size', '2');
+    assert.equal([atomic.code, atomic.stdout, atomic.stderr], [1, '', 'telemetry: line 2: the line is not valid UTF-8 text (INVALID_ENCODING)\n'
+      + 'the batch of lines 1-3 was not sent (nothing of it recorded); 0 event(s) before it were recorded. '
+      + 'Fix the lines above, or use --partial to record the valid ones.\n']);
+    assert.is(fs.existsSync(path.join(d.siteDir, SITE_FILE)), false);
+    const partial = await run('import', file, '--batch-size', '2', '--partial');
+    assert.equal([partial.code, partial.stdout, partial.stderr], [1, `imported 3 event(s) from ${file} in 2 request(s); 1 invalid line(s) not recorded\n`,
+      'telemetry: line 2: the line is not valid UTF-8 text (INVALID_ENCODING)\n']);
+    assert.is(fs.readFileSync(path.join(d.siteDir, SITE_FILE), 'utf8'), [
+      `{"seq":1,"ts":"${T0}","type":"a","data":"é","meta":{}}`, `{"seq":2,"ts":"${T0}","type":"a","data":1.0,"meta":{}}`,
+      `{"seq":3,"ts":"${T0}","type":"a","data":"\\u00e9","meta":{}}`, ''].join('\n'));
+  } finally {
+    removeDir(dir);
+  }
+}));
+
 test('import: a missing file is exit 1; a bad --batch-size exit 2', async () => {
   const missing = await cli(['import', '/nonexistent/x.ndjson', '--port', '1']);
   assert.equal([missing.code, missing.stderr], [1, 'telemetry: cannot read /nonexistent/x.ndjson (ENOENT)\n']);

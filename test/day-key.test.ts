@@ -58,6 +58,8 @@ const NAIVE: [string, unknown, RegExp][] = [
   ['a date without a time', '2026-03-17', /has no UTC offset/],
   ['text that is no date', 'tomorrow', /has no UTC offset/],
   ['an impossible date with an offset', '2026-02-30T12:00:00Z', /valid date-time/],
+  ['an impossible offset', '2026-03-17T12:00:00+24:00', /valid date-time; "2026-03-17T12:00:00\+24:00" has an impossible UTC offset/],
+  ['an ISO week date', '2026-W12-2T12:00:00Z', /valid date-time; "2026-W12-2T12:00:00Z" must be a calendar date and time/],
   ['an invalid JS Date', new Date(Number.NaN), /valid date-time/],
   ['an invalid luxon DateTime', DateTime.invalid('made up'), /valid date-time/],
   ['a number', 1773748800000, /needs a date-time; got number/],

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { compactText, JsonSyntaxError, scanMembers, setMember } from '../lib/json-text.js';
+import { compactText, forEachItem, JsonSyntaxError, scanMembers, setMember } from '../lib/json-text.js';
 import { prng } from './helpers/prng.js';
 
 // The JSON text scanner behind exact data: it accepts exactly what JSON.parse accepts, and
@@ -43,6 +43,47 @@ test('accepts exactly what JSON.parse accepts (40,000 random and mutated texts)'
     }
   }
   assert.ok(valid > 5000, `enough valid texts (${valid})`);
+});
+
+test('forEachItem (a batch array split as spelled) accepts exactly what JSON.parse accepts and gives each item\'s text', () => {
+  const rand = prng(20261124);
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(rand() * items.length)]!;
+  let arrays = 0;
+  for (let n = 0; n < 20_000; n++) {
+    let text = rand() < 0.4 ? Array.from({ length: Math.floor(rand() * 14) }, () => pick(PIECES)).join('')
+      : `[${Array.from({ length: Math.floor(rand() * 4) }, () => pick(GOOD)).join(pick([',', ' , ', ',\n']))}]`;
+    if (rand() < 0.5) {
+      const at = Math.floor(rand() * (text.length + 1));
+      text = text.slice(0, at) + pick(PIECES) + text.slice(at + (rand() < 0.5 ? 1 : 0));
+    }
+    let parsed: unknown;
+    let parses = true;
+    try { parsed = JSON.parse(text); } catch { parses = false; }
+    const items: string[] = [];
+    let scans = true;
+    let isArray = false;
+    try {
+      isArray = forEachItem(text, (span) => { items.push(text.slice(span.start, span.end)); });
+    } catch (error) {
+      assert.instance(error, JsonSyntaxError);
+      scans = false;
+    }
+    assert.is(scans, parses, JSON.stringify(text));
+    if (!parses) continue;
+    assert.is(isArray, Array.isArray(parsed), JSON.stringify(text));
+    if (!isArray) continue;
+    arrays++;
+    assert.equal(items.map((item) => JSON.parse(item)), parsed, JSON.stringify(text));
+    for (const item of items) assert.is(item, item.trim(), 'an item has no whitespace around it');
+  }
+  assert.ok(arrays > 3000, `enough arrays (${arrays})`);
+});
+
+test('forEachItem keeps every spelling: 1.0, 20 digits, 1e400, escapes', () => {
+  const text = String.raw`[ 1.0 ,12345678901234567890,1e400, "é" ,{"a" : -0.0}, [ ] ]`;
+  const items: string[] = [];
+  assert.is(forEachItem(text, (span) => { items.push(text.slice(span.start, span.end)); }), true);
+  assert.equal(items, ['1.0', '12345678901234567890', '1e400', String.raw`"é"`, '{"a" : -0.0}', '[ ]']);
 });
 
 /** Levels of arrays and objects in a parsed value (0 for a scalar). */

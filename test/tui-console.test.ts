@@ -69,6 +69,23 @@ test('rows appear and update in place; run id, filter and detail keys work; p pa
   assert.is(s.split('\n')[18], `│${'no type matches the filter "zz"'.padEnd(98)}│`);
 }));
 
+test('the console\'s table and detail pane show data and meta as the daemon sent them (-10.0, 20 digits, escapes)', () => withConsole(async (d, t) => {
+  const body = String.raw`{"type":"weather","data":{"t":-10.0,"big":12345678901234567890,"s":"\u00e9"},"meta":{"n":1.50}}`;
+  assert.is((await request(d.url, '/event', { body, headers: { 'content-type': 'application/json' } })).status, 200);
+  t.run(follow(d, 'weather'));
+  const s = await t.waitFor('the detail pane', (x) => x.includes('"n": 1.50'));
+  for (const text of ['"t": -10.0,', '"big": 12345678901234567890,', String.raw`"s": "\u00e9"`]) assert.ok(s.includes(text), `${text} in\n${s}`);
+  assert.ok(s.includes(' t=-10.0 big=12345678901234567890 s=é'), `the table's summary as spelled in\n${s}`);
+}));
+
+test('current TYPE on a terminal: the panel lays out the daemon\'s text', () => withConsole(async (d, t) => {
+  const body = String.raw`{"type":"weather","data":{"t":-10.0,"s":"\u00e9"}}`;
+  assert.is((await request(d.url, '/event', { body, headers: { 'content-type': 'application/json' } })).status, 200);
+  t.run(['current', 'weather', '--host', '127.0.0.1', '--port', String(d.port)]);
+  const s = await t.waitFor('the panel', (x) => x.includes('"t": -10.0,'));
+  assert.ok(s.includes(String.raw`          "s": "\u00e9"`), s);
+}));
+
 test('80x24 from the start, TERM=xterm-256color and TERM=screen-256color: the whole screen; a unicode type is aligned', () => withDaemon(async (d) => {
   const dome = (await post(d, 'dome status', { shutter: 'open', azimuth: 212.5 })).json;
   await post(d, 'weather', { temp_c: 4.1, humidity: 82, wind_kmh: 14, sky: 'partly cloudy' });

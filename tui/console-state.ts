@@ -27,6 +27,8 @@ export interface ConsoleState {
    * updated in place by stream events (never copied per event).
    */
   snapshot: Snapshot | undefined;
+  /** An envelope of the snapshot as the daemon sent it (the detail pane shows its bytes), when the watch knows it. */
+  textOf: ((envelope: Envelope) => string) | undefined;
   /**
    * What came since the last frame drawn: the types with new readings, or `view` for a whole
    * new view (the first, after a reconnection or a pause, each poll). The screen model marks
@@ -83,7 +85,7 @@ export interface Receipt {
 /** The state before the first answer. */
 export function initialState(): ConsoleState {
   return {
-    snapshot: undefined, fresh: NOTHING_FRESH, clock: undefined, connection: 'connecting', lastGoodPoll: undefined,
+    snapshot: undefined, textOf: undefined, fresh: NOTHING_FRESH, clock: undefined, connection: 'connecting', lastGoodPoll: undefined,
     problem: undefined, runActive: undefined, run: undefined, sinks: [], receipts: new Map(), diskFull: undefined, limits: undefined, selected: undefined,
     moved: false, top: 0, order: { key: 'type', reverse: false }, filter: '', detail: true, focus: 'table', detailScroll: 0,
     paused: false, help: false, prompting: false, draft: '',
@@ -122,7 +124,7 @@ export function applyUpdate(state: ConsoleState, update: WatchUpdate, type?: str
   for (const e of update.changed) {
     state.receipts.set(e.type, { seq: e.seq, ts: e.ts, mono: update.receivedMono ?? NaN, ageMs: ageAt(e.ts, lastGoodPoll) ?? 0 });
   }
-  return { ...state, snapshot, lastGoodPoll, fresh: freshWith(state, snapshot, update.changed) };
+  return { ...state, snapshot, textOf: update.text, lastGoodPoll, fresh: freshWith(state, snapshot, update.changed) };
 }
 
 /** The state once a frame is drawn: nothing fresh (the same state when nothing was). */

@@ -111,12 +111,12 @@ function painter(w: ConsoleWidgets, config: ConsoleConfig, trends: TrendKeeper):
     const row = model.rows[model.selected];
     state.selected = row?.type;
     state.top = model.top;
-    drawTable(model, state.order, page, tableInnerWidth(w));
+    drawTable(model, state.order, page, tableInnerWidth(w), state.textOf);
     renderHeader(w, state, { address: config.address, intervalMs: config.intervalMs, type: config.type,
       shown: model.rows.length, total: model.total, stale: model.staleTotal });
     trends.select(state.detail && row?.envelope ? row.type : undefined);
     if (state.detail) {
-      renderDetail(w, row, { type: config.type, filter: state.filter, focused: state.focus === 'detail', scroll: state.detailScroll },
+      renderDetail(w, row, { type: config.type, filter: state.filter, focused: state.focus === 'detail', scroll: state.detailScroll, textOf: state.textOf },
         { trend: trends.current, now: daemonNow(state, localNow), ascii: w.theme.name === 'mono' });
     }
     renderHelp(w, { show: state.help, draft: state.prompting ? state.draft : undefined, oneType: config.type !== undefined, paused: state.paused });

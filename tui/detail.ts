@@ -1,4 +1,6 @@
+import type { Envelope } from '../lib/wire.js';
 import { printable } from '../table/format.js';
+import { indentJson } from '../table/json-layout.js';
 import type { Row } from '../table/rows.js';
 import type { ConsoleWidgets } from './layout.js';
 import { trendLines, type Trend } from './trend.js';
@@ -16,7 +18,8 @@ export interface DetailTrend {
 }
 
 /** The pane's label and text for the selected row (or why there is none: no reading yet, or the filter). */
-export function detailText(row: Row | undefined, type: string | undefined, filter = ''): { label: string; text: string } {
+export function detailText(row: Row | undefined, type: string | undefined, filter = '',
+  textOf?: (envelope: Envelope) => string): { label: string; text: string } {
   if (!row) {
     const why = type !== undefined ? `no reading of ${JSON.stringify(type)} yet`
       : filter !== '' ? `no type matches the filter ${JSON.stringify(filter)}` : 'no readings yet';
@@ -26,7 +29,8 @@ export function detailText(row: Row | undefined, type: string | undefined, filte
     return { label: ` ${printable(row.type)}  MISSING `, text: `no reading of ${JSON.stringify(row.type)} yet; the daemon expects one (it has a max age for it)` };
   }
   const label = ` ${printable(row.type)}  ${row.age}  seq ${row.seq} `;
-  return { label, text: printable(JSON.stringify(row.envelope, null, 2)) };
+  // the daemon's text laid out when known: decoding would show -10.0 as -10
+  return { label, text: printable(textOf ? indentJson(textOf(row.envelope)) : JSON.stringify(row.envelope, null, 2)) };
 }
 
 /** Lines the pane can scroll down: its text's lines past the visible ones. */
@@ -40,8 +44,8 @@ export function detailScrollMax(w: ConsoleWidgets): number {
  * envelope, scrolled `scroll` lines down, its label marked while it has the focus.
  */
 export function renderDetail(w: ConsoleWidgets, row: Row | undefined,
-  o: { type: string | undefined; filter: string; focused: boolean; scroll: number }, t: DetailTrend): void {
-  const { label, text: envelope } = detailText(row, o.type, o.filter);
+  o: { type: string | undefined; filter: string; focused: boolean; scroll: number; textOf?: (e: Envelope) => string }, t: DetailTrend): void {
+  const { label, text: envelope } = detailText(row, o.type, o.filter, o.textOf);
   const width = Math.max(10, (w.detail.width as number) - 4);
   const trend = row?.envelope && t.trend?.type === row.type ? trendLines(t.trend, t.now, width, t.ascii) : [];
   const text = trend.length > 0 ? `${trend.join('\n')}\n\n${envelope}` : envelope;

@@ -1,3 +1,4 @@
+import type { Envelope } from '../lib/wire.js';
 import type { SortOrder } from '../table/rows.js';
 import { columnWidths, headerLine, rowLine, styledLine, type ColumnWidths } from '../table/table-lines.js';
 import { placeMarker, type ConsoleWidgets } from './layout.js';
@@ -14,14 +15,14 @@ export function tableRenderer(w: ConsoleWidgets) {
   // the column widths of a set of rows: laid out once, not on every one-second redraw
   let laidOut: { layout: number; rows: number; inner: number; widths: ColumnWidths } | undefined;
   /** Draw the rows in sight (only when a line changed), the selection and the border markers. */
-  return function renderTable(model: ScreenModel, order: SortOrder, page: number, inner: number): void {
+  return function renderTable(model: ScreenModel, order: SortOrder, page: number, inner: number, textOf?: (e: Envelope) => string): void {
     if (laidOut?.layout !== model.layout || laidOut.rows !== model.rows.length || laidOut.inner !== inner) {
       laidOut = { layout: model.layout, rows: model.rows.length, inner, widths: columnWidths(inner, model.rows) };
     }
     const widths = laidOut.widths;
     const inSight = model.rows.slice(model.top, model.top + page);
     const palette = w.theme.palette;
-    const lines = [` ${headerLine(widths, order)}`, ...inSight.map((r) => styledLine(r, rowLine(r, widths, palette), palette))];
+    const lines = [` ${headerLine(widths, order)}`, ...inSight.map((r) => styledLine(r, rowLine(r, widths, palette, textOf), palette))];
     if (lines.length !== drawn.length || lines.some((l, i) => l !== drawn[i])) {
       w.table.options.columnWidth = [lines.reduce((n, l) => Math.max(n, l.length), 1)];
       w.table.setData({ headers: [lines[0]!], data: lines.slice(1).map((l) => [l]) });

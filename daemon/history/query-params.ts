@@ -1,5 +1,5 @@
 import { MeridianError } from '../../lib/errors.js';
-import { formatTs } from '../../lib/time.js';
+import { formatTs, normaliseTs } from '../../lib/time.js';
 import { TYPE_FORBIDDEN_CHARACTER } from '../../lib/wire.js';
 
 // The query string of /history and /stream, read once into typed values. Every mistake is an
@@ -63,7 +63,11 @@ export function timeParam(query: RawQuery, name: string, nowMs: number): string 
   let ms = NaN;
   if (text === 'now') ms = nowMs;
   else if (relative) ms = nowMs - Math.round(Number(relative[1]) * UNITS[relative[2]!]!);
-  else if (/^\d{4}-\d\d-\d\dT/.test(text) && HAS_ZONE.test(text)) ms = Date.parse(text);
+  else if (/^\d{4}-\d\d-\d\dT/.test(text) && HAS_ZONE.test(text)) {
+    // the spellings an event's ts takes, by the same rule (no 2026-02-30, no +24:00)
+    const normal = normaliseTs(text);
+    ms = 'ts' in normal ? Date.parse(normal.ts) : NaN;
+  }
   if (!Number.isFinite(ms) || Math.abs(ms) > 8.64e15) {
     throw new MeridianError('INVALID_QUERY', `${name} must be an ISO-8601 time with Z or an offset, now, or a relative time such as -2h (s, m, h, d, w); got ${JSON.stringify(text)}`);
   }

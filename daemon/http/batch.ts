@@ -1,6 +1,7 @@
 import { MeridianError, type ErrorCode } from '../../lib/errors.js';
 import type { ValidEvent } from '../storage/store.js';
-import { NO_BODY, type BatchText } from './body.js';
+import { forEachItem, JsonSyntaxError } from '../../lib/json-text.js';
+import { NO_BODY, parseJson, utf8Text, type BatchText } from './body.js';
 import { parseEventBody } from './validate.js';
 
 // A batch body (POST /events) turned into valid events and per-index failures, all of it
@@ -26,7 +27,7 @@ export interface ParsedBatch {
 }
 
 /** One item of a batch before validation: its JSON text, and its line in an NDJSON body. */
-type Item = { line?: number; text: string };
+type Item = { line?: number; text: string; failure?: MeridianError };
 
 /** Parse and validate every event of a batch. A body that is no batch at all throws (400, 413, 422). */
 export function parseBatch(body: BatchText | typeof NO_BODY, maxEvents: number = MAX_BATCH_EVENTS): ParsedBatch {
@@ -40,6 +41,7 @@ export function parseBatch(body: BatchText | typeof NO_BODY, maxEvents: number =
   items.forEach((item, index) => {
     const line = item.line === undefined ? {} : { line: item.line };
     try {
+      if (item.failure) throw item.failure;
       parsed.events.push({ index, event: parseEventBody(item.text) });
     } catch (error) {
       if (!(error instanceof MeridianError)) throw error;
@@ -51,19 +53,23 @@ export function parseBatch(body: BatchText | typeof NO_BODY, maxEvents: number =
   return parsed;
 }
 
+/** The items of a JSON array body, each kept as spelled (split by the scanner: no JSON.parse, no respelling). */
 function jsonItems(text: string): Item[] {
-  let value: unknown;
+  const items: Item[] = [];
+  let isArray: boolean;
   try {
-    value = JSON.parse(text);
+    isArray = forEachItem(text, (span) => { items.push({ text: text.slice(span.start, span.end) }); });
   } catch (error) {
-    throw new MeridianError('MALFORMED_JSON', `The body is not valid JSON: ${(error as Error).message}.`);
+    if (!(error instanceof JsonSyntaxError)) throw error;
+    parseJson(text); // the same detail as JSON.parse gives (the scanner and the parser accept the same texts)
+    throw new MeridianError('MALFORMED_JSON', `The body is not valid JSON: ${error.message}.`);
   }
-  if (!Array.isArray(value)) {
-    const got = value === null ? 'null' : typeof value === 'object' ? 'an object' : typeof value;
+  if (!isArray) {
+    const c = text.trimStart().charCodeAt(0);
+    const got = c === 110 ? 'null' : c === 123 ? 'an object' : c === 34 ? 'string' : c === 116 || c === 102 ? 'boolean' : 'number';
     throw new MeridianError('INVALID_BODY', `A JSON batch must be an array of events; got ${got} (send one event to POST /event).`);
   }
-  // an array's items are taken as JSON.parse read them (an NDJSON line is kept as spelled)
-  return value.map((v: unknown) => ({ text: JSON.stringify(v) }));
+  return items;
 }
 
 /**
@@ -76,7 +82,14 @@ function ndjsonItems(bytes: Buffer): Item[] {
   for (let start = 0, line = 1; start < bytes.length; line++) {
     const newline = bytes.indexOf(10, start);
     const end = newline === -1 ? bytes.length : newline;
-    const source = bytes.toString('utf8', start, end);
+    let source: string;
+    try {
+      source = utf8Text(bytes, `Line ${line}`, start, end);
+    } catch (error) {
+      // a line that is not UTF-8 fails on its own, as a line that is not JSON does
+      source = '';
+      items.push({ line, text: '', failure: error as MeridianError });
+    }
     if (source.trim() !== '') items.push({ line, text: source });
     start = end + 1;
   }

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import { MeridianError } from '../../lib/errors.js';
 
@@ -25,7 +26,18 @@ export async function readBodyText(req: IncomingMessage, limit: number): Promise
   if (declared !== undefined && Number(declared) > limit) throw tooLarge(limit);
   const { chunks, size } = await collect(req, limit);
   if (size === 0) return NO_BODY;
-  return chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
+  return utf8Text(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size), 'The body');
+}
+
+/**
+ * The text of `bytes`, which must be UTF-8: a byte sequence that is not (which decoding would
+ * silently store as U+FFFD) is a 422 INVALID_ENCODING. `what` names it in the detail.
+ */
+export function utf8Text(bytes: Buffer, what: string, start = 0, end = bytes.length): string {
+  if (!isUtf8(start === 0 && end === bytes.length ? bytes : bytes.subarray(start, end))) {
+    throw new MeridianError('INVALID_ENCODING', `${what} is not valid UTF-8 text; send it encoded as UTF-8.`);
+  }
+  return bytes.toString('utf8', start, end);
 }
 
 /** Read and parse the JSON body of `req` (readBodyText, then 400 for malformed JSON). */
@@ -68,7 +80,7 @@ export async function readBatchBody(req: IncomingMessage, limit: number): Promis
   const { chunks, size } = await collect(req, limit);
   if (size === 0) return NO_BODY;
   const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
-  return format === 'json' ? { format, text: bytes.toString('utf8') } : { format, bytes };
+  return format === 'json' ? { format, text: utf8Text(bytes, 'The body') } : { format, bytes };
 }
 
 /** Collect the body; past `limit` stop reading (the stream is paused, never drained) and reject. */

@@ -59,4 +59,4 @@ export function operation(fields: Omit<OperationObject, 'responses'> & {
 }
 
 /** What reading a JSON request body can fail with. */
-export const BODY_ERRORS: ErrorCode[] = ['MALFORMED_JSON', 'BODY_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'INVALID_BODY'];
+export const BODY_ERRORS: ErrorCode[] = ['MALFORMED_JSON', 'BODY_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'INVALID_ENCODING', 'INVALID_BODY'];
