@@ -88,6 +88,7 @@ test('every documented answer of every route is provoked, and each matches the d
     assert.equal(own.json.meta, { max_age_s: 90 });
     await call('GET', '/current/weather', 200);
     await call('GET', '/current', 200);
+    await call('GET', '/current?freshness=true', 200);
     await call('GET', '/current?type=weather&stale=false', 200);
     await call('POST', '/events', 200, { body: [{ type: 'weather', data: 2 }, { type: 'dome', data: 'open' }] });
     await call('GET', '/history?type=weather&limit=1', 200);

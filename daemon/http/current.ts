@@ -1,13 +1,14 @@
 import type { ServerResponse } from 'node:http';
 import { MeridianError } from '../../lib/errors.js';
 import type { Freshness } from '../../lib/wire.js';
-import { currentBody } from '../freshness/current-body.js';
+import { currentBody } from './current-body.js';
 import { parseCurrentQuery } from './current-query.js';
 import { sendJson, sendJsonChunks } from './respond.js';
 import type { AppDeps, Handler } from './route.js';
 
-// The current view: every type's latest reading with its freshness, or one type's reading
-// (the envelope exactly, freshness in X-Meridian-* headers). See docs/http-api.md.
+// The current view: every type's latest reading, exactly the original service's body
+// `{"current": {...}}` unless freshness is asked for (`?freshness=true`, or `?stale=`), or one
+// type's reading (the envelope exactly, freshness in X-Meridian-* headers). See docs/http-api.md.
 
 /** Handlers of GET /current (filters, ETag / If-None-Match) and GET /current/{type}. */
 export function currentHandlers({ store, bootId, clock, freshness }: AppDeps): Record<'all' | 'one', Handler> {
