@@ -15,27 +15,27 @@ export interface MachineProbe {
   reverse(address: string): Promise<string>;
 }
 
-/** How long a lookup may take: a unit without DNS at night must still start at once. */
-const LOOKUP_MS = 2000;
+/** How long a lookup may take (ms): a unit without DNS at night must still start at once. */
+export const LOOKUP_MS = 2000;
 
-/** This machine's names and addresses (not canonical, duplicates possible); a lookup that fails or hangs adds nothing. */
-export async function machineNames(probe: MachineProbe): Promise<string[]> {
+/** This machine's names and addresses (not canonical, duplicates possible); a lookup that fails or takes over `lookupMs` adds nothing. */
+export async function machineNames(probe: MachineProbe, lookupMs = LOOKUP_MS): Promise<string[]> {
   const names: string[] = [];
   const interfaces = Object.values(probe.networkInterfaces()).flatMap((list) => list ?? []);
   names.push(...interfaces.map((i) => i.address));
   const host = probe.hostname();
   if (host === '') return names;
   names.push(host, `${host}.local`);
-  const addresses = await bounded(probe.lookup(host), []);
+  const addresses = await bounded(probe.lookup(host), [], lookupMs);
   names.push(...addresses);
-  const reverse = await Promise.all(addresses.map((address) => bounded(probe.reverse(address), '')));
+  const reverse = await Promise.all(addresses.map((address) => bounded(probe.reverse(address), '', lookupMs)));
   names.push(...reverse.filter((name) => name !== ''));
   return names;
 }
 
-async function bounded<T>(work: Promise<T>, fallback: T): Promise<T> {
+async function bounded<T>(work: Promise<T>, fallback: T, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<T>((resolve) => { timer = setTimeout(() => resolve(fallback), LOOKUP_MS); timer.unref(); });
+  const late = new Promise<T>((resolve) => { timer = setTimeout(() => resolve(fallback), ms); });
   try {
     return await Promise.race([work.catch(() => fallback), late]);
   } finally {
