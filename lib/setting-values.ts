@@ -61,7 +61,8 @@ export function parseHost(value: string, name: string): string {
 
 /** An address the daemon may be reached at without a token: loopback names and ranges. */
 export function isLoopbackHost(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  // one spelling first: `LOCALHOST.`, `[0:0::1]`, `::ffff:127.0.0.1`
+  const h = canonicalHost(host) ?? host.replace(/^\[|\]$/g, '').toLowerCase();
   return h === 'localhost' || h.endsWith('.localhost') || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h)
     || h === '::ffff:127.0.0.1' || /^::ffff:127\./.test(h);
 }

@@ -170,6 +170,12 @@ test('ETag of /current?freshness=true: 304 while nothing changed; a new reading 
   const plain = await request(d.url, '/current');
   assert.is((await request(d.url, '/current', { headers: { 'if-none-match': plain.headers.etag! } })).status, 304);
   assert.is((await request(d.url, '/current?freshness=false', { headers: { 'if-none-match': plain.headers.etag! } })).status, 304);
+  // If-None-Match as RFC 9110 has it: a list, weak tags, `*`
+  const plainTag = plain.headers.etag!;
+  const rows: Array<[string, number]> = [[`"other", ${plainTag}`, 304], [`W/${plainTag}`, 304], ['*', 304], [' * ', 304], ['"other"', 200], [`${plainTag.slice(0, -1)}x"`, 200]];
+  for (const [header, status] of rows) {
+    assert.is((await request(d.url, '/current', { headers: { 'if-none-match': header } })).status, status, header);
+  }
 }));
 
 test('GET /status counts stale types (expected ones never seen included) and shows the limits', () => withDaemon(`${RULES},dome=60`, async (d, clock) => {

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startDaemon, StartupError } from '../daemon/server.js';
-import { resolveDaemonConfig } from '../lib/config.js';
+import { isLoopbackHost, resolveDaemonConfig } from '../lib/config.js';
 import { createLogger } from '../lib/log.js';
 import { systemClock } from '../lib/time.js';
 import { withTestDaemon } from './helpers/daemon.js';
@@ -80,6 +80,14 @@ test('Host: without machine names or --allowed-hosts, the host name is refused (
     assert.is((await request(d.url, '/current', { headers: { host: `unit-7:${d.port}` } })).status, 403);
     assert.is((await request(d.url, '/current', { headers: { host: `pocs-control:${d.port}` } })).status, 403);
   }));
+
+test('a bind host is judged loopback in any spelling (a loopback bind needs no token)', () => {
+  const rows: Array<[string, boolean]> = [
+    ['localhost', true], ['LOCALHOST.', true], ['dome.localhost', true], ['127.0.1.1', true], ['::1', true], ['[0:0::1]', true],
+    ['::ffff:127.0.0.1', true], ['0.0.0.0', false], ['::', false], ['unit-7', false], ['192.0.2.2', false], ['localhost.evil', false],
+  ];
+  for (const [host, loopback] of rows) assert.is(isLoopbackHost(host), loopback, host);
+});
 
 const TOKEN = 's3cret-token';
 

@@ -19,7 +19,7 @@ export function currentHandlers({ store, bootId, clock, freshness }: AppDeps): R
       // with freshness the tag also changes when a type turns stale or fresh
       const etag = plain ? `"${bootId}-${store.view.version}"` : `"${bootId}-${store.view.version}-${freshness.watch.transitions}"`;
       res.setHeader('ETag', etag);
-      if (req.headers['if-none-match'] === etag) {
+      if (noneMatch(req.headers['if-none-match'], etag)) {
         res.statusCode = 304;
         res.end();
         return;
@@ -35,6 +35,13 @@ export function currentHandlers({ store, bootId, clock, freshness }: AppDeps): R
       sendJson(res, 200, judged.reading.json);
     },
   };
+}
+
+/** Whether If-None-Match names `etag`: `*`, or a list of tags compared weakly (RFC 9110 13.1.2, 8.8.3.2). */
+function noneMatch(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  if (header.trim() === '*') return true;
+  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
 }
 
 /** X-Meridian-Age (seconds; absent without a reading), X-Meridian-Max-Age (absent: no limit), X-Meridian-Stale. */
