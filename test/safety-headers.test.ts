@@ -1,5 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { TelemetryClient, TelemetryClientError } from '../client/index.js';
 import { startDaemon, StartupError } from '../daemon/server.js';
 import { isLoopbackHost, resolveDaemonConfig } from '../lib/config.js';
 import { createLogger } from '../lib/log.js';
@@ -122,6 +123,23 @@ for (const [setting, flags, env] of [
     }
   }));
 }
+
+test('the client reads the token as the daemon does: trimmed, a blank variable is none', () => withTestDaemon({ flags: { token: TOKEN } }, async (d) => {
+  const rows: Array<[string, ConstructorParameters<typeof TelemetryClient>[0], number]> = [
+    ['an option with a trailing newline', { baseUrl: d.url, token: `${TOKEN}\n`, env: {} }, 200],
+    ['a variable with surrounding spaces', { baseUrl: d.url, env: { MERIDIAN_TELEMETRY_TOKEN: ` ${TOKEN} ` } }, 200],
+    ['a blank variable: no token', { baseUrl: d.url, env: { MERIDIAN_TELEMETRY_TOKEN: ' \n' } }, 401],
+  ];
+  for (const [name, options, status] of rows) {
+    const client = new TelemetryClient(options);
+    try {
+      const answer = await client.current().then(() => 200, (e: unknown) => (e as TelemetryClientError).statusCode);
+      assert.is(answer, status, name);
+    } finally {
+      client.close();
+    }
+  }
+}));
 
 test('a token variable of whitespace only is no token: on loopback open, on 0.0.0.0 the daemon refuses to start', async () => {
   await withTestDaemon({ env: { MERIDIAN_TELEMETRY_TOKEN: ' \t\n' } }, async (d) => {
