@@ -83,7 +83,8 @@ export function parseToken(value: string, name: string, fromVariable: boolean): 
 /** Host names separated by commas (`obs1,obs1.example.org,192.0.2.7`), canonical (lib/host-name.ts). */
 export function parseHostList(value: string, name: string): readonly string[] {
   const names = value.split(',').map((item) => canonicalHost(item.trim()));
-  if (value.trim() === '' || names.some((n) => n === undefined)) {
+  // DNS names and addresses only: no wildcard (`*` would be taken as a name no client sends)
+  if (value.trim() === '' || names.some((n) => n === undefined || !/^[a-z0-9._-]+$|:/.test(n))) {
     throw new ConfigError(name, 'host names or addresses separated by commas (obs1,obs1.example.org,192.0.2.7)', value);
   }
   return Object.freeze([...new Set(names as string[])]);

@@ -122,6 +122,7 @@ const REFUSED: [string, DaemonFlags, Record<string, string>, string][] = [
     'MERIDIAN_TELEMETRY_ALLOW_UNAUTHENTICATED must be one of 1, true, yes, on, 0, false, no, off; got "maybe"'],
   ['an empty --allowed-hosts', { allowedHosts: '' }, {}, '--allowed-hosts must be host names or addresses separated by commas (obs1,obs1.example.org,192.0.2.7); got ""'],
   ['an empty item of --allowed-hosts', { allowedHosts: 'a,,b' }, {}, '--allowed-hosts must be host names or addresses separated by commas (obs1,obs1.example.org,192.0.2.7); got "a,,b"'],
+  ['a wildcard in --allowed-hosts', { allowedHosts: '*.example.org' }, {}, '--allowed-hosts must be host names or addresses separated by commas (obs1,obs1.example.org,192.0.2.7); got "*.example.org"'],
   ['a port in --allowed-hosts', { allowedHosts: 'obs1:6562' }, {}, '--allowed-hosts must be host names or addresses separated by commas (obs1,obs1.example.org,192.0.2.7); got "obs1:6562"'],
   ['a user in MERIDIAN_TELEMETRY_ALLOWED_HOSTS', {}, { MERIDIAN_TELEMETRY_ALLOWED_HOSTS: 'me@obs1' },
     'MERIDIAN_TELEMETRY_ALLOWED_HOSTS must be host names or addresses separated by commas (obs1,obs1.example.org,192.0.2.7); got "me@obs1"'],
