@@ -1,6 +1,6 @@
 import { IANAZone } from 'luxon';
 import { canonicalHost } from './host-name.js';
-import { DAEMON_SETTINGS, givenValue, type DaemonConfig, type DaemonFlags } from './settings.js';
+import { DAEMON_SETTINGS, givenValue, type DaemonConfig, type DaemonFlags, type Given } from './settings.js';
 import { DEFAULT_HOST, DEFAULT_PORT, nonEmpty, parseHost, parsePort, parseToken } from './setting-values.js';
 
 // One resolver for every setting: command-line flag, then environment variable, then default.
@@ -67,28 +67,23 @@ export function clientToken(option: string | undefined, env: Env, name = 'token'
 }
 
 /**
- * A setting's environment variable: `MERIDIAN_TELEMETRY_<name>`, else (for drop-in use on
- * PANOPTES units) `PANOPTES_TELEMETRY_<name>`; with the variable's name for messages.
- * Only HOST, PORT and SITE_DIR have PANOPTES names (the original service has no token).
+ * Where a client finds the daemon uses the daemon's own rows (lib/settings.ts) for `--host`
+ * and `--port`: the same variables (MERIDIAN_, else PANOPTES_), the same parsers, so a client
+ * and the daemon on one unit agree on the address.
  */
-export function fromEnv(env: Env, name: 'HOST' | 'PORT' | 'SITE_DIR'): { value: string; variable: string } | undefined {
-  for (const variable of [`MERIDIAN_TELEMETRY_${name}`, `PANOPTES_TELEMETRY_${name}`]) {
-    const value = nonEmpty(env[variable]);
-    if (value !== undefined) return { value, variable };
-  }
-  return undefined;
+function fromSetting(key: 'host' | 'port', flag: string | number | undefined, flagName: string, env: Env): Given | undefined {
+  const given = givenValue(DAEMON_SETTINGS.find((s) => s.key === key)!, { [key]: flag }, env);
+  return given && !given.fromVariable ? { ...given, name: flagName } : given;
 }
 
 function pickHost(flag: string | undefined, env: Env, flagName: string): string {
-  const fromVariable = fromEnv(env, 'HOST');
-  if (flag !== undefined) return parseHost(flag, flagName);
-  return fromVariable ? parseHost(fromVariable.value, fromVariable.variable) : DEFAULT_HOST;
+  const given = fromSetting('host', flag, flagName, env);
+  return given ? parseHost(String(given.value), given.name) : DEFAULT_HOST;
 }
 
 function pickPort(flag: string | number | undefined, option: string, env: Env): number {
-  if (flag !== undefined) return parsePort(flag, option);
-  const fromVariable = fromEnv(env, 'PORT');
-  return fromVariable ? parsePort(fromVariable.value, fromVariable.variable) : DEFAULT_PORT;
+  const given = fromSetting('port', flag, option, env);
+  return given ? parsePort(given.value as string | number, given.name) : DEFAULT_PORT;
 }
 
 function resolveZone(tz: string | undefined): { zone: string; zoneWarning: string | undefined } {
