@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { TelemetryClient, TelemetryClientError } from '../client/index.js';
@@ -89,6 +90,17 @@ test('a bind host is judged loopback in any spelling (a loopback bind needs no t
   ];
   for (const [host, loopback] of rows) assert.is(isLoopbackHost(host), loopback, host);
 });
+
+// this machine's first network (not loopback) IPv4 address: a client on the unit that names it so
+const NETWORK_ADDRESS = Object.values(os.networkInterfaces()).flatMap((l) => l ?? []).find((i) => i.family === 'IPv4' && !i.internal)?.address;
+
+test('/shutdown from this machine by its network address is a local client (no token needed), as by loopback', () =>
+  withTestDaemon({ flags: { host: '0.0.0.0', allowUnauthenticated: true } }, async (d) => {
+    assert.ok(NETWORK_ADDRESS, 'this test needs a network interface with an IPv4 address');
+    const answer = await request(`http://${NETWORK_ADDRESS}:${d.port}`, '/shutdown', { method: 'POST' });
+    assert.equal([answer.status, answer.text], [200, '{"shutting_down":true}']);
+    await d.daemon.closed;
+  }));
 
 const TOKEN = 's3cret-token';
 

@@ -70,10 +70,15 @@ export function createGuard({ host, token, allowedHosts }: GuardSettings): Guard
   };
 }
 
-/** Whether the peer of a request is on a loopback address. */
+/**
+ * Whether the peer of a request is this machine: a loopback address, or the very address it
+ * connected to (a client on the unit naming it by its network address or a name that resolves
+ * to one: the kernel routes that connection locally, and a remote peer cannot complete TCP
+ * from this machine's address).
+ */
 export function fromLoopback(req: IncomingMessage): boolean {
   const addr = req.socket.remoteAddress ?? '';
-  return addr === '::1' || addr.startsWith('127.') || addr.startsWith('::ffff:127.');
+  return addr === '::1' || addr.startsWith('127.') || addr.startsWith('::ffff:127.') || (addr !== '' && addr === req.socket.localAddress);
 }
 
 /**
