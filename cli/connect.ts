@@ -1,6 +1,5 @@
 import { TelemetryClient } from '../client/client.js';
 import { addressUrl, hostPort, resolveClientAddress } from '../lib/config.js';
-import { ConfigError } from '../lib/errors.js';
 import type { CliIo } from './io.js';
 import { textOption, type ParsedOptions } from './options.js';
 
@@ -20,8 +19,7 @@ export interface DaemonTarget {
 export function connect(opts: ParsedOptions, io: CliIo): DaemonTarget {
   const port = textOption(opts, 'port');
   const token = textOption(opts, 'token');
-  if (token !== undefined && token.trim() === '') throw new ConfigError('--token', 'a non-empty token', token);
-  const resolved = resolveClientAddress({ host: textOption(opts, 'host'), port, token }, io.env, { host: '--host', port: '--port' });
+  const resolved = resolveClientAddress({ host: textOption(opts, 'host'), port, token }, io.env, { host: '--host', port: '--port', token: '--token' });
   const client = new TelemetryClient({ baseUrl: addressUrl(resolved), token: resolved.token, env: {} });
   return { client, host: resolved.host, port: resolved.port, address: hostPort(resolved.host, resolved.port) };
 }

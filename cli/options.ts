@@ -1,4 +1,5 @@
 import { ConfigError } from '../lib/errors.js';
+import { DAEMON_SETTINGS } from '../lib/settings.js';
 
 // Reading parsed options (sade/mri output) into typed values, once, at the boundary.
 // A bad value is a ConfigError (exit 2) naming the option, what was expected and what was given.
@@ -6,11 +7,13 @@ import { ConfigError } from '../lib/errors.js';
 /** Options as the argv parser gives them. */
 export type ParsedOptions = Readonly<Record<string, unknown>>;
 
-/** Options that take a value (kept as text by the parser: `--token 0123` stays "0123"). */
-export const VALUE_OPTIONS = ['host', 'port', 'token', 'site-dir', 'fsync', 'max-body', 'shutdown-timeout', 'log-file', 'timeout', 'interval', 'stale',
-  'config', 'forward', 'data', 'meta', 'batch-size', 'log-format', 'compress-after', 'retain', 'since', 'from', 'to', 'run', 'max-age', 'theme'];
+const daemonOptions = (kind: 'value' | 'switch') => DAEMON_SETTINGS.filter((s) => s.kind === kind).map((s) => s.flag.slice(2));
+
+/** Options that take a value (kept as text by the parser: `--token 0123` stays "0123"): the daemon's settings and the commands' own. */
+export const VALUE_OPTIONS = [...new Set([...daemonOptions('value'), 'log-file', 'timeout', 'interval', 'stale',
+  'config', 'forward', 'data', 'meta', 'batch-size', 'since', 'from', 'to', 'run', 'max-age', 'theme'])];
 /** Options that are switches (never swallow the next word: `--json weather`). */
-export const SWITCH_OPTIONS = ['json', 'csv', 'follow', 'detach', 'verbose', 'access-logs', 'partial', 'not-current', 'allow-unauthenticated'];
+export const SWITCH_OPTIONS = [...new Set([...daemonOptions('switch'), 'json', 'csv', 'follow', 'detach', 'partial', 'not-current'])];
 
 /** A bad command line the parser did not catch: unknown command or option, extra argument (exit 2). */
 export class UsageError extends Error {

@@ -1,4 +1,5 @@
 import sade from 'sade';
+import { DAEMON_SETTINGS, settingHelp } from '../lib/settings.js';
 import { VERSION } from '../lib/version.js';
 import type { CliIo } from './io.js';
 import type { ParsedOptions } from './options.js';
@@ -20,31 +21,21 @@ export function buildProgram(io: CliIo) {
   const p = io.prefix;
   const prog = sade(io.name).version(VERSION);
 
-  prog.command(`${p}run`)
-    .describe('Run the telemetry daemon in the foreground (logs to stderr; Ctrl-C or SIGTERM stops it). With --detach, start it in the background, wait until it answers /ready, print its pid, address and log file, and exit.')
-    .option('--host', 'Address to bind (env MERIDIAN_TELEMETRY_HOST; default localhost)')
-    .option('--port', 'Port to listen on (env MERIDIAN_TELEMETRY_PORT; default 6562)')
-    .option('--site-dir', 'Where telemetry files live (env MERIDIAN_TELEMETRY_SITE_DIR; default $XDG_DATA_HOME/meridian/telemetry)')
-    .option('--token', 'Require this bearer token (env MERIDIAN_TELEMETRY_TOKEN)')
-    .option('--allow-unauthenticated', 'Bind a non-loopback --host without a token (env MERIDIAN_TELEMETRY_ALLOW_UNAUTHENTICATED)')
-    .option('--fsync', 'Durability: always, batch or off (default batch)')
-    .option('--max-age', 'When readings turn stale, in seconds per type: weather=180,power=90,camera.*=300,*=600 (env MERIDIAN_TELEMETRY_MAX_AGE; default none: never)')
-    .option('--max-body', 'Largest request body in bytes, at most 268435456 (default 1048576)')
-    .option('--shutdown-timeout', 'Seconds a stop waits for requests in flight before closing their connections (default 3)')
-    .option('--verbose', 'Debug logging: one line per incoming event')
-    .option('--access-logs', 'Log one line per request')
+  const run = prog.command(`${p}run`)
+    .describe('Run the telemetry daemon in the foreground (logs to stderr; Ctrl-C or SIGTERM stops it). With --detach, start it in the background, wait until it answers /ready, print its pid, address and log file, and exit.');
+  // the daemon's settings, one option per row of the settings table (lib/settings.ts)
+  for (const setting of DAEMON_SETTINGS) run.option(setting.flag, settingHelp(setting));
+  run
     .option('--forward', 'Forward the log to this mqtt://, postgres:// or http(s):// URL (repeatable; see docs/forwarding.md)')
     .option('--config', 'Forwarding sinks and their options from this TOML file (docs/forwarding.md)')
-    .option('--log-format', 'Log lines as text or json (one object per line; default text)')
     .option('--log-file', 'Append the log to this file instead of stderr, reopened on SIGHUP (with --detach default <site-dir>/.meridian/daemon.log)')
-    .option('--compress-after', 'Gzip closed day files and stopped runs older than this age, e.g. 2d or 36h (default never)')
-    .option('--retain', 'Delete closed day files and stopped runs older than this age, e.g. 365d (default keep all)')
     .option('--detach', 'Start in the background and exit once it answers /ready')
     .option('--timeout', 'With --detach: seconds to wait for /ready (default 10)')
     .example(`${p}run`)
     .example(`${p}run --port 7000 --site-dir /srv/telemetry --fsync always`)
     .example(`${p}run --forward postgres://meridian@db.local/telemetry --forward mqtt://broker.local`)
     .example(`${p}run --max-age 'weather=180,power=90,*=600'`)
+    .example(`${p}run --host 0.0.0.0 --allow-unauthenticated --allowed-hosts pocs-control,192.0.2.7`)
     .example(`${p}run --detach`)
     .example(`${p}run --detach --log-file /var/log/meridian-telemetry.log`)
     .action(async (opts: ParsedOptions) => (await import('./run.js')).runRun(opts, io));

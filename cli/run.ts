@@ -1,4 +1,5 @@
 import { TelemetryStartError } from '../launcher/launch-failure.js';
+import { DAEMON_SETTINGS, type DaemonFlags } from '../lib/settings.js';
 import type { CliIo } from './io.js';
 import { listOption, noExtraArguments, requireWith, secondsOption, switchOption, textOption, type ParsedOptions } from './options.js';
 
@@ -8,15 +9,9 @@ import { listOption, noExtraArguments, requireWith, secondsOption, switchOption,
 /** Run the daemon: in the foreground until stopped, or detached (exit 0 once it answers /ready). */
 export async function runRun(opts: ParsedOptions, io: CliIo): Promise<number> {
   noExtraArguments(opts);
-  const flags = {
-    host: textOption(opts, 'host'), port: textOption(opts, 'port'), siteDir: textOption(opts, 'site-dir'),
-    token: textOption(opts, 'token'), fsync: textOption(opts, 'fsync'), maxBody: textOption(opts, 'max-body'),
-    shutdownTimeout: textOption(opts, 'shutdown-timeout'),
-    maxAge: textOption(opts, 'max-age'),
-    verbose: switchOption(opts, 'verbose'), accessLogs: switchOption(opts, 'access-logs'),
-    logFormat: textOption(opts, 'log-format'), compressAfter: textOption(opts, 'compress-after'), retain: textOption(opts, 'retain'),
-    allowUnauthenticated: switchOption(opts, 'allow-unauthenticated'),
-  };
+  // one flag per row of the settings table (lib/settings.ts)
+  const flags: DaemonFlags = Object.fromEntries(DAEMON_SETTINGS.map((s) =>
+    [s.key, s.kind === 'switch' ? switchOption(opts, s.flag.slice(2)) : textOption(opts, s.flag.slice(2))]));
   const forward = { config: textOption(opts, 'config'), forward: listOption(opts, 'forward') };
   if (!switchOption(opts, 'detach')) {
     requireWith(opts, ['timeout'], 'detach');
@@ -27,9 +22,7 @@ export async function runRun(opts: ParsedOptions, io: CliIo): Promise<number> {
   }
   const { startTelemetryServer } = await import('../launcher/launcher.js');
   const timeoutMs = secondsOption(opts, 'timeout', 10_000);
-  // the detached child hears of --allow-unauthenticated through its environment
-  const env = flags.allowUnauthenticated ? { ...io.env, MERIDIAN_TELEMETRY_ALLOW_UNAUTHENTICATED: '1' } : io.env;
-  const server = startTelemetryServer({ ...flags, ...forward, logFile: textOption(opts, 'log-file'), env, autoStart: false });
+  const server = startTelemetryServer({ ...flags, ...forward, logFile: textOption(opts, 'log-file'), env: io.env, autoStart: false });
   const child = server.start();
   try {
     const status = await server.ready({ timeout: timeoutMs / 1000 });

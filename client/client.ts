@@ -65,12 +65,14 @@ export interface PostEventsOptions {
   partial?: boolean;
 }
 
-/** What `current()` may narrow the view to (`GET /current?type=...&stale=...`). */
+/** What `current()` may narrow the view to (`GET /current?type=...&stale=...`), and whether it asks for freshness. */
 export interface CurrentFilter {
   /** Only these types. */
   types?: readonly string[];
   /** Only stale types (true) or only fresh ones (false). */
   stale?: boolean;
+  /** Ask for `freshness` beside `current` (default true; false: the original service's body alone). */
+  freshness?: boolean;
 }
 
 /** The answer to a conditional `/current` poll. */
@@ -212,7 +214,7 @@ export class TelemetryClient {
     }
   }
 
-  /** GET /current: the latest envelope of every type and how fresh each is (optionally only some types, or only stale ones). */
+  /** GET /current?freshness=true: the latest envelope of every type and how fresh each is (optionally only some types, or only stale ones). */
   current(filter: CurrentFilter = {}): Promise<CurrentAnswer> {
     return this.call('GET', currentPath(filter));
   }
@@ -240,7 +242,7 @@ export class TelemetryClient {
   async currentEvent(type: string): Promise<Envelope> {
     if (!UNADDRESSABLE_TYPES.has(type)) return this.call('GET', `current/${encodeURIComponent(type)}`);
     // read it from the whole view, and answer a missing one as the daemon would
-    const { current } = await this.current();
+    const { current } = await this.call<CurrentAnswer>('GET', 'current');
     if (Object.hasOwn(current, type)) return current[type]!;
     const detail = `There is no current reading of type ${JSON.stringify(type)}.`;
     const url = `${this.baseUrl}/current`;
@@ -285,7 +287,7 @@ export class TelemetryClient {
 
   /** GET /current with `If-None-Match` (without freshness: the poller judges ages itself): cheap polling that also reports the daemon's clock. */
   async pollCurrent(etag?: string): Promise<CurrentPoll> {
-    const response = await this.send('GET', 'current?freshness=false', undefined, etag ? { 'if-none-match': etag } : {});
+    const response = await this.send('GET', 'current', undefined, etag ? { 'if-none-match': etag } : {});
     const date = response.headers.date ? Date.parse(response.headers.date) : NaN;
     const changed = response.statusCode !== 304;
     return {
@@ -334,8 +336,10 @@ function batchPath(options: PostEventsOptions): string {
 
 /** The path of GET /current with its query (a comma inside a type name travels as %2C). */
 function currentPath(filter: CurrentFilter): string {
-  const query: string[] = [];
+  // the daemon answers the original service's body unless freshness is asked for
+  const query: string[] = [`freshness=${filter.freshness ?? true}`];
+  // a comma inside a type name travels as %2C; the commas between names stay as they are
   if (filter.types !== undefined) query.push(`type=${filter.types.map(encodeURIComponent).join(',')}`);
   if (filter.stale !== undefined) query.push(`stale=${filter.stale}`);
-  return query.length > 0 ? `current?${query.join('&')}` : 'current';
+  return `current?${query.join('&')}`;
 }

@@ -1,5 +1,5 @@
 import type { Got } from 'got';
-import { addressUrl, parsePort, resolveClientAddress } from '../lib/config.js';
+import { addressUrl, clientToken, parsePort, resolveClientAddress } from '../lib/config.js';
 import { ConfigError } from '../lib/errors.js';
 
 // The client's options, checked once at construction so a mistake throws there and not at the first request.
@@ -50,7 +50,7 @@ export function resolveClientSettings(options: TelemetryClientOptions, env: NonN
     throw new ConfigError('host', 'a host name or address', options.host);
   }
   if (options.baseUrl !== undefined) {
-    const token = options.token ?? (env.MERIDIAN_TELEMETRY_TOKEN || undefined);
+    const token = clientToken(options.token, env);
     return Object.freeze({ baseUrl: checkBaseUrl(options.baseUrl), timeoutSeconds, token });
   }
   const address = resolveClientAddress({ host: options.host, port: options.port, token: options.token }, env);

@@ -1,3 +1,4 @@
+import dns from 'node:dns/promises';
 import fs from 'node:fs';
 import os from 'node:os';
 import { resolveDaemonConfig, type DaemonFlags } from '../lib/config.js';
@@ -6,6 +7,7 @@ import { createLogger } from '../lib/log.js';
 import { resolveSinks } from './forward/config.js';
 import { systemClock } from '../lib/time.js';
 import { LogFile } from './log-file.js';
+import { machineNames, type MachineProbe } from './machine-names.js';
 import { startDaemon, StartupError, type RunningDaemon } from './server.js';
 
 // The daemon's entry: reads the environment, logs to stderr (or its log file, reopened on
@@ -22,7 +24,7 @@ export interface ForwardFlags {
  * (1 when it cannot start). A bad setting throws ConfigError (the CLI's exit 2).
  */
 export async function runDaemonForeground(flags: DaemonFlags & ForwardFlags, options: { logFile?: string } = {}): Promise<number> {
-  const config = resolveDaemonConfig(flags, process.env, os.homedir());
+  const config = resolveDaemonConfig(flags, process.env, os.homedir(), await machineNames(SYSTEM));
   const forward = resolveSinks({ configFile: flags.config, configText: readConfig(flags.config), forward: flags.forward }, process.env);
   let logFile: LogFile | undefined;
   if (options.logFile !== undefined) {
@@ -71,6 +73,14 @@ export async function runDaemonForeground(flags: DaemonFlags & ForwardFlags, opt
     logFile?.close();
   }
 }
+
+/** The real system's names: os and dns (getaddrinfo and getnameinfo, as /etc/hosts and DNS answer). */
+const SYSTEM: MachineProbe = {
+  hostname: () => os.hostname(),
+  networkInterfaces: () => os.networkInterfaces(),
+  lookup: async (name) => (await dns.lookup(name, { all: true })).map((a) => a.address),
+  reverse: async (address) => (await dns.lookupService(address, 0)).hostname,
+};
 
 function readConfig(file: string | undefined): string | undefined {
   if (file === undefined) return undefined;

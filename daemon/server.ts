@@ -176,6 +176,8 @@ export async function startDaemon(config: DaemonConfig, deps: {
   void history.warm(store.head(), () => !warming).catch((error) => logger.warn(`indexing the history failed: ${(error as Error).message}`));
   logger.info(`listening on http://${address} (site ${config.siteDir}, fsync ${config.fsync}, version ${VERSION})`);
   if (config.maxAge.length > 0) logger.info(`readings are stale past their max age: ${formatMaxAge(config.maxAge)} (seconds)`);
+  // which Host names the guard accepts (a 403 "not one of this daemon's names" is explained here)
+  logger.debug(`Host names accepted besides ${config.host} and loopback: ${config.allowedHosts.join(', ') || 'none'}`);
   watch.start();
   housekeeping?.start();
   return {

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { execa, type Result, type ResultPromise } from 'execa';
 import { TelemetryClient } from '../client/client.js';
 import { hostPort, resolveDaemonConfig, type DaemonConfig } from '../lib/config.js';
-import { formatMaxAge } from '../lib/max-age.js';
+import { settingsArgv, type DaemonFlags } from '../lib/settings.js';
 import type { StatusAnswer } from '../lib/wire.js';
 import { startFailureReason, TelemetryStartError } from './launch-failure.js';
 import { DAEMON_NODE_FLAGS } from './node-flags.js';
@@ -15,36 +15,20 @@ import { makeDirectory } from '../lib/directories.js';
 // The launcher: `meridian telemetry run` as a child in its own session, logging to a file,
 // and the wait until it answers. `telemetry run --detach` and library callers share it.
 
-/** Options of startTelemetryServer; unset settings resolve like `telemetry run` (env, then default). */
-export interface TelemetryServerOptions {
-  siteDir?: string;
-  host?: string;
-  port?: number | string;
+/**
+ * Options of startTelemetryServer: the daemon's settings as `telemetry run` takes them (one
+ * per row of lib/settings.ts, camelCase: `siteDir`, `maxAge`, `allowedHosts`...), and the
+ * launcher's own. Unset settings resolve like `telemetry run` (env, then default). The token
+ * is handed to the child in its environment, never on its command line.
+ */
+export interface TelemetryServerOptions extends DaemonFlags {
   /** Spawn at once (default true); when false, call `start()` later. */
   autoStart?: boolean;
-  /** One log line per request. */
-  accessLogs?: boolean;
-  /** Debug logging: one line per incoming event. */
-  verbose?: boolean;
-  /** Bearer token (handed to the child in its environment, not on its command line). */
-  token?: string;
-  fsync?: string;
-  maxBody?: number | string;
-  /** Seconds a stop waits for requests in flight (default 3). */
-  shutdownTimeout?: number | string;
   /** Forwarding: a TOML config file and URLs (docs/forwarding.md). */
   config?: string;
   forward?: readonly string[];
-  /** Age limits per type, as `--max-age` takes them (`weather=180,*=600`). */
-  maxAge?: string;
   /** Where the daemon logs (reopened on SIGHUP) and its stdout and stderr are appended; default `<site_dir>/.meridian/daemon.log`. */
   logFile?: string;
-  /** `text` (default) or `json`. */
-  logFormat?: string;
-  /** Gzip closed files older than this age (`2d`, `36h`). */
-  compressAfter?: string;
-  /** Delete closed files older than this age (`365d`). */
-  retain?: string;
   /** The environment settings default from and the child runs with (default `process.env`). */
   env?: Readonly<Record<string, string | undefined>>;
 }
@@ -76,21 +60,13 @@ export class TelemetryServer {
 
   constructor(options: TelemetryServerOptions = {}) {
     const env = options.env ?? process.env;
-    this.config = resolveDaemonConfig({
-      host: options.host, port: options.port, siteDir: options.siteDir, token: options.token,
-      fsync: options.fsync, maxBody: options.maxBody, maxAge: options.maxAge, shutdownTimeout: options.shutdownTimeout, verbose: options.verbose, accessLogs: options.accessLogs,
-      logFormat: options.logFormat, compressAfter: options.compressAfter, retain: options.retain,
-    }, env, os.homedir());
+    this.config = resolveDaemonConfig(options, env, os.homedir());
     const c = this.config;
     this.url = `http://${hostPort(c.host, c.port)}`;
     this.defaultLog = options.logFile === undefined;
     this.logFile = path.resolve(options.logFile ?? path.join(c.siteDir, '.meridian', 'daemon.log'));
-    this.args = [...DAEMON_NODE_FLAGS, MERIDIAN_JS, 'telemetry', 'run', '--host', c.host, '--port', String(c.port), '--site-dir', c.siteDir,
-      '--fsync', c.fsync, '--max-body', String(c.maxBody),
-      ...(options.shutdownTimeout !== undefined ? ['--shutdown-timeout', String(c.shutdownTimeoutMs / 1000)] : []), ...(c.maxAge.length > 0 ? ['--max-age', formatMaxAge(c.maxAge)] : []), ...(c.verbose ? ['--verbose'] : []), ...(c.accessLogs ? ['--access-logs'] : []),
-      '--log-file', this.logFile, '--log-format', c.logFormat,
-      ...(options.compressAfter !== undefined ? ['--compress-after', options.compressAfter] : []),
-      ...(options.retain !== undefined ? ['--retain', options.retain] : []),
+    // every setting as resolved here, from the settings table (the token travels in the environment)
+    this.args = [...DAEMON_NODE_FLAGS, MERIDIAN_JS, 'telemetry', 'run', ...settingsArgv(c), '--log-file', this.logFile,
       ...(options.config !== undefined ? ['--config', path.resolve(options.config)] : []), ...(options.forward ?? []).flatMap((u) => ['--forward', u])];
     this.env = { ...env };
     if (c.token !== undefined) this.env.MERIDIAN_TELEMETRY_TOKEN = c.token;

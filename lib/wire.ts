@@ -175,7 +175,7 @@ export interface Freshness {
   stale: boolean;
 }
 
-/** GET /current: the readings, and (unless `?freshness=false`) how fresh each is. */
+/** GET /current: the readings, and (with `?freshness=true`) how fresh each is. */
 export interface CurrentAnswer {
   current: Record<string, Envelope>;
   /** Every type of `current`, and the types the limits expect that have no reading. */

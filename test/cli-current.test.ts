@@ -15,7 +15,7 @@ function withDaemon(fn: (d: TestDaemon, at: string[], clock: ManualClock) => Pro
   return withTestDaemon({ clock, flags: { maxAge }, freshnessIntervalMs: 0 }, (d) => fn(d, ['--host', '127.0.0.1', '--port', String(d.port)], clock));
 }
 
-test('piped or --json: exactly the body of GET /current or /current/{type}, then a newline', async () => {
+test('piped or --json: exactly the body of GET /current?freshness=true or /current/{type}, then a newline', async () => {
   await withDaemon(async (d, at) => {
     assert.equal(await cli(['current', ...at]), { code: 0, stdout: '{"current":{},"freshness":{}}\n', stderr: '' }, 'empty view');
     await postEvent(d.url, { type: 'weather', data: { temp_c: 4.5, humidity: 71, note: 'fog\u0001 "thick"' } });
@@ -23,8 +23,8 @@ test('piped or --json: exactly the body of GET /current or /current/{type}, then
     await postEvent(d.url, { type: 'Ωmega', data: [1, 2.5e-7, null, true] });
     await postEvent(d.url, { type: 'weather', data: 'not current', make_current: false });
     const rows: Array<[string, string[], string]> = [
-      ['current', ['current'], '/current'],
-      ['current --json', ['current', '--json'], '/current'],
+      ['current', ['current'], '/current?freshness=true'],
+      ['current --json', ['current', '--json'], '/current?freshness=true'],
       ['one type', ['current', 'weather'], '/current/weather'],
       ['a type with a space', ['current', 'dome status', '--json'], '/current/dome%20status'],
       ['a unicode type', ['current', 'Ωmega'], `/current/${encodeURIComponent('Ωmega')}`],

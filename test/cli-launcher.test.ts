@@ -28,8 +28,8 @@ test('autoStart false: nothing runs until start(); then ready() gives its status
     assert.is(server.logFile, path.join(siteDir, '.meridian', 'daemon.log'));
     assert.is(server.command, process.execPath);
     assert.equal(server.args, ['--max-semi-space-size=8', '--heap-growing-percent=50', path.join(ROOT, 'dist', 'cli', 'meridian.js'), 'telemetry', 'run', '--host', '127.0.0.1', '--port', String(port),
-      '--site-dir', siteDir, '--fsync', 'batch', '--max-body', '1048576', '--verbose', '--access-logs',
-      '--log-file', path.join(siteDir, '.meridian', 'daemon.log'), '--log-format', 'text']);
+      '--site-dir', siteDir, '--fsync', 'batch', '--max-body', '1048576', '--shutdown-timeout', '3', '--verbose', '--access-logs', '--log-format', 'text',
+      '--log-file', path.join(siteDir, '.meridian', 'daemon.log')]);
     assert.not.ok(fs.existsSync(server.logFile), 'not started: no log yet');
 
     const child = server.start();

@@ -42,7 +42,7 @@ const answers: Array<[string, DaemonFlags, string | undefined, Call, string, str
     'POST', 'event', 422, 'INVALID_BODY', 'make_current must be true or false; got string "no".'],
   ['postEvent with a body past --max-body', { maxBody: 64 }, undefined, (c) => c.postEvent('w', 'x'.repeat(100)), 'POST', 'event', 413,
     'BODY_TOO_LARGE', 'The body is larger than the limit of 64 bytes.'],
-  ['a token daemon without the token', { token: TOKEN }, undefined, (c) => c.current(), 'GET', 'current', 401, 'UNAUTHORIZED',
+  ['a token daemon without the token', { token: TOKEN }, undefined, (c) => c.current(), 'GET', 'current?freshness=true', 401, 'UNAUTHORIZED',
     'This daemon needs a token: send Authorization: Bearer <token>.'],
   ['a token daemon with a wrong token', { token: TOKEN }, 'wrong', (c) => c.shutdown(), 'POST', 'shutdown', 403, 'FORBIDDEN', 'The token is wrong.'],
 ];
@@ -78,7 +78,7 @@ const calls: Array<[string, Call, string, string]> = [
   ['startRun', (c) => c.startRun({ runId: 'a' }), 'POST', 'run/start'],
   ['stopRun', (c) => c.stopRun(), 'POST', 'run/stop'],
   ['postEvent', (c) => c.postEvent('weather', 1), 'POST', 'event'],
-  ['current', (c) => c.current(), 'GET', 'current'],
+  ['current', (c) => c.current(), 'GET', 'current?freshness=true'],
   ['currentEvent', (c) => c.currentEvent('dome status'), 'GET', 'current/dome%20status'],
   ['currentEvent of a dot type', (c) => c.currentEvent('.'), 'GET', 'current'],
   ['shutdown', (c) => c.shutdown(), 'POST', 'shutdown'],

@@ -11,7 +11,7 @@ const HOME = '/home/operator';
 const DEFAULTS: DaemonConfig = {
   host: 'localhost', port: 6562, siteDir: '/home/operator/.local/share/meridian/telemetry', token: undefined,
   fsync: 'batch', maxBody: 1048576, verbose: false, accessLogs: false, shutdownTimeoutMs: 3000, logFormat: 'text', compressAfterMs: undefined,
-  retainMs: undefined, allowUnauthenticated: false, maxAge: [], zone: 'system', zoneWarning: undefined,
+  retainMs: undefined, allowUnauthenticated: false, allowedHosts: [], maxAge: [], zone: 'system', zoneWarning: undefined,
 };
 const ENV = {
   MERIDIAN_TELEMETRY_HOST: '127.0.0.2', MERIDIAN_TELEMETRY_PORT: '7000',
@@ -71,6 +71,13 @@ const RESOLVED: [string, DaemonFlags, Record<string, string>, Partial<DaemonConf
   ['MERIDIAN_TELEMETRY_MAX_AGE', {}, { MERIDIAN_TELEMETRY_MAX_AGE: 'power=90' }, { maxAge: [{ pattern: 'power', seconds: 90 }] }],
   ['--max-age over MERIDIAN_TELEMETRY_MAX_AGE', { maxAge: '300' }, { MERIDIAN_TELEMETRY_MAX_AGE: 'power=90' }, { maxAge: [{ pattern: '*', seconds: 300 }] }],
   ['an empty MERIDIAN_TELEMETRY_MAX_AGE counts as unset', {}, { MERIDIAN_TELEMETRY_MAX_AGE: '' }, {}],
+  ['--allowed-hosts: names canonical (lower case, no trailing dot, IPv6 compressed), duplicates once',
+    { allowedHosts: 'Obs1, obs1.example.org.,[0:0::2],192.0.2.7,obs1' }, {}, { allowedHosts: ['obs1', 'obs1.example.org', '::2', '192.0.2.7'] }],
+  ['MERIDIAN_TELEMETRY_ALLOWED_HOSTS', {}, { MERIDIAN_TELEMETRY_ALLOWED_HOSTS: 'pocs.local' }, { allowedHosts: ['pocs.local'] }],
+  ['--allowed-hosts over its variable', { allowedHosts: 'a' }, { MERIDIAN_TELEMETRY_ALLOWED_HOSTS: 'b' }, { allowedHosts: ['a'] }],
+  ['a token with surrounding whitespace is the token without it', { token: ' s3cret\n' }, {}, { token: 's3cret' }],
+  ['a token variable of whitespace only is no token', {}, { MERIDIAN_TELEMETRY_TOKEN: ' \t\n' }, {}],
+  ['a token variable with a trailing newline', {}, { MERIDIAN_TELEMETRY_TOKEN: 'from-env\n' }, { token: 'from-env' }],
   ['TZ names the site day zone', {}, { TZ: 'Europe/Berlin' }, { zone: 'Europe/Berlin' }],
   ['TZ with the POSIX leading colon', {}, { TZ: ':America/New_York' }, { zone: 'America/New_York' }],
   ['an empty TZ means the system zone', {}, { TZ: '' }, {}],
@@ -113,6 +120,16 @@ const REFUSED: [string, DaemonFlags, Record<string, string>, string][] = [
   ['a blank PANOPTES host names its variable', {}, { PANOPTES_TELEMETRY_HOST: ' ' }, 'PANOPTES_TELEMETRY_HOST must be a host name or address; got " "'],
   ['an unclear allow-unauthenticated variable', {}, { MERIDIAN_TELEMETRY_ALLOW_UNAUTHENTICATED: 'maybe' },
     'MERIDIAN_TELEMETRY_ALLOW_UNAUTHENTICATED must be one of 1, true, yes, on, 0, false, no, off; got "maybe"'],
+  ['an empty --allowed-hosts', { allowedHosts: '' }, {}, '--allowed-hosts must be host names or addresses separated by commas (obs1,obs1.example.org,192.0.2.7); got ""'],
+  ['an empty item of --allowed-hosts', { allowedHosts: 'a,,b' }, {}, '--allowed-hosts must be host names or addresses separated by commas (obs1,obs1.example.org,192.0.2.7); got "a,,b"'],
+  ['a wildcard in --allowed-hosts', { allowedHosts: '*.example.org' }, {}, '--allowed-hosts must be host names or addresses separated by commas (obs1,obs1.example.org,192.0.2.7); got "*.example.org"'],
+  ['a port in --allowed-hosts', { allowedHosts: 'obs1:6562' }, {}, '--allowed-hosts must be host names or addresses separated by commas (obs1,obs1.example.org,192.0.2.7); got "obs1:6562"'],
+  ['a user in MERIDIAN_TELEMETRY_ALLOWED_HOSTS', {}, { MERIDIAN_TELEMETRY_ALLOWED_HOSTS: 'me@obs1' },
+    'MERIDIAN_TELEMETRY_ALLOWED_HOSTS must be host names or addresses separated by commas (obs1,obs1.example.org,192.0.2.7); got "me@obs1"'],
+  ['a --token of whitespace only', { token: '  ' }, {}, '--token must be a non-empty token; got "  "'],
+  ['a token with a space inside', { token: 'two words' }, {}, '--token must be a token of visible ASCII characters without spaces; got "two words"'],
+  ['a token variable with a control character', {}, { MERIDIAN_TELEMETRY_TOKEN: 'a\u0007b' },
+    'MERIDIAN_TELEMETRY_TOKEN must be a token of visible ASCII characters without spaces; got "a\\u0007b"'],
   ['an empty --max-age', { maxAge: '' }, {},
     '--max-age must be PATTERN=SECONDS items separated by commas (weather=180,power=90,*=600), or seconds for every type; got ""'],
   ['a bad MERIDIAN_TELEMETRY_MAX_AGE', {}, { MERIDIAN_TELEMETRY_MAX_AGE: 'power=soon' },
@@ -134,6 +151,14 @@ test('resolveClientAddress: flag > environment > default', () => {
     (error: unknown) => error instanceof ConfigError && error.message === 'MERIDIAN_TELEMETRY_PORT must be a whole number from 1 to 65535; got "65536"');
   assert.equal({ ...resolveClientAddress({}, PANOPTES) }, { host: '0.0.0.0', port: 6563, token: undefined }, 'PANOPTES variables');
   assert.equal({ ...resolveClientAddress({}, { ...PANOPTES, ...ENV }) }, { host: '127.0.0.2', port: 7000, token: 'from-env' }, 'MERIDIAN first');
+  assert.equal({ ...resolveClientAddress({}, { MERIDIAN_TELEMETRY_TOKEN: ' \n' }) }, { host: 'localhost', port: 6562, token: undefined }, 'a blank token variable');
+  assert.equal({ ...resolveClientAddress({ token: ' t\n' }, ENV) }, { host: '127.0.0.2', port: 7000, token: 't' }, 'a token trimmed');
+});
+
+test('resolveDaemonConfig: the machine\'s names join the allowed hosts, canonical, after the operator\'s; a zoned address is left out', () => {
+  const config = resolveDaemonConfig({ allowedHosts: 'pocs' }, {}, HOME, ['VM', 'vm.local.', '127.0.1.1', '::ffff:192.0.2.2', 'fe80::1%eth0', 'pocs']);
+  assert.equal(config.allowedHosts, ['pocs', 'vm', 'vm.local', '127.0.1.1', '192.0.2.2']);
+  assert.ok(Object.isFrozen(config.allowedHosts));
 });
 
 test('resolveClientAddress refuses a host that is not a plain name or address, naming the option (library or CLI) or the variable', () => {

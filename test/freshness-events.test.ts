@@ -65,7 +65,7 @@ test('a type turning stale is recorded once with its age and last seq; a new rea
   const again = nextRecorded(d, 'meridian.stale');
   d.daemon.freshness.watch.check();
   await again;
-  const current = (await request(d.url, '/current')).json;
+  const current = (await request(d.url, '/current?freshness=true')).json;
   assert.equal(Object.keys(current.current), ['meridian.fresh', 'meridian.stale', 'power']);
   assert.equal(current.freshness['meridian.fresh'], { age_s: 3600, max_age_s: null, stale: false });
   assert.equal(eventsOf(siteLines(d), 'meridian.stale').map((l) => l.data.type), ['power', 'power']);
@@ -99,7 +99,7 @@ test('a type the limits expect but never saw is recorded stale once its limit ha
   d.daemon.freshness.watch.check();
   clock.advance(60_000);
   d.daemon.freshness.watch.check();
-  assert.is((await request(d.url, '/current?type=dome')).json.freshness.dome.stale, true, 'stale in the API at once');
+  assert.is((await request(d.url, '/current?type=dome&freshness=true')).json.freshness.dome.stale, true, 'stale in the API at once');
   assert.equal(d.daemon.store.view.size, 0, 'no event within its limit');
   clock.advance(1);
   const staleEvent = nextRecorded(d, 'meridian.stale');

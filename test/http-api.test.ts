@@ -40,7 +40,7 @@ test('POST /event answers the envelope, and the file holds the same line byte fo
   assert.equal(Object.keys(answer.json), ['seq', 'ts', 'type', 'data', 'meta']);
   assert.is(fileText(path.join(d.siteDir, SITE_FILE)), `${line}\n`);
   assert.is((await request(d.url, '/current/weather')).text, line);
-  assert.is((await request(d.url, '/current?freshness=false')).text, `{"current":{"weather":${line}}}`);
+  assert.is((await request(d.url, '/current')).text, `{"current":{"weather":${line}}}`);
 }));
 
 test('ts is UTC with milliseconds and Z, also on a whole second', () => withDaemon(async (d, clock) => {
@@ -83,7 +83,7 @@ test('make_current false: written with a seq, the current view unchanged', () =>
   assert.is(only.json.seq, 3);
   assert.is((await request(d.url, '/current/weather')).text, first.text);
   assert.is((await request(d.url, '/current/calibration')).status, 404);
-  assert.is((await request(d.url, '/current?freshness=false')).text, `{"current":{"weather":${first.text}}}`);
+  assert.is((await request(d.url, '/current')).text, `{"current":{"weather":${first.text}}}`);
   assert.is(fileText(path.join(d.siteDir, SITE_FILE)), `${first.text}\n${hidden.text}\n${only.text}\n`);
   const shown = await postEvent(d.url, { type: 'weather', data: 'again', make_current: true });
   assert.is(shown.json.seq, 4);
@@ -94,16 +94,16 @@ test('current view: the latest reading of every type, whatever its target; run s
   const weather = await postEvent(d.url, { type: 'weather', data: 'site' });
   const domeSite = await postEvent(d.url, { type: 'dome', data: 'site' });
   await request(d.url, '/run/start', { body: { run_id: 'n1' } });
-  assert.is((await request(d.url, '/current?freshness=false')).text, `{"current":{"dome":${domeSite.text},"weather":${weather.text}}}`);
+  assert.is((await request(d.url, '/current')).text, `{"current":{"dome":${domeSite.text},"weather":${weather.text}}}`);
   const domeRun = await postEvent(d.url, { type: 'dome', data: 'run' });
   const camera = await postEvent(d.url, { type: 'camera', data: 'run' });
   const afterRun = `{"current":{"camera":${camera.text},"dome":${domeRun.text},"weather":${weather.text}}}`;
-  assert.is((await request(d.url, '/current?freshness=false')).text, afterRun);
+  assert.is((await request(d.url, '/current')).text, afterRun);
   assert.is((await request(d.url, '/current/dome')).text, domeRun.text);
   assert.is((await request(d.url, '/current/weather')).text, weather.text);
   // a reading taken during the run stays the newest of its type after the stop (docs/storage.md, current view)
   await request(d.url, '/run/stop', { method: 'POST' });
-  assert.is((await request(d.url, '/current?freshness=false')).text, afterRun);
+  assert.is((await request(d.url, '/current')).text, afterRun);
   assert.is((await request(d.url, '/current/dome')).text, domeRun.text);
   assert.is((await request(d.url, '/current/camera')).text, camera.text);
   const domeAfter = await postEvent(d.url, { type: 'dome', data: 'site again' });
@@ -111,7 +111,7 @@ test('current view: the latest reading of every type, whatever its target; run s
 }));
 
 test('GET /current with nothing recorded is an empty object', () => withDaemon(async (d) => {
-  assert.is((await request(d.url, '/current?freshness=false')).text, '{"current":{}}');
+  assert.is((await request(d.url, '/current')).text, '{"current":{}}');
 }));
 
 // [name, type, request path]

@@ -42,9 +42,9 @@ test('max_age_s overrides the type\'s limit for that reading only: /current, /cu
   assert.is(posted.status, 200);
   assert.is(posted.text, `{"seq":1,"ts":"${T0}","type":"weather","data":{"temp_c":4},"meta":{"station":"ws1","max_age_s":30}}`);
   clock.advance(30_000);
-  assert.equal((await request(d.url, '/current')).json.freshness, { weather: fresh(30, 30, false) }, 'at its limit: not stale yet');
+  assert.equal((await request(d.url, '/current?freshness=true')).json.freshness, { weather: fresh(30, 30, false) }, 'at its limit: not stale yet');
   clock.advance(500);
-  assert.equal((await request(d.url, '/current')).json.freshness, { weather: fresh(30.5, 30, true) });
+  assert.equal((await request(d.url, '/current?freshness=true')).json.freshness, { weather: fresh(30.5, 30, true) });
   assert.equal(Object.keys((await request(d.url, '/current?stale=true')).json.current), ['weather']);
   const one = await request(d.url, '/current/weather');
   assert.equal([one.headers['x-meridian-age'], one.headers['x-meridian-max-age'], one.headers['x-meridian-stale']], ['30.5', '30', 'true']);
@@ -53,7 +53,7 @@ test('max_age_s overrides the type\'s limit for that reading only: /current, /cu
   const next = await postEvent(d.url, { type: 'weather', data: { temp_c: 5 } });
   assert.is(next.json.meta.max_age_s, undefined, 'the next reading carries none');
   clock.advance(60_000);
-  assert.equal((await request(d.url, '/current')).json.freshness, { weather: fresh(60, 180, false) }, 'back to --max-age');
+  assert.equal((await request(d.url, '/current?freshness=true')).json.freshness, { weather: fresh(60, 180, false) }, 'back to --max-age');
   assert.is((await request(d.url, '/status')).json.stale, 0);
 }));
 
@@ -67,7 +67,7 @@ test('max_age_s in place of a caller\'s meta.max_age_s; meta.max_age_s alone is 
   const spelled = await postEvent(d.url, { type: 'd', data: 1, max_age_s: 2.50 });
   assert.is(spelled.json.meta.max_age_s, 2.5);
   clock.advance(10_000);
-  assert.equal((await request(d.url, '/current')).json.freshness,
+  assert.equal((await request(d.url, '/current?freshness=true')).json.freshness,
     { a: fresh(10, 20, false), b: fresh(10, 5, true), c: fresh(10, 600, false), d: fresh(10, 2.5, true) });
 }));
 
@@ -104,7 +104,7 @@ test('POST /events: max_age_s per event; an invalid one fails the batch with its
   const good = await request(d.url, '/events', { method: 'POST', body: [{ type: 'a', data: 1, max_age_s: 10 }, { type: 'b', data: 1 }] });
   assert.equal(good.json, { recorded: 2, first_seq: 1, last_seq: 2, run_id: null });
   clock.advance(11_000);
-  assert.equal((await request(d.url, '/current')).json.freshness, { a: fresh(11, 10, true), b: fresh(11, null, false) });
+  assert.equal((await request(d.url, '/current?freshness=true')).json.freshness, { a: fresh(11, 10, true), b: fresh(11, null, false) });
 }));
 
 test('without --max-age: a reading with max_age_s is recorded stale (meridian.stale) and fresh again with the next reading', () => withDaemon(undefined, async (d, clock) => {
@@ -140,7 +140,7 @@ test('the reading\'s own limit survives a restart: from the snapshot, and replay
       const again = await startTestDaemon({ ...opts, siteDir: first.siteDir });
       try {
         clock.advance(20_000);
-        assert.equal((await request(again.url, '/current')).json.freshness.weather, fresh(age, 30, stale), `snapshot ${snapshot}`);
+        assert.equal((await request(again.url, '/current?freshness=true')).json.freshness.weather, fresh(age, 30, stale), `snapshot ${snapshot}`);
       } finally {
         await again.close();
       }

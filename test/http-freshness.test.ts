@@ -5,9 +5,11 @@ import { ManualClock } from './helpers/clock.js';
 import { type TestDaemon, withTestDaemon } from './helpers/daemon.js';
 import { postEvent, request } from './helpers/http.js';
 
-// Freshness in the API (issue 14): /current carries `freshness` beside `current`, filters
-// by staleness and type, /current/{type} keeps the envelope exact and says its age in
-// X-Meridian-* headers, /status counts stale types. The daemon's clock is a ManualClock.
+// Freshness in the API (issue 14): /current answers the original service's body by default
+// (issue 22) and carries `freshness` beside `current` when asked (`?freshness=true`, or a
+// `?stale=` filter), filters by staleness and type, /current/{type} keeps the envelope exact
+// and says its age in X-Meridian-* headers, /status counts stale types. The daemon's clock is
+// a ManualClock.
 
 const T0 = '2026-03-17T20:00:00.000Z';
 const RULES = 'weather=180,power=90,camera.*=300,*=600,debug.*=none';
@@ -26,9 +28,22 @@ async function seed(d: TestDaemon, clock: ManualClock): Promise<void> {
   clock.advance(100_500);
 }
 
-test('GET /current: freshness beside current, per-type limits, globs, none, an expected type never seen', () => withDaemon(`${RULES},dome=60`, async (d, clock) => {
+test('GET /current answers exactly the original body, the same bytes while no reading changes (an old poller never redraws)', () => withDaemon(`${RULES},dome=60`, async (d, clock) => {
   await seed(d, clock);
-  const answer = await request(d.url, '/current');
+  const body = `{"current":{"camera.temp":${line(3, 'camera.temp', '1')},"debug.x":${line(4, 'debug.x', '1')},`
+    + `"power":${line(2, 'power', '1')},"weather":${line(1, 'weather', '1')}}}`;
+  const first = await request(d.url, '/current');
+  assert.is(first.status, 200);
+  assert.is(first.text, body);
+  clock.advance(60_000);
+  const later = await request(d.url, '/current?stream=weather');
+  assert.is(later.text, body);
+  assert.is(later.headers.etag, first.headers.etag);
+}));
+
+test('GET /current?freshness=true: freshness beside current, per-type limits, globs, none, an expected type never seen', () => withDaemon(`${RULES},dome=60`, async (d, clock) => {
+  await seed(d, clock);
+  const answer = await request(d.url, '/current?freshness=true');
   assert.is(answer.status, 200);
   assert.is(answer.text, `{"current":{"camera.temp":${line(3, 'camera.temp', '1')},"debug.x":${line(4, 'debug.x', '1')},`
     + `"power":${line(2, 'power', '1')},"weather":${line(1, 'weather', '1')}},"freshness":{`
@@ -43,31 +58,37 @@ test('GET /current: ages written as JSON writes ms / 1000 (no padding zeros, lea
   for (const [ms, text] of ages) {
     clock.set(Date.parse(T0) + ms);
     at = ms;
-    assert.is((await request(d.url, '/current')).json.freshness.a.age_s, Number(text), `${ms} ms`);
-    assert.match((await request(d.url, '/current')).text, `"freshness":{"a":{"age_s":${text},"max_age_s":null,"stale":false}}}`);
+    assert.is((await request(d.url, '/current?freshness=true')).json.freshness.a.age_s, Number(text), `${ms} ms`);
+    assert.match((await request(d.url, '/current?freshness=true')).text, `"freshness":{"a":{"age_s":${text},"max_age_s":null,"stale":false}}}`);
   }
   await postEvent(d.url, { type: 'b', data: 2 });
   clock.advance(250);
-  assert.match((await request(d.url, '/current')).text, `"freshness":{"a":{"age_s":${(at + 250) / 1000},"max_age_s":null,"stale":false},"b":{"age_s":0.25,"max_age_s":null,"stale":false}}}`);
+  assert.match((await request(d.url, '/current?freshness=true')).text, `"freshness":{"a":{"age_s":${(at + 250) / 1000},"max_age_s":null,"stale":false},"b":{"age_s":0.25,"max_age_s":null,"stale":false}}}`);
 }));
 
 test('GET /current without --max-age: ages, no limits, nothing stale', () => withDaemon(undefined, async (d, clock) => {
   await postEvent(d.url, { type: 'weather', data: 1 });
   clock.advance(12_437);
-  assert.is((await request(d.url, '/current')).text,
+  assert.is((await request(d.url, '/current?freshness=true')).text,
     `{"current":{"weather":${line(1, 'weather', '1')}},"freshness":{"weather":${fresh(12.437, null, false)}}}`);
 }));
 
-// [query, the types of `current`, the types of `freshness`]
-const FILTERS: Array<[string, string[], string[]]> = [
+// [query, the types of `current`, the types of `freshness` (undefined: no `freshness` key)]
+// A `stale` filter brings freshness along (a type expected but never seen is listed only
+// there), unless `freshness=false` says otherwise; `type` alone does not.
+const FILTERS: Array<[string, string[], string[] | undefined]> = [
   ['stale=true', ['power'], ['dome', 'power']],
   ['stale=false', ['camera.temp', 'debug.x', 'weather'], ['camera.temp', 'debug.x', 'weather']],
-  ['type=weather,power', ['power', 'weather'], ['power', 'weather']],
-  ['type=weather&type=power', ['power', 'weather'], ['power', 'weather']],
-  ['type=weather,dome,nothing', ['weather'], ['dome', 'weather']],
+  ['stale=true&freshness=false', ['power'], undefined],
+  ['type=weather,power', ['power', 'weather'], undefined],
+  ['type=weather,power&freshness=true', ['power', 'weather'], ['power', 'weather']],
+  ['type=weather&type=power&freshness=true', ['power', 'weather'], ['power', 'weather']],
+  ['type=weather,dome,nothing&freshness=true', ['weather'], ['dome', 'weather']],
+  ['type=weather,dome,nothing', ['weather'], undefined],
   ['type=weather,power&stale=true', ['power'], ['power']],
   ['type=camera.temp&stale=false&stream=ignored', ['camera.temp'], ['camera.temp']],
-  ['type=a%2Cb', [], []],
+  ['type=a%2Cb&freshness=true', [], []],
+  ['freshness=false', ['camera.temp', 'debug.x', 'power', 'weather'], undefined],
 ];
 
 for (const [query, current, freshness] of FILTERS) {
@@ -76,17 +97,19 @@ for (const [query, current, freshness] of FILTERS) {
     const answer = await request(d.url, `/current?${query}`);
     assert.is(answer.status, 200, answer.text);
     assert.equal(Object.keys(answer.json.current), current);
-    assert.equal(Object.keys(answer.json.freshness), freshness);
+    assert.equal(answer.json.freshness === undefined ? undefined : Object.keys(answer.json.freshness), freshness);
+    assert.equal(Object.keys(answer.json), freshness === undefined ? ['current'] : ['current', 'freshness']);
   }));
 }
 
 test('GET /current?type= names a type with a comma as %2C', () => withDaemon('*=600', async (d) => {
   const posted = await postEvent(d.url, { type: 'a,b', data: 1 });
-  const answer = await request(d.url, '/current?type=a%2Cb');
+  const answer = await request(d.url, '/current?type=a%2Cb&freshness=true');
   assert.is(answer.text, `{"current":{"a,b":${posted.text}},"freshness":{"a,b":${fresh(0, 600, false)}}}`);
+  assert.is((await request(d.url, '/current?type=a%2Cb')).text, `{"current":{"a,b":${posted.text}}}`);
 }));
 
-test('GET /current?freshness=false answers the view exactly as before freshness (cached bytes, plain ETag)', () => withDaemon(RULES, async (d, clock) => {
+test('GET /current?freshness=false answers the original body as the default does (cached bytes, plain ETag), also filtered', () => withDaemon(RULES, async (d, clock) => {
   await seed(d, clock);
   const answer = await request(d.url, '/current?freshness=false');
   assert.is(answer.text, `{"current":{"camera.temp":${line(3, 'camera.temp', '1')},"debug.x":${line(4, 'debug.x', '1')},`
@@ -132,20 +155,27 @@ test('GET /current/{type} of an expected type never seen: 404 NO_READING, stale 
   assert.is(other.headers['x-meridian-stale'], undefined);
 }));
 
-test('ETag of /current: 304 while nothing changed; a new reading or a type turning stale changes it', () => withDaemon('power=90', async (d, clock) => {
+test('ETag of /current?freshness=true: 304 while nothing changed; a new reading or a type turning stale changes it', () => withDaemon('power=90', async (d, clock) => {
   await postEvent(d.url, { type: 'power', data: 1 });
-  const first = await request(d.url, '/current');
+  const first = await request(d.url, '/current?freshness=true');
   const tag = first.headers.etag!;
-  assert.is((await request(d.url, '/current', { headers: { 'if-none-match': tag } })).status, 304);
+  assert.is((await request(d.url, '/current?freshness=true', { headers: { 'if-none-match': tag } })).status, 304);
   clock.advance(91_000);
   d.daemon.freshness.watch.check();
-  const turned = await request(d.url, '/current', { headers: { 'if-none-match': tag } });
+  const turned = await request(d.url, '/current?freshness=true', { headers: { 'if-none-match': tag } });
   assert.is(turned.status, 200);
   assert.is(turned.json.freshness.power.stale, true);
   assert.is.not(turned.headers.etag, tag);
-  // ?freshness=false keeps the tag of the readings alone
-  const plain = await request(d.url, '/current?freshness=false');
+  // the original body keeps the tag of the readings alone
+  const plain = await request(d.url, '/current');
+  assert.is((await request(d.url, '/current', { headers: { 'if-none-match': plain.headers.etag! } })).status, 304);
   assert.is((await request(d.url, '/current?freshness=false', { headers: { 'if-none-match': plain.headers.etag! } })).status, 304);
+  // If-None-Match as RFC 9110 has it: a list, weak tags, `*`
+  const plainTag = plain.headers.etag!;
+  const rows: Array<[string, number]> = [[`"other", ${plainTag}`, 304], [`W/${plainTag}`, 304], ['*', 304], [' * ', 304], ['"other"', 200], [`${plainTag.slice(0, -1)}x"`, 200]];
+  for (const [header, status] of rows) {
+    assert.is((await request(d.url, '/current', { headers: { 'if-none-match': header } })).status, status, header);
+  }
 }));
 
 test('GET /status counts stale types (expected ones never seen included) and shows the limits', () => withDaemon(`${RULES},dome=60`, async (d, clock) => {
@@ -179,15 +209,16 @@ view = get("/current")
 events = {k: Envelope(seq=v["seq"], ts=v["ts"], type=v["type"], data=v.get("data", {}), meta=v.get("meta", {})) for k, v in view.get("current", {}).items()}
 one = Envelope(**get("/current/power"))
 old = get("/current?stream=weather")
-print(sorted(events), events["power"].seq, one.type, one.seq, sorted(old["current"]))
+whole = view == {"current": {k: get("/current/" + k) for k in ["camera.temp", "debug.x", "power", "weather"]}}
+print(sorted(events), events["power"].seq, one.type, one.seq, sorted(old["current"]), whole)
 `;
 
-test('the original Python clients read /current and /current/{type} as before', () => withDaemon(RULES, async (d, clock) => {
+test('the original Python clients read /current and /current/{type} as before, and compare the whole body', () => withDaemon(RULES, async (d, clock) => {
   await seed(d, clock);
   const out = await new Promise<string>((resolve, reject) => {
     execFile('python3', ['-c', PYTHON_CLIENT, d.url], { timeout: 20_000 }, (error, stdout, stderr) => (error ? reject(new Error(stderr)) : resolve(stdout)));
   });
-  assert.is(out, "['camera.temp', 'debug.x', 'power', 'weather'] 2 power 2 ['camera.temp', 'debug.x', 'power', 'weather']\n");
+  assert.is(out, "['camera.temp', 'debug.x', 'power', 'weather'] 2 power 2 ['camera.temp', 'debug.x', 'power', 'weather'] True\n");
 }));
 
 test.run();

@@ -59,6 +59,7 @@ test('every documented answer of every route is provoked, and each matches the d
     const routes = Object.entries(doc.paths!).flatMap(([p, item]) => Object.keys(item as object).map((m) => [m.toUpperCase(), p] as const));
     for (const [method, template] of routes) {
       await call(method, concrete(template), 403, { headers: { origin: 'http://example.com' }, code: 'FORBIDDEN' });
+      await call(method, concrete(template), 400, { headers: { host: 'user@localhost' }, code: 'INVALID_HOST' });
     }
     await call('GET', '/health', 200);
     await call('GET', '/ready', 200);
@@ -88,6 +89,7 @@ test('every documented answer of every route is provoked, and each matches the d
     assert.equal(own.json.meta, { max_age_s: 90 });
     await call('GET', '/current/weather', 200);
     await call('GET', '/current', 200);
+    await call('GET', '/current?freshness=true', 200);
     await call('GET', '/current?type=weather&stale=false', 200);
     await call('POST', '/events', 200, { body: [{ type: 'weather', data: 2 }, { type: 'dome', data: 'open' }] });
     await call('GET', '/history?type=weather&limit=1', 200);

@@ -24,7 +24,7 @@ interface ParamLane {
 /** Build the polka app of the daemon and the request listener that fronts it. */
 export function buildApp(deps: AppDeps) {
   const { config, logger, clock, metrics } = deps;
-  const guard = createGuard(config.host, config.token);
+  const guard = createGuard(config);
   // each handler notes its route pattern, the route label of the request metrics
   const routeOf = new WeakMap<ServerResponse, string>();
   const routes = routeTable(deps, guard).map(([method, path, handle, lane]): Route =>

@@ -1,8 +1,10 @@
 import { MeridianError } from '../../lib/errors.js';
 
 // The query of GET /current: `?type=a,b` (repeatable), `?stale=true|false`,
-// `?freshness=false`. Parameters it does not know are ignored (the original clients send
-// `stream`).
+// `?freshness=true|false`. Without `freshness` the answer is the original service's body;
+// `stale` filters by freshness, so it brings `freshness` along unless `freshness=false` is
+// given (a type expected but never seen is listed only there). Parameters it does not know
+// are ignored (the original clients send `stream`).
 
 /** What GET /current was asked for. */
 export interface CurrentQuery {
@@ -10,15 +12,16 @@ export interface CurrentQuery {
   types: ReadonlySet<string> | undefined;
   /** Only stale types (true) or only fresh ones (false); undefined: both. */
   stale: boolean | undefined;
-  /** Whether the answer carries `freshness` (default true). */
+  /** Whether the answer carries `freshness` (default false; `stale` alone makes it true). */
   freshness: boolean;
 }
 
 /** Parse the query part of a request URL. A bad value is a 400 INVALID_QUERY. */
 export function parseCurrentQuery(url: string): CurrentQuery {
   const at = url.indexOf('?');
-  const query: CurrentQuery = { types: undefined, stale: undefined, freshness: true };
+  const query: CurrentQuery = { types: undefined, stale: undefined, freshness: false };
   if (at === -1) return query;
+  let freshness: boolean | undefined;
   const types = new Set<string>();
   for (const pair of url.slice(at + 1).split('&')) {
     if (pair === '') continue;
@@ -36,9 +39,10 @@ export function parseCurrentQuery(url: string): CurrentQuery {
     } else if (name === 'stale') {
       query.stale = flag(name, decode(raw));
     } else if (name === 'freshness') {
-      query.freshness = flag(name, decode(raw));
+      freshness = flag(name, decode(raw));
     }
   }
+  query.freshness = freshness ?? query.stale !== undefined;
   return query;
 }
 

@@ -1,13 +1,14 @@
 import type { ServerResponse } from 'node:http';
 import { MeridianError } from '../../lib/errors.js';
 import type { Freshness } from '../../lib/wire.js';
-import { currentBody } from '../freshness/current-body.js';
+import { currentBody } from './current-body.js';
 import { parseCurrentQuery } from './current-query.js';
 import { sendJson, sendJsonChunks } from './respond.js';
 import type { AppDeps, Handler } from './route.js';
 
-// The current view: every type's latest reading with its freshness, or one type's reading
-// (the envelope exactly, freshness in X-Meridian-* headers). See docs/http-api.md.
+// The current view: every type's latest reading, exactly the original service's body
+// `{"current": {...}}` unless freshness is asked for (`?freshness=true`, or `?stale=`), or one
+// type's reading (the envelope exactly, freshness in X-Meridian-* headers). See docs/http-api.md.
 
 /** Handlers of GET /current (filters, ETag / If-None-Match) and GET /current/{type}. */
 export function currentHandlers({ store, bootId, clock, freshness }: AppDeps): Record<'all' | 'one', Handler> {
@@ -18,7 +19,7 @@ export function currentHandlers({ store, bootId, clock, freshness }: AppDeps): R
       // with freshness the tag also changes when a type turns stale or fresh
       const etag = plain ? `"${bootId}-${store.view.version}"` : `"${bootId}-${store.view.version}-${freshness.watch.transitions}"`;
       res.setHeader('ETag', etag);
-      if (req.headers['if-none-match'] === etag) {
+      if (noneMatch(req.headers['if-none-match'], etag)) {
         res.statusCode = 304;
         res.end();
         return;
@@ -34,6 +35,13 @@ export function currentHandlers({ store, bootId, clock, freshness }: AppDeps): R
       sendJson(res, 200, judged.reading.json);
     },
   };
+}
+
+/** Whether If-None-Match names `etag`: `*`, or a list of tags compared weakly (RFC 9110 13.1.2, 8.8.3.2). */
+function noneMatch(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  if (header.trim() === '*') return true;
+  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
 }
 
 /** X-Meridian-Age (seconds; absent without a reading), X-Meridian-Max-Age (absent: no limit), X-Meridian-Stale. */

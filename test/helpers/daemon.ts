@@ -38,9 +38,11 @@ export async function startTestDaemon(opts: {
   freshnessIntervalMs?: number;
   /** The chunk size (characters) of GET /current and the snapshot: small to test the chunked path. */
   viewChunkChars?: number;
+  /** This machine's names as the daemon's edge would find them (none by default). */
+  machineNames?: readonly string[];
 } = {}): Promise<TestDaemon> {
   const siteDir = opts.siteDir ?? tempDir();
-  const config = { ...resolveDaemonConfig({ host: '127.0.0.1', siteDir, ...opts.flags }, opts.env ?? {}, siteDir), port: 0 };
+  const config = { ...resolveDaemonConfig({ host: '127.0.0.1', siteDir, ...opts.flags }, opts.env ?? {}, siteDir, opts.machineNames), port: 0 };
   const logs: string[] = [];
   const clock = opts.clock ?? systemClock;
   const logger = createLogger((line) => logs.push(line.trimEnd()), 'debug', () => clock.now());

@@ -9,19 +9,19 @@ export const currentPaths: PathsObject = {
   '/current': {
     get: operation({
       operationId: 'current', tags: ['current'],
-      summary: 'The latest envelope of every type, types sorted, and how fresh each is (docs/http-api.md).',
+      summary: 'The latest envelope of every type, types sorted: exactly the original service\'s `{"current": {...}}`; how fresh each is when asked (docs/http-api.md).',
       parameters: [{
         name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' },
-        description: 'The `ETag` of an earlier answer: 304 when no reading changed and no type turned stale or fresh since.',
+        description: 'The `ETag` of an earlier answer: 304 when no reading changed (and, for an answer with freshness, no type turned stale or fresh) since.',
       }, {
         name: 'type', in: 'query', required: false, schema: { type: 'string' }, explode: true,
         description: 'Only these types: names separated by commas, or the parameter repeated; a comma inside a name is sent as `%2C`.',
       }, {
         name: 'stale', in: 'query', required: false, schema: { enum: ['true', 'false'] },
-        description: 'Only the stale types (`true`), or only the fresh ones (`false`).',
+        description: 'Only the stale types (`true`), or only the fresh ones (`false`); brings `freshness` along unless `freshness=false` is given.',
       }, {
         name: 'freshness', in: 'query', required: false, schema: { enum: ['true', 'false'] },
-        description: '`false`: the view alone, `{"current": {...}}`, exactly as before freshness.',
+        description: '`true`: `freshness` beside `current`. Default `false`: the view alone, `{"current": {...}}`, the original service\'s body.',
       }],
       answers: {
         ...jsonAnswer('The current view; the `ETag` header names this version of it.', ref('Current')),

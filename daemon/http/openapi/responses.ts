@@ -9,7 +9,7 @@ import { ref } from './schemas.js';
 export type ErrorBodies = Partial<Record<ErrorCode, SchemaObject>>;
 
 /** Errors any request can meet: the guard's refusals and an unexpected failure. */
-const ALWAYS: ErrorCode[] = ['FORBIDDEN', 'INTERNAL'];
+const ALWAYS: ErrorCode[] = ['INVALID_HOST', 'FORBIDDEN', 'INTERNAL'];
 
 /** A 200 answer with a JSON body of `schema`. */
 export function jsonAnswer(description: string, schema: SchemaObject): ResponsesObject {
@@ -18,7 +18,7 @@ export function jsonAnswer(description: string, schema: SchemaObject): Responses
 
 /**
  * The error answers of an operation: one response per status, its `code` restricted to the
- * given codes (plus FORBIDDEN and INTERNAL, and UNAUTHORIZED unless the route is open).
+ * given codes (plus INVALID_HOST, FORBIDDEN and INTERNAL, and UNAUTHORIZED unless the route is open).
  */
 export function errorAnswers(codes: ErrorCode[], open = false, bodies: ErrorBodies = {}): ResponsesObject {
   const all = new Set<ErrorCode>([...codes, ...ALWAYS, ...(open ? [] : ['UNAUTHORIZED' as const])]);

@@ -103,7 +103,7 @@ export const SCHEMAS = {
       current: { type: 'object', additionalProperties: { $ref: '#/components/schemas/Envelope' } },
       freshness: {
         type: 'object', additionalProperties: { $ref: '#/components/schemas/Freshness' },
-        description: 'How fresh each type of `current` is, and the types the limits expect that have no reading (left out with `?freshness=false`).',
+        description: 'How fresh each type of `current` is, and the types the limits expect that have no reading; only when asked (`?freshness=true`, or a `?stale=` filter): by default the body is the original service\'s, `current` alone.',
       },
     },
     additionalProperties: false,

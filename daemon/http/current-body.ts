@@ -1,14 +1,15 @@
-import type { CurrentQuery } from '../http/current-query.js';
+import type { CurrentQuery } from './current-query.js';
 import { ChunkedText } from '../storage/chunked-text.js';
-import type { FreshnessJudge, JudgedType } from './judge.js';
+import type { FreshnessJudge, JudgedType } from '../freshness/judge.js';
 
-// The GET /current answer with freshness: `{"current": {...}, "freshness": {...}}`, both
-// sorted by type, `current` exactly as without freshness (old clients read only that key).
+// The GET /current answer when it is not the view's cached body: filtered (`?type=`,
+// `?stale=`) and/or with freshness (`{"current": {...}, "freshness": {...}}`, both sorted by
+// type, `current` exactly as without freshness).
 // Built as chunks (see CurrentView.chunks): never one string of the whole answer.
 
 /** The answer body for `query` at `now`, as UTF-8 chunks; `viewBody` is the view's cached `{"current":{...}}`. */
 export function currentBody(viewBody: readonly Buffer[], chunkChars: number, judge: FreshnessJudge, now: number, query: CurrentQuery): Buffer[] {
-  if (query.types === undefined && query.stale === undefined) {
+  if (query.types === undefined && query.stale === undefined && query.freshness) {
     // the whole view: its cached bytes without the last `}`, then the freshness of every type
     const members = judge.freshnessMembers(now);
     const last = viewBody.at(-1)!;

@@ -1,0 +1,152 @@
+import path from 'node:path';
+import { ConfigError } from './errors.js';
+import { canonicalHost } from './host-name.js';
+
+// The values of settings: defaults, and one parser per kind of value. Each parser names the
+// option or variable it read (`name`) in its ConfigError: what was expected, what was given.
+
+export const DEFAULT_HOST = 'localhost';
+export const DEFAULT_PORT = 6562;
+export const DEFAULT_MAX_BODY = 1024 * 1024;
+/**
+ * The highest --max-body (256 MiB): one event is held as one string (its body, its envelope
+ * line), and a string cannot pass ~512 Mi characters; half of that leaves room for the
+ * envelope and the run id. docs/storage.md (Limits).
+ */
+export const MAX_MAX_BODY = 256 * 1024 * 1024;
+/** How long a stop waits for requests in flight before closing their connections (seconds). */
+export const DEFAULT_SHUTDOWN_TIMEOUT_S = 3;
+
+/** How hard the daemon pushes each line to the disk before answering. */
+export type FsyncMode = 'always' | 'batch' | 'off';
+export const FSYNC_MODES: readonly FsyncMode[] = ['always', 'batch', 'off'];
+
+/** How log lines are written: `<time> <LEVEL> <message>`, or one JSON object per line. */
+export type LogFormat = 'text' | 'json';
+export const LOG_FORMATS: readonly LogFormat[] = ['text', 'json'];
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** `host:port` as written in URLs and messages (an IPv6 host in brackets). */
+export function hostPort(host: string, port: number): string {
+  return `${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${port}`;
+}
+
+/** The base URL of a resolved address, `http://host:port` (what a client is handed as `baseUrl`). */
+export function addressUrl(address: { host: string; port: number }): string {
+  return `http://${hostPort(address.host, address.port)}`;
+}
+
+/** `$XDG_DATA_HOME/meridian/telemetry`, else `~/.local/share/meridian/telemetry`. */
+export function defaultSiteDir(env: Env, homeDir: string): string {
+  const xdg = nonEmpty(env.XDG_DATA_HOME);
+  const base = xdg && path.isAbsolute(xdg) ? xdg : path.join(homeDir, '.local', 'share');
+  return path.join(base, 'meridian', 'telemetry');
+}
+
+/** A TCP port: a whole number 1-65535, given as a number or a string of digits. */
+export function parsePort(value: string | number, option = 'port'): number {
+  const n = typeof value === 'number' ? value : /^\s*\d+\s*$/.test(value) ? Number(value) : NaN;
+  if (!Number.isInteger(n) || n < 1 || n > 65535) {
+    throw new ConfigError(option, 'a whole number from 1 to 65535', value);
+  }
+  return n;
+}
+
+/** A host to bind or to reach: a plain name or address (no port, path or user: `localhost:7000` is a mistake). */
+export function parseHost(value: string, name: string): string {
+  if (value.trim() === '' || !isPlainHost(value, DEFAULT_PORT)) throw new ConfigError(name, 'a host name or address', value);
+  return value;
+}
+
+/** An address the daemon may be reached at without a token: loopback names and ranges. */
+export function isLoopbackHost(host: string): boolean {
+  // one spelling first: `LOCALHOST.`, `[0:0::1]`, `::ffff:127.0.0.1`
+  const h = canonicalHost(host) ?? host.replace(/^\[|\]$/g, '').toLowerCase();
+  return h === 'localhost' || h.endsWith('.localhost') || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h)
+    || h === '::ffff:127.0.0.1' || /^::ffff:127\./.test(h);
+}
+
+/**
+ * A bearer token: surrounding whitespace dropped (a header value cannot carry it), then
+ * visible ASCII without spaces (RFC 7235 credentials). From a variable, a value that is only
+ * whitespace is no token; from a flag it is a mistake.
+ */
+export function parseToken(value: string, name: string, fromVariable: boolean): string | undefined {
+  const token = value.trim();
+  if (token === '' && fromVariable) return undefined;
+  if (token === '') throw new ConfigError(name, 'a non-empty token', value);
+  if (!/^[\x21-\x7e]+$/.test(token)) throw new ConfigError(name, 'a token of visible ASCII characters without spaces', value);
+  return token;
+}
+
+/** Host names separated by commas (`obs1,obs1.example.org,192.0.2.7`), canonical (lib/host-name.ts). */
+export function parseHostList(value: string, name: string): readonly string[] {
+  const names = value.split(',').map((item) => canonicalHost(item.trim()));
+  // DNS names and addresses only: no wildcard (`*` would be taken as a name no client sends)
+  if (value.trim() === '' || names.some((n) => n === undefined || !/^[a-z0-9._-]+$|:/.test(n))) {
+    throw new ConfigError(name, 'host names or addresses separated by commas (obs1,obs1.example.org,192.0.2.7)', value);
+  }
+  return Object.freeze([...new Set(names as string[])]);
+}
+
+/** One of `choices`. */
+export function parseChoice<T extends string>(value: string, name: string, choices: readonly T[]): T {
+  if (!(choices as readonly string[]).includes(value)) throw new ConfigError(name, `one of ${choices.join(', ')}`, value);
+  return value as T;
+}
+
+/** An age such as `2d` or `36h` (days or hours, a whole number, at least 1), in ms. */
+export function parseAge(value: string, option: string): number {
+  const match = /^\s*(\d+)\s*([dh])\s*$/.exec(String(value));
+  const n = match ? Number(match[1]) : NaN;
+  if (!match || !Number.isSafeInteger(n) || n < 1) throw new ConfigError(option, 'an age in days or hours, such as 2d or 36h', value);
+  return n * (match[2] === 'd' ? 86_400_000 : 3_600_000);
+}
+
+/** An age in ms as parseAge reads it back: whole days as `<n>d`, else hours. */
+export function formatAge(ms: number): string {
+  return ms % 86_400_000 === 0 ? `${ms / 86_400_000}d` : `${ms / 3_600_000}h`;
+}
+
+/** --max-body: whole bytes from 1 to MAX_MAX_BODY. */
+export function parseMaxBody(value: string | number, name: string): number {
+  const n = typeof value === 'number' ? value : /^\s*\d+\s*$/.test(value) ? Number(value) : NaN;
+  if (!Number.isSafeInteger(n) || n < 1 || n > MAX_MAX_BODY) {
+    throw new ConfigError(name, `a whole number of bytes from 1 to ${MAX_MAX_BODY} (256 MiB)`, value);
+  }
+  return n;
+}
+
+/** --shutdown-timeout: seconds from 0 to 3600 (decimals allowed), in ms. */
+export function parseShutdownTimeout(value: string | number, name: string): number {
+  const n = typeof value === 'number' ? value : /^\s*\d+(\.\d+)?\s*$/.test(value) ? Number(value) : NaN;
+  if (!Number.isFinite(n) || n < 0 || n > 3600) {
+    throw new ConfigError(name, 'a number of seconds from 0 to 3600', value);
+  }
+  return Math.round(n * 1000);
+}
+
+/** A yes/no environment variable: 1/true/yes/on or 0/false/no/off (any case); empty is no. */
+export function parseSwitch(value: string, variable: string): boolean {
+  const v = value.trim().toLowerCase();
+  if (v === '' || v === '0' || v === 'false' || v === 'no' || v === 'off') return false;
+  if (v === '1' || v === 'true' || v === 'yes' || v === 'on') return true;
+  throw new ConfigError(variable, 'one of 1, true, yes, on, 0, false, no, off', value);
+}
+
+/** An environment value, undefined when unset or empty. */
+export function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
+}
+
+// In `http://host:port/` the host is only a host: no port, path, user, query or fragment of its own.
+function isPlainHost(host: string, port: number): boolean {
+  let url: URL;
+  try {
+    url = new URL(addressUrl({ host, port }));
+  } catch {
+    return false;
+  }
+  return url.pathname === '/' && !url.username && (url.port || '80') === String(port) && !url.search && !url.hash;
+}
