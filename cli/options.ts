@@ -8,7 +8,7 @@ export type ParsedOptions = Readonly<Record<string, unknown>>;
 
 /** Options that take a value (kept as text by the parser: `--token 0123` stays "0123"). */
 export const VALUE_OPTIONS = ['host', 'port', 'token', 'site-dir', 'fsync', 'max-body', 'shutdown-timeout', 'log-file', 'timeout', 'interval', 'stale',
-  'config', 'forward', 'data', 'meta', 'batch-size', 'log-format', 'compress-after', 'retain', 'since', 'from', 'to', 'run', 'max-age', 'theme'];
+  'config', 'forward', 'data', 'meta', 'batch-size', 'start-line', 'log-format', 'compress-after', 'retain', 'since', 'from', 'to', 'run', 'max-age', 'theme'];
 /** Options that are switches (never swallow the next word: `--json weather`). */
 export const SWITCH_OPTIONS = ['json', 'csv', 'follow', 'detach', 'verbose', 'access-logs', 'partial', 'not-current', 'allow-unauthenticated'];
 
