@@ -32,6 +32,7 @@ test('paths, spans and command names: one line and the documented exit code', as
     ['s', ['s'], 2, 'unknown command "s"; did you mean "telemetry stop" or "telemetry status"? (see "telemetry --help")'],
     ['histroy', ['histroy'], 2, 'unknown command "histroy"; did you mean "telemetry history"? (see "telemetry --help")'],
     ['nothing near', ['xyzzy'], 2, 'unknown command "xyzzy" (see "telemetry --help")'],
+    ['--config /dev/zero (never ends)', ['run', '--config', '/dev/zero', '--port', '1'], 2, '--config must be a regular file; got "/dev/zero (not a regular file)" (see "telemetry run --help")'],
     ['import a directory', ['import', dir, '--port', '1'], 2, `FILE must be a regular file of NDJSON events; ${dir} is a directory (see "telemetry import --help")`],
   ];
   try {
