@@ -27,6 +27,8 @@ test('paths, spans and command names: one line and the documented exit code', as
     ['--since not a span', ['history', 'x', '--since', '2 days', '--port', '1'], 2, '--since must be a duration from 1s to 36500d such as 30m, 2h, 1d (s, m, h, d, w); got "2 days" (see "telemetry history --help")'],
     ['--from beyond any date', ['history', 'x', '--from', '-99999999999d', '--port', '1'], 2, '--from must be a duration from 1s to 36500d such as 30m, 2h, 1d (s, m, h, d, w); got "99999999999d" (see "telemetry history --help")'],
     ['--to beyond any date', ['history', 'x', '--to', '5000000w', '--port', '1'], 2, '--to must be a duration from 1s to 36500d such as 30m, 2h, 1d (s, m, h, d, w); got "5000000w" (see "telemetry history --help")'],
+    ['--compress-after beyond any date', ['run', '--compress-after', '99999999999d'], 2, '--compress-after must be an age of at most 36500d (876000h); got "99999999999d" (see "telemetry run --help")'],
+    ['--retain beyond any date', ['run', '--retain', '876001h'], 2, '--retain must be an age of at most 36500d (876000h); got "876001h" (see "telemetry run --help")'],
     ['hist', ['hist'], 2, 'unknown command "hist"; did you mean "telemetry history"? (see "telemetry --help")'],
     ['im', ['im'], 2, 'unknown command "im"; did you mean "telemetry import"? (see "telemetry --help")'],
     ['s', ['s'], 2, 'unknown command "s"; did you mean "telemetry stop" or "telemetry status"? (see "telemetry --help")'],
