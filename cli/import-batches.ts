@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import readline from 'node:readline';
 import { CommandFailure } from './failure.js';
 import { UsageError } from './options.js';
 
@@ -51,38 +50,78 @@ export function lineBody(line: string): number {
   return Buffer.byteLength(line) + 1;
 }
 
+/** One line of the file: its text (undefined when it is longer than the body limit: not kept), its bytes, its number. */
+interface FileLine {
+  text: string | undefined;
+  size: number;
+  number: number;
+  /** Bytes of the file read up to the end of this line. */
+  offset: number;
+}
+
+/**
+ * The lines of the file, split at LF (a CR before it is dropped). A line longer than
+ * `limits.bodyBytes` is counted but not kept: a file without line breaks (a binary file)
+ * never fills memory.
+ */
+async function* fileLines(file: string, limits: BatchLimits): AsyncGenerator<FileLine> {
+  let parts: Buffer[] = [];
+  let size = 0;
+  let number = 0;
+  let offset = 0;
+  const take = (piece: Buffer) => {
+    size += piece.length;
+    if (size <= limits.bodyBytes) parts.push(piece); else parts = [];
+  };
+  const line = (): FileLine => {
+    const text = size <= limits.bodyBytes ? Buffer.concat(parts).toString('utf8').replace(/\r$/, '') : undefined;
+    const done = { text, size, number: ++number, offset };
+    parts = [];
+    size = 0;
+    return done;
+  };
+  for await (const chunk of fs.createReadStream(file) as AsyncIterable<Buffer>) {
+    let start = 0;
+    for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, start)) {
+      take(chunk.subarray(start, at));
+      offset += at + 1 - start;
+      start = at + 1;
+      yield line();
+    }
+    take(chunk.subarray(start));
+    offset += chunk.length - start;
+  }
+  if (size > 0) yield line();
+}
+
 /**
  * The non-blank lines of the file from line `startLine` on, in batches within `limits` (read
  * on each line: a limit learned from the daemon applies at once). A line larger than the body
  * limit on its own comes as a batch of its own, for the caller to refuse.
  */
 export async function* fileBatches(file: string, limits: BatchLimits, startLine = 1): AsyncGenerator<Batch> {
-  const lines = readline.createInterface({ input: fs.createReadStream(file), crlfDelay: Infinity });
   let batch = emptyBatch(0);
-  let bytes = 0;
-  let n = 0;
-  for await (const line of lines) {
-    n++;
-    bytes += lineBody(line);
-    if (n < startLine || line.trim() === '') {
-      if (batch.lines.length === 0) batch.bytes = bytes;
+  for await (const { text, size: bytes, number, offset } of fileLines(file, limits)) {
+    if (number < startLine || (text !== undefined && text.trim() === '')) {
+      if (batch.lines.length === 0) batch.bytes = offset;
       continue;
     }
-    const size = lineBody(line);
+    const size = bytes + 1;
     if (batch.lines.length > 0 && batch.body + size > limits.bodyBytes) {
       yield batch;
-      batch = emptyBatch(bytes - size);
+      batch = emptyBatch(batch.bytes);
     }
-    batch.lines.push(line);
-    batch.lineNumbers.push(n);
-    batch.bytes = bytes;
+    // a line over the limit keeps no text: its batch is refused by its size
+    batch.lines.push(text ?? '');
+    batch.lineNumbers.push(number);
+    batch.bytes = offset;
     batch.body += size;
     if (batch.lines.length >= limits.records || batch.body >= limits.bodyBytes) {
       yield batch;
-      batch = emptyBatch(bytes);
+      batch = emptyBatch(offset);
     }
   }
-  if (batch.lines.length > 0) yield { ...batch, bytes };
+  if (batch.lines.length > 0) yield batch;
 }
 
 /** A batch split again within `bodyBytes` (the daemon's limit turned out smaller). */

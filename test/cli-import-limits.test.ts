@@ -86,6 +86,24 @@ test('a line larger than the body limit: named with its size and how to go on; -
   }
 }));
 
+test('a file without line breaks (3 MiB of bytes) is one line over the limit, never held whole; CRLF line ends are line ends', () => withTestDaemon({}, async (d) => {
+  const dir = tempDir();
+  const blob = path.join(dir, 'blob.bin');
+  fs.writeFileSync(blob, Buffer.alloc(3 * 1024 * 1024, 0x41));
+  const crlf = path.join(dir, 'crlf.ndjson');
+  fs.writeFileSync(crlf, '{"type":"a","data":1.0}\r\n\r\n{"type":"a","data":2}\r\n');
+  try {
+    const big = await cli(['import', blob, ...at(d)]);
+    assert.equal([big.code, big.stdout, big.stderr], [1, '', `telemetry: line 1 is 3145728 bytes, more than the daemon's body limit (1048576 bytes, its --max-body); `
+      + `nothing of it was recorded; 0 event(s) before it were. Shorten it, or go on after it with: telemetry import ${blob} --start-line 2\n`]);
+    const ok = await cli(['import', crlf, ...at(d)]);
+    assert.equal([ok.code, ok.stderr, ok.stdout], [0, '', `imported 2 event(s) from ${crlf} in 1 request(s)\n`]);
+    assert.equal(stored(d).map((e) => e.data), [1, 2]);
+  } finally {
+    removeDir(dir);
+  }
+}));
+
 test('a directory, a FIFO or a device as FILE: one line, exit 2, before any daemon is asked', async () => {
   const dir = tempDir();
   const fifo = path.join(dir, 'pipe');
