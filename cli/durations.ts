@@ -14,9 +14,8 @@ export const MAX_SPAN_DAYS = 36_500;
 /** The duration `text` (a DURATION) in ms, checked: more than 0 and at most MAX_SPAN_DAYS; throws ConfigError naming `option`. */
 export function spanMs(option: string, text: string): number {
   const match = DURATION.exec(text);
-  const ms = match ? Number(match[1]) * UNIT_MS[match[2]!]! : NaN;
-  if (!match || !(ms > 0) || ms > MAX_SPAN_DAYS * UNIT_MS.d!) {
-    throw new ConfigError(option, `a duration from 1s to ${MAX_SPAN_DAYS}d such as 30m, 2h, 1d (s, m, h, d, w)`, text);
-  }
+  if (!match) throw new ConfigError(option, 'a duration such as 30m, 2h, 1d (s, m, h, d, w)', text);
+  const ms = Number(match[1]) * UNIT_MS[match[2]!]!;
+  if (!(ms > 0) || ms > MAX_SPAN_DAYS * UNIT_MS.d!) throw new ConfigError(option, `a duration from 1s to ${MAX_SPAN_DAYS}d`, text);
   return ms;
 }
