@@ -53,12 +53,18 @@ export function chooseCommand(argv: readonly string[], commands: readonly string
 }
 
 /**
- * The command `word` was probably meant to be (`stauts` -> `status`): the one command within
- * two edits (insert, delete, substitute, or swap two neighbours), else undefined.
+ * The commands `word` was probably meant to be: those it begins (`hist` -> `history`, `s` ->
+ * `status`, `stop`), else the nearest within two edits (insert, delete, substitute, or swap two
+ * neighbours; one edit for a word of 2-3 letters), in the order of `commands`; [] when none is near.
  */
-export function closestCommand(word: string, commands: readonly string[]): string | undefined {
-  const near = commands.filter((c) => editDistance(word, c) <= 2);
-  return near.length === 1 ? near[0] : undefined;
+export function nearestCommands(word: string, commands: readonly string[]): string[] {
+  const w = word.toLowerCase();
+  const begun = w === '' ? [] : commands.filter((c) => c.startsWith(w));
+  if (begun.length > 0) return begun;
+  const reach = Math.min(2, Math.floor(w.length / 2));
+  const distances = commands.map((c) => editDistance(w, c));
+  const best = Math.min(...distances);
+  return best > reach ? [] : commands.filter((_, i) => distances[i] === best);
 }
 
 /** Optimal string alignment distance (Levenshtein with adjacent transpositions). */

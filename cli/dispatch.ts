@@ -1,5 +1,5 @@
 import { VERSION } from '../lib/version.js';
-import { chooseCommand, closestCommand } from './command-words.js';
+import { chooseCommand, nearestCommands } from './command-words.js';
 import { describeFailure } from './failure.js';
 import type { CliIo } from './io.js';
 import { joinNegativeValues, SWITCH_OPTIONS, UsageError, VALUE_OPTIONS } from './options.js';
@@ -16,8 +16,10 @@ export async function dispatch(rawArgv: readonly string[], io: CliIo): Promise<n
     const prog = buildProgram(io);
     const choice = chooseCommand(argv, COMMANDS, io.prefix);
     if (choice.kind === 'unknown') {
-      const known = (COMMANDS as readonly string[]).includes(choice.word) ? choice.word : closestCommand(choice.word, COMMANDS);
-      const hint = known && (known !== choice.word || io.prefix) ? `; did you mean "${io.name} ${io.prefix}${known}"?` : '';
+      const known = (COMMANDS as readonly string[]).includes(choice.word) ? [choice.word] : nearestCommands(choice.word, COMMANDS);
+      const named = known.map((c) => `"${io.name} ${io.prefix}${c}"`);
+      const hint = named.length > 0 && (known[0] !== choice.word || io.prefix)
+        ? `; did you mean ${named.length > 1 ? `${named.slice(0, -1).join(', ')} or ${named.at(-1)}` : named[0]}?` : '';
       throw new UsageError(`unknown command ${JSON.stringify(choice.word)}${hint}`);
     }
     if (choice.kind === 'none') {

@@ -1,6 +1,9 @@
+import fs from 'node:fs';
 import os from 'node:os';
 import { listDataFiles, type DataFile } from '../daemon/ndjson/listing.js';
 import { resolveDaemonConfig } from '../lib/config.js';
+import { ConfigError } from '../lib/errors.js';
+import { CommandFailure } from './failure.js';
 import type { CliIo } from './io.js';
 import { noExtraArguments, switchOption, textOption, type ParsedOptions } from './options.js';
 
@@ -11,6 +14,7 @@ import { noExtraArguments, switchOption, textOption, type ParsedOptions } from '
 export async function runDu(opts: ParsedOptions, io: CliIo): Promise<number> {
   noExtraArguments(opts);
   const { siteDir } = resolveDaemonConfig({ siteDir: textOption(opts, 'site-dir') }, io.env, os.homedir());
+  checkSiteDir(siteDir);
   const files = listDataFiles(siteDir);
   if (switchOption(opts, 'json')) {
     io.out(`${JSON.stringify({ site_dir: siteDir, files: files.map(asJson), total_bytes: total(files) })}\n`);
@@ -23,6 +27,25 @@ export async function runDu(opts: ParsedOptions, io: CliIo): Promise<number> {
   const runs = files.filter((f) => f.kind === 'run');
   io.out(`total ${size(total(files))} in ${siteDir} (${days.length} day(s) ${size(total(days))}, ${runs.length} run(s) ${size(total(runs))})\n`);
   return 0;
+}
+
+// a site directory that is missing or unreadable is a stated failure (exit 1: "total 0 B" would
+// say a mistyped path holds nothing); one that is not a directory is a usage mistake (exit 2)
+function checkSiteDir(siteDir: string): void {
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(siteDir);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new CommandFailure(`no site directory at ${siteDir} (nothing was recorded there, or --site-dir is mistyped)`);
+    throw new CommandFailure(`cannot read the site directory ${siteDir} (${code ?? (error as Error).message})`);
+  }
+  if (!stat.isDirectory()) throw new ConfigError('--site-dir', 'a directory', `${siteDir} (not a directory)`);
+  try {
+    fs.accessSync(siteDir, fs.constants.R_OK | fs.constants.X_OK);
+  } catch (error) {
+    throw new CommandFailure(`cannot read the site directory ${siteDir} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
 }
 
 function asJson(f: DataFile) {

@@ -3,6 +3,7 @@ import { ConfigError } from '../lib/errors.js';
 import { normaliseTs } from '../lib/time.js';
 import type { Envelope } from '../lib/wire.js';
 import { connect } from './connect.js';
+import { DURATION, spanMs } from './durations.js';
 import { historyColumns, historyCsv, historyHeader, historyRow } from './history-text.js';
 import type { CliIo } from './io.js';
 import { noExtraArguments, switchOption, textOption, UsageError, type ParsedOptions } from './options.js';
@@ -10,7 +11,6 @@ import { noExtraArguments, switchOption, textOption, UsageError, type ParsedOpti
 // `telemetry history TYPE`: the recorded events of one type, page by page from GET /history.
 // A table on a terminal, NDJSON piped or with --json, CSV with --csv.
 
-const DURATION = /^-?(\d+(?:\.\d+)?)(s|m|h|d|w)$/;
 const ZONED = /T.*(?:Z|[+-]\d{2}(?::?\d{2})?)$/i;
 const LOCAL = /^\d{4}-\d{2}-\d{2}(?:T(?:[01]\d|2[0-3]):\d{2}(?::\d{2}(?:[.,]\d+)?)?)?$/i;
 
@@ -26,8 +26,8 @@ export async function runHistory(typeArg: unknown, opts: ParsedOptions, io: CliI
   const from = timeOption(opts, 'from');
   const to = timeOption(opts, 'to');
   if (since !== undefined && from !== undefined) throw new UsageError('--since and --from cannot be used together');
+  if (since !== undefined) spanMs('--since', since.startsWith('-') ? since.slice(1) : since);
   const duration = since === undefined ? undefined : DURATION.exec(since);
-  if (since !== undefined && !duration) throw new ConfigError('--since', 'a duration such as 30m, 2h, 1d (s, m, h, d, w)', since);
   const { client } = connect(opts, io);
   const signal = io.stopSignal();
   try {
@@ -67,7 +67,11 @@ export async function runHistory(typeArg: unknown, opts: ParsedOptions, io: CliI
 function timeOption(opts: ParsedOptions, name: string): string | undefined {
   const text = textOption(opts, name);
   if (text === undefined) return undefined;
-  if (text === 'now' || DURATION.test(text)) return text.startsWith('-') || text === 'now' ? text : `-${text}`;
+  if (text === 'now') return text;
+  if (DURATION.test(text)) {
+    spanMs(`--${name}`, text.startsWith('-') ? text.slice(1) : text);
+    return text.startsWith('-') ? text : `-${text}`;
+  }
   const iso = text.trim().replace(' ', 'T');
   const expected = 'a time such as 2026-03-17T22:00 (local), 2026-03-17T21:00Z, or -2h';
   // with a zone: the spellings an event's ts takes (lib/time.ts); without: local, a calendar date and time only

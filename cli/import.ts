@@ -1,87 +1,129 @@
-import { isUtf8 } from 'node:buffer';
-import fs from 'node:fs';
-import readline from 'node:readline';
+import type { TelemetryClient } from '../client/client.js';
 import { TelemetryClientError } from '../client/errors.js';
 import { ConfigError } from '../lib/errors.js';
 import type { BatchFailure } from '../lib/wire.js';
 import { connect } from './connect.js';
-import { CommandFailure } from './failure.js';
+import { CommandFailure, EXIT } from './failure.js';
+import { fileBatches, importableSize, splitBatch, type Batch, type BatchLimits } from './import-batches.js';
 import { say, type CliIo } from './io.js';
 import { noExtraArguments, switchOption, textOption, UsageError, type ParsedOptions } from './options.js';
 import { progressBar } from './progress.js';
 
 // `telemetry import FILE.ndjson`: a file of event requests (one JSON object per line, as
 // POST /event takes them) sent in batches to POST /events, with a progress bar and a summary.
+// Batches stay within the daemon's body limit; Ctrl-C ends after the batch in flight and says
+// where to resume (--start-line) so that nothing is recorded twice.
 
 const DEFAULT_BATCH = 1000;
 const MAX_BATCH = 10_000;
+// the daemon's default --max-body; a daemon with a smaller one says so in its 413, and is believed
+const DEFAULT_MAX_BODY = 1024 * 1024;
+const MAX_BODY = 268_435_456;
 // failures printed one per line; past that they are counted
 const SHOWN_FAILURES = 20;
+/** The exit code of an import stopped by Ctrl-C or SIGTERM (128 + SIGINT, as shells say). */
+export const EXIT_INTERRUPTED = 130;
 
-/** One batch: the lines as they are in the file, and the file line number of each. */
-interface Batch {
-  lines: string[];
-  lineNumbers: number[];
-  /** Lines of the batch's range that are not UTF-8 text (not sent: decoding would respell them). */
-  notUtf8: number[];
-  /** Bytes of the file read up to the end of this batch. */
-  bytes: number;
+/** What an import has done so far. */
+interface Tally {
+  recorded: number;
+  requests: number;
+  failures: string[];
+  /** The last line of the file whose batch was answered. */
+  lastLine: number;
 }
 
 /** Import the file; exit 0 when every event was recorded, 1 (through the error path) otherwise. */
 export async function runImport(file: unknown, opts: ParsedOptions, io: CliIo): Promise<number> {
   noExtraArguments(opts);
   if (typeof file !== 'string') throw new UsageError('missing FILE (an NDJSON file of events)');
-  const batchSize = batchSizeOption(textOption(opts, 'batch-size'));
+  const limits: BatchLimits = {
+    records: wholeOption(textOption(opts, 'batch-size'), '--batch-size', DEFAULT_BATCH, 1, MAX_BATCH),
+    bodyBytes: wholeOption(textOption(opts, 'max-body'), '--max-body', DEFAULT_MAX_BODY, 1024, MAX_BODY),
+  };
+  const startLine = wholeOption(textOption(opts, 'start-line'), '--start-line', 1, 1, Number.MAX_SAFE_INTEGER);
   const partial = switchOption(opts, 'partial');
-  let size: number;
-  try {
-    size = fs.statSync(file).size;
-  } catch (error) {
-    throw new CommandFailure(`cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
-  }
+  const size = importableSize(file);
   const { client } = connect(opts, io);
+  const stop = io.stopSignal();
   const progress = progressBar(io, `importing ${file}`);
-  let recorded = 0;
-  let requests = 0;
-  const failures: string[] = [];
+  const tally: Tally = { recorded: 0, requests: 0, failures: [], lastLine: startLine - 1 };
+  const resume = (line: number) => `${io.name} ${io.prefix}import ${file} --start-line ${line}`;
   try {
-    for await (const batch of batches(file, batchSize)) {
+    for await (const batch of fileBatches(file, limits, startLine)) {
+      if (stop.aborted) break;
       const undecodable = batch.notUtf8.map((n) => `line ${n}: the line is not valid UTF-8 text (INVALID_ENCODING)`);
       if (undecodable.length > 0 && !partial) {
-        const range = `${Math.min(batch.lineNumbers[0] ?? Infinity, batch.notUtf8[0]!)}-${Math.max(batch.lineNumbers.at(-1) ?? 0, batch.notUtf8.at(-1)!)}`;
+        const first = Math.min(batch.lineNumbers[0] ?? Infinity, batch.notUtf8[0]!);
+        const range = `${first}-${Math.max(batch.lineNumbers.at(-1) ?? 0, batch.notUtf8.at(-1)!)}`;
         throw new CommandFailure(`${undecodable.join('\n')}\nthe batch of lines ${range} was not sent (nothing of it recorded); `
-          + `${recorded} event(s) before it were recorded. Fix the lines above, or use --partial to record the valid ones.`);
+          + `${tally.recorded} event(s) before it were recorded. Fix the lines above and go on with: ${resume(first)}; or use --partial to record the valid ones.`);
       }
-      failures.push(...undecodable);
-      if (batch.lines.length === 0) continue;
-      requests++;
-      try {
-        recorded += (await client.postEventLines(batch.lines, { partial })).recorded;
-      } catch (error) {
-        const refused = batchFailures(error);
-        if (!refused) throw error;
-        failures.push(...refused.map((f) => `line ${batch.lineNumbers[f.index]}: ${f.detail} (${f.code})`));
-        if (!partial) {
-          const range = `${batch.lineNumbers[0]}-${batch.lineNumbers.at(-1)}`;
-          throw new CommandFailure(`${failures.join('\n')}\nthe batch of lines ${range} was refused (nothing of it recorded); `
-            + `${recorded} event(s) before it were recorded. Fix the lines above, or use --partial to record the valid ones.`);
-        }
-        recorded += Number((error as TelemetryClientError).answer?.recorded ?? 0);
-      }
-      progress.update(size === 0 ? 1 : batch.bytes / size, `${recorded} event(s)`);
+      tally.failures.push(...undecodable);
+      if (batch.lines.length > 0) await sendBatch(client, batch, limits, partial, tally, resume);
+      tally.lastLine = Math.max(tally.lastLine, batch.lineNumbers.at(-1) ?? 0, batch.notUtf8.at(-1) ?? 0);
+      progress.update(size === 0 ? 1 : batch.bytes / size, `${tally.recorded} event(s)`);
     }
   } catch (error) {
     progress.done();
-    if (!(error instanceof CommandFailure) && recorded > 0) say(io, `${recorded} event(s) were recorded before this failure`);
+    if (!(error instanceof CommandFailure) && tally.recorded > 0) say(io, `${tally.recorded} event(s) were recorded before this failure`);
     throw error;
   }
   progress.done();
+  if (stop.aborted) {
+    say(io, `interrupted: ${tally.recorded} event(s) recorded, every line up to line ${tally.lastLine} of ${file} was sent; `
+      + `resume without duplicates with: ${resume(tally.lastLine + 1)}`);
+    return EXIT_INTERRUPTED;
+  }
+  const { recorded, requests, failures } = tally;
   io.out(`imported ${recorded} event(s) from ${file} in ${requests} request(s)${failures.length ? `; ${failures.length} invalid line(s) not recorded` : ''}\n`);
-  if (failures.length === 0) return 0;
+  if (failures.length === 0) return EXIT.OK;
   const shown = failures.slice(0, SHOWN_FAILURES).join('\n');
   const more = failures.length > SHOWN_FAILURES ? `\n... and ${failures.length - SHOWN_FAILURES} more` : '';
   throw new CommandFailure(`${shown}${more}`);
+}
+
+/** Send one batch; a 413 naming a smaller limit splits it again, a line over the limit alone is refused. */
+async function sendBatch(client: TelemetryClient, batch: Batch, limits: BatchLimits, partial: boolean, tally: Tally,
+  resume: (line: number) => string): Promise<void> {
+  if (batch.body > limits.bodyBytes) {
+    const line = batch.lineNumbers[0]!;
+    const over = `${batch.body - 1} bytes, more than the daemon's body limit (${limits.bodyBytes} bytes, its --max-body)`;
+    if (partial) {
+      tally.failures.push(`line ${line}: ${over} (BODY_TOO_LARGE)`);
+      return;
+    }
+    throw new CommandFailure(`line ${line} is ${over}; nothing of it was recorded; ${tally.recorded} event(s) before it were. `
+      + `Shorten it, or go on after it with: ${resume(line + 1)}`);
+  }
+  tally.requests++;
+  try {
+    tally.recorded += (await client.postEventLines(batch.lines, { partial })).recorded;
+  } catch (error) {
+    const learned = limitOf(error);
+    if (learned !== undefined && learned < limits.bodyBytes) {
+      tally.requests--;
+      limits.bodyBytes = learned;
+      for (const part of splitBatch(batch, learned)) await sendBatch(client, part, limits, partial, tally, resume);
+      return;
+    }
+    const refused = batchFailures(error);
+    if (!refused) throw error;
+    tally.failures.push(...refused.map((f) => `line ${batch.lineNumbers[f.index]}: ${f.detail} (${f.code})`));
+    if (!partial) {
+      const first = batch.lineNumbers[0]!;
+      throw new CommandFailure(`${tally.failures.join('\n')}\nthe batch of lines ${first}-${batch.lineNumbers.at(-1)} was refused (nothing of it recorded); `
+        + `${tally.recorded} event(s) before it were recorded. Fix the lines above and go on with: ${resume(first)}; or use --partial to record the valid ones.`);
+    }
+    tally.recorded += Number((error as TelemetryClientError).answer?.recorded ?? 0);
+  }
+}
+
+/** The body limit a 413 BODY_TOO_LARGE names ("... the limit of N bytes."), or undefined. */
+function limitOf(error: unknown): number | undefined {
+  if (!(error instanceof TelemetryClientError) || error.code !== 'BODY_TOO_LARGE') return undefined;
+  const match = /limit of (\d+) bytes/.exec(error.detail);
+  return match ? Number(match[1]) : undefined;
 }
 
 /** The failures of a refused batch (INVALID_BATCH, BATCH_PARTLY_RECORDED), or undefined for any other error. */
@@ -91,40 +133,9 @@ function batchFailures(error: unknown): BatchFailure[] | undefined {
   return error.answer?.failures as BatchFailure[] | undefined;
 }
 
-/**
- * The non-blank lines of the file in batches of `size`, read as a stream. Each line is read as
- * its bytes (latin1: one character per byte) and decoded only when it is UTF-8, so a line that
- * is not is reported, never sent with U+FFFD in place of its bytes.
- */
-async function* batches(file: string, size: number): AsyncGenerator<Batch> {
-  const lines = readline.createInterface({ input: fs.createReadStream(file, { encoding: 'latin1' }), crlfDelay: Infinity });
-  let batch: Batch = { lines: [], lineNumbers: [], notUtf8: [], bytes: 0 };
-  let bytes = 0;
-  let n = 0;
-  for await (const raw of lines) {
-    n++;
-    bytes += raw.length + 1;
-    const lineBytes = Buffer.from(raw, 'latin1');
-    if (!isUtf8(lineBytes)) {
-      batch.notUtf8.push(n);
-      continue;
-    }
-    const line = lineBytes.toString('utf8');
-    if (line.trim() === '') continue;
-    batch.lines.push(line);
-    batch.lineNumbers.push(n);
-    batch.bytes = bytes;
-    if (batch.lines.length === size) {
-      yield batch;
-      batch = { lines: [], lineNumbers: [], notUtf8: [], bytes };
-    }
-  }
-  if (batch.lines.length > 0 || batch.notUtf8.length > 0) yield { ...batch, bytes };
-}
-
-function batchSizeOption(text: string | undefined): number {
-  if (text === undefined) return DEFAULT_BATCH;
+function wholeOption(text: string | undefined, option: string, fallback: number, min: number, max: number): number {
+  if (text === undefined) return fallback;
   const n = /^\s*\d+\s*$/.test(text) ? Number(text) : NaN;
-  if (!Number.isInteger(n) || n < 1 || n > MAX_BATCH) throw new ConfigError('--batch-size', `a whole number from 1 to ${MAX_BATCH}`, text);
+  if (!Number.isSafeInteger(n) || n < min || n > max) throw new ConfigError(option, `a whole number from ${min} to ${max}`, text);
   return n;
 }

@@ -109,12 +109,14 @@ export function buildProgram(io: CliIo) {
     .action(async (type: unknown, opts: ParsedOptions) => (await import('./post.js')).runPost(type, opts, io));
 
   prog.command(`${p}import [FILE]`)
-    .describe('Record the events of an NDJSON file (one POST /event body per line) in batches, with a progress bar on a terminal and a summary. A batch with an invalid line is refused whole and the import stops, unless --partial.')
+    .describe('Record the events of an NDJSON file (one POST /event body per line) in batches within the daemon\'s body limit, with a progress bar on a terminal and a summary. A batch with an invalid line is refused whole and the import stops, unless --partial. Ctrl-C stops after the batch in flight and prints the --start-line to resume with (exit 130).')
     .option('--host', HOST)
     .option('--port', PORT)
     .option('--token', TOKEN)
     .option('--batch-size', 'Events per request (default 1000, at most 10000)')
     .option('--partial', 'Record the valid lines of each batch, list the invalid ones at the end (exit 1 if any)')
+    .option('--max-body', "The daemon's --max-body in bytes, when smaller than the default 1048576 (batches stay within it; a 413 naming a smaller limit is believed)")
+    .option('--start-line', 'Begin at this line of FILE (default 1): resume an interrupted import without duplicates')
     .example(`${p}import backlog.ndjson`)
     .example(`${p}import weather-2026-03.ndjson --partial --batch-size 5000`)
     .action(async (file: unknown, opts: ParsedOptions) => (await import('./import.js')).runImport(file, opts, io));

@@ -1,6 +1,7 @@
 import type { CliIo } from './io.js';
 
-// A one-line progress bar on stderr, redrawn in place; nothing at all when stderr is not a terminal.
+// A one-line progress bar on stderr, redrawn in place; nothing at all when stderr is not a
+// terminal, or is one that cannot erase a line (TERM=dumb: no escape codes).
 
 const WIDTH = 24;
 
@@ -10,9 +11,9 @@ export interface Progress {
   done(): void;
 }
 
-/** A progress bar for `label`, drawn only on a terminal. */
+/** A progress bar for `label`, drawn only on a terminal that can erase a line. */
 export function progressBar(io: CliIo, label: string): Progress {
-  if (!io.stderrIsTTY) return { update() {}, done() {} };
+  if (!io.stderrIsTTY || io.env?.TERM === 'dumb') return { update() {}, done() {} };
   let drawn = false;
   return {
     update(fraction, detail) {

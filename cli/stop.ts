@@ -1,3 +1,4 @@
+import { connectionReason } from '../client/connection-reason.js';
 import { TelemetryConnectionError } from '../client/errors.js';
 import { isLoopbackHost } from '../lib/config.js';
 import { connect } from './connect.js';
@@ -19,7 +20,11 @@ export async function runStop(opts: ParsedOptions, io: CliIo): Promise<number> {
     pid = (await client.status()).pid;
   } catch (error) {
     if (error instanceof TelemetryConnectionError && !error.timedOut) {
-      io.out(`no telemetry daemon at ${address}\n`);
+      // nothing listens: none was running; otherwise say why (something else listening is left alone)
+      const listening = error.reason === 'ECONNRESET' || error.reason.startsWith('HPE_');
+      const other = error.reason === 'ECONNREFUSED' ? ''
+        : ` (${connectionReason(error.reason)}${listening ? '; something else listens there and was left alone' : ''})`;
+      io.out(`no telemetry daemon at ${address}${other}\n`);
       return 0;
     }
     const foreign = foreignServer(error);

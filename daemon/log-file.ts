@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { makeDirectory } from '../lib/directories.js';
 
 // The daemon's own log file: appended to, and reopened on request (SIGHUP) so that
 // logrotate can move it away and the daemon goes on in a fresh file of the same name.
@@ -9,10 +10,10 @@ export class LogFile {
   readonly path: string;
   private fd: number;
 
-  /** Open (creating it and its directory if needed) for appending; throws when it cannot. */
+  /** Open (creating it and its directory if needed, one level at a time: a recursive mkdir never ends under /proc) for appending; throws when it cannot. */
   constructor(file: string) {
     this.path = path.resolve(file);
-    fs.mkdirSync(path.dirname(this.path), { recursive: true });
+    makeDirectory(path.dirname(this.path));
     this.fd = fs.openSync(this.path, 'a');
   }
 

@@ -82,8 +82,20 @@ const SYSTEM: MachineProbe = {
   reverse: async (address) => (await dns.lookupService(address, 0)).hostname,
 };
 
+// a forwarding config is a few sinks: a larger file is not one (and /dev/zero would never end)
+const MAX_CONFIG_BYTES = 1024 * 1024;
+
 function readConfig(file: string | undefined): string | undefined {
   if (file === undefined) return undefined;
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(file);
+  } catch (error) {
+    throw new ConfigError('--config', 'a readable file', `${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+  // a FIFO or a device is never opened: the read could wait or run forever
+  if (!stat.isFile() && !stat.isDirectory()) throw new ConfigError('--config', 'a regular file', `${file} (not a regular file)`);
+  if (stat.size > MAX_CONFIG_BYTES) throw new ConfigError('--config', `a file of at most ${MAX_CONFIG_BYTES} bytes`, `${file} (${stat.size} bytes)`);
   try {
     return fs.readFileSync(file, 'utf8');
   } catch (error) {

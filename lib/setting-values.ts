@@ -101,7 +101,10 @@ export function parseAge(value: string, option: string): number {
   const match = /^\s*(\d+)\s*([dh])\s*$/.exec(String(value));
   const n = match ? Number(match[1]) : NaN;
   if (!match || !Number.isSafeInteger(n) || n < 1) throw new ConfigError(option, 'an age in days or hours, such as 2d or 36h', value);
-  return n * (match[2] === 'd' ? 86_400_000 : 3_600_000);
+  const ms = n * (match[2] === 'd' ? 86_400_000 : 3_600_000);
+  // past a hundred years the age names no file on any disk: a typo, not "never"
+  if (ms > 36_500 * 86_400_000) throw new ConfigError(option, 'an age of at most 36500d (876000h)', value);
+  return ms;
 }
 
 /** An age in ms as parseAge reads it back: whole days as `<n>d`, else hours. */

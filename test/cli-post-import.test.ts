@@ -86,7 +86,7 @@ test('import: a batch with invalid lines is refused whole and the import stops; 
     assert.is(atomic.stdout, '');
     assert.is(atomic.stderr, 'telemetry: line 4: data is required (null counts as given). (INVALID_BODY)\n'
       + 'the batch of lines 3-4 was refused (nothing of it recorded); 2 event(s) before it were recorded. '
-      + 'Fix the lines above, or use --partial to record the valid ones.\n');
+      + `Fix the lines above and go on with: telemetry import ${file} --start-line 3; or use --partial to record the valid ones.\n`);
     assert.equal(siteLines(d).map((e) => e.data), [0, 1]);
 
     const partial = await run('import', file, '--batch-size', '2', '--partial');

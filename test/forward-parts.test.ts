@@ -69,7 +69,8 @@ test('ndjsonBody: one record per line with id, stream, seq and the envelope byte
 test('redactUrl: a password never shows', () => {
   assert.is(redactUrl('postgres://unit1:s3cret@db.site/obs'), 'postgres://unit1:***@db.site/obs');
   assert.is(redactUrl('mqtt://broker:1883'), 'mqtt://broker:1883');
-  assert.is(redactUrl('not a url'), '(unparsable URL)');
+  assert.is(redactUrl('not a url'), 'not a url');
+  assert.is(redactUrl('nohost://u:s3cret@'), 'nohost://***@');
 });
 
 test('deliveredAll: what retention may touch, by a sink\'s cursor', () => {

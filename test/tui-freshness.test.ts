@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ageless, boxed, COLOUR, follow, order, post, row, withConsole } from './helpers/console-screen.js';
+import { cli } from './helpers/cli.js';
 import { request } from './helpers/http.js';
 import { freePort, spawnDaemon, TELEMETRY_BIN as TELEMETRY, type ChildDaemon } from './helpers/daemon.js';
 import { removeDir } from './helpers/tmp.js';
@@ -13,7 +14,7 @@ import { HELP_LINES } from '../tui/help.js';
 
 const RULES = ['--max-age', 'power=90,old.*=0.001,*=3600'];
 
-/** Ten readings that are stale at once and twenty fresh ones; the daemon then records meridian.stale (32 types). */
+/** Ten readings that are stale at once and twenty fresh ones; the daemon then records meridian.stale (31 types with a reading, 32 rows with the missing power). */
 async function seed(d: ChildDaemon): Promise<void> {
   for (let i = 1; i <= 10; i++) await post(d, `old.${String(i).padStart(2, '0')}`, { v: i });
   for (let i = 1; i <= 20; i++) await post(d, `sensor-${String(i).padStart(2, '0')}`, { temp_c: i / 2, ok: true });
@@ -29,7 +30,7 @@ test('80x24: "11 STALE" in the header, stale rows on top, the position and "+24 
   t.run(follow(d), { width: 80, height: 24 });
   let s = await t.waitFor('32 types and the trend', (x) => x.includes(' 1/32 ') && x.includes('│last hour:') && x.includes('│  "type": "old.01",'));
   assert.equal(body(s), [
-    'run site  11 STALE  32 types  poll 300ms  sort type',
+    'run site  11 STALE  31 types  poll 300ms  sort type',
     `┌─ readings ${'─'.repeat(60)} 1/32 ─┐`,
     boxed('   TYPE▲           AGE            SEQ  RUN  DATA'),
     boxed(''),
@@ -67,7 +68,7 @@ test('60x20: the whole screen, and the help laid out inside it', () => withConso
   t.run(follow(d), { width: 60, height: 20 });
   const s = await t.waitFor('32 types and the trend', (x) => x.includes(' 1/32 ') && x.includes('│last hour:') && x.includes('│  "seq": 1,'));
   assert.equal(body(s), [
-    'run site  11 STALE  32 types  poll 300ms  sort type',
+    'run site  11 STALE  31 types  poll 300ms  sort type',
     `┌─ readings ${'─'.repeat(40)} 1/32 ─┐`,
     boxed('   TYPE▲           AGE            SEQ  RUN  DATA', 0, 60),
     boxed('', 0, 60),
@@ -109,7 +110,7 @@ test('keys: r reverses (the sorted column marked), Esc clears the filter, Tab sc
   t.keys('/', 's', 'e', 'n', 's', 'o', 'r', '-', '1', 'Enter');
   s = await t.waitFor('filtered', (x) => x.includes('filter "sensor-1"'));
   assert.equal(order(s).length, 8);
-  assert.match(s.split('\n')[1]!, /^run site {2}11 STALE {2}10\/32 types/, 'the stale count is of every type, whatever the filter');
+  assert.match(s.split('\n')[1]!, /^run site {2}11 STALE {2}10\/31 types/, 'the stale count is of every type, whatever the filter; types count readings (power is missing)');
   t.keys('Escape');
   s = await t.waitFor('filter cleared', (x) => x.split('\n')[1]!.endsWith('sort type'));
   assert.match(s, / 22\/32 /, 'the selection stays on sensor-10, among every row again');
@@ -172,14 +173,16 @@ test('a reading posted with its own max_age_s is judged by it: STALE and counted
   t.run(follow(d), { width: 80, height: 24 });
   // the daemon records meridian.stale for dome within its one-second look
   let s = await t.waitFor('dome stale, and its meridian.stale', (x) => x.split('\n')[1]!.includes(' STALE ') && row(x, 'meridian.stale') !== undefined);
-  assert.is(s.split('\n')[1], 'run site  2 STALE  4 types  poll 300ms  sort type');
+  assert.is(s.split('\n')[1], 'run site  2 STALE  3 types  poll 300ms  sort type', 'types with a reading; the missing power counts as stale');
+  const status = await cli(['status', '--host', '127.0.0.1', '--port', String(d.port)]);
+  assert.match(status.stdout, /  site  3 types  2 stale\n$/, 'telemetry status counts as the console does');
   assert.equal(order(s), ['dome', 'power', 'meridian.stale', 'weather'], 'stale and missing on top');
   assert.equal(row(s, 'dome')!.slice(3), ['1', '-', 'open']);
   assert.match(row(s, 'dome')![2]!, /^\ds STALE$/);
   assert.match(row(s, 'weather')![2]!, /^\ds$/, 'weather by the daemon\'s *=3600');
   await post(d, 'dome', 'closed');
   s = await t.waitFor('dome read again without its own limit, and meridian.fresh', (x) => row(x, 'dome')?.[3] === '4' && row(x, 'meridian.fresh') !== undefined);
-  assert.is(s.split('\n')[1], 'run site  1 STALE  5 types  poll 300ms  sort type');
+  assert.is(s.split('\n')[1], 'run site  1 STALE  4 types  poll 300ms  sort type');
   assert.equal(order(s), ['power', 'dome', 'meridian.fresh', 'meridian.stale', 'weather']);
   assert.match(row(s, 'dome')![2]!, /^\ds$/);
 }, RULES));

@@ -113,7 +113,7 @@ function painter(w: ConsoleWidgets, config: ConsoleConfig, trends: TrendKeeper):
     state.top = model.top;
     drawTable(model, state.order, page, tableInnerWidth(w), state.textOf);
     renderHeader(w, state, { address: config.address, intervalMs: config.intervalMs, type: config.type,
-      shown: model.rows.length, total: model.total, stale: model.staleTotal });
+      shown: model.shownTypes, total: model.total, stale: model.staleTotal });
     trends.select(state.detail && row?.envelope ? row.type : undefined);
     if (state.detail) {
       renderDetail(w, row, { type: config.type, filter: state.filter, focused: state.focus === 'detail', scroll: state.detailScroll, textOf: state.textOf },

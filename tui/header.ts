@@ -38,9 +38,9 @@ export interface HeaderInfo {
   address: string;
   intervalMs: number;
   type: string | undefined;
-  /** Rows shown after the filter. */
+  /** Types with a reading among the rows shown after the filter. */
   shown: number;
-  /** Types in the view (missing ones included). */
+  /** Types with a reading in the view, as `telemetry status` counts them (expected types without one count in `stale` only). */
   total: number;
   /** Stale and missing types in the view, whatever the filter. */
   stale: number;

@@ -27,7 +27,12 @@ export interface ConsoleWidgets {
   detail: blessed.Widgets.BoxElement;
   footer: blessed.Widgets.BoxElement;
   help: blessed.Widgets.BoxElement;
+  /** Over everything when the terminal is smaller than MIN_SIZE: says so instead of a table without rows. */
+  tooSmall: blessed.Widgets.BoxElement;
 }
+
+/** The smallest terminal the console draws in: the header, the table with one row, the footer. */
+export const MIN_SIZE = { width: 40, height: 8 } as const;
 
 const HEADER = 2;
 const FOOTER = 1;
@@ -62,7 +67,8 @@ export function createWidgets(noColor: boolean, themeName: ThemeName, title: str
   const footer = blessed.box({ ...plain, parent: screen, bottom: 0, left: 0, width: '100%', height: FOOTER });
   const help = blessed.box({ ...plain, parent: screen, top: 'center', left: 'center', width: HELP_WIDTH, height: 16,
     border: { type: 'line' }, style: { ...base, border, label: { ...border } }, label: ' keys ', hidden: true, padding: { left: 1, right: 1 } });
-  return { screen, theme, header, table, position, more, detail, footer, help };
+  const tooSmall = blessed.box({ ...plain, parent: screen, top: 0, left: 0, width: '100%', height: '100%', hidden: true });
+  return { screen, theme, header, table, position, more, detail, footer, help, tooSmall };
 }
 
 /** Where the table and detail pane go: table above, detail below (when shown), sized to the screen. */
@@ -78,6 +84,18 @@ export function placeWidgets(w: ConsoleWidgets, showDetail: boolean, singleType:
   if (showDetail && middle - tableHeight >= 3) w.detail.show(); else w.detail.hide();
   w.help.width = Math.min(HELP_WIDTH, width);
   w.help.height = Math.min(helpLines + 2, height);
+  placeTooSmall(w, width, height);
+}
+
+// below MIN_SIZE the table would have no row: say so (short lines, for a narrow terminal) until it grows
+function placeTooSmall(w: ConsoleWidgets, width: number, height: number): void {
+  if (width >= MIN_SIZE.width && height >= MIN_SIZE.height) {
+    w.tooSmall.hide();
+    return;
+  }
+  w.tooSmall.setContent([`too small: ${width}x${height}`, `needs ${MIN_SIZE.width}x${MIN_SIZE.height}`, 'q quits'].join('\n'));
+  w.tooSmall.setFront();
+  w.tooSmall.show();
 }
 
 /** Put a border marker's text at the right end of its border line (hidden when empty). */

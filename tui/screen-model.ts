@@ -29,8 +29,10 @@ export interface ScreenModel {
   top: number;
   /** Stale (and missing) types in the whole view, whatever the filter. */
   staleTotal: number;
-  /** Types in the whole view (missing ones included). */
+  /** Types with a reading in the whole view: what `telemetry status` and /status count as `types` (missing ones count in staleTotal only). */
   total: number;
+  /** Types with a reading among the rows shown (after the filter). */
+  shownTypes: number;
   above: OutOfSight;
   below: OutOfSight;
 }
@@ -176,6 +178,13 @@ function patched(kept: Kept, state: ConsoleState, judge: Judge): Map<Row, string
   return patches;
 }
 
+/** How many rows hold a reading (a MISSING row of an expected type does not). */
+function readings(rows: readonly Row[]): number {
+  let n = 0;
+  for (const r of rows) n += Number(r.envelope !== undefined);
+  return n;
+}
+
 /** The width-deciding cells of a row other than TYPE: the digits of SEQ and RUN. */
 function cellsOf(row: Row): string {
   return `${String(row.seq ?? '-').length} ${row.runId}`;
@@ -198,7 +207,7 @@ function modelOf(state: ConsoleState, all: Row[], page: number, layout: number):
     for (let i = from; i < to; i++) stale += Number(rows[i]!.stale);
     return { count: Math.max(0, to - from), stale };
   };
-  return { rows, all, layout, selected, top, staleTotal, total: all.length, above: count(0, top), below: count(Math.min(rows.length, top + page), rows.length) };
+  return { rows, all, layout, selected, top, staleTotal, total: readings(all), shownTypes: readings(rows), above: count(0, top), below: count(Math.min(rows.length, top + page), rows.length) };
 }
 
 /** The first row in sight: `top` moved as little as possible to show the selection, kept in range. */

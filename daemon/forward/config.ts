@@ -1,11 +1,14 @@
 import { parse as parseToml } from 'smol-toml';
 import { ConfigError } from '../../lib/errors.js';
 import { isTableName } from './postgres-schema.js';
+import { redactUrlText } from './secrets.js';
+import { headersOf } from './sink-headers.js';
 import type { SinkCommon, SinkKind, SinkSpec } from './sink.js';
 
 // Forwarding settings: `--forward URL` (repeatable, every option at its default) and
 // `--config FILE` (TOML, one [[sink]] table per sink). Secrets are named by environment
-// variable (`password_env`, `[sink.header_env]`), never written in the file or logged.
+// variable (`password_env`, `[sink.header_env]`), never written in the file or logged. Every
+// number is bounded (its range is in docs/forwarding.md), so no timer overflows.
 
 type Env = Readonly<Record<string, string | undefined>>;
 type Table = Record<string, unknown>;
@@ -15,6 +18,13 @@ const SCHEMES: Record<string, SinkKind> = {
 };
 const SAFE_NAME = /^[A-Za-z0-9._-]{1,64}$/;
 const COMMON_KEYS = ['name', 'url', 'batch_records', 'batch_bytes', 'linger_ms', 'retry_min_ms', 'retry_max_ms', 'failing_after_s', 'timeout_ms', 'start'];
+// Upper bounds: a sane operator's longest (a timer of 2^31 ms or more fires after 1 ms in
+// Node: a sink that never delivers, or retries in a hot loop), documented in docs/forwarding.md
+const HOUR_MS = 3_600_000;
+const MAX = { lingerMs: 60_000, retryMs: HOUR_MS, timeoutMs: 600_000, failingAfterS: 7 * 86_400, batchBytes: 64 * 1024 * 1024 };
+// what pg reads from a postgres:// URL's query besides connection settings; any other (timeouts
+// such as query_timeout, which pg would pass to a timer unchecked) is refused: use timeout_ms
+const PG_URL_PARAMS = ['sslmode', 'sslcert', 'sslkey', 'sslrootcert', 'sslpassword', 'ssl', 'application_name', 'options', 'host', 'user', 'password', 'client_encoding'];
 const KIND_KEYS: Record<SinkKind, string[]> = {
   mqtt: ['prefix', 'username', 'password_env', 'retain_current', 'ephemeral', 'ephemeral_queue'],
   postgres: ['table', 'password_env', 'ephemeral'],
@@ -53,25 +63,27 @@ function sinkOf(t: Table, where: string, env: Env): SinkSpec {
   try {
     parsed = new URL(url);
   } catch {
-    throw new ConfigError(`${where} url`, 'an mqtt://, postgres:// or http(s):// URL', url);
+    throw new ConfigError(`${where} url`, 'an mqtt://, postgres:// or http(s):// URL', redactUrlText(url));
   }
   const kind = SCHEMES[parsed.protocol];
-  if (!kind) throw new ConfigError(`${where} url`, 'an mqtt://, mqtts://, postgres://, http:// or https:// URL', url);
+  if (!kind) throw new ConfigError(`${where} url`, 'an mqtt://, mqtts://, postgres://, http:// or https:// URL', redactUrlText(url));
+  const param = kind === 'postgres' ? [...parsed.searchParams.keys()].find((k) => !PG_URL_PARAMS.includes(k)) : undefined;
+  if (param !== undefined) throw new ConfigError(`${where} url`, `without the query parameter ${param} (the URL may carry ${PG_URL_PARAMS.join(', ')}; timeouts are timeout_ms)`, redactUrlText(url));
   const unknown = Object.keys(t).find((k) => !COMMON_KEYS.includes(k) && !KIND_KEYS[kind].includes(k));
   if (unknown) throw new ConfigError(`${where}: ${unknown}`, `a known key for a ${kind} sink (see docs/forwarding.md)`, unknown);
   const name = str(t, 'name', where, derivedName(kind, parsed));
   if (!SAFE_NAME.test(name)) throw new ConfigError(`${where} name`, '1-64 letters, digits, ".", "_" or "-"', name);
   const start = str(t, 'start', where, 'beginning');
   if (start !== 'beginning' && start !== 'end') throw new ConfigError(`${where} start`, '"beginning" or "end"', start);
-  const retryMin = int(t, 'retry_min_ms', where, 250, 1);
+  const retryMin = int(t, 'retry_min_ms', where, 250, 1, MAX.retryMs);
   const common: SinkCommon = {
     name, kind, url, start,
     batchRecords: int(t, 'batch_records', where, 500, 1, 100_000),
-    batchBytes: int(t, 'batch_bytes', where, 1024 * 1024, 1024),
-    lingerMs: int(t, 'linger_ms', where, 100, 0),
-    retry: { minMs: retryMin, maxMs: int(t, 'retry_max_ms', where, 30_000, retryMin) },
-    failingAfterMs: num(t, 'failing_after_s', where, 60) * 1000,
-    timeoutMs: int(t, 'timeout_ms', where, 10_000, 1),
+    batchBytes: int(t, 'batch_bytes', where, 1024 * 1024, 1024, MAX.batchBytes),
+    lingerMs: int(t, 'linger_ms', where, 100, 0, MAX.lingerMs),
+    retry: { minMs: retryMin, maxMs: int(t, 'retry_max_ms', where, Math.max(30_000, retryMin), retryMin, MAX.retryMs) },
+    failingAfterMs: Math.round(num(t, 'failing_after_s', where, 60, MAX.failingAfterS) * 1000),
+    timeoutMs: int(t, 'timeout_ms', where, 10_000, 1, MAX.timeoutMs),
     ephemeral: bool(t, 'ephemeral', where, kind !== 'postgres'),
     ephemeralQueue: int(t, 'ephemeral_queue', where, 1000, 1, 100_000),
   };
@@ -90,7 +102,7 @@ function sinkOf(t: Table, where: string, env: Env): SinkSpec {
     if (!isTableName(table)) throw new ConfigError(`${where} table`, 'a lower-case name (letters, digits, _), optionally schema.table', table);
     return { ...common, kind, table, password };
   }
-  return { ...common, kind, headers: headers(t, where, env) };
+  return { ...common, kind, headers: headersOf(t, where, env) };
 }
 
 // --forward mqtt://broker:1883 -> mqtt-broker-1883: stable, so the cursor is found again
@@ -107,21 +119,6 @@ function secret(t: Table, where: string, env: Env): string | undefined {
   return value;
 }
 
-function headers(t: Table, where: string, env: Env): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [key, fromEnv] of [['headers', false], ['header_env', true]] as const) {
-    const table = t[key] ?? {};
-    if (typeof table !== 'object' || table === null || Array.isArray(table)) throw new ConfigError(`${where} ${key}`, 'a table of header = "text"', table);
-    for (const [header, value] of Object.entries(table)) {
-      if (typeof value !== 'string') throw new ConfigError(`${where} ${key}.${header}`, 'a string', value);
-      const text = fromEnv ? env[value] : value;
-      if (text === undefined || text === '') throw new ConfigError(`${where} ${key}.${header}`, `the name of a set environment variable (${value} is not set)`, value);
-      out[header] = text;
-    }
-  }
-  return out;
-}
-
 function str(t: Table, key: string, where: string, fallback: string | undefined): string {
   const v = t[key];
   if (v === undefined && fallback !== undefined) return fallback;
@@ -135,17 +132,18 @@ function bool(t: Table, key: string, where: string, fallback: boolean): boolean 
   return v;
 }
 
-function num(t: Table, key: string, where: string, fallback: number): number {
+function num(t: Table, key: string, where: string, fallback: number, max: number): number {
   const v = t[key] ?? fallback;
-  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw new ConfigError(`${where} ${key}`, 'a number, at least 0', v);
-  return v;
+  const n = typeof v === 'bigint' ? Number(v) : v;
+  if (typeof n !== 'number' || !Number.isFinite(n) || n < 0 || n > max) throw new ConfigError(`${where} ${key}`, `a number from 0 to ${max}`, n);
+  return n;
 }
 
-function int(t: Table, key: string, where: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+function int(t: Table, key: string, where: string, fallback: number, min: number, max: number): number {
   const v = t[key] ?? fallback;
   const n = typeof v === 'bigint' ? Number(v) : v;
   if (typeof n !== 'number' || !Number.isInteger(n) || n < min || n > max) {
-    throw new ConfigError(`${where} ${key}`, `a whole number from ${min}${max < Number.MAX_SAFE_INTEGER ? ` to ${max}` : ''}`, n);
+    throw new ConfigError(`${where} ${key}`, `a whole number from ${min} to ${max}`, n);
   }
   return n;
 }

@@ -2,12 +2,15 @@ import http from 'node:http';
 import https from 'node:https';
 import got from 'got';
 import type { ForwardRecord } from './record.js';
+import { redactUrlText } from './secrets.js';
 import { SinkRejection, type HttpSinkSpec, type Sink } from './sink.js';
 
 // The HTTP sink: each batch is one POST of NDJSON, one record per line:
 // {"id":"site:41","stream":"site","seq":41,"envelope":{...the line as stored...}}; an ephemeral
 // event (sent live, in a POST of its own) has "ephemeral":true after "seq".
-// A 2xx acknowledges the batch; a 4xx other than 408 and 429 refuses it for good.
+// A 2xx acknowledges the batch; a 4xx other than 408 and 429 refuses it for good. A redirect
+// is never followed (the batch and the headers, authorization among them, would go to a host
+// nobody configured): a 3xx is a failure that names where it pointed, retried like a 5xx.
 
 /** The body of one POST: a record per line, the envelope embedded byte for byte. */
 export function ndjsonBody(records: readonly ForwardRecord[]): string {
@@ -23,7 +26,7 @@ export function ndjsonBody(records: readonly ForwardRecord[]): string {
 export function httpSink(spec: HttpSinkSpec): Sink {
   const agent = { http: new http.Agent({ keepAlive: true, maxSockets: 1 }), https: new https.Agent({ keepAlive: true, maxSockets: 1 }) };
   const client = got.extend({
-    agent, retry: { limit: 0 }, throwHttpErrors: false, timeout: { request: spec.timeoutMs },
+    agent, retry: { limit: 0 }, throwHttpErrors: false, followRedirect: false, timeout: { request: spec.timeoutMs },
     headers: { 'content-type': 'application/x-ndjson', ...spec.headers },
   });
   return {
@@ -31,6 +34,7 @@ export function httpSink(spec: HttpSinkSpec): Sink {
       const res = await client.post(spec.url, { body: ndjsonBody(records), signal });
       const status = res.statusCode;
       if (status >= 200 && status < 300) return;
+      if (status >= 300 && status < 400) throw new Error(redirected(status, res.headers.location));
       const detail = `HTTP ${status}${res.body ? `: ${String(res.body).slice(0, 200)}` : ''}`;
       if (status >= 400 && status < 500 && status !== 408 && status !== 429) throw new SinkRejection(detail);
       throw new Error(detail);
@@ -40,4 +44,10 @@ export function httpSink(spec: HttpSinkSpec): Sink {
       agent.https.destroy();
     },
   };
+}
+
+// what a 3xx says: the sink does not follow it, the operator should configure the final address
+function redirected(status: number, location: string | undefined): string {
+  const where = location === undefined ? 'without a Location' : `to ${redactUrlText(location)}`;
+  return `HTTP ${status}: the peer redirected ${where}; redirects are not followed (set the sink's url to the final address)`;
 }

@@ -1,11 +1,15 @@
-import type { Sink, SinkSpec } from './sink.js';
+import { scrubberOf } from './secrets.js';
+import { errorText, SinkRejection, type Sink, type SinkSpec } from './sink.js';
 
 // A sink's client library (mqtt.js, pg, got) is loaded when the sink first sends: loaded,
 // each costs a daemon 14-25 MB of memory, and a daemon without that sink never needs it.
+// Every error leaving the sink is scrubbed of its secrets (the libraries quote URLs, peers
+// echo headers): what the forwarder logs, shows in /status or writes as a dead letter is safe.
 
 /** The sink of `spec`, its module imported on first use (a failed import is tried again on the next send). */
 export function lazySink(spec: SinkSpec, current: (type: string) => string | undefined): Sink {
   let loading: Promise<Sink> | undefined;
+  const scrub = scrubberOf(spec);
   const sink = () => {
     loading ??= load(spec, current).catch((error: unknown) => {
       loading = undefined;
@@ -14,7 +18,15 @@ export function lazySink(spec: SinkSpec, current: (type: string) => string | und
     return loading;
   };
   return {
-    send: async (records, signal) => (await sink()).send(records, signal),
+    send: async (records, signal) => {
+      try {
+        await (await sink()).send(records, signal);
+      } catch (error) {
+        // a new error of the same kind, without the cause (it may quote the URL)
+        const text = scrub(errorText(error));
+        throw error instanceof SinkRejection ? new SinkRejection(text) : new Error(text);
+      }
+    },
     close: async () => {
       if (loading) await (await loading.catch(() => undefined))?.close();
     },

@@ -1,6 +1,8 @@
 import type { RetryBounds } from './backoff.js';
 import type { ForwardRecord } from './record.js';
 
+export { redactUrl } from './secrets.js';
+
 // What every sink is: a way to deliver a batch of records and say whether the peer took
 // them, refused them for good, or could not be reached. The cursor, retries and dead
 // letters are the forwarder's (forwarder.ts), the same for every sink.
@@ -87,17 +89,6 @@ export class SinkRejection extends Error {
   /** `instanceof SinkRejection` for a rejection of any instance of this module. */
   static override [Symbol.hasInstance](value: unknown): boolean {
     return typeof value === 'object' && value !== null && (value as { [REJECTION]?: unknown })[REJECTION] === true;
-  }
-}
-
-/** A URL fit for logs and /status: any password replaced by `***`. */
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return '(unparsable URL)';
   }
 }
 
