@@ -108,7 +108,7 @@ test('import: a line that is not UTF-8 is never sent respelled: the batch stops,
     const atomic = await run('import', file, '--batch-size', '2');
     assert.equal([atomic.code, atomic.stdout, atomic.stderr], [1, '', 'telemetry: line 2: the line is not valid UTF-8 text (INVALID_ENCODING)\n'
       + 'the batch of lines 1-3 was not sent (nothing of it recorded); 0 event(s) before it were recorded. '
-      + 'Fix the lines above, or use --partial to record the valid ones.\n']);
+      + `Fix the lines above and go on with: telemetry import ${file} --start-line 1; or use --partial to record the valid ones.\n`]);
     assert.is(fs.existsSync(path.join(d.siteDir, SITE_FILE)), false);
     const partial = await run('import', file, '--batch-size', '2', '--partial');
     assert.equal([partial.code, partial.stdout, partial.stderr], [1, `imported 3 event(s) from ${file} in 2 request(s); 1 invalid line(s) not recorded\n`,

@@ -11,7 +11,7 @@ import { lagEvents } from '../daemon/forward/lag.js';
 import { LogTail } from '../daemon/forward/log-tail.js';
 import type { ForwardRecord } from '../daemon/forward/record.js';
 import { initialMark, runsAfter } from '../daemon/forward/runs.js';
-import { redactUrl } from '../daemon/forward/sink.js';
+import { redactUrl } from '../daemon/forward/secrets.js';
 import { lineHead } from '../daemon/ndjson/head.js';
 import type { StoreHead } from '../daemon/storage/store.js';
 import type { Segment } from '../daemon/storage/timeline.js';

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { resolveSinks } from '../daemon/forward/config.js';
-import { redactUrl } from '../daemon/forward/sink.js';
+import { redactUrl } from '../daemon/forward/secrets.js';
 import { cli } from './helpers/cli.js';
 import { freePort, startTestDaemon, type TestDaemon } from './helpers/daemon.js';
 import { ndjson, QUICK, sinksOf, sinkStatus, startPeer, waitFor } from './helpers/forward.js';

@@ -16,7 +16,8 @@ import type { LogTail, StreamPosition } from './log-tail.js';
 import type { ForwardRecord } from './record.js';
 import { ReadAhead } from './read-ahead.js';
 import { openCursor, takeRuns } from './runs.js';
-import { errorText, redactUrl, SinkRejection, type Sink, type SinkSpec } from './sink.js';
+import { redactUrl } from './secrets.js';
+import { errorText, SinkRejection, type Sink, type SinkSpec } from './sink.js';
 import { Wake } from './wake.js';
 
 // The loop every sink shares: read the next batch after the cursor, send it (one batch in

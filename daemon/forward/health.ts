@@ -1,6 +1,7 @@
 import { formatTs } from '../../lib/time.js';
 import type { SinkStatus } from '../../lib/wire.js';
-import { redactUrl, type SinkSpec } from './sink.js';
+import { redactUrl } from './secrets.js';
+import type { SinkSpec } from './sink.js';
 
 // What /status says about a sink: ok, retrying or failing (or skipped: it delivers, but passed
 // over something it could not read), its last success, how often it retried and how many

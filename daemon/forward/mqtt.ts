@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import mqtt from 'mqtt';
 import type { ForwardRecord } from './record.js';
-import { redactUrl, SinkRejection, type MqttSinkSpec, type Sink } from './sink.js';
+import { redactUrl } from './secrets.js';
+import { SinkRejection, type MqttSinkSpec, type Sink } from './sink.js';
 
 // The MQTT sink (MQTT 5): each envelope to `<prefix>/<type>` at QoS 1 with the user properties
 // `stream`, `seq` and `id` (`stream:seq`), and `ephemeral` = `true` on an ephemeral event; then, for each type in the batch, the current reading

@@ -1,7 +1,6 @@
 import type { RetryBounds } from './backoff.js';
 import type { ForwardRecord } from './record.js';
 
-export { redactUrl } from './secrets.js';
 
 // What every sink is: a way to deliver a batch of records and say whether the peer took
 // them, refused them for good, or could not be reached. The cursor, retries and dead
