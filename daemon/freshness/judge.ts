@@ -67,7 +67,8 @@ export class FreshnessJudge {
 
   /** The limit a reading carries for itself (its `meta.max_age_s`), undefined when none. */
   limitOf(reading: Reading): number | undefined {
-    // most lines carry none: neither parsed nor remembered (this runs for every recorded event)
+    // a reading recorded by this daemon knows its limit; most carry none (this runs for every recorded event)
+    if (reading.ownLimit !== undefined) return reading.ownLimit ?? undefined;
     if (!reading.mayCarryLimit || !reading.json.includes('"max_age_s"')) return undefined;
     let seconds = this.ownLimit.get(reading);
     if (seconds === undefined) {
@@ -163,6 +164,8 @@ export class FreshnessJudge {
   }
 
   private ts(reading: Reading): number {
+    if (!Number.isNaN(reading.tsMs)) return reading.tsMs;
+    // a reading recovered at start-up: its ts read from its line once
     let ms = this.tsOf.get(reading);
     if (ms === undefined) {
       const m = TS_AT_START.exec(reading.json);

@@ -1,6 +1,7 @@
 import { MeridianError } from '../../lib/errors.js';
 import { compactText, JsonSyntaxError, scanMembers, setMember, spanString, type Members, type MemberSpan } from '../../lib/json-text.js';
 import { normaliseTs } from '../../lib/time.js';
+import { DAEMON_TYPE_PREFIX } from '../../lib/max-age.js';
 import { TYPE_FORBIDDEN_CHARACTER } from '../../lib/wire.js';
 import { NO_BODY, parseJson } from './body.js';
 import type { ValidEvent, ValidRunStart } from '../storage/store.js';
@@ -36,10 +37,13 @@ export function parseEventBody(body: string | typeof NO_BODY): ValidEvent {
     ts: clientTs(text, members.get('ts')),
     meta: metaText(text, members.get('meta'), false) ?? '{}',
   };
+  if (event.ts !== undefined) event.tsMs = Date.parse(event.ts);
   // the reading's own limit is kept as meta.max_age_s; a caller may set that itself (checked the same way)
-  if (event.meta.includes('"max_age_s"')) maxAge(event.meta, scanMembers(event.meta)!.get('max_age_s'), 'meta.max_age_s');
+  const inMeta = event.meta.includes('"max_age_s"') ? maxAge(event.meta, scanMembers(event.meta)!.get('max_age_s'), 'meta.max_age_s') : undefined;
   const own = maxAge(text, members.get('max_age_s'), 'max_age_s');
   if (own !== undefined) event.meta = setMember(event.meta, 'max_age_s', own);
+  // what the judge would read from the envelope (a daemon type's meta carries no limit: it is left to the judge)
+  if (!type.startsWith(DAEMON_TYPE_PREFIX)) event.maxAgeS = own !== undefined ? Number(own) : inMeta !== undefined ? Number(inMeta) : null;
   return event;
 }
 

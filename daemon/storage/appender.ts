@@ -159,8 +159,10 @@ export class Appender {
     const seq = batch.nextSeq;
     const meta = !run ? event.meta : event.meta === '{}' ? run.emptyMeta : setMember(event.meta, 'run_id', run.idJson);
     const line = envelopeLine(seq, event.ts ?? this.tsAt(now), JSON.stringify(event.type), event.data, meta);
-    // only a meta naming max_age_s can carry the reading's own limit (the judge then reads it)
-    const reading = new Reading(event.type, seq, line, meta.includes('"max_age_s"'), mono);
+    // the reading carries the ts and own limit known here, so the judge never parses them back;
+    // only a meta naming max_age_s can carry a limit
+    const tsMs = event.ts === undefined ? Math.trunc(now) : event.tsMs ?? NaN;
+    const reading = new Reading(event.type, seq, line, meta.includes('"max_age_s"'), mono, tsMs, event.maxAgeS);
     const entry: Queued = { reading, makeCurrent: event.makeCurrent, permanent: event.storePermanently };
     batch.entries.push(entry);
     return entry;

@@ -13,14 +13,20 @@ export class Reading {
   readonly mayCarryLimit: boolean;
   /** When the daemon received it, on the monotonic clock (ms); NaN for a reading recovered at start-up. */
   readonly receivedMono: number;
+  /** Its ts in ms since the epoch as the store stamped it; NaN when not known (read from the line when needed). */
+  readonly tsMs: number;
+  /** Its own limit (`meta.max_age_s`) as validated: seconds, null for none; undefined when not known. */
+  readonly ownLimit: number | null | undefined;
   private parsed: Envelope | undefined;
 
-  constructor(type: string, seq: number, json: string, mayCarryLimit = true, receivedMono = NaN) {
+  constructor(type: string, seq: number, json: string, mayCarryLimit = true, receivedMono = NaN, tsMs = NaN, ownLimit?: number | null) {
     this.type = type;
     this.seq = seq;
     this.json = json;
     this.mayCarryLimit = mayCarryLimit;
     this.receivedMono = receivedMono;
+    this.tsMs = tsMs;
+    this.ownLimit = ownLimit;
   }
 
   /**

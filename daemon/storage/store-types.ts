@@ -35,8 +35,15 @@ export interface ValidEvent {
   storePermanently: boolean;
   /** The caller's ts, already in the envelope form; undefined: the daemon's clock. */
   ts?: string;
+  /** The caller's ts in ms since the epoch, as validation read it (with `ts`). */
+  tsMs?: number;
   /** A JSON object text. */
   meta: string;
+  /**
+   * The reading's own limit (`meta.max_age_s`) as validation read it: seconds, or null when it
+   * carries none; undefined when not known (the judge then reads it from the envelope).
+   */
+  maxAgeS?: number | null;
 }
 
 /** A recorded event: its reading (envelope line and all), where it went, the run it belongs to. */
