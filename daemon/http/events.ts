@@ -7,10 +7,9 @@ import { sendJson } from './respond.js';
 import type { AppDeps, Handler } from './route.js';
 import { parseEventBody } from './validate.js';
 
-// Recording events: POST /event, and batches: POST /events.
+// Recording events: POST /event, and batches: POST /events. POST /event takes no query
+// parameter and, like every path that takes none, never reads its query (docs/http-api.md).
 
-/** POST /event takes no parameter; any is ignored (only its name is read, so a broken %-escape is refused). */
-const EVENT_POLICY: QueryPolicy = { known: [], unknown: 'ignore' };
 /** POST /events takes `partial`; any other is ignored, as it always was (docs/http-api.md). */
 const BATCH_POLICY: QueryPolicy = { known: ['partial'], unknown: 'ignore' };
 /** `partial` keeps the spellings it always took: a bare `?partial` and `1` mean true, `0` false. */
@@ -32,7 +31,6 @@ export function eventHandlers({ store, config, logger }: AppDeps): Record<'post'
       sendJson(res, 200, JSON.stringify(summary));
     },
     post: async (req, res) => {
-      readQuery(req.url ?? '', EVENT_POLICY);
       const event = parseEventBody(await readBodyText(req, config.maxBody));
       const recorded = await store.append(event);
       if (config.verbose) {

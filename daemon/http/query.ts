@@ -2,9 +2,9 @@ import { MeridianError } from '../../lib/errors.js';
 import { TYPE_FORBIDDEN_CHARACTER } from '../../lib/wire.js';
 
 // The one reader of a request's query string, for every endpoint that takes one (GET /history,
-// GET /stream, GET /current, POST /event and /events): split on `&`, names and values
-// percent-decoded (`+` is a space), a `type` list split on raw commas before decoding, repeated
-// names kept in order. What differs between endpoints is only their QueryPolicy: the names they
+// GET /stream, GET /current, POST /events; a path that takes none never reads it): split on
+// `&`, names and values percent-decoded (`+` is a space), a `type` list split on raw commas
+// before decoding, repeated names kept in order. What differs between endpoints is only their QueryPolicy: the names they
 // know, and whether other names are refused or ignored (docs/http-api.md, "Query parameters").
 // Every mistake is a 422 INVALID_QUERY whose one sentence names the parameter.
 
