@@ -132,20 +132,20 @@ test('pages taken while events are being written hold whole lines, each once, in
 
 // [name, query, code, detail]
 const MISTAKES: [string, string, string, string][] = [
-  ['an unknown parameter', '?types=a', 'INVALID_QUERY', 'unknown query parameter "types"; this path takes type, from, to, run, limit, cursor'],
-  ['an empty type', '?type=a,,b', 'INVALID_QUERY', 'type must be a list of event types (1-256 characters, no control characters, comma-separated); got ""'],
-  ['a time without a zone', '?from=2026-03-17T10:00:00', 'INVALID_QUERY', 'from must be an ISO-8601 time with Z or an offset, now, or a relative time such as -2h (s, m, h, d, w); got "2026-03-17T10:00:00"'],
-  ['a relative time in the future', '?to=%2B2h', 'INVALID_QUERY', 'to must be an ISO-8601 time with Z or an offset, now, or a relative time such as -2h (s, m, h, d, w); got "+2h"'],
-  ['from after to', '?from=-1h&to=-2h', 'INVALID_QUERY', 'from (2026-03-17T11:00:00.000Z) is after to (2026-03-17T10:00:00.000Z)'],
-  ['limit 0', '?limit=0', 'INVALID_QUERY', 'limit must be a whole number from 1 to 10000; got "0"'],
-  ['limit too large', '?limit=10001', 'INVALID_QUERY', 'limit must be a whole number from 1 to 10000; got "10001"'],
-  ['limit twice', '?limit=1&limit=2', 'INVALID_QUERY', 'limit is given more than once'],
-  ['an unsafe run id', '?run=../x', 'INVALID_QUERY', 'run must be a run id (letters, digits, \'.\', \'_\', \'-\') or site; got "../x"'],
-  ['a run never recorded', '?run=r9', 'INVALID_QUERY', 'run r9 is not in the timeline of this site directory (runs recorded before it existed are not either)'],
+  ['an unknown parameter', '?types=a', 'INVALID_QUERY', 'unknown query parameter "types"; this path takes type, from, to, run, limit, cursor.'],
+  ['an empty type', '?type=a,,b', 'INVALID_QUERY', 'type must be a list of event types (1-256 characters, no control characters, comma-separated); got "".'],
+  ['a time without a zone', '?from=2026-03-17T10:00:00', 'INVALID_QUERY', 'from must be an ISO-8601 time with Z or an offset, now, or a relative time such as -2h (s, m, h, d, w); got "2026-03-17T10:00:00".'],
+  ['a relative time in the future', '?to=%2B2h', 'INVALID_QUERY', 'to must be an ISO-8601 time with Z or an offset, now, or a relative time such as -2h (s, m, h, d, w); got "+2h".'],
+  ['from after to', '?from=-1h&to=-2h', 'INVALID_QUERY', 'from (2026-03-17T11:00:00.000Z) is after to (2026-03-17T10:00:00.000Z).'],
+  ['limit 0', '?limit=0', 'INVALID_QUERY', 'limit must be a whole number from 1 to 10000; got "0".'],
+  ['limit too large', '?limit=10001', 'INVALID_QUERY', 'limit must be a whole number from 1 to 10000; got "10001".'],
+  ['limit twice', '?limit=1&limit=2', 'INVALID_QUERY', 'limit is given more than once.'],
+  ['an unsafe run id', '?run=../x', 'INVALID_QUERY', 'run must be a run id (letters, digits, \'.\', \'_\', \'-\') or site; got "../x".'],
+  ['a run never recorded', '?run=r9', 'INVALID_QUERY', 'run r9 is not in the timeline of this site directory (runs recorded before it existed are not either).'],
   ['a malformed cursor', '?cursor=12', 'INVALID_CURSOR', 'cursor must be a cursor such as site:1042 or run:014:17; got "12"'],
   ['a cursor past the end', '?cursor=site:9', 'INVALID_CURSOR', 'cursor site:9 is beyond the last seq recorded in the site (1).'],
   ['a cursor of an unknown run', '?cursor=run:r9:1', 'INVALID_CURSOR', 'cursor run:r9:1 names no recorded event of this site directory (no run r9 in its timeline).'],
-  ['bad percent-encoding', '?type=%E0%A4%A', 'INVALID_QUERY', 'type is not valid percent-encoding: "%E0%A4%A"'],
+  ['bad percent-encoding', '?type=%E0%A4%A', 'INVALID_QUERY', 'type is not valid percent-encoding: "%E0%A4%A".'],
 ];
 
 test('mistakes in the query are answered 422 with a stable code and a sentence naming the parameter', () =>

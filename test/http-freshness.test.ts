@@ -123,9 +123,10 @@ const BAD_QUERIES: Array<[string, string]> = [
   ['stale=maybe', 'stale must be true or false; got "maybe".'],
   ['stale', 'stale must be true or false; got "".'],
   ['freshness=no', 'freshness must be true or false; got "no".'],
-  ['type=', 'type must name event types separated by commas; got "".'],
-  ['type=a,,b', 'type must name event types separated by commas; got "a,,b".'],
-  ['type=%E0%A4%A', 'The query holds a malformed %-escape: "%E0%A4%A".'],
+  ['type=', 'type must be a list of event types (1-256 characters, no control characters, comma-separated); got "".'],
+  ['type=a,,b', 'type must be a list of event types (1-256 characters, no control characters, comma-separated); got "".'],
+  ['type=%E0%A4%A', 'type is not valid percent-encoding: "%E0%A4%A".'],
+  ['stale=true&stale=false', 'stale is given more than once.'],
 ];
 
 for (const [query, detail] of BAD_QUERIES) {

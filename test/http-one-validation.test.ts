@@ -92,9 +92,9 @@ for (const [name, bytes] of BAD_UTF8) {
 
 // [from as sent (URL-encoded), the answer]: /history reads a time by the rule of an event's ts
 const HISTORY_FROM: Array<[string, string]> = [
-  ['2026-02-30T00:00:00Z', 'from must be an ISO-8601 time with Z or an offset, now, or a relative time such as -2h (s, m, h, d, w); got "2026-02-30T00:00:00Z"'],
-  ['2026-03-18T00:05:48%2B24:00', 'from must be an ISO-8601 time with Z or an offset, now, or a relative time such as -2h (s, m, h, d, w); got "2026-03-18T00:05:48+24:00"'],
-  ['2026-03-18T24:00:00Z', 'from must be an ISO-8601 time with Z or an offset, now, or a relative time such as -2h (s, m, h, d, w); got "2026-03-18T24:00:00Z"'],
+  ['2026-02-30T00:00:00Z', 'from must be an ISO-8601 time with Z or an offset, now, or a relative time such as -2h (s, m, h, d, w); got "2026-02-30T00:00:00Z".'],
+  ['2026-03-18T00:05:48%2B24:00', 'from must be an ISO-8601 time with Z or an offset, now, or a relative time such as -2h (s, m, h, d, w); got "2026-03-18T00:05:48+24:00".'],
+  ['2026-03-18T24:00:00Z', 'from must be an ISO-8601 time with Z or an offset, now, or a relative time such as -2h (s, m, h, d, w); got "2026-03-18T24:00:00Z".'],
   ['2026-03-17T21:05:48%2B01', '200'],
 ];
 

@@ -2,17 +2,24 @@ import { MeridianError } from '../../lib/errors.js';
 import type { BatchRecorded, TelemetryStore } from '../storage/store.js';
 import { parseBatch, type BatchFailure } from './batch.js';
 import { readBatchBody, readBodyText, type BatchText, type NO_BODY } from './body.js';
+import { flagParam, readQuery, type QueryPolicy } from './query.js';
 import { sendJson } from './respond.js';
 import type { AppDeps, Handler } from './route.js';
 import { parseEventBody } from './validate.js';
 
-// Recording events: POST /event, and batches: POST /events.
+// Recording events: POST /event, and batches: POST /events. POST /event takes no query
+// parameter and, like every path that takes none, never reads its query (docs/http-api.md).
+
+/** POST /events takes `partial`; any other is ignored, as it always was (docs/http-api.md). */
+const BATCH_POLICY: QueryPolicy = { known: ['partial'], unknown: 'ignore' };
+/** `partial` keeps the spellings it always took: a bare `?partial` and `1` mean true, `0` false. */
+const PARTIAL_SPELLINGS: Readonly<Record<string, boolean>> = { 'true': true, '1': true, '': true, 'false': false, '0': false };
 
 /** Handlers of POST /event (validate, record, answer the envelope as stored) and POST /events. */
 export function eventHandlers({ store, config, logger }: AppDeps): Record<'post' | 'batch', Handler> {
   return {
     batch: async (req, res) => {
-      const partial = partialFlag(req.query.partial);
+      const partial = flagParam(readQuery(req.url ?? '', BATCH_POLICY), 'partial', PARTIAL_SPELLINGS) ?? false;
       const { recorded: pending, failed } = recordBatch(store, await readBatchBody(req, config.maxBody), partial);
       const recorded = await pending;
       const summary = batchSummary(recorded);
@@ -69,11 +76,4 @@ function partlyRecorded({ total, failures, indexes }: PartialFailures, summary: 
   return new MeridianError('BATCH_PARTLY_RECORDED',
     `${summary.recorded} of ${total} event(s) were recorded; the ${failures.length} invalid one(s) listed in failures were not.`,
     { fields: { ...summary, recorded_indexes: indexes, failures } });
-}
-
-/** `?partial=`: true or false (also 1 or 0); absent means false. */
-function partialFlag(value: unknown): boolean {
-  if (value === undefined || value === 'false' || value === '0') return false;
-  if (value === 'true' || value === '1' || value === '') return true;
-  throw new MeridianError('INVALID_QUERY', `partial must be true or false; got ${JSON.stringify(value)}.`);
 }

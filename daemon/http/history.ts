@@ -1,7 +1,7 @@
-import { MeridianError } from '../../lib/errors.js';
 import { locate } from '../history/position.js';
 import { formatCursor } from '../ndjson/cursor.js';
-import { countParam, readQuery, runParam, single, timeParam, typesParam } from '../history/query-params.js';
+import { countParam, runParam, timeParam } from './history-query.js';
+import { invalid, readQuery, single, typesParam, type QueryPolicy } from './query.js';
 import { sendJson } from './respond.js';
 import type { AppDeps, Handler } from './route.js';
 
@@ -11,25 +11,26 @@ const DEFAULT_LIMIT = 1000;
 const MAX_LIMIT = 10_000;
 /** A page holds about this many bytes of events at most (docs/http-api.md): more than one event only when they fit. */
 export const PAGE_BYTES = 16 * 1024 * 1024;
-const PARAMS = ['type', 'from', 'to', 'run', 'limit', 'cursor'] as const;
+/** The names /history takes; any other is refused (422 INVALID_QUERY). */
+const POLICY: QueryPolicy = { known: ['type', 'from', 'to', 'run', 'limit', 'cursor'], unknown: 'refuse' };
 
 /** Handler of GET /history?type=&from=&to=&run=&limit=&cursor=. */
 export function historyHandlers({ store, history, clock }: AppDeps): Record<'get', Handler> {
   return {
     get: async (req, res) => {
-      const query = readQuery(req.url ?? '', PARAMS);
+      const query = readQuery(req.url ?? '', POLICY);
       const now = clock.now();
       const types = typesParam(query);
       const from = timeParam(query, 'from', now);
       const to = timeParam(query, 'to', now);
       if (from !== undefined && to !== undefined && from > to) {
-        throw new MeridianError('INVALID_QUERY', `from (${from}) is after to (${to})`);
+        invalid(`from (${from}) is after to (${to}).`);
       }
       const run = runParam(query);
       const limit = countParam(query, 'limit', DEFAULT_LIMIT, MAX_LIMIT);
       const head = store.head();
       if (run !== undefined && run !== 'site' && !head.segments.some((s) => s.stream === run)) {
-        throw new MeridianError('INVALID_QUERY', `run ${run} is not in the timeline of this site directory (runs recorded before it existed are not either)`);
+        invalid(`run ${run} is not in the timeline of this site directory (runs recorded before it existed are not either).`);
       }
       const cursor = single(query, 'cursor');
       const start = cursor === undefined ? { segment: 0, seq: 0 } : locate(head, cursor, 'cursor');

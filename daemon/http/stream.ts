@@ -1,9 +1,9 @@
 import { createSession } from 'better-sse';
 import { MeridianError } from '../../lib/errors.js';
 import { locate } from '../history/position.js';
-import { readQuery, single, typesParam } from '../history/query-params.js';
 import { feedSubscriber } from '../stream/feed.js';
 import { Subscriber } from '../stream/subscriber.js';
+import { readQuery, single, typesParam, type QueryPolicy } from './query.js';
 import type { AppDeps, Handler } from './route.js';
 
 // GET /stream: Server-Sent Events of the current view (or a replay after a cursor), then every
@@ -18,13 +18,15 @@ const RETRY_MS = 1000;
 const QUEUE_BYTES = 4 * 1024 * 1024;
 /** How long a dropped client has to read what was already sent (and the notice) before its socket is cut. */
 const DROP_GRACE_MS = 30_000;
+/** The names /stream takes; any other is refused (422 INVALID_QUERY). */
+const POLICY: QueryPolicy = { known: ['type', 'since'], unknown: 'refuse' };
 
 /** Handler of GET /stream?type=&since= (and the Last-Event-ID header). */
 export function streamHandlers({ store, history, streams }: AppDeps): Record<'get', Handler> {
   return {
     get: async (req, res) => {
       if (streams.closed) throw new MeridianError('STORAGE_UNAVAILABLE', 'The daemon is shutting down.');
-      const query = readQuery(req.url ?? '', ['type', 'since']);
+      const query = readQuery(req.url ?? '', POLICY);
       const types = typesParam(query);
       // a reconnecting EventSource sends Last-Event-ID with the URL it first used: the header is newer
       const header = req.headers['last-event-id'];

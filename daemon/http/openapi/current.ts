@@ -10,6 +10,7 @@ export const currentPaths: PathsObject = {
     get: operation({
       operationId: 'current', tags: ['current'],
       summary: 'The latest envelope of every type, types sorted: exactly the original service\'s `{"current": {...}}`; how fresh each is when asked (docs/http-api.md).',
+      description: 'Query parameters other than `type`, `stale` and `freshness` are ignored (the original clients send `stream`).',
       parameters: [{
         name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' },
         description: 'The `ETag` of an earlier answer: 304 when no reading changed (and, for an answer with freshness, no type turned stale or fresh) since.',

@@ -20,7 +20,7 @@ export const eventPaths: PathsObject = {
     post: operation({
       operationId: 'postEvents', tags: ['events'],
       summary: 'Record a batch of events: seqs in batch order, one write (and with --fsync always one sync).',
-      description: `Every event is validated first. By default the batch is atomic: any invalid event and nothing is recorded (422 \`INVALID_BATCH\`, each failure by index). With \`partial=true\` the valid events are recorded and the invalid ones reported (422 \`BATCH_PARTLY_RECORDED\`: never a 2xx, so a partial failure is not taken for success). At most ${MAX_BATCH_EVENTS} events, and --max-body bytes, per request.`,
+      description: `Every event is validated first. By default the batch is atomic: any invalid event and nothing is recorded (422 \`INVALID_BATCH\`, each failure by index). With \`partial=true\` the valid events are recorded and the invalid ones reported (422 \`BATCH_PARTLY_RECORDED\`: never a 2xx, so a partial failure is not taken for success). At most ${MAX_BATCH_EVENTS} events, and --max-body bytes, per request. Query parameters other than \`partial\` are ignored.`,
       parameters: [{
         name: 'partial', in: 'query', required: false, schema: { type: 'string', enum: ['true', 'false', '1', '0', ''] },
         description: '`true`: record the valid events even when others are invalid. Default `false` (atomic).',

@@ -20,6 +20,7 @@ export const historyPaths: PathsObject = {
     get: operation({
       operationId: 'history', tags: ['history'],
       summary: 'Recorded events in record order (across day files, runs and restarts), a page at a time.',
+      description: 'Any other query parameter is refused (422 `INVALID_QUERY`).',
       parameters: [
         TYPES,
         { name: 'from', in: 'query', required: false, schema: TIME, description: 'Included; compared with the envelope\'s `ts`.' },
@@ -39,7 +40,7 @@ export const historyPaths: PathsObject = {
     get: operation({
       operationId: 'stream', tags: ['history'],
       summary: 'Server-Sent Events: the current view (or a replay after a cursor), a `live` marker, then every event as it is recorded.',
-      description: 'Events `snapshot`, `replay`, `live`, `event`, `held`, `dropped`; ids are cursors. docs/http-api.md describes each.',
+      description: 'Events `snapshot`, `replay`, `live`, `event`, `held`, `dropped`; ids are cursors. docs/http-api.md describes each. Any other query parameter is refused (422 `INVALID_QUERY`, as JSON before the stream).',
       parameters: [
         TYPES,
         { name: 'since', in: 'query', required: false, schema: CURSOR, description: 'Resume after this cursor (replayed from the files).' },
