@@ -86,6 +86,25 @@ test('a crash after the clock stepped back: the snapshot marks the earlier day f
   assert.is((await postEvent(after.url, { type: 'power', data: 230 })).json.seq, 4);
 }));
 
+test('a daemon started with its clock behind the newest day file, then killed: nothing written to the earlier day is missed', () => withSite(async (start, dir, clock) => {
+  let d = await start();
+  for (const data of [1, 2, 3]) await postEvent(d.url, { type: 'a', data });
+  await d.close();
+  clock.set(BACK); // a bad real-time clock at boot: the newest file is site_20260317, the clock says 20260316
+  d = await start();
+  const back = await postEvent(d.url, { type: 'b', data: 'back' });
+  assert.is(back.json.seq, 4);
+  assert.equal(d.logs.find((l) => l.includes('the clock went back')),
+    '2026-03-17T11:00:00.000Z WARN the clock went back to the site day of site_20260316.ndjson; events go to that file');
+  // what a kill -9 leaves before any periodic snapshot: the files as they are now
+  const copy = tempDir();
+  fs.cpSync(dir, copy, { recursive: true, filter: (src) => path.basename(src) !== 'daemon.lock' });
+
+  const after = await start(copy);
+  assert.is(await currentText(after, 'b'), back.text);
+  assert.is((await postEvent(after.url, { type: 'c', data: 'after' })).json.seq, 5);
+}));
+
 test('a run started after the clock stepped back: without a snapshot its reading is newer than the site\'s later ts', () => withSite(async (start, dir, clock) => {
   let d = await start();
   await postEvent(d.url, { type: 'weather', data: 'site' });

@@ -144,7 +144,9 @@ export class Appender {
       if (dayFile !== target.path) {
         this.writeQueued();
         if (ensurePlain(dayFile)) core.opts.logger.warn(`${dayFile}: decompressed to append to it again (the clock went back?)`);
-        const back = target.path !== '' && path.basename(dayFile) < path.basename(target.path);
+        // the last file written: the open one, else a past day's left closed at start-up
+        const last = target.path || core.closedSiteMark?.file || '';
+        const back = last !== '' && path.basename(dayFile) < path.basename(last);
         core.durability.switchTarget(target, dayFile);
         if (back) this.onClockBack(dayFile);
       }

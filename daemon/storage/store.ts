@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { makeDirectory } from '../../lib/directories.js';
 import { formatTs } from '../../lib/time.js';
 import type { RunRecord } from '../../lib/wire.js';
@@ -49,8 +50,10 @@ export class TelemetryStore {
     for (const reading of restored.current) this.view.set(reading);
     const journal = new BatchJournal(paths.batch, io);
     const days = new SiteDays(opts.siteDir, opts.zone);
-    // the last day file of a past day is closed: the first event opens its own day's (housekeeping may compress it)
-    const past = restored.siteFile !== '' && restored.siteFile !== days.fileAt(opts.clock.now());
+    // the last day file of a past day is closed: the first event opens its own day's (housekeeping may compress it);
+    // a file named after today (the clock is behind it: a bad clock at boot) stays open, so the first event
+    // going to an earlier day is a step back that the snapshot marks at once
+    const past = restored.siteFile !== '' && path.basename(restored.siteFile) < path.basename(days.fileAt(opts.clock.now()));
     const closedSiteMark = past ? { file: restored.siteFile, offset: io.statSync(restored.siteFile).size, seq: restored.site.seq } : null;
     const site = new Target('site', past ? '' : restored.siteFile, restored.site.seq, paths.site, io, journal);
     let run;
