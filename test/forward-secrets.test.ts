@@ -63,6 +63,28 @@ test('HTTP headers: CR/LF and other forbidden characters, bad names, framing hea
   }
 });
 
+test('an empty value in headers is legal HTTP and sent; an unset or empty variable is refused with a message saying which', async () => {
+  const rows: Array<[string, string, string]> = [
+    ['header_env unset', 'url = "http://h"\nheader_env = { "X-A" = "NOPE" }', 'f.toml: sink 1 header_env.X-A must be the name of a set environment variable (NOPE is not set); got "NOPE"'],
+    ['header_env empty', 'url = "http://h"\nheader_env = { "X-A" = "EMPTY" }', 'f.toml: sink 1 header_env.X-A must be the name of an environment variable holding the header value (EMPTY is set but empty); got "EMPTY"'],
+    ['password_env empty', 'url = "mqtt://b"\npassword_env = "EMPTY"', 'f.toml: sink 1 password_env must be the name of an environment variable holding the password (EMPTY is set but empty); got "EMPTY"'],
+  ];
+  for (const [name, body, message] of rows) {
+    assert.throws(() => resolveSinks(F(body), { EMPTY: '' }), (e: Error) => e.name === 'ConfigError' && e.message === message, name);
+  }
+  const peer = await startPeer();
+  const d = await startTestDaemon({ forward: sinksOf(`[[sink]]\nname = "web"\nurl = "${peer.url}"\n${QUICK}\nheaders = { "X-A" = "", "X-B" = "b" }`) });
+  try {
+    await postEvent(d.url, { type: 'weather', data: 1 });
+    await waitFor('the delivery', async () => ((await sinkStatus(d.url, 'web')).delivered === 1 ? true : undefined));
+    assert.equal([peer.lastHeaders()?.['x-a'], peer.lastHeaders()?.['x-b']], ['', 'b']);
+  } finally {
+    await d.close();
+    await peer.down();
+    removeDir(d.siteDir);
+  }
+});
+
 test('URLs in /status, logs and start errors: passwords, an http(s) user and secret query values as ***', () => {
   const rows: Array<[string, string]> = [
     ['postgres://unit1:s3cret@db.site/obs', 'postgres://unit1:***@db.site/obs'],
