@@ -249,6 +249,8 @@ test('the scrubber: each part of a password or header value, its percent-encoded
     ['z9 and ope stay', 'z9 and ope stay'],
   ];
   for (const [text, out] of rows) assert.is(scrubberOf(pg)(text), out, text);
+  const quoted = resolveSinks(F('url = "postgres://u@h/db"\npassword_env = "PW"'), { PW: 'a"b\\c' })[0]!;
+  assert.is(scrubberOf(quoted)(`raw a"b\\c json ${JSON.stringify({ p: 'a"b\\c' })}`), 'raw *** json {"p":"***"}');
   const basic = resolveSinks(F('url = "http://h/in"\nheaders = { Authorization = "Basic dW5pdDE6cGE1NXdvcmQ=" }'), {})[0]!;
   assert.is(scrubberOf(basic)('got basic DW5PDDE6CGE1NXDVCMQ= for unit1:pa55word then PA55WORD, basic stays'), 'got *** for *** then ***, basic stays');
 });

@@ -32,13 +32,15 @@ export function redactUrlText(text: string): string {
   return text.replace(/\/\/[^/?#]*@/, '//***@').replace(/([?&][^=&#]*(?:pass|secret|token|key|auth|sig)[^=&#]*=)[^&#]*/gi, '$1***');
 }
 
-/** Every secret text of a sink, as configured and as a URL carries it (percent-encoded), with each part of it (a token after `Bearer `, a key after `=`). */
+/** Every secret text of a sink, as configured, as a URL carries it (percent-encoded) and as JSON escapes it, with each part of it (a token after `Bearer `, a key after `=`). */
 export function secretsOf(spec: SinkSpec): string[] {
   const found = new Set<string>();
   const add = (s: string | undefined) => {
     if (s === undefined || s.length < SHORTEST_SECRET) return;
     found.add(s);
     found.add(encodeURIComponent(s));
+    // as a JSON string writes it (a peer answering JSON escapes `"` and `\`)
+    found.add(JSON.stringify(s).slice(1, -1));
   };
   // the whole value and each part of it: a peer may echo only the token after `Bearer `
   const addWithParts = (s: string | undefined) => {
