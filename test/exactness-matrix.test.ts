@@ -257,7 +257,10 @@ async function sinkOutputs(d: TestDaemon, way: string, lines: string[], sub: Sub
   const events = () => sub.messages.filter((m) => !m.topic.startsWith(`${way}/current/`));
   await waitFor('every MQTT message', () => (events().length >= lines.length ? true : undefined));
   assert.equal(events().map((m) => m.payload).sort(), [...lines].sort());
-  // jsonb keeps numbers exactly but has its own spelling: each column is what PostgreSQL makes of the recorded text
+  // the line column is the recorded bytes; jsonb respells numbers (-0.0, 1e400...): each jsonb column is what PostgreSQL makes of the recorded text
+  const exact = await pg.query<{ line: string }>(`SELECT line FROM exact_${way} ORDER BY seq`);
+  const seqOf = (line: string) => Number(/^\{"seq":(\d+)/.exec(line)![1]);
+  assert.equal(exact.map((r) => r.line), [...lines].sort((a, b) => seqOf(a) - seqOf(b)), 'PostgreSQL line column: the recorded bytes');
   const rows = await pg.query<{ seq: string; data: string; meta: string; sent_data: string; sent_meta: string }>(
     `SELECT e.seq, e.data::text AS data, e.meta::text AS meta, (l.line::jsonb -> 'data')::text AS sent_data,
        (l.line::jsonb -> 'meta')::text AS sent_meta

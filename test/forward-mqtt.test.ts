@@ -59,6 +59,33 @@ test('steady state: each event to <prefix>/<type> once, in order per stream, wit
   }
 });
 
+test('no event topic falls under <prefix>/current: types `current` and `current/weather` keep their own topics, the retained `weather` reading is weather\'s', async () => {
+  const sub = await subscribe(broker.url, 'clash/#', true);
+  const d = await startTestDaemon({ forward: sinksOf(SINK('clash')) });
+  try {
+    const sent: Array<[string, string]> = [];
+    for (const type of ['weather', 'current/weather', 'current', 'current/']) sent.push([type, (await postEvent(d.url, { type, data: type })).text]);
+    await caughtUp(d.url, 'bus');
+    await received(sub.messages, 8);
+    const events = sub.messages.filter((m) => !m.retain && !m.topic.startsWith('clash/current/')).map((m) => [m.topic, m.payload]);
+    assert.equal(events, [['clash/weather', sent[0]![1]], ['clash/%63urrent/weather', sent[1]![1]], ['clash/%63urrent', sent[2]![1]], ['clash/%63urrent/', sent[3]![1]]]);
+    const dashboard = await subscribe(broker.url, 'clash/current/#', true);
+    try {
+      await received(dashboard.messages, 4);
+      await new Promise((resolve) => setImmediate(resolve));
+      const latest = Object.fromEntries(dashboard.messages.map((m) => [m.topic, [m.retain, JSON.parse(m.payload).type]]));
+      assert.equal(latest, { 'clash/current/weather': [true, 'weather'], 'clash/current/%63urrent/weather': [true, 'current/weather'], 'clash/current/%63urrent': [true, 'current'], 'clash/current/%63urrent/': [true, 'current/'] });
+      assert.is(dashboard.messages.length, 4, 'nothing but the four retained readings under clash/current');
+    } finally {
+      await dashboard.close();
+    }
+  } finally {
+    await d.close();
+    await sub.close();
+    removeDir(d.siteDir);
+  }
+});
+
 test('the broker down for a while: the backlog drains once it is back, lag returns to 0, nothing missing', async () => {
   const sub = await subscribe(broker.url, 'outage/+');
   const d = await startTestDaemon({ forward: sinksOf(`${SINK('outage')}\nretain_current = false`) });

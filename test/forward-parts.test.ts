@@ -54,8 +54,10 @@ test('lineHead (the head the forwarders read): seq, ts and type from the line he
   for (const [name, line, head] of rows) assert.equal(lineHead(line), head, name);
 });
 
-test('topicOfType: MQTT wildcards and % are escaped, the rest kept', () => {
-  const rows: Array<[string, string]> = [['weather', 'weather'], ['dome status', 'dome status'], ['a+b#c%d', 'a%2Bb%23c%25d'], ['mount/axis', 'mount/axis']];
+test('topicOfType: MQTT wildcards, % and a first level `current` are escaped, the rest kept', () => {
+  const rows: Array<[string, string]> = [['weather', 'weather'], ['dome status', 'dome status'], ['a+b#c%d', 'a%2Bb%23c%25d'], ['mount/axis', 'mount/axis'],
+    ['current', '%63urrent'], ['current/weather', '%63urrent/weather'], ['current/', '%63urrent/'], ['currently', 'currently'], ['Current/weather', 'Current/weather'],
+    ['current+x', 'current%2Bx'], ['%63urrent', '%2563urrent'], ['dome/current', 'dome/current'], ['/current', '/current']];
   for (const [type, topic] of rows) assert.is(topicOfType(type), topic, type);
 });
 

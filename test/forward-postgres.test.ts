@@ -1,8 +1,9 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { withTestDaemon } from './helpers/daemon.js';
-import { caughtUp, failing, ndjson, QUICK, sinksOf } from './helpers/forward.js';
+import { caughtUp, failing, QUICK, sinksOf } from './helpers/forward.js';
 import { postEvent, request } from './helpers/http.js';
 import { startPostgres, type TestPostgres } from './helpers/postgres.js';
 
@@ -39,7 +40,7 @@ test('steady state: one row per event keyed by (stream, seq), data and meta as J
     const current = await pg.query<{ type: string; stream: string; seq: string }>('SELECT type, stream, seq FROM steady_current ORDER BY type');
     assert.equal(current, [{ type: 'camera', stream: '007', seq: '5' }, { type: 'dome', stream: 'site', seq: '70' }, { type: 'weather', stream: 'site', seq: '69' }]);
     const migrations = await pg.query<{ version: number }>('SELECT version FROM steady_migrations');
-    assert.equal(migrations, [{ version: 1 }]);
+    assert.equal(migrations, [{ version: 1 }, { version: 2 }]);
   });
 });
 
@@ -61,17 +62,45 @@ test('the database down for a while: the backlog drains once it is back, lag ret
   });
 });
 
-test('a row the database refuses (\\u0000 in jsonb) goes to the dead-letter file; the rest of its batch is inserted', async () => {
-  await withTestDaemon({ forward: sinksOf(SINK('poison')) }, async (d) => {
-    for (let i = 1; i <= 40; i++) await postEvent(d.url, { type: 'weather', data: i === 23 ? 'nul \u0000 here' : i });
+test('exact bytes: the line column holds each envelope as recorded, also what jsonb respells or refuses (NULL data and meta, no dead letter)', async () => {
+  await withTestDaemon({ forward: sinksOf(SINK('exact')) }, async (d) => {
+    // [data as sent, data as jsonb gives it back (null: SQL NULL, jsonb refused the line)]
+    const rows: Array<[string, string | null]> = [
+      ['-0.0', '0.0'],
+      ['1e400', `1${'0'.repeat(400)}`],
+      ['12345678901234567890', '12345678901234567890'],
+      ['"\\ud800"', null],
+      ['"nul \\u0000 here"', null],
+      ['{"b":1.50,"a":[1E2]}', '{"a": [100], "b": 1.50}'],
+    ];
+    for (const [data] of rows) {
+      const answer = await request(d.url, '/event', { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"type":"x","data":${data},"meta":{"k":${data}}}` });
+      assert.is(answer.status, 200, data);
+    }
     const status = await caughtUp(d.url, 'db');
-    assert.is(status.dead_letters, 1);
-    const seqs = (await pg.query<{ seq: string }>('SELECT seq FROM poison ORDER BY seq')).map((r) => Number(r.seq));
-    assert.equal(seqs, Array.from({ length: 40 }, (_, i) => i + 1).filter((s) => s !== 23));
-    const dead = ndjson(path.join(d.siteDir, '.meridian', 'forward', 'db.dead.ndjson'));
-    assert.equal(dead.map((x) => [x.id, x.envelope.data, x.reason]), [
-      ['site:23', 'nul \u0000 here', 'PostgreSQL refused the row: unsupported Unicode escape sequence (SQLSTATE 22P05)'],
-    ]);
+    assert.equal([status.delivered, status.dead_letters], [rows.length, 0]);
+    const recorded = fs.readFileSync(path.join(d.siteDir, fs.readdirSync(d.siteDir).find((f) => /^site_\d{8}\.ndjson$/.test(f))!), 'utf8').split('\n').filter(Boolean);
+    const got = await pg.query<{ line: string; data: string | null; meta: string | null }>('SELECT line, data::text AS data, meta::text AS meta FROM exact ORDER BY seq');
+    assert.equal(got.map((r) => r.line), recorded, 'the line column: the bytes of the files');
+    assert.equal(recorded.map((l) => l.slice(l.indexOf('"data":') + 7, l.indexOf(',"meta"'))), rows.map((r) => r[0]), 'data as sent');
+    assert.equal(got.map((r) => [r.data, r.meta]), rows.map(([, j]) => [j, j === null ? null : `{"k": ${j}}`]));
+    const current = await pg.query<{ line: string }>('SELECT line FROM exact_current');
+    assert.equal(current.map((r) => r.line), [recorded[recorded.length - 1]]);
+  });
+});
+
+test('a table made by migration 1 (no line column) is migrated in place: old rows kept, new rows carry their line', async () => {
+  await pg.query(`CREATE TABLE older (stream text NOT NULL, seq bigint NOT NULL, ts timestamptz NOT NULL, type text NOT NULL, data jsonb,
+    meta jsonb NOT NULL DEFAULT '{}', PRIMARY KEY (stream, seq));
+    CREATE TABLE older_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now());
+    INSERT INTO older_migrations (version) VALUES (1);
+    INSERT INTO older VALUES ('old', 1, '2026-01-01T00:00:00Z', 'x', '1', '{}');`);
+  await withTestDaemon({ forward: sinksOf(SINK('older')) }, async (d) => {
+    await request(d.url, '/event', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"type":"x","data":-0.0}' });
+    await caughtUp(d.url, 'db');
+    const got = await pg.query<{ stream: string; line: string | null; data: string }>('SELECT stream, line, data::text AS data FROM older ORDER BY stream');
+    assert.equal(got.map((r) => [r.stream, r.line === null ? null : r.line.slice(r.line.indexOf('"data"')), r.data]), [['old', null, '1'], ['site', '"data":-0.0,"meta":{}}', '0.0']]);
+    assert.equal(await pg.query('SELECT version FROM older_migrations ORDER BY version'), [{ version: 1 }, { version: 2 }]);
   });
 });
 

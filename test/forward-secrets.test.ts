@@ -5,7 +5,7 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { resolveSinks } from '../daemon/forward/config.js';
-import { redactUrl } from '../daemon/forward/secrets.js';
+import { redactUrl, scrubberOf } from '../daemon/forward/secrets.js';
 import { cli } from './helpers/cli.js';
 import { freePort, startTestDaemon, type TestDaemon } from './helpers/daemon.js';
 import { ndjson, QUICK, sinksOf, sinkStatus, startPeer, waitFor } from './helpers/forward.js';
@@ -60,6 +60,28 @@ test('HTTP headers: CR/LF and other forbidden characters, bad names, framing hea
   ];
   for (const [name, body, message] of rows) {
     assert.throws(() => resolveSinks(F(`url = "http://h"\n${body}`), env), (e: Error) => e.name === 'ConfigError' && e.message === message, name);
+  }
+});
+
+test('an empty value in headers is legal HTTP and sent; an unset or empty variable is refused with a message saying which', async () => {
+  const rows: Array<[string, string, string]> = [
+    ['header_env unset', 'url = "http://h"\nheader_env = { "X-A" = "NOPE" }', 'f.toml: sink 1 header_env.X-A must be the name of a set environment variable (NOPE is not set); got "NOPE"'],
+    ['header_env empty', 'url = "http://h"\nheader_env = { "X-A" = "EMPTY" }', 'f.toml: sink 1 header_env.X-A must be the name of an environment variable holding the header value (EMPTY is set but empty); got "EMPTY"'],
+    ['password_env empty', 'url = "mqtt://b"\npassword_env = "EMPTY"', 'f.toml: sink 1 password_env must be the name of an environment variable holding the password (EMPTY is set but empty); got "EMPTY"'],
+  ];
+  for (const [name, body, message] of rows) {
+    assert.throws(() => resolveSinks(F(body), { EMPTY: '' }), (e: Error) => e.name === 'ConfigError' && e.message === message, name);
+  }
+  const peer = await startPeer();
+  const d = await startTestDaemon({ forward: sinksOf(`[[sink]]\nname = "web"\nurl = "${peer.url}"\n${QUICK}\nheaders = { "X-A" = "", "X-B" = "b" }`) });
+  try {
+    await postEvent(d.url, { type: 'weather', data: 1 });
+    await waitFor('the delivery', async () => ((await sinkStatus(d.url, 'web')).delivered === 1 ? true : undefined));
+    assert.equal([peer.lastHeaders()?.['x-a'], peer.lastHeaders()?.['x-b']], ['', 'b']);
+  } finally {
+    await d.close();
+    await peer.down();
+    removeDir(d.siteDir);
   }
 });
 
@@ -184,6 +206,53 @@ test('a peer echoing the secrets in its errors: not in /status, /metrics, logs o
     await echo.close();
     removeDir(d.siteDir);
   }
+});
+
+test('a peer echoing part of a secret, in any case or percent-encoded: every part hidden in /status, logs and dead letters', async () => {
+  let status = 503;
+  const echo = await answering((req, res) => {
+    const auth = String(req.headers['x-api']);
+    const token = auth.split(' ')[1]!;
+    const sig = String(req.headers['x-sig']);
+    const parts = sig.split(';').map((p) => p.split('=')[1]!);
+    res.writeHead(status).end(`tokenpart=${token} lower=${token.toLowerCase()} upper=${auth.toUpperCase()} pct=${encodeURIComponent(parts[0]!).toLowerCase()} parts=${parts.join(',')} short=${sig.split('=')[0]}`);
+  });
+  const toml = `[[sink]]\nname = "web"\nurl = "${echo.url}/in"\n${QUICK}\nheaders = { "X-Sig" = "k1=alpha/1234;s=Beta5678" }\n[sink.header_env]\nX-Api = "CLOUD_AUTH"`;
+  const d = await startTestDaemon({ forward: sinksOf(toml, { CLOUD_AUTH: 'Bearer TOPSECRETHDR' }) });
+  const expected = 'tokenpart=*** lower=*** upper=*** pct=*** parts=***,*** short=k1';
+  try {
+    await postEvent(d.url, { type: 'weather', data: 1 });
+    const retrying = await waitFor('a failed delivery', async () => {
+      const s = await sinkStatus(d.url, 'web');
+      return s.retries >= 1 ? s : undefined;
+    });
+    assert.is(retrying.last_error, `HTTP 503: ${expected}`);
+    status = 400;
+    await waitFor('a dead letter', async () => ((await sinkStatus(d.url, 'web')).dead_letters === 1 ? true : undefined));
+    const letters = ndjson(path.join(d.siteDir, '.meridian', 'forward', 'web.dead.ndjson'));
+    assert.is(letters[0].reason, `HTTP 400: ${expected}`);
+    const all = `${await shown(d)}\n${JSON.stringify(letters)}`.toLowerCase();
+    assert.ok(all.includes(`delivery failed (http 503: ${expected.toLowerCase()})`), 'the WARN line is scrubbed the same way');
+    for (const secret of ['topsecrethdr', 'alpha/1234', 'alpha%2f1234', 'beta5678']) assert.not.ok(all.includes(secret), secret);
+  } finally {
+    await d.close();
+    await echo.close();
+    removeDir(d.siteDir);
+  }
+});
+
+test('the scrubber: each part of a password or header value, its percent-encoded and Basic (base64) forms, in any case', () => {
+  const pg = resolveSinks(F('url = "postgres://u@h/db"\npassword_env = "PW"'), { PW: 'open sesame;Z9=kEy4' })[0]!;
+  const rows: Array<[string, string]> = [
+    ['whole OPEN SESAME;z9=KEY4', 'whole ***'],
+    ['part sesame and key4 and open%20sesame%3Bz9%3Dkey4', 'part *** and *** and ***'],
+    ['z9 and ope stay', 'z9 and ope stay'],
+  ];
+  for (const [text, out] of rows) assert.is(scrubberOf(pg)(text), out, text);
+  const quoted = resolveSinks(F('url = "postgres://u@h/db"\npassword_env = "PW"'), { PW: 'a"b\\c' })[0]!;
+  assert.is(scrubberOf(quoted)(`raw a"b\\c json ${JSON.stringify({ p: 'a"b\\c' })}`), 'raw *** json {"p":"***"}');
+  const basic = resolveSinks(F('url = "http://h/in"\nheaders = { Authorization = "Basic dW5pdDE6cGE1NXdvcmQ=" }'), {})[0]!;
+  assert.is(scrubberOf(basic)('got basic DW5PDDE6CGE1NXDVCMQ= for unit1:pa55word then PA55WORD, basic stays'), 'got *** for *** then ***, basic stays');
 });
 
 test('real PostgreSQL and mosquitto: a password in the URL or from password_env never shows, whatever fails', async () => {

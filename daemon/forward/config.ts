@@ -115,7 +115,8 @@ function secret(t: Table, where: string, env: Env): string | undefined {
   if (t.password_env === undefined) return undefined;
   const name = str(t, 'password_env', where, '');
   const value = env[name];
-  if (value === undefined || value === '') throw new ConfigError(`${where} password_env`, `the name of a set environment variable (${name} is not set)`, name);
+  if (value === undefined) throw new ConfigError(`${where} password_env`, `the name of a set environment variable (${name} is not set)`, name);
+  if (value === '') throw new ConfigError(`${where} password_env`, `the name of an environment variable holding the password (${name} is set but empty)`, name);
   return value;
 }
 

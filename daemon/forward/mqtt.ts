@@ -12,9 +12,14 @@ import { SinkRejection, type MqttSinkSpec, type Sink } from './sink.js';
 // packet too large, payload format invalid. Others (quota exceeded...) may pass later.
 const REFUSING_REASONS = new Set([0x87, 0x90, 0x95, 0x99]);
 
-/** The topic level of an event type: `+`, `#` and `%` are %-escaped (they are wildcards in MQTT). */
+/**
+ * The topic level(s) of an event type: `+`, `#` and `%` are %-escaped (they are wildcards in MQTT),
+ * and a first level `current` is written `%63urrent`, so that no event topic falls under
+ * `<prefix>/current`, where the retained current readings are.
+ */
 export function topicOfType(type: string): string {
-  return type.replace(/[%+#]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  const escaped = type.replace(/[%+#]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return escaped === 'current' || escaped.startsWith('current/') ? `%63${escaped.slice(1)}` : escaped;
 }
 
 /** A sink publishing to the broker at `spec.url`; `current(type)` gives the current reading's JSON. */

@@ -20,6 +20,7 @@ export function tableNames(name: string) {
     current: `${schema}"${table}_current"`,
     migrations: `${schema}"${table}_migrations"`,
     index: `"${table}_type_ts"`,
+    toJsonb: `${schema}"${table}_jsonb"`,
     lockKey: name,
   };
 }
@@ -40,6 +41,15 @@ export function migrations(name: string): string[] {
      CREATE OR REPLACE VIEW ${t.current} AS
        SELECT DISTINCT ON (type) stream, seq, ts, type, data, meta FROM ${t.events}
        ORDER BY type, ts DESC, seq DESC;`,
+    // 2: the envelope line exactly as recorded (jsonb respells numbers and refuses \u0000 and
+    // lone surrogates); data and meta NULL for a line jsonb cannot hold
+    `ALTER TABLE ${t.events} ADD COLUMN IF NOT EXISTS line text;
+     ALTER TABLE ${t.events} ALTER COLUMN meta DROP NOT NULL;
+     CREATE OR REPLACE FUNCTION ${t.toJsonb}(text) RETURNS jsonb LANGUAGE plpgsql IMMUTABLE STRICT AS
+       $$BEGIN RETURN $1::jsonb; EXCEPTION WHEN data_exception THEN RETURN NULL; END$$;
+     CREATE OR REPLACE VIEW ${t.current} AS
+       SELECT DISTINCT ON (type) stream, seq, ts, type, data, meta, line FROM ${t.events}
+       ORDER BY type, ts DESC, seq DESC;`,
   ];
 }
 
@@ -54,10 +64,17 @@ export function migrationScript(name: string): { lock: string; prepare: string; 
   };
 }
 
-/** The statement that inserts one batch: $1 the stream, $2 a JSON array of envelopes. Replays change nothing. */
-export function insertStatement(name: string): string {
-  return `INSERT INTO ${tableNames(name).events} (stream, seq, ts, type, data, meta)
-    SELECT $1, (e->>'seq')::bigint, (e->>'ts')::timestamptz, e->>'type', e->'data', coalesce(e->'meta', '{}')
-    FROM jsonb_array_elements($2::jsonb) AS e
+/**
+ * The statement that inserts one batch: $1 the stream, $2 the envelope lines, $3 their seqs, $4 their ts,
+ * $5 their types. `lenient`: a line jsonb refuses is stored with NULL data and meta (a function
+ * catching the error, slower: used only after the plain statement was refused). Replays change nothing.
+ */
+export function insertStatement(name: string, lenient: boolean): string {
+  const t = tableNames(name);
+  const parse = lenient ? `${t.toJsonb}(u.line)` : 'u.line::jsonb';
+  return `INSERT INTO ${t.events} (stream, seq, ts, type, data, meta, line)
+    SELECT $1, u.seq, u.ts::timestamptz, u.type, x.e->'data', CASE WHEN x.e IS NOT NULL THEN coalesce(x.e->'meta', '{}') END, u.line
+    FROM unnest($2::text[], $3::bigint[], $4::text[], $5::text[]) AS u(line, seq, ts, type)
+    CROSS JOIN LATERAL (SELECT ${parse} AS e) AS x
     ON CONFLICT (stream, seq) DO NOTHING`;
 }

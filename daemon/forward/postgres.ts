@@ -1,20 +1,23 @@
 import type net from 'node:net';
 import pg from 'pg';
-import type { ForwardRecord } from './record.js';
 import { insertStatement, migrations, migrationScript } from './postgres-schema.js';
 import { SinkRejection, type PostgresSinkSpec, type Sink } from './sink.js';
 
-// The PostgreSQL sink: one INSERT ... SELECT FROM jsonb_array_elements per batch, keyed by
+// The PostgreSQL sink: one INSERT ... SELECT FROM unnest(lines) per batch, keyed by
 // (stream, seq) with ON CONFLICT DO NOTHING, so a batch sent again after a crash or a retry
 // leaves the table with each event exactly once. The table is created (migrated) on connect.
+// Each row keeps the envelope line exactly (`line`) beside its jsonb `data` and `meta`; a batch
+// jsonb refuses (\u0000, a lone surrogate, a number beyond numeric) is sent again with the
+// lenient statement, which stores such a line with NULL data and meta instead of refusing it.
 
-// SQLSTATE classes that refuse the rows themselves: 22 data exception (e.g. \u0000 in jsonb),
-// 23 integrity constraint violation. Anything else (connection, shutdown, locks) may pass later.
+// SQLSTATE classes that refuse the rows themselves: 22 data exception, 23 integrity constraint
+// violation. Anything else (connection, shutdown, locks) may pass later.
 const REFUSING_CLASSES = new Set(['22', '23']);
 
 /** A sink inserting into `spec.table` of the database at `spec.url`. */
 export function postgresSink(spec: PostgresSinkSpec): Sink {
-  const insert = insertStatement(spec.table);
+  const insert = insertStatement(spec.table, false);
+  const lenient = insertStatement(spec.table, true);
   let client: pg.Client | undefined;
   let connecting: Promise<pg.Client> | undefined;
   // the client being connected, so that a stop can cut a connection attempt that hangs
@@ -54,10 +57,14 @@ export function postgresSink(spec: PostgresSinkSpec): Sink {
       const onAbort = () => drop(c);
       signal.addEventListener('abort', onAbort, { once: true });
       try {
-        await c.query(insert, [records[0]!.stream, jsonArray(records)]);
+        const params = [records[0]!.stream, records.map((r) => r.line), records.map((r) => r.seq), records.map((r) => r.ts), records.map((r) => r.type)];
+        await c.query(insert, params).catch((error: unknown) => {
+          if (sqlState(error)?.startsWith('22')) return c.query(lenient, params);
+          throw error;
+        });
       } catch (error) {
-        const code = (error as { code?: unknown }).code;
-        if (typeof code === 'string' && REFUSING_CLASSES.has(code.slice(0, 2))) {
+        const code = sqlState(error);
+        if (code !== undefined && REFUSING_CLASSES.has(code.slice(0, 2))) {
           throw new SinkRejection(`PostgreSQL refused the row: ${(error as Error).message} (SQLSTATE ${code})`, { cause: error });
         }
         drop(c);
@@ -79,11 +86,10 @@ export function postgresSink(spec: PostgresSinkSpec): Sink {
   };
 }
 
-/** The batch as one JSON array of the stored envelopes (parsed by PostgreSQL, not here). */
-function jsonArray(records: readonly ForwardRecord[]): string {
-  let text = '[';
-  for (let i = 0; i < records.length; i++) text += (i === 0 ? '' : ',') + records[i]!.line;
-  return `${text}]`;
+// the SQLSTATE of a PostgreSQL error
+function sqlState(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' ? code : undefined;
 }
 
 async function migrate(c: pg.Client, table: string): Promise<void> {

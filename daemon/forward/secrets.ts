@@ -9,6 +9,8 @@ import type { SinkSpec } from './sink.js';
 const SECRET_PARAM = /pass|secret|token|key|auth|sig/i;
 // a header value shorter than this is no secret, and scrubbing it would garble messages
 const SHORTEST_SECRET = 4;
+// authorization schemes: public words, never secrets (RFC 9110 section 11)
+const AUTH_SCHEMES = new Set(['basic', 'bearer', 'digest', 'negotiate', 'ntlm', 'token']);
 
 /** A URL fit for logs and /status: a password (and in an http(s) URL the user, often a token) and secret query values shown as `***`. */
 export function redactUrl(url: string): string {
@@ -30,26 +32,37 @@ export function redactUrlText(text: string): string {
   return text.replace(/\/\/[^/?#]*@/, '//***@').replace(/([?&][^=&#]*(?:pass|secret|token|key|auth|sig)[^=&#]*=)[^&#]*/gi, '$1***');
 }
 
-/** Every secret text of a sink, as configured and as a URL carries it (percent-encoded). */
+/** Every secret text of a sink, as configured, as a URL carries it (percent-encoded) and as JSON escapes it, with each part of it (a token after `Bearer `, a key after `=`). */
 export function secretsOf(spec: SinkSpec): string[] {
   const found = new Set<string>();
   const add = (s: string | undefined) => {
     if (s === undefined || s.length < SHORTEST_SECRET) return;
     found.add(s);
     found.add(encodeURIComponent(s));
+    // as a JSON string writes it (a peer answering JSON escapes `"` and `\`)
+    found.add(JSON.stringify(s).slice(1, -1));
   };
-  if (spec.kind !== 'http') add(spec.password);
-  if (spec.kind === 'http') for (const value of Object.values(spec.headers)) add(value);
+  // the whole value and each part of it: a peer may echo only the token after `Bearer `
+  const addWithParts = (s: string | undefined) => {
+    if (s === undefined) return;
+    add(s);
+    for (const part of partsOf(s)) {
+      add(part);
+      for (const decoded of base64Texts(part)) add(decoded);
+    }
+  };
+  if (spec.kind !== 'http') addWithParts(spec.password);
+  if (spec.kind === 'http') for (const value of Object.values(spec.headers)) addWithParts(value);
   try {
     const u = new URL(spec.url);
     for (const raw of [u.password, spec.kind === 'http' ? u.username : '']) {
       if (raw === '') continue;
       found.add(raw);
-      add(safeDecode(raw));
+      addWithParts(safeDecode(raw));
     }
     // got sends an http(s) URL's userinfo as Basic authorization, which a peer may echo
     if (spec.kind === 'http' && (u.username || u.password)) add(Buffer.from(`${safeDecode(u.username)}:${safeDecode(u.password)}`).toString('base64'));
-    for (const [key, value] of u.searchParams) if (SECRET_PARAM.test(key)) add(value);
+    for (const [key, value] of u.searchParams) if (SECRET_PARAM.test(key)) addWithParts(value);
   } catch {
     // an unparsable URL never reaches a sink
   }
@@ -57,14 +70,26 @@ export function secretsOf(spec: SinkSpec): string[] {
   return [...found].filter((s) => s !== '').sort((a, b) => b.length - a.length);
 }
 
-/** A function that replaces each of the sink's secrets in a text by `***`. */
+/** A function that replaces each of the sink's secrets in a text by `***`, in any letter case (a peer may echo a value lowercased). */
 export function scrubberOf(spec: SinkSpec): (text: string) => string {
   const secrets = secretsOf(spec);
-  return (text) => {
-    let out = text;
-    for (const s of secrets) out = out.split(s).join('***');
-    return out;
-  };
+  if (secrets.length === 0) return (text) => text;
+  const pattern = new RegExp(secrets.map((s) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|'), 'giu');
+  return (text) => text.replace(pattern, '***');
+}
+
+// the parts of a value split at whitespace, `,`, `;` and `=`, each long enough to be a secret,
+// without the public name of an authorization scheme (`Bearer`, `Basic`...)
+function partsOf(value: string): string[] {
+  return value.split(/[\s,;=]+/).filter((p) => p.length >= SHORTEST_SECRET && !AUTH_SCHEMES.has(p.toLowerCase()));
+}
+
+// a part that is base64 of printable text (`Basic dXNlcjpwYXNz`): the text and its `user:password` halves
+function base64Texts(part: string): string[] {
+  if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(part) || part.length % 4 === 1) return [];
+  const text = Buffer.from(part, 'base64').toString('utf8');
+  if (!/^[\x20-\x7e]+$/.test(text)) return [];
+  return [text, ...text.split(':')];
 }
 
 function safeDecode(text: string): string {

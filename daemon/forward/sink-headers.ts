@@ -23,13 +23,21 @@ export function headersOf(t: Record<string, unknown>, where: string, env: Env): 
       const option = `${where} ${key}.${header}`;
       if (typeof value !== 'string') throw new ConfigError(option, 'a string', shape(value));
       checkName(option, header, seen);
-      const text = fromEnv ? env[value] : value;
-      if (text === undefined || text === '') throw new ConfigError(option, `the name of a set environment variable (${value} is not set)`, value);
+      const text = fromEnv ? fromVariable(option, value, env) : value;
       checkValue(option, text, fromEnv ? `the value of ${value}` : 'the value');
       out[header] = text;
     }
   }
   return out;
+}
+
+// the value of `header_env`'s variable `name`: an empty value in `headers` is legal HTTP, but an
+// empty variable is a secret that was not given
+function fromVariable(option: string, name: string, env: Env): string {
+  const text = env[name];
+  if (text === undefined) throw new ConfigError(option, `the name of a set environment variable (${name} is not set)`, name);
+  if (text === '') throw new ConfigError(option, `the name of an environment variable holding the header value (${name} is set but empty)`, name);
+  return text;
 }
 
 function checkName(option: string, header: string, seen: Set<string>): void {
