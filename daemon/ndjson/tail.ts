@@ -41,7 +41,9 @@ export async function readTail(file: string, from: number, limits: { lines: numb
       const to = Math.min(limit, from + want);
       if (to >= limit && !lease.fresh) {
         // the held handle knew the file up to here only: open it afresh to see what came since
-        await lease.release(false);
+        const stale = lease;
+        lease = { handle: stale.handle, fresh: false, release: async () => {} };
+        await stale.release(false);
         lease = await freshLease(file, cache);
         want /= 2;
         continue;
