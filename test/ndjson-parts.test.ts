@@ -7,6 +7,7 @@ import { canonicalTs, lineHead } from '../daemon/ndjson/head.js';
 import { encodeMember } from '../daemon/ndjson/gzip-members.js';
 import { siteDayOf } from '../daemon/ndjson/names.js';
 import { LineSplitter } from '../daemon/ndjson/splitter.js';
+import { HeldFile } from '../daemon/ndjson/held.js';
 import { readTail } from '../daemon/ndjson/tail.js';
 import { removeDir, tempDir } from './helpers/tmp.js';
 
@@ -66,6 +67,30 @@ test('readTail: the same lines and offsets from a plain file, its indexed gzip a
       const rest = await readTail(file, 20, { lines: 10, bytes: 1024 });
       assert.equal([rest.lines, rest.end, rest.atEnd, rest.damage], [[{ line: '{"seq":3}', end: 30 }], 30, true, []], kind);
     }
+  } finally {
+    removeDir(dir);
+  }
+});
+
+test('readTail with a held file: kept open for the bytes it knew, opened afresh at its end (appended and replaced files)', async () => {
+  const dir = tempDir();
+  const file = path.join(dir, 'site_20260301.ndjson');
+  const held = new HeldFile();
+  fs.writeFileSync(file, '{"seq":1}\n{"seq":2}\n{"seq":3'); // 28 bytes, the third line still being written
+  try {
+    const one = await readTail(file, 0, { lines: 1, bytes: 10 }, undefined, held);
+    // the file replaced: the held handle still reads the bytes it knew (the same bytes, in an append-only file)
+    fs.renameSync(file, `${file}.old`);
+    fs.writeFileSync(file, '{"seq":1}\n{"seq":9}\n{"seq":3');
+    const two = await readTail(file, 10, { lines: 1, bytes: 10 }, undefined, held);
+    fs.appendFileSync(file, '}\n{"seq":4}\n');
+    // the line after the held handle's end: the file is opened afresh and its line seen, not an end
+    const three = await readTail(file, 20, { lines: 10, bytes: 5 }, undefined, held);
+    const rows = [[one, '{"seq":1}', 10, false], [two, '{"seq":2}', 20, false], [three, '{"seq":3}', 30, false]] as const;
+    for (const [got, line, end, atEnd] of rows) assert.equal([got.lines, got.end, got.atEnd], [[{ line, end }], end, atEnd], line);
+    const rest = await readTail(file, 30, { lines: 10, bytes: 1024 }, undefined, held);
+    assert.equal([rest.lines, rest.end, rest.atEnd], [[{ line: '{"seq":4}', end: 40 }], 40, true]);
+    await held.close();
   } finally {
     removeDir(dir);
   }

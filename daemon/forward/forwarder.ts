@@ -10,6 +10,7 @@ import { within, withTimeout } from './deadline.js';
 import { EphemeralQueue } from './ephemeral.js';
 import { SinkHealth } from './health.js';
 import { IngestShare, type LoopSampler } from './ingest-share.js';
+import { HeldFile } from '../ndjson/held.js';
 import type { StoreHead } from '../storage/store.js';
 import { lagEvents } from './lag.js';
 import type { LogTail, StreamPosition } from './log-tail.js';
@@ -69,6 +70,8 @@ export class Forwarder {
   private readonly deadFile: string;
   private readonly ephemeral: EphemeralQueue;
   private readonly ahead = new ReadAhead();
+  // the file being read, kept open from one batch to the next while catching up
+  private readonly held = new HeldFile();
   private oldestPendingTs: string | undefined;
   private stopped = false;
   // in a retry delay: ephemeral events that arrive now are dropped at once
@@ -122,7 +125,7 @@ export class Forwarder {
     this.wake.stop();
     this.abort.abort();
     await within(this.loop ?? Promise.resolve(), graceMs);
-    await within(Promise.all([this.cursor.close(), this.deps.sink.close()]), graceMs);
+    await within(Promise.all([this.cursor.close(), this.deps.sink.close(), this.held.close()]), graceMs);
   }
 
   /** Whether this sink has delivered all of `file` (`size` bytes long): housekeeping may compress or delete it. */
@@ -189,7 +192,7 @@ export class Forwarder {
     const limits = this.limits();
     const head = this.deps.head();
     for (const [stream, pos] of this.cursor.entries()) {
-      const read = await this.ahead.take(stream, pos) ?? await this.deps.tail.read(stream, pos, limits, head.site.file);
+      const read = await this.ahead.take(stream, pos) ?? await this.deps.tail.read(stream, pos, limits, head.site.file, this.held);
       for (const gap of read.gaps) {
         if (!this.cursor.skipped.includes(gap)) this.deps.logger.warn(`sink ${this.spec.name}: ${gap}`);
         this.cursor.skip(gap);
@@ -213,7 +216,7 @@ export class Forwarder {
       // a full batch: more is likely on disk; read it while this one is in flight
       const stream = batch.records[0]!.stream;
       const siteHead = this.deps.head().site.file;
-      this.ahead.start(stream, batch.position, () => this.deps.tail.read(stream, batch.position, this.limits(), siteHead));
+      this.ahead.start(stream, batch.position, () => this.deps.tail.read(stream, batch.position, this.limits(), siteHead, this.held));
     }
     while (queue.length > 0 && !this.stopped) {
       const chunk = queue[0]!;

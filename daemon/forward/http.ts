@@ -12,14 +12,32 @@ import { SinkRejection, type HttpSinkSpec, type Sink } from './sink.js';
 // is never followed (the batch and the headers, authorization among them, would go to a host
 // nobody configured): a 3xx is a failure that names where it pointed, retried like a 5xx.
 
-/** The body of one POST: a record per line, the envelope embedded byte for byte. */
-export function ndjsonBody(records: readonly ForwardRecord[]): string {
-  let body = '';
+/** The body of one POST: a record per line, the envelope embedded byte for byte (bytes: no body string to build and encode again). */
+export function ndjsonBody(records: readonly ForwardRecord[]): Buffer {
+  let chars = 0;
+  for (const r of records) chars += r.line.length;
+  // ASCII lines fit at once; a line of other characters (up to 3 bytes each) grows the buffer
+  let buf: Buffer = Buffer.allocUnsafe(chars + records.length * 96);
+  let at = 0;
+  let stream = '';
+  let quoted = '';
   for (const r of records) {
-    const stream = JSON.stringify(r.stream);
-    body += `{"id":${JSON.stringify(`${r.stream}:${r.seq}`)},"stream":${stream},"seq":${r.seq},${r.ephemeral ? '"ephemeral":true,' : ''}"envelope":${r.line}}\n`;
+    if (r.stream !== stream) [stream, quoted] = [r.stream, JSON.stringify(r.stream)];
+    const head = `{"id":"${quoted.slice(1, -1)}:${r.seq}","stream":${quoted},"seq":${r.seq},${r.ephemeral ? '"ephemeral":true,' : ''}"envelope":`;
+    const need = at + 3 * (head.length + r.line.length) + 2;
+    if (need > buf.length) buf = grown(buf, at, need);
+    at += buf.write(head, at, 'utf8');
+    at += buf.write(r.line, at, 'utf8');
+    at += buf.write('}\n', at, 'latin1');
   }
-  return body;
+  return buf.subarray(0, at);
+}
+
+// a buffer of at least `need` bytes holding the first `used` bytes of `buf`
+function grown(buf: Buffer, used: number, need: number): Buffer {
+  const next = Buffer.allocUnsafe(Math.max(need, buf.length * 2));
+  buf.copy(next, 0, 0, used);
+  return next;
 }
 
 /** A sink POSTing to `spec.url` with `spec.headers` (for authorization). */

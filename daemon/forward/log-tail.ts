@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { lineHead } from '../ndjson/head.js';
+import type { HeldFile } from '../ndjson/held.js';
 import { GZ, listSiteFiles, plainName } from '../ndjson/names.js';
 import { readTail, type Tail } from '../ndjson/tail.js';
 import type { ForwardRecord } from './record.js';
@@ -80,8 +81,9 @@ export class LogTail {
    * Read the records after `pos` of a stream (`site` walks on through later day files; the
    * store's newest site file is `siteHead`, '' before the first). Records of a run stream
    * with a seq up to the position's are passed over (a run starts after `seq` in its file).
+   * `held`: the reader's file kept open between its reads (one per sink).
    */
-  async read(stream: string, pos: StreamPosition, limits: TailLimits, siteHead: string): Promise<TailRead> {
+  async read(stream: string, pos: StreamPosition, limits: TailLimits, siteHead: string, held?: HeldFile): Promise<TailRead> {
     const gaps: string[] = [];
     let at = pos;
     for (;;) {
@@ -90,7 +92,7 @@ export class LogTail {
         if (first === undefined) return { records: [], position: at, atEnd: true, gaps };
         at = { file: first, offset: 0, seq: at.seq };
       }
-      const got = await this.readFile(stream, at, limits);
+      const got = await this.readFile(stream, at, limits, held);
       gaps.push(...got.damage);
       if (got.skipped > 0) gaps.push(`${got.skipped} line(s) of ${at.file} that are no envelopes were passed over (after ${stream}:${at.seq})`);
       if (got.missing) {
@@ -115,9 +117,9 @@ export class LogTail {
     }
   }
 
-  private async readFile(stream: string, at: StreamPosition, limits: TailLimits): Promise<FileRead> {
+  private async readFile(stream: string, at: StreamPosition, limits: TailLimits, held: HeldFile | undefined): Promise<FileRead> {
     const bytes = Math.min(limits.bytes, Math.max(64 * 1024, Math.ceil(limits.records * this.lineBytes * 1.25)));
-    const got = await readLines(stream, at, { records: limits.records, bytes });
+    const got = await readLines(stream, at, { records: limits.records, bytes }, held);
     if (got.records.length > 0) this.lineBytes = Math.max(64, (got.position.offset - at.offset) / got.records.length);
     return got;
   }
@@ -132,8 +134,8 @@ export class LogTail {
   }
 }
 
-async function readLines(stream: string, pos: StreamPosition, limits: TailLimits): Promise<FileRead> {
-  const stored = await readStored(pos, limits);
+async function readLines(stream: string, pos: StreamPosition, limits: TailLimits, held: HeldFile | undefined): Promise<FileRead> {
+  const stored = await readStored(pos, limits, held);
   if (stored === undefined) return { records: [], position: pos, atEnd: true, skipped: 0, missing: true, damage: [], leftover: 0 };
   const { tail, file, from } = stored;
   // a file shorter than the position was replaced: read it again, passing over seqs already taken
@@ -155,13 +157,13 @@ async function readLines(stream: string, pos: StreamPosition, limits: TailLimits
 
 // The tail of a file after a position, from the file as it is stored now (plain, or its `.gz`
 // once compressed); undefined when neither is there.
-async function readStored(pos: StreamPosition, limits: TailLimits): Promise<{ tail: Tail; file: string; from: number } | undefined> {
+async function readStored(pos: StreamPosition, limits: TailLimits, held: HeldFile | undefined): Promise<{ tail: Tail; file: string; from: number } | undefined> {
   for (const file of [pos.file, pos.file + GZ]) {
     try {
       const lines = { lines: limits.records, bytes: limits.bytes };
-      let tail = await readTail(file, pos.offset, lines);
+      let tail = await readTail(file, pos.offset, lines, undefined, held);
       if (tail.size === undefined || tail.size >= pos.offset) return { tail, file, from: pos.offset };
-      tail = await readTail(file, 0, lines);
+      tail = await readTail(file, 0, lines, undefined, held);
       return { tail, file, from: 0 };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;

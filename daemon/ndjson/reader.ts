@@ -44,6 +44,8 @@ export class RecordedFile {
   private readonly handle: fs.FileHandle;
   private readonly list: MemberList | undefined;
   private readonly damages: string[] = [];
+  // the slice buffer, kept for the next read of a file held open (held.ts); taken while a read uses it
+  private scratch: Buffer | undefined;
 
   private constructor(file: string, handle: fs.FileHandle, stat: Stats, size: number | undefined, list: MemberList | undefined) {
     this.file = file;
@@ -94,12 +96,18 @@ export class RecordedFile {
 
   private async readPlain(from: number, to: number, onLine: OnLine, stop: () => boolean): Promise<number> {
     const splitter = new LineSplitter(from, onLine);
-    const buf = Buffer.allocUnsafe(SLICE_BYTES);
-    for (let pos = from; pos < to && !stop();) {
-      const { bytesRead } = await this.handle.read(buf, 0, Math.min(SLICE_BYTES, to - pos), pos);
-      if (bytesRead <= 0) break;
-      pos += bytesRead;
-      splitter.push(buf.subarray(0, bytesRead));
+    const buf = this.scratch ?? Buffer.allocUnsafe(SLICE_BYTES);
+    this.scratch = undefined;
+    try {
+      for (let pos = from; pos < to && !stop();) {
+        const { bytesRead } = await this.handle.read(buf, 0, Math.min(SLICE_BYTES, to - pos), pos);
+        if (bytesRead <= 0) break;
+        pos += bytesRead;
+        splitter.push(buf.subarray(0, bytesRead));
+      }
+    } finally {
+      // the lines are copies: the buffer is free again
+      this.scratch = buf;
     }
     return splitter.end;
   }

@@ -1,4 +1,5 @@
-import { MemberCache, RecordedFile } from './reader.js';
+import type { HeldFile, Lease } from './held.js';
+import { type MemberCache, RecordedFile } from './reader.js';
 
 // The tail forwarders read: the whole lines after a byte offset of a file's plain bytes,
 // bounded in lines and bytes, plain or gzip, through the one reader.
@@ -25,26 +26,44 @@ export interface Tail {
 /**
  * Up to `limits.lines` whole lines after `from`, reading about `limits.bytes` (more only for
  * a single line longer than that). A line still being written (no newline yet) is left for
- * later. Throws what opening the file throws (ENOENT: the caller decides).
+ * later. Throws what opening the file throws (ENOENT: the caller decides). With `held`, the
+ * file stays open for the next read while bytes are known to be left (held.ts).
  */
-export async function readTail(file: string, from: number, limits: { lines: number; bytes: number }, cache?: MemberCache): Promise<Tail> {
-  const handle = await RecordedFile.open(file, cache);
+export async function readTail(file: string, from: number, limits: { lines: number; bytes: number }, cache?: MemberCache, held?: HeldFile): Promise<Tail> {
+  const bytes = Math.max(1, limits.bytes);
+  let lease = held ? await held.open(file, from + bytes, cache) : await freshLease(file, cache);
+  let more = false;
   try {
-    const size = handle.size;
-    const limit = size ?? Infinity;
     const lines: TailLine[] = [];
-    for (let bytes = Math.max(1, limits.bytes); ; bytes *= 2) {
-      const to = Math.min(limit, from + bytes);
-      const end = await handle.read(from, to, (line, _start, lineEnd) => {
+    for (let want = bytes; ; want *= 2) {
+      const size = lease.handle.size;
+      const limit = size ?? Infinity;
+      const to = Math.min(limit, from + want);
+      if (to >= limit && !lease.fresh) {
+        // the held handle knew the file up to here only: open it afresh to see what came since
+        const stale = lease;
+        lease = { handle: stale.handle, fresh: false, release: async () => {} };
+        await stale.release(false);
+        lease = await freshLease(file, cache);
+        want /= 2;
+        continue;
+      }
+      const end = await lease.handle.read(from, to, (line, _start, lineEnd) => {
         if (lines.length < limits.lines) lines.push({ line, end: lineEnd });
       }, () => lines.length >= limits.lines);
       // all of it read: up to the plain size, or a single-member gzip ended before `to`
       const whole = to >= limit || (size === undefined && end < to);
       if (lines.length > 0 || whole) {
-        return { lines, end: lines.at(-1)?.end ?? from, size, atEnd: whole && lines.length < limits.lines, damage: handle.damage };
+        more = !whole;
+        return { lines, end: lines.at(-1)?.end ?? from, size, atEnd: whole && lines.length < limits.lines, damage: lease.handle.damage };
       }
     }
   } finally {
-    await handle.close();
+    await lease.release(more);
   }
+}
+
+async function freshLease(file: string, cache?: MemberCache): Promise<Lease> {
+  const handle = await RecordedFile.open(file, cache);
+  return { handle, fresh: true, release: () => handle.close() };
 }
