@@ -39,6 +39,25 @@ async function daemonOn(siteDir: string, flags: DaemonFlags, heldBack?: (file: s
 
 const names = (dir: string) => fs.readdirSync(dir).filter((n) => !n.startsWith('.')).sort();
 
+test('retention deletes nothing when even the newest file is past --retain (a clock jumped ahead): it says why', async () => {
+  const dir = tempDir();
+  const site = (day: string) => path.join(dir, `site_${day}.ndjson`);
+  dataFile(site('20251101'), 1, 2, 'a', 136 * DAY);
+  dataFile(site('20251102'), 3, 4, 'a', 135 * DAY);
+  dataFile(path.join(dir, '001', 'telemetry.ndjson'), 1, 3, 'cam', 134 * DAY);
+  const { d } = await daemonOn(dir, { retain: '60d' });
+  try {
+    const report = await d.housekeeping!.runOnce();
+    assert.equal([report.deleted, report.retentionSkipped],
+      [[], 'every data file is older than --retain (the newest was written 134 day(s) ago): the clock may be wrong; nothing deleted']);
+    assert.equal(names(dir), ['001', 'site_20251101.ndjson', 'site_20251102.ndjson']);
+    assert.equal(fs.readdirSync(path.join(dir, '001')), ['telemetry.ndjson']);
+  } finally {
+    await d.close();
+    removeDir(dir);
+  }
+});
+
 test('compress and retain by age; never the active day, the active run, or what a forwarder holds back', async () => {
   const dir = tempDir();
   const site = (day: string) => path.join(dir, `site_${day}.ndjson`);

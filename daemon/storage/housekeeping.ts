@@ -39,6 +39,8 @@ export interface HousekeepingReport {
   /** Files left alone because they are in use or held back by a forwarder. */
   protected: string[];
   failed: string[];
+  /** Why retention deleted nothing this pass although files were past --retain (the clock looked wrong); undefined when it ran. */
+  retentionSkipped?: string;
 }
 
 /** Runs passes at start, then every interval; one pass at a time. */
@@ -75,13 +77,32 @@ export class Housekeeping {
     await this.running;
   }
 
+  /**
+   * Whether retention may delete this pass. When even the newest data file is past --retain,
+   * either nothing was recorded for the whole window or the clock jumped ahead (a bad clock at
+   * boot): deleting would empty the site directory, so nothing is deleted and the log says why
+   * (docs/storage.md). Once a reading is recorded again its file is new and retention resumes.
+   */
+  private retainable(entries: readonly { mtimeMs: number }[], report: HousekeepingReport): boolean {
+    const { retainMs, clock, logger } = this.opts;
+    if (retainMs === undefined || entries.length === 0) return true;
+    const newestAge = clock.now() - Math.max(...entries.map((e) => e.mtimeMs));
+    if (newestAge <= retainMs) return true;
+    report.retentionSkipped = `every data file is older than --retain (the newest was written ${Math.floor(newestAge / 86_400_000)} day(s) ago): `
+      + 'the clock may be wrong; nothing deleted';
+    logger.warn(`retention: ${report.retentionSkipped}`);
+    return false;
+  }
+
   private async pass(): Promise<HousekeepingReport> {
     const { siteDir, compressAfterMs, retainMs, logger } = this.opts;
     const report: HousekeepingReport = { compressed: [], deleted: [], protected: [], failed: [] };
     for (const dir of new Set([siteDir, ...listDataFiles(siteDir).map((f) => path.dirname(f.file))])) {
       for (const done of finishInterrupted(dir, (plain) => this.opts.inUse().includes(plain))) logger.warn(`finished an interrupted compression: removed ${done}`);
     }
-    for (const entry of listDataFiles(siteDir)) {
+    const entries = listDataFiles(siteDir);
+    const retain = this.retainable(entries, report);
+    for (const entry of entries) {
       if (this.stopped) break;
       const plain = plainName(entry.file);
       if (this.opts.inUse().includes(plain) || this.opts.heldBack?.(plain)) {
@@ -90,7 +111,7 @@ export class Housekeeping {
       }
       const age = this.opts.clock.now() - entry.mtimeMs;
       try {
-        if (retainMs !== undefined && age > retainMs) {
+        if (retain && retainMs !== undefined && age > retainMs) {
           fs.unlinkSync(entry.file);
           report.deleted.push(entry.file);
           logger.info(`retention: deleted ${entry.file} (${entry.bytes} bytes)`);
