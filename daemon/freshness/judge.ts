@@ -1,5 +1,6 @@
 import { expectedTypes, isPastLimit, maxAgeOf, readingMaxAge, type MaxAgeRules } from '../../lib/max-age.js';
 import { readingAgeMs } from '../../lib/reading-age.js';
+import { mayNameKey } from '../../lib/json-text.js';
 import { monotonicNow, type Clock } from '../../lib/time.js';
 import type { Freshness } from '../../lib/wire.js';
 import type { Reading } from '../storage/current-view.js';
@@ -69,7 +70,7 @@ export class FreshnessJudge {
   limitOf(reading: Reading): number | undefined {
     // a reading recorded by this daemon knows its limit; most carry none (this runs for every recorded event)
     if (reading.ownLimit !== undefined) return reading.ownLimit ?? undefined;
-    if (!reading.mayCarryLimit || !reading.json.includes('"max_age_s"')) return undefined;
+    if (!reading.mayCarryLimit || !mayNameKey(reading.json, 'max_age_s')) return undefined;
     let seconds = this.ownLimit.get(reading);
     if (seconds === undefined) {
       seconds = readingMaxAge(reading.envelope) ?? null;
