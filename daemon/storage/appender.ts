@@ -162,7 +162,7 @@ export class Appender {
     // the reading carries the ts and own limit known here, so the judge never parses them back;
     // only a meta naming max_age_s can carry a limit
     const tsMs = event.ts === undefined ? Math.trunc(now) : event.tsMs ?? NaN;
-    const reading = new Reading(event.type, seq, line, mayNameKey(meta, 'max_age_s'), mono, tsMs, event.maxAgeS);
+    const reading = new Reading(event.type, seq, line, mayNameKey(meta, 'max_age_s'), mono, tsMs, event.maxAgeS, now);
     const entry: Queued = { reading, makeCurrent: event.makeCurrent, permanent: event.storePermanently };
     batch.entries.push(entry);
     return entry;
