@@ -67,16 +67,19 @@ export function isLoopbackHost(host: string): boolean {
     || h === '::ffff:127.0.0.1' || /^::ffff:127\./.test(h);
 }
 
+/** What an error shows in place of a secret's value (a token, a header value). */
+export const NOT_SHOWN = '(not shown)';
+
 /**
  * A bearer token: surrounding whitespace dropped (a header value cannot carry it), then
  * visible ASCII without spaces (RFC 7235 credentials). From a variable, a value that is only
- * whitespace is no token; from a flag it is a mistake.
+ * whitespace is no token; from a flag it is a mistake. An error never shows the value.
  */
 export function parseToken(value: string, name: string, fromVariable: boolean): string | undefined {
   const token = value.trim();
   if (token === '' && fromVariable) return undefined;
-  if (token === '') throw new ConfigError(name, 'a non-empty token', value);
-  if (!/^[\x21-\x7e]+$/.test(token)) throw new ConfigError(name, 'a token of visible ASCII characters without spaces', value);
+  if (token === '') throw new ConfigError(name, 'a non-empty token', NOT_SHOWN);
+  if (!/^[\x21-\x7e]+$/.test(token)) throw new ConfigError(name, 'a token of visible ASCII characters without spaces', NOT_SHOWN);
   return token;
 }
 
