@@ -109,7 +109,7 @@ export async function startDaemon(config: DaemonConfig, deps: {
   const closed = new Promise<void>((resolve) => { resolveClosed = resolve; });
   let closing: Promise<void> | undefined;
   let forwarding: Forwarding = startForwarding([], { store, siteDir: config.siteDir, clock: deps.clock, logger });
-  const drain = new Drain(logger, { keepAliveTimeout: 5000 });
+  const drain = new Drain(logger, { keepAliveTimeout: 5000, requireHostHeader: false });
   const server = drain.server;
   const history = new History(config.siteDir, statePaths(config.siteDir).index,
     ({ file, reason }) => logger.error(`${file} is damaged: ${reason}; what it holds besides is served`));

@@ -10,7 +10,7 @@ export interface ErrorSpec {
 /** Every stable error code, its HTTP status and a one-line meaning. */
 export const ERROR_CATALOGUE = {
   MALFORMED_JSON: { status: 400, meaning: 'The request body is not valid JSON.' },
-  INVALID_HOST: { status: 400, meaning: 'The `Host` header is not a host name or address with an optional port (it holds a user, a path, a bad port).' },
+  INVALID_HOST: { status: 400, meaning: 'The `Host` header (or the authority of an absolute request target) is not a host name or address with an optional port (it holds a user, a path, a bad port), is given twice, or is missing from an HTTP/1.1 request.' },
   UNAUTHORIZED: { status: 401, meaning: 'A token is configured and the request carries no `Authorization: Bearer` credentials.' },
   FORBIDDEN: { status: 403, meaning: 'Wrong token, a browser request (`Origin` header or foreign `Host`), or `/shutdown` from a non-loopback client without the token.' },
   NOT_FOUND: { status: 404, meaning: 'No such path.' },

@@ -111,6 +111,15 @@ export function forEachItem(text: string, visit: (span: MemberSpan) => void): bo
 }
 
 /**
+ * Whether JSON `text` may name member `key` anywhere: a fast check that is never wrong when it
+ * says no. A key may be spelled with escapes (`"max\\u005fage_s"` is `max_age_s` to every JSON
+ * reader), so a text holding a backslash may name it in any spelling.
+ */
+export function mayNameKey(text: string, key: string): boolean {
+  return text.includes(`"${key}"`) || text.includes('\\');
+}
+
+/**
  * A compact JSON object text with member `key` set to `valueJson`: in the place of its
  * first occurrence (later repeats dropped), else added last. Other members stay as spelled.
  */

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import path from 'node:path';
 import { ConfigError } from './errors.js';
 import { canonicalHost } from './host-name.js';
@@ -55,8 +56,10 @@ export function parsePort(value: string | number, option = 'port'): number {
 
 /** A host to bind or to reach: a plain name or address (no port, path or user: `localhost:7000` is a mistake). */
 export function parseHost(value: string, name: string): string {
-  if (value.trim() === '' || !isPlainHost(value, DEFAULT_PORT)) throw new ConfigError(name, 'a host name or address', value);
-  return value;
+  // surrounding blanks dropped, as for the port
+  const host = value.trim();
+  if (host === '' || !isPlainHost(host, DEFAULT_PORT)) throw new ConfigError(name, 'a host name or address', value);
+  return host;
 }
 
 /** An address the daemon may be reached at without a token: loopback names and ranges. */
@@ -67,27 +70,45 @@ export function isLoopbackHost(host: string): boolean {
     || h === '::ffff:127.0.0.1' || /^::ffff:127\./.test(h);
 }
 
+/** What an error shows in place of a secret's value (a token, a header value). */
+export const NOT_SHOWN = '(not shown)';
+
 /**
  * A bearer token: surrounding whitespace dropped (a header value cannot carry it), then
- * visible ASCII without spaces (RFC 7235 credentials). From a variable, a value that is only
- * whitespace is no token; from a flag it is a mistake.
+ * visible ASCII without spaces (RFC 7235 credentials). A value of whitespace only is a
+ * mistake, from the flag or the variable alike (an empty variable is one not set, as for
+ * every variable). An error never shows the value.
  */
 export function parseToken(value: string, name: string, fromVariable: boolean): string | undefined {
   const token = value.trim();
-  if (token === '' && fromVariable) return undefined;
-  if (token === '') throw new ConfigError(name, 'a non-empty token', value);
-  if (!/^[\x21-\x7e]+$/.test(token)) throw new ConfigError(name, 'a token of visible ASCII characters without spaces', value);
+  if (token === '') throw new ConfigError(name, `a non-empty token${fromVariable ? ' (unset it, or set it empty, for none)' : ''}`, NOT_SHOWN);
+  if (!/^[\x21-\x7e]+$/.test(token)) throw new ConfigError(name, 'a token of visible ASCII characters without spaces', NOT_SHOWN);
   return token;
 }
 
 /** Host names separated by commas (`obs1,obs1.example.org,192.0.2.7`), canonical (lib/host-name.ts). */
 export function parseHostList(value: string, name: string): readonly string[] {
-  const names = value.split(',').map((item) => canonicalHost(item.trim()));
-  // DNS names and addresses only: no wildcard (`*` would be taken as a name no client sends)
-  if (value.trim() === '' || names.some((n) => n === undefined || !/^[a-z0-9._-]+$|:/.test(n))) {
-    throw new ConfigError(name, 'host names or addresses separated by commas (obs1,obs1.example.org,192.0.2.7)', value);
-  }
-  return Object.freeze([...new Set(names as string[])]);
+  const expected = 'host names or addresses separated by commas (obs1,obs1.example.org,192.0.2.7)';
+  if (value.trim() === '') throw new ConfigError(name, expected, value);
+  const names = value.split(',').map((item) => {
+    const host = listedHost(item.trim());
+    if (host === undefined) throw new ConfigError(name, `${expected}; ${JSON.stringify(item.trim())} is not one`, value);
+    return host;
+  });
+  return Object.freeze([...new Set(names)]);
+}
+
+/**
+ * One entry of a host list, canonical; undefined unless it is an IPv6 or IPv4 address or a DNS
+ * name (labels of letters, digits, `-` and `_`, none empty, the last not all digits): no
+ * wildcard, no `.example.org`, no `999.1.1.1`, which no client would send as its Host.
+ */
+function listedHost(item: string): string | undefined {
+  const host = canonicalHost(item);
+  if (host === undefined || host.includes(':') || net.isIPv4(host)) return host;
+  const labels = host.split('.');
+  const named = labels.every((label) => /^[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?$/.test(label)) && !/^\d+$/.test(labels.at(-1)!);
+  return named ? host : undefined;
 }
 
 /** One of `choices`. */

@@ -51,6 +51,7 @@ export function normaliseTs(text: string): { ts: string } | { problem: string } 
   const dt = DateTime.fromISO(text, { setZone: true });
   if (!dt.isValid) return { problem: `is not a real date-time (${dt.invalidExplanation ?? dt.invalidReason})` };
   const ts = formatTs(dt.toMillis());
-  if (!TS_FORM.test(ts)) return { problem: 'must lie between the years 0000 and 9999' };
+  // the year as spelled has four digits: only its offset can carry it out of range in UTC
+  if (!TS_FORM.test(ts)) return { problem: `falls in the year ${dt.toUTC().year} in UTC (the stored ts is UTC), outside 0000 to 9999` };
   return { ts };
 }

@@ -76,7 +76,11 @@ const RESOLVED: [string, DaemonFlags, Record<string, string>, Partial<DaemonConf
   ['MERIDIAN_TELEMETRY_ALLOWED_HOSTS', {}, { MERIDIAN_TELEMETRY_ALLOWED_HOSTS: 'pocs.local' }, { allowedHosts: ['pocs.local'] }],
   ['--allowed-hosts over its variable', { allowedHosts: 'a' }, { MERIDIAN_TELEMETRY_ALLOWED_HOSTS: 'b' }, { allowedHosts: ['a'] }],
   ['a token with surrounding whitespace is the token without it', { token: ' s3cret\n' }, {}, { token: 's3cret' }],
-  ['a token variable of whitespace only is no token', {}, { MERIDIAN_TELEMETRY_TOKEN: ' \t\n' }, {}],
+  ['an empty token variable is one not set', {}, { MERIDIAN_TELEMETRY_TOKEN: '' }, {}],
+  ['a host variable with surrounding blanks, like the port variable', {}, { MERIDIAN_TELEMETRY_HOST: ' 127.0.0.2\t', MERIDIAN_TELEMETRY_PORT: ' 7000 ' }, { host: '127.0.0.2', port: 7000 }],
+  ['a --host with surrounding blanks', { host: ' ::1 ' }, {}, { host: '::1' }],
+  ['--allowed-hosts of names, addresses and a trailing dot', { allowedHosts: ' obs1. ,192.0.2.7,[FD00::2],dome_pc,a-b.example.org' }, {},
+    { allowedHosts: ['obs1', '192.0.2.7', 'fd00::2', 'dome_pc', 'a-b.example.org'] }],
   ['a token variable with a trailing newline', {}, { MERIDIAN_TELEMETRY_TOKEN: 'from-env\n' }, { token: 'from-env' }],
   ['TZ names the site day zone', {}, { TZ: 'Europe/Berlin' }, { zone: 'Europe/Berlin' }],
   ['TZ with the POSIX leading colon', {}, { TZ: ':America/New_York' }, { zone: 'America/New_York' }],
@@ -93,6 +97,7 @@ for (const [name, flags, env, expected] of RESOLVED) {
   });
 }
 
+const ALLOWED_ERROR = '--allowed-hosts must be host names or addresses separated by commas (obs1,obs1.example.org,192.0.2.7)';
 const REFUSED: [string, DaemonFlags, Record<string, string>, string][] = [
   // [name, flags, env, exact message]
   ['port 0', { port: '0' }, {}, '--port must be a whole number from 1 to 65535; got "0"'],
@@ -121,15 +126,21 @@ const REFUSED: [string, DaemonFlags, Record<string, string>, string][] = [
   ['an unclear allow-unauthenticated variable', {}, { MERIDIAN_TELEMETRY_ALLOW_UNAUTHENTICATED: 'maybe' },
     'MERIDIAN_TELEMETRY_ALLOW_UNAUTHENTICATED must be one of 1, true, yes, on, 0, false, no, off; got "maybe"'],
   ['an empty --allowed-hosts', { allowedHosts: '' }, {}, '--allowed-hosts must be host names or addresses separated by commas (obs1,obs1.example.org,192.0.2.7); got ""'],
-  ['an empty item of --allowed-hosts', { allowedHosts: 'a,,b' }, {}, '--allowed-hosts must be host names or addresses separated by commas (obs1,obs1.example.org,192.0.2.7); got "a,,b"'],
-  ['a wildcard in --allowed-hosts', { allowedHosts: '*.example.org' }, {}, '--allowed-hosts must be host names or addresses separated by commas (obs1,obs1.example.org,192.0.2.7); got "*.example.org"'],
-  ['a port in --allowed-hosts', { allowedHosts: 'obs1:6562' }, {}, '--allowed-hosts must be host names or addresses separated by commas (obs1,obs1.example.org,192.0.2.7); got "obs1:6562"'],
+  ['an empty item of --allowed-hosts', { allowedHosts: 'a,,b' }, {}, '--allowed-hosts must be host names or addresses separated by commas (obs1,obs1.example.org,192.0.2.7); "" is not one; got "a,,b"'],
+  ['a wildcard in --allowed-hosts', { allowedHosts: '*.example.org' }, {}, '--allowed-hosts must be host names or addresses separated by commas (obs1,obs1.example.org,192.0.2.7); "*.example.org" is not one; got "*.example.org"'],
+  ['a port in --allowed-hosts', { allowedHosts: 'obs1:6562' }, {}, '--allowed-hosts must be host names or addresses separated by commas (obs1,obs1.example.org,192.0.2.7); "obs1:6562" is not one; got "obs1:6562"'],
   ['a user in MERIDIAN_TELEMETRY_ALLOWED_HOSTS', {}, { MERIDIAN_TELEMETRY_ALLOWED_HOSTS: 'me@obs1' },
-    'MERIDIAN_TELEMETRY_ALLOWED_HOSTS must be host names or addresses separated by commas (obs1,obs1.example.org,192.0.2.7); got "me@obs1"'],
-  ['a --token of whitespace only', { token: '  ' }, {}, '--token must be a non-empty token; got "  "'],
-  ['a token with a space inside', { token: 'two words' }, {}, '--token must be a token of visible ASCII characters without spaces; got "two words"'],
+    'MERIDIAN_TELEMETRY_ALLOWED_HOSTS must be host names or addresses separated by commas (obs1,obs1.example.org,192.0.2.7); "me@obs1" is not one; got "me@obs1"'],
+  ['a name with an empty label in --allowed-hosts', { allowedHosts: 'obs1,.example.org' }, {}, `${ALLOWED_ERROR}; ".example.org" is not one; got "obs1,.example.org"`],
+  ['an IPv4-like entry out of range in --allowed-hosts', { allowedHosts: '999.1.1.1' }, {}, `${ALLOWED_ERROR}; "999.1.1.1" is not one; got "999.1.1.1"`],
+  ['three numbers in --allowed-hosts', { allowedHosts: ' 10.1.2 ' }, {}, `${ALLOWED_ERROR}; "10.1.2" is not one; got " 10.1.2 "`],
+  ['a label ending in - in --allowed-hosts', { allowedHosts: 'obs-.example.org' }, {}, `${ALLOWED_ERROR}; "obs-.example.org" is not one; got "obs-.example.org"`],
+  ['a --token of whitespace only', { token: '  ' }, {}, '--token must be a non-empty token; got "(not shown)"'],
+  ['a token variable of whitespace only, like the flag', {}, { MERIDIAN_TELEMETRY_TOKEN: ' \t\n' },
+    'MERIDIAN_TELEMETRY_TOKEN must be a non-empty token (unset it, or set it empty, for none); got "(not shown)"'],
+  ['a token with a space inside', { token: 'two words' }, {}, '--token must be a token of visible ASCII characters without spaces; got "(not shown)"'],
   ['a token variable with a control character', {}, { MERIDIAN_TELEMETRY_TOKEN: 'a\u0007b' },
-    'MERIDIAN_TELEMETRY_TOKEN must be a token of visible ASCII characters without spaces; got "a\\u0007b"'],
+    'MERIDIAN_TELEMETRY_TOKEN must be a token of visible ASCII characters without spaces; got "(not shown)"'],
   ['an empty --max-age', { maxAge: '' }, {},
     '--max-age must be PATTERN=SECONDS items separated by commas (weather=180,power=90,*=600), or seconds for every type; got ""'],
   ['a bad MERIDIAN_TELEMETRY_MAX_AGE', {}, { MERIDIAN_TELEMETRY_MAX_AGE: 'power=soon' },
@@ -151,7 +162,10 @@ test('resolveClientAddress: flag > environment > default', () => {
     (error: unknown) => error instanceof ConfigError && error.message === 'MERIDIAN_TELEMETRY_PORT must be a whole number from 1 to 65535; got "65536"');
   assert.equal({ ...resolveClientAddress({}, PANOPTES) }, { host: '0.0.0.0', port: 6563, token: undefined }, 'PANOPTES variables');
   assert.equal({ ...resolveClientAddress({}, { ...PANOPTES, ...ENV }) }, { host: '127.0.0.2', port: 7000, token: 'from-env' }, 'MERIDIAN first');
-  assert.equal({ ...resolveClientAddress({}, { MERIDIAN_TELEMETRY_TOKEN: ' \n' }) }, { host: 'localhost', port: 6562, token: undefined }, 'a blank token variable');
+  assert.throws(() => resolveClientAddress({}, { MERIDIAN_TELEMETRY_TOKEN: ' \n' }), (error: unknown) => error instanceof ConfigError
+    && error.message === 'MERIDIAN_TELEMETRY_TOKEN must be a non-empty token (unset it, or set it empty, for none); got "(not shown)"', 'a blank token variable');
+  assert.equal({ ...resolveClientAddress({}, { MERIDIAN_TELEMETRY_HOST: ' obs1 ', MERIDIAN_TELEMETRY_PORT: ' 7001' }) }, { host: 'obs1', port: 7001, token: undefined },
+    'host and port variables trimmed alike');
   assert.equal({ ...resolveClientAddress({ token: ' t\n' }, ENV) }, { host: '127.0.0.2', port: 7000, token: 't' }, 'a token trimmed');
 });
 

@@ -74,6 +74,10 @@ const TS_REFUSED: Array<[string, unknown, string]> = [
   ['hour 24', '2026-03-18T24:00:00Z', 'ts is not a real date-time (hour 24 is not taken; write 00 of the next day); got "2026-03-18T24:00:00Z".'],
   ['a leap second', '2026-03-18T23:59:60Z',
     'ts is not a real date-time (you specified 60 (of type number) as a second, which is invalid); got "2026-03-18T23:59:60Z".'],
+  ['the last instant of 9999 west of UTC', '9999-12-31T23:59:59.999-23:59',
+    'ts falls in the year 10000 in UTC (the stored ts is UTC), outside 0000 to 9999; got "9999-12-31T23:59:59.999-23:59".'],
+  ['the first instant of 0000 east of UTC', '0000-01-01T00:00:00+01:00',
+    'ts falls in the year -1 in UTC (the stored ts is UTC), outside 0000 to 9999; got "0000-01-01T00:00:00+01:00".'],
   ['a number', 1773792348955, 'ts must be a string (ISO-8601 with Z or a UTC offset); got number 1773792348955.'],
   ['an object', {}, 'ts must be a string (ISO-8601 with Z or a UTC offset); got an object.'],
 ];

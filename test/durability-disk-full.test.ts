@@ -28,10 +28,13 @@ function disk(code = 'ENOSPC'): { faulty: FaultyFs; fill(): void; free(): void }
 const WRITES: Array<[string, (d: TestDaemon) => Promise<Awaited<ReturnType<typeof request>>>, (dir: string) => string, (dir: string) => string]> = [
   ['POST /event', (d) => postEvent(d.url, { type: 'a', data: 2 }),
     (dir) => `The disk is full: could not write to ${path.join(dir, DAY)} (ENOSPC); the event was not recorded.`, (dir) => path.join(dir, DAY)],
+  // the file named is the one whose write failed (finding 14): an ephemeral reading's side file, the held seqs' file
   ['POST /event, ephemeral', (d) => postEvent(d.url, { type: 'a', data: 2, store_permanently: false }),
-    (dir) => `The disk is full: could not write to ${path.join(dir, DAY)} (ENOSPC); the event was not recorded.`, (dir) => path.join(dir, DAY)],
+    (dir) => `The disk is full: could not write to ${path.join(dir, '.meridian', 'ephemeral-site.ndjson')} (ENOSPC); the event was not recorded.`,
+    (dir) => path.join(dir, '.meridian', 'ephemeral-site.ndjson')],
   ['POST /event, make_current false', (d) => postEvent(d.url, { type: 'a', data: 2, make_current: false }),
-    (dir) => `The disk is full: could not write to ${path.join(dir, DAY)} (ENOSPC); the event was not recorded.`, (dir) => path.join(dir, DAY)],
+    (dir) => `The disk is full: could not write to ${path.join(dir, '.meridian', 'held-site.ndjson')} (ENOSPC); the event was not recorded.`,
+    (dir) => path.join(dir, '.meridian', 'held-site.ndjson')],
   ['POST /events', (d) => request(d.url, '/events', { body: [{ type: 'a', data: 2 }, { type: 'b', data: 3 }] }),
     (dir) => `The disk is full: could not write to ${path.join(dir, DAY)} (ENOSPC); the event was not recorded.`, (dir) => path.join(dir, DAY)],
   ['POST /run/start', (d) => request(d.url, '/run/start', { body: { run_id: 'n1' } }),

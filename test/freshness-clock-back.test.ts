@@ -14,21 +14,26 @@ const T0 = '2026-03-18T00:00:00.000Z';
 const HOUR = 3_600_000;
 const flags = { maxAge: 'weather=60' };
 
-// [name, tsMs, receivedMono, now, nowMono, startMono, age]
-const AGES: Array<[string, number, number, number, number, number, number | undefined]> = [
-  ['clock steady: by ts', 1000, 0, 11_000, 10_000, 0, 10_000],
-  ['clock stepped back an hour: time since received', 1000, 0, 11_000 - HOUR, 10_000, 0, 10_000],
-  ['clock stepped forward: by ts (older)', 1000, 0, 11_000 + HOUR, 10_000, 0, 10_000 + HOUR],
-  ['caller ts ahead of the clock: since received, never negative', 60_000, 500, 1000, 1500, 0, 1000],
-  ['caller ts in the past: by ts', 0, 0, 100_000, 10, 0, 100_000],
-  ['recovered at start-up: since the start', 1000, NaN, 1000 - HOUR, 7000, 2000, 5000],
-  ['no monotonic clock: by ts, never negative', 5000, NaN, 1000, NaN, NaN, 0],
-  ['unreadable ts', NaN, 0, 1000, 1000, 0, undefined],
-  ['a fraction of a ms since received is cut', 1000, 0.4, 1000, 7.9, 0, 7],
+// [name, tsMs, receivedMono, now, nowMono, start (mono, wall), receivedAt, age]
+const AGES: Array<[string, number, number, number, number, [number, number], number, number | undefined]> = [
+  ['clock steady: by ts', 1000, 0, 11_000, 10_000, [0, 0], NaN, 10_000],
+  ['clock stepped back an hour: time since received', 1000, 0, 11_000 - HOUR, 10_000, [0, 0], NaN, 10_000],
+  ['clock stepped forward: by ts (older)', 1000, 0, 11_000 + HOUR, 10_000, [0, 0], NaN, 10_000 + HOUR],
+  ['caller ts ahead of the clock: since received, never negative', 60_000, 500, 1000, 1500, [0, 0], NaN, 1000],
+  ['caller ts in the past: by ts', 0, 0, 100_000, 10, [0, 0], NaN, 100_000],
+  ['recovered at start-up, clock stepped back since: since the start', 1000, NaN, 1500, 7000, [2000, 2000], NaN, 5000],
+  ['recovered, ts ahead, receipt known: since the receipt', 50_000, NaN, 20_000, 7000, [2000, 15_000], 5000, 15_000],
+  ['recovered, ts ahead, receipt known, start later than it: since the start', 50_000, NaN, 20_000, 9000, [2000, 15_000], 19_000, 7000],
+  ['recovered, ts ahead of the clock at the start, receipt not known: cannot be judged', 50_000, NaN, 20_000, 7000, [2000, 15_000], NaN, undefined],
+  ['recovered, ts ahead, receipt ahead of the clock (stepped back): cannot be judged', 50_000, NaN, 20_000, 7000, [2000, 15_000], 30_000, undefined],
+  ['no monotonic clock: by ts, never negative', 5000, NaN, 1000, NaN, [NaN, NaN], NaN, 0],
+  ['no monotonic clock, receipt known: since the receipt', 5000, NaN, 1000, NaN, [NaN, NaN], 400, 600],
+  ['unreadable ts', NaN, 0, 1000, 1000, [0, 0], NaN, undefined],
+  ['a fraction of a ms since received is cut', 1000, 0.4, 1000, 7.9, [0, 0], NaN, 7],
 ];
 
-for (const [name, ts, received, now, mono, start, age] of AGES) {
-  test(`readingAgeMs: ${name}`, () => assert.is(readingAgeMs(ts, received, now, mono, start), age));
+for (const [name, ts, received, now, mono, [startMono, startWall], receivedAt, age] of AGES) {
+  test(`readingAgeMs: ${name}`, () => assert.is(readingAgeMs(ts, received, now, mono, { mono: startMono, wall: startWall }, receivedAt), age));
 }
 
 /** The freshness, X-Meridian-Age, /status stale and /metrics age of `weather`, as one row. */
@@ -64,7 +69,7 @@ test('the clock steps back an hour: ages go on from the reading, never negative,
   }
 });
 
-test('a reading recovered at a start with the clock an hour back turns stale 60 s after the start', async () => {
+test('a reading recovered at a start with the clock an hour back: its age cannot be judged, stale at once (and 61 s on)', async () => {
   const siteDir = tempDir();
   let d: TestDaemon | undefined;
   try {
@@ -73,9 +78,10 @@ test('a reading recovered at a start with the clock an hour back turns stale 60 
     await d.close();
     const clock = new ManualClock(Date.parse(T0) - HOUR);
     d = await startTestDaemon({ siteDir, clock, env: { TZ: 'UTC' }, flags, freshnessIntervalMs: 0 });
-    assert.equal(await ages(d), [{ age_s: 0, max_age_s: 60, stale: false }, '0', 'false', 0, '0']);
+    const unknown = [{ age_s: null, max_age_s: 60, stale: true }, undefined, 'true', 1, undefined];
+    assert.equal(await ages(d), unknown, 'received an hour "later" than now: how long it was held is not known');
     clock.advance(61_000);
-    assert.equal(await ages(d), [{ age_s: 61, max_age_s: 60, stale: true }, '61', 'true', 1, '61']);
+    assert.equal(await ages(d), unknown);
   } finally {
     await d?.close();
     removeDir(siteDir);

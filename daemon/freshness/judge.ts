@@ -1,5 +1,6 @@
 import { expectedTypes, isPastLimit, maxAgeOf, readingMaxAge, type MaxAgeRules } from '../../lib/max-age.js';
-import { readingAgeMs } from '../../lib/reading-age.js';
+import { readingAgeMs, type DaemonStart } from '../../lib/reading-age.js';
+import { mayNameKey } from '../../lib/json-text.js';
 import { monotonicNow, type Clock } from '../../lib/time.js';
 import type { Freshness } from '../../lib/wire.js';
 import type { Reading } from '../storage/current-view.js';
@@ -48,8 +49,8 @@ export class FreshnessJudge {
   private sorted: { version: number; readings: Reading[] } | undefined;
   private sortedAll: { version: number; types: { type: string; reading: Reading | undefined }[] } | undefined;
   private readonly clock: Clock | undefined;
-  /** The daemon's start on the monotonic clock: when a reading recovered at start-up counts as received. */
-  private readonly startMono: number;
+  /** The daemon's start (monotonic and wall): when a reading recovered at start-up counts as received at the latest. */
+  private readonly start: DaemonStart;
 
   /** `clock`: its monotonic part judges how long ago a reading was received (without one, ts alone). */
   constructor(view: JudgedView, rules: MaxAgeRules, clock?: Clock) {
@@ -57,7 +58,7 @@ export class FreshnessJudge {
     this.rules = rules;
     this.expected = expectedTypes(rules);
     this.clock = clock;
-    this.startMono = clock ? monotonicNow(clock) : NaN;
+    this.start = { mono: clock ? monotonicNow(clock) : NaN, wall: clock ? clock.now() : NaN };
   }
 
   /** Whether any rule limits anything (no rules and no reading with its own limit: nothing is ever stale). */
@@ -69,7 +70,7 @@ export class FreshnessJudge {
   limitOf(reading: Reading): number | undefined {
     // a reading recorded by this daemon knows its limit; most carry none (this runs for every recorded event)
     if (reading.ownLimit !== undefined) return reading.ownLimit ?? undefined;
-    if (!reading.mayCarryLimit || !reading.json.includes('"max_age_s"')) return undefined;
+    if (!reading.mayCarryLimit || !mayNameKey(reading.json, 'max_age_s')) return undefined;
     let seconds = this.ownLimit.get(reading);
     if (seconds === undefined) {
       seconds = readingMaxAge(reading.envelope) ?? null;
@@ -144,7 +145,7 @@ export class FreshnessJudge {
 
   /** A reading's age at `now` (wall) and `mono` (monotonic). */
   private ageOf(reading: Reading, now: number, mono: number): number | undefined {
-    return readingAgeMs(this.ts(reading), reading.receivedMono, now, mono, this.startMono);
+    return readingAgeMs(this.ts(reading), reading.receivedMono, now, mono, this.start, reading.receivedAt);
   }
 
   private monoNow(): number {

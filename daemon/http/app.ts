@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import polka, { type Request } from 'polka';
 import { MeridianError } from '../../lib/errors.js';
 import { UNMATCHED_ROUTE } from '../metrics/daemon-metrics.js';
-import { createGuard } from './guard.js';
+import { absoluteTarget, createGuard } from './guard.js';
 import { sendError } from './respond.js';
 import type { AppDeps, Handler, Route } from './route.js';
 import { routeTable } from './routes.js';
@@ -63,7 +63,13 @@ export function buildApp(deps: AppDeps) {
   };
 
   const handler = (req: Request, res: ServerResponse): void => {
-    const url = req.url ?? '/';
+    let url = req.url ?? '/';
+    const absolute = absoluteTarget(url);
+    if (absolute) {
+      // served as its path; its authority is the host the guard judges (RFC 9112 3.2.2)
+      req.url = url = absolute.target;
+      req.headers.host = absolute.authority;
+    }
     const query = url.indexOf('?');
     const path = query === -1 ? url : url.slice(0, query);
     const started = performance.now();

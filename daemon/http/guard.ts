@@ -46,6 +46,7 @@ export function createGuard({ host, token, allowedHosts }: GuardSettings): Guard
         throw new MeridianError('FORBIDDEN', 'Requests from web pages (with an Origin header) are refused.');
       }
       const hostHeader = req.headers.host;
+      checkHostCount(req);
       if (hostHeader !== undefined) {
         if (hostHeader !== lastHost) {
           lastHost = hostHeader;
@@ -68,6 +69,36 @@ export function createGuard({ host, token, allowedHosts }: GuardSettings): Guard
       }
     },
   };
+}
+
+/**
+ * RFC 9112 3.2: exactly one Host header (Node keeps the first of several, so they are counted
+ * in the raw headers), and one in every HTTP/1.1 request (the server is told not to answer
+ * that itself, so the answer is JSON like every other).
+ */
+function checkHostCount(req: IncomingMessage): void {
+  const raw = req.rawHeaders;
+  let count = 0;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    if (name.length === 4 && name.toLowerCase() === 'host') count++;
+  }
+  if (count > 1) throw new MeridianError('INVALID_HOST', `A request carries one Host header; this one has ${count}.`);
+  if (count === 0 && req.httpVersion !== '1.0') throw new MeridianError('INVALID_HOST', `An HTTP/${req.httpVersion} request must carry a Host header.`);
+}
+
+/**
+ * A request target in absolute form (`http://host:port/path?query`, RFC 9112 3.2.2) as its
+ * authority and its origin form (`/path?query`); undefined for a target in origin form or of
+ * another scheme. Its authority takes the place of the Host header (checked by the same rules).
+ */
+export function absoluteTarget(url: string): { authority: string; target: string } | undefined {
+  if (url.charCodeAt(0) === 47 || !/^http:\/\//i.test(url)) return undefined;
+  const rest = url.slice(7);
+  const end = rest.search(/[/?#]/);
+  const authority = end === -1 ? rest : rest.slice(0, end);
+  const target = end === -1 ? '/' : rest[end] === '/' ? rest.slice(end) : `/${rest.slice(end)}`;
+  return { authority, target };
 }
 
 /**

@@ -66,6 +66,8 @@ export function sendError(res: ServerResponse, err: unknown, logger: Logger, req
     res.destroy();
     return error.code;
   }
+  // RFC 9110 11.6.1: a 401 names the scheme the credentials must use
+  if (error.code === 'UNAUTHORIZED') res.setHeader('WWW-Authenticate', 'Bearer');
   if (error.code === 'BODY_TOO_LARGE') {
     // the rest of the body is not read: close the connection once this answer is out
     const socket = req.socket;

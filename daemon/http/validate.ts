@@ -1,5 +1,5 @@
 import { MeridianError } from '../../lib/errors.js';
-import { compactText, JsonSyntaxError, scanMembers, setMember, spanString, type Members, type MemberSpan } from '../../lib/json-text.js';
+import { compactText, JsonSyntaxError, mayNameKey, scanMembers, setMember, spanString, type Members, type MemberSpan } from '../../lib/json-text.js';
 import { normaliseTs } from '../../lib/time.js';
 import { DAEMON_TYPE_PREFIX } from '../../lib/max-age.js';
 import { TYPE_FORBIDDEN_CHARACTER } from '../../lib/wire.js';
@@ -39,7 +39,7 @@ export function parseEventBody(body: string | typeof NO_BODY): ValidEvent {
   };
   if (event.ts !== undefined) event.tsMs = Date.parse(event.ts);
   // the reading's own limit is kept as meta.max_age_s; a caller may set that itself (checked the same way)
-  const inMeta = event.meta.includes('"max_age_s"') ? maxAge(event.meta, scanMembers(event.meta)!.get('max_age_s'), 'meta.max_age_s') : undefined;
+  const inMeta = mayNameKey(event.meta, 'max_age_s') ? maxAge(event.meta, scanMembers(event.meta)!.get('max_age_s'), 'meta.max_age_s') : undefined;
   const own = maxAge(text, members.get('max_age_s'), 'max_age_s');
   if (own !== undefined) event.meta = setMember(event.meta, 'max_age_s', own);
   // what the judge would read from the envelope (a daemon type's meta carries no limit: it is left to the judge)

@@ -12,7 +12,7 @@ export function registerReadingAges(registry: Registry, view: () => CurrentView 
   // 100,000 names took ~100 ms a scrape)
   let exported: { version: number; types: string[] } | undefined;
   // a reading recovered at start-up counts as received then (lib/reading-age.ts)
-  const startMono = monotonicNow(clock);
+  const start = { mono: monotonicNow(clock), wall: clock.now() };
   const exportedTypes = (current: CurrentView) => {
     if (exported?.version !== current.typesVersion) {
       exported = { version: current.typesVersion, types: current.typeNames().sort().slice(0, maxTypes) };
@@ -38,7 +38,7 @@ export function registerReadingAges(registry: Registry, view: () => CurrentView 
       const mono = monotonicNow(clock);
       for (const type of exportedTypes(current)) {
         const reading = current.get(type)!;
-        const age = readingAgeMs(Date.parse(reading.envelope.ts), reading.receivedMono, now, mono, startMono);
+        const age = readingAgeMs(Date.parse(reading.envelope.ts), reading.receivedMono, now, mono, start, reading.receivedAt);
         if (age !== undefined) this.labels(type).set(age / 1000);
       }
     },

@@ -1,10 +1,10 @@
 import path from 'node:path';
 import { MeridianError } from '../../lib/errors.js';
-import { setMember } from '../../lib/json-text.js';
+import { mayNameKey, setMember } from '../../lib/json-text.js';
 import { formatTs, monotonicNow } from '../../lib/time.js';
 import { ensurePlain } from './compressed.js';
 import { Reading } from './current-view.js';
-import { writeFailure } from './disk-space.js';
+import { failedFile, writeFailure } from './disk-space.js';
 import { envelopeLine } from './envelope-line.js';
 import { errorCode } from './state-files.js';
 import type { StoreCore } from './store-core.js';
@@ -93,10 +93,10 @@ export class Appender {
     const outcome = batch.write();
     if (outcome.failed > 0) {
       const n = batch.entries.length;
-      this.core.opts.logger.error(`write of ${n} line(s) to ${batch.target.path} failed (${errorCode(outcome.error)}); ` +
+      this.core.opts.logger.error(`write of ${n} line(s) to ${failedFile(outcome.error, batch.target.path)} failed (${errorCode(outcome.error)}); ` +
         (outcome.failed === n ? 'answered 503' : `written one at a time: ${n - outcome.failed} written, ${outcome.failed} answered 503`));
       this.core.opts.observer?.writeFailed(batch.target.kind, outcome.failed);
-      this.core.disk.failed(batch.target.path, outcome.error);
+      this.core.disk.failed(failedFile(outcome.error, batch.target.path), outcome.error);
       // reopened on next use; what was written is synced first (unless --fsync off)
       this.core.durability.closeTarget(batch.target);
       if (outcome.failed === n) return outcome;
@@ -164,7 +164,7 @@ export class Appender {
     // the reading carries the ts and own limit known here, so the judge never parses them back;
     // only a meta naming max_age_s can carry a limit
     const tsMs = event.ts === undefined ? Math.trunc(now) : event.tsMs ?? NaN;
-    const reading = new Reading(event.type, seq, line, meta.includes('"max_age_s"'), mono, tsMs, event.maxAgeS);
+    const reading = new Reading(event.type, seq, line, mayNameKey(meta, 'max_age_s'), mono, tsMs, event.maxAgeS, now);
     const entry: Queued = { reading, makeCurrent: event.makeCurrent, permanent: event.storePermanently };
     batch.entries.push(entry);
     return entry;
@@ -217,5 +217,5 @@ export async function notSynced(synced: Promise<void>, recorded: string, what: '
 
 /** The 503 of an event whose line could not be written (DISK_FULL for lack of space): nothing was recorded, no seq used. */
 function notWritten(file: string, error: unknown): MeridianError {
-  return writeFailure(error, `Could not write to ${file} (${errorCode(error)}); the event was not recorded.`);
+  return writeFailure(error, `Could not write to ${failedFile(error, file)} (${errorCode(error)}); the event was not recorded.`);
 }

@@ -17,9 +17,12 @@ export class Reading {
   readonly tsMs: number;
   /** Its own limit (`meta.max_age_s`) as validated: seconds, null for none; undefined when not known. */
   readonly ownLimit: number | null | undefined;
+  /** When the daemon received it on the wall clock (ms since the epoch), kept in the snapshot across a restart; NaN when not known. */
+  readonly receivedAt: number;
   private parsed: Envelope | undefined;
 
-  constructor(type: string, seq: number, json: string, mayCarryLimit = true, receivedMono = NaN, tsMs = NaN, ownLimit?: number | null) {
+  constructor(type: string, seq: number, json: string, mayCarryLimit = true, receivedMono = NaN, tsMs = NaN, ownLimit?: number | null,
+    receivedAt = NaN) {
     this.type = type;
     this.seq = seq;
     this.json = json;
@@ -27,6 +30,7 @@ export class Reading {
     this.receivedMono = receivedMono;
     this.tsMs = tsMs;
     this.ownLimit = ownLimit;
+    this.receivedAt = receivedAt;
   }
 
   /**

@@ -23,6 +23,24 @@ export function isNoSpace(error: unknown): boolean {
   return code === 'ENOSPC' || code === 'EDQUOT';
 }
 
+/** A write that failed, with the file it was writing (a target's day file or one of its side files); its errno code kept. */
+export class FileWriteError extends Error {
+  readonly file: string;
+  readonly code: string | undefined;
+
+  constructor(file: string, cause: unknown) {
+    super(`${file}: ${(cause as Error | undefined)?.message ?? String(cause)}`, { cause });
+    this.name = 'FileWriteError';
+    this.file = file;
+    this.code = (cause as NodeJS.ErrnoException | undefined)?.code;
+  }
+}
+
+/** The file a failed write was writing when the error says so, else `file`. */
+export function failedFile(error: unknown, file: string): string {
+  return error instanceof FileWriteError ? error.file : file;
+}
+
 /**
  * The 503 of a write that failed: DISK_FULL for lack of space, else STORAGE_UNAVAILABLE.
  * `detail` is the sentence either way; a full disk says so first.

@@ -12,10 +12,10 @@ export function withSeq(reading: Reading, seq: number): Reading {
   if (reading.seq === seq) return reading;
   if (!reading.json.startsWith(prefix)) throw new Error(`not an envelope line of seq ${reading.seq}`);
   return new Reading(reading.type, seq, `${seqPrefix(seq)}${reading.json.slice(prefix.length)}`, reading.mayCarryLimit, reading.receivedMono,
-    reading.tsMs, reading.ownLimit);
+    reading.tsMs, reading.ownLimit, reading.receivedAt);
 }
 
 /** A reading of a line read back from a file (see fiveKeyLine: the original service's lines brought to five keys). */
-export function readingOfLine(head: LineHead, line: string): Reading {
-  return new Reading(head.type, head.seq, fiveKeyLine(line));
+export function readingOfLine(head: LineHead, line: string, receivedAt = NaN): Reading {
+  return new Reading(head.type, head.seq, fiveKeyLine(line), true, NaN, NaN, undefined, receivedAt);
 }

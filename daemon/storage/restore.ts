@@ -73,7 +73,8 @@ export function restore(siteDir: string, logger: Logger, io: StorageFs = nodeFs)
   const resumed = active ? replayActiveRun(siteDir, active, snap?.run ?? null, paths.run, logger, io) : undefined;
   const run = resumed && 'recovered' in resumed ? resumed : undefined;
   const suspended = resumed && 'suspended' in resumed ? resumed.suspended : undefined;
-  const fromSnapshot = snap?.current.map(lineReading).filter((r): r is Reading => r !== undefined) ?? [];
+  const received = snap?.received;
+  const fromSnapshot = snap?.current.map((line, i) => lineReading(line, received?.[i] ?? NaN)).filter((r): r is Reading => r !== undefined) ?? [];
   let current: Reading[];
   if (snap && (snap.site === null || site.fromMark)) {
     current = overlay([fromSnapshot, [...site.readings.values()], [...(run?.recovered.readings.values() ?? [])]]);
@@ -160,7 +161,7 @@ function readingsOf(file: string, io: StorageFs): Reading[] {
   return [...newest.lines()].map(({ env, line }) => readingOfLine(env, line));
 }
 
-function lineReading(line: string): Reading | undefined {
+function lineReading(line: string, receivedAt: number): Reading | undefined {
   const env = typeof line === 'string' ? parseEnvelope(line) : undefined;
-  return env && readingOfLine(env, line);
+  return env && readingOfLine(env, line, receivedAt);
 }

@@ -9,10 +9,12 @@ import { nodeFs, type StorageFs } from './storage-fs.js';
 // `.meridian/snapshot.json`: where each target's replay resumes and the current view. Format 3
 // is JSON laid out in lines, so that a view larger than one string can be written and read
 // back piece by piece:
-//   {"format":3,"written_at":"...","site":{...},"run":null,"types":2,"current":[
+//   {"format":3,"written_at":"...","site":{...},"run":null,"types":2,"received":[t1,null],"current":[
 //   {"seq":7,...envelope...},
 //   {"seq":9,...envelope...}
 //   ]}
+// `received`: when the daemon received each reading (wall ms, null: not known), in the order
+// of `current`; a snapshot without it (an earlier version's) is read as not known.
 // Formats 2 (envelope lines as JSON strings) and 1 (envelope objects per target) are still read.
 
 const SNAPSHOT_FORMAT = 3;
@@ -26,6 +28,8 @@ export interface SnapshotFile {
   run: (TargetMark & { run_id: string; started_at: string }) | null;
   /** The envelope line of every current reading. */
   current: string[];
+  /** When each reading of `current` was received (wall ms; null: not known); absent: none known. */
+  received?: Array<number | null>;
 }
 
 /** Formats 1 and 2, read whole (they were written by earlier versions as one string). */
@@ -40,8 +44,8 @@ interface SnapshotFileV1V2 {
 
 /** Write the snapshot whole or not at all, one envelope line at a time (chunks of about `chunkChars` characters). */
 export function writeSnapshot(file: string, snap: SnapshotFile, io: StorageFs = nodeFs, chunkChars = DEFAULT_CHUNK_CHARS): void {
-  const { written_at, site, run, current } = snap;
-  const head = JSON.stringify({ format: SNAPSHOT_FORMAT, written_at, site, run, types: current.length });
+  const { written_at, site, run, current, received } = snap;
+  const head = JSON.stringify({ format: SNAPSHOT_FORMAT, written_at, site, run, types: current.length, received });
   writeFileAtomic(file, (put) => {
     const text = new ChunkedText(chunkChars, put);
     text.add(`${head.slice(0, -1)},"current":[\n`);
@@ -82,7 +86,8 @@ function readLines(file: string): SnapshotFile | Error {
   });
   if (!head || typeof head.written_at !== 'string' || !marksUsable([head.site, head.run])) return new Error(`unknown snapshot format in ${file}`);
   if (!closed || broken || scan.tornBytes > 0 || current.length !== head.types) return new Error(`snapshot ${file} is incomplete`);
-  return { written_at: head.written_at, site: head.site, run: head.run, current };
+  const received = receivedTimes(head.received, current.length);
+  return { written_at: head.written_at, site: head.site, run: head.run, current, received };
 }
 
 function readWhole(file: string): SnapshotFile | undefined | Error {
@@ -111,6 +116,12 @@ function readWhole(file: string): SnapshotFile | undefined | Error {
     // format 1 held envelopes as objects (the run's readings overlay the site's)
     current: snap.format === 1 ? (current as Envelope[]).map((env) => JSON.stringify(env)) : current as string[],
   };
+}
+
+/** The receipt times of a snapshot's readings when they are usable (one number or null per reading). */
+function receivedTimes(received: unknown, count: number): Array<number | null> | undefined {
+  if (!Array.isArray(received) || received.length !== count) return undefined;
+  return received.every((t) => t === null || (typeof t === 'number' && Number.isFinite(t))) ? received as Array<number | null> : undefined;
 }
 
 function marksUsable(marks: Array<TargetMark | null | undefined>): boolean {

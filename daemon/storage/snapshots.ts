@@ -45,9 +45,12 @@ export class Snapshots {
     const run = core.run
       ? { ...this.mark(core.run.target), run_id: core.run.record.run_id, started_at: core.run.record.started_at }
       : null;
-    const current = core.view.entries().map((reading) => reading.json);
+    const readings = core.view.entries();
+    const current = readings.map((reading) => reading.json);
+    // when each was received, so that a restart knows how long it has been held (lib/reading-age.ts)
+    const received = readings.map((reading) => (Number.isFinite(reading.receivedAt) ? reading.receivedAt : null));
     try {
-      writeSnapshot(core.paths.snapshot, { written_at: formatTs(core.opts.clock.now()), site, run, current }, core.io, core.view.bodyChunkChars);
+      writeSnapshot(core.paths.snapshot, { written_at: formatTs(core.opts.clock.now()), site, run, current, received }, core.io, core.view.bodyChunkChars);
     } catch (error) {
       core.disk.failed(core.paths.snapshot, error);
       throw error;

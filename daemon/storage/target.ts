@@ -1,4 +1,5 @@
 import type { BatchJournal, JournalFile } from './batch-journal.js';
+import { FileWriteError } from './disk-space.js';
 import { LineFile } from './line-file.js';
 import { nodeFs, type StorageFs } from './storage-fs.js';
 
@@ -96,7 +97,12 @@ export class Target {
       if (journal) journal.begin(parts.map(([f]): JournalFile => [f.path, f.size]), whole[0], whole[1]);
       for (const [f, chunks] of parts) {
         written.push([f, f.size]);
-        f.append(chunks);
+        try {
+          f.append(chunks);
+        } catch (error) {
+          // the answer and the log name the file that failed, not the target's day file
+          throw new FileWriteError(f.path, error);
+        }
       }
       if (journal) journal.commit();
       return file;
