@@ -75,13 +75,14 @@ export const NOT_SHOWN = '(not shown)';
 
 /**
  * A bearer token: surrounding whitespace dropped (a header value cannot carry it), then
- * visible ASCII without spaces (RFC 7235 credentials). A value of whitespace only is a
- * mistake, from the flag or the variable alike (an empty variable is one not set, as for
- * every variable). An error never shows the value.
+ * visible ASCII without spaces (RFC 7235 credentials). A value of whitespace only is no
+ * token, from the flag or the variable alike (issue 22: an EnvironmentFile line `TOKEN= `
+ * sets none; a daemon bound beyond loopback then refuses to start without one, so nothing
+ * is opened by it). An error never shows the value.
  */
-export function parseToken(value: string, name: string, fromVariable: boolean): string | undefined {
+export function parseToken(value: string, name: string, _fromVariable: boolean): string | undefined {
   const token = value.trim();
-  if (token === '') throw new ConfigError(name, `a non-empty token${fromVariable ? ' (unset it, or set it empty, for none)' : ''}`, NOT_SHOWN);
+  if (token === '') return undefined;
   if (!/^[\x21-\x7e]+$/.test(token)) throw new ConfigError(name, 'a token of visible ASCII characters without spaces', NOT_SHOWN);
   return token;
 }

@@ -83,8 +83,8 @@ test('connect: flags, then the environment, then the defaults, resolved once; th
   }
   assert.throws(() => connect({ host: 'localhost:7000' }, io({})),
     (error: unknown) => error instanceof ConfigError && error.message === '--host must be a host name or address; got "localhost:7000"');
-  assert.throws(() => connect({ token: ' ' }, io({})),
-    (error: unknown) => error instanceof ConfigError && error.message === '--token must be a non-empty token; got "(not shown)"');
+  assert.throws(() => connect({ token: 'a b' }, io({})),
+    (error: unknown) => error instanceof ConfigError && error.message === '--token must be a token of visible ASCII characters without spaces; got "(not shown)"');
 });
 
 test('describeFailure: each kind of error to its exit code and one stderr line', () => {

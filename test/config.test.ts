@@ -135,9 +135,6 @@ const REFUSED: [string, DaemonFlags, Record<string, string>, string][] = [
   ['an IPv4-like entry out of range in --allowed-hosts', { allowedHosts: '999.1.1.1' }, {}, `${ALLOWED_ERROR}; "999.1.1.1" is not one; got "999.1.1.1"`],
   ['three numbers in --allowed-hosts', { allowedHosts: ' 10.1.2 ' }, {}, `${ALLOWED_ERROR}; "10.1.2" is not one; got " 10.1.2 "`],
   ['a label ending in - in --allowed-hosts', { allowedHosts: 'obs-.example.org' }, {}, `${ALLOWED_ERROR}; "obs-.example.org" is not one; got "obs-.example.org"`],
-  ['a --token of whitespace only', { token: '  ' }, {}, '--token must be a non-empty token; got "(not shown)"'],
-  ['a token variable of whitespace only, like the flag', {}, { MERIDIAN_TELEMETRY_TOKEN: ' \t\n' },
-    'MERIDIAN_TELEMETRY_TOKEN must be a non-empty token (unset it, or set it empty, for none); got "(not shown)"'],
   ['a token with a space inside', { token: 'two words' }, {}, '--token must be a token of visible ASCII characters without spaces; got "(not shown)"'],
   ['a token variable with a control character', {}, { MERIDIAN_TELEMETRY_TOKEN: 'a\u0007b' },
     'MERIDIAN_TELEMETRY_TOKEN must be a token of visible ASCII characters without spaces; got "(not shown)"'],
@@ -162,11 +159,17 @@ test('resolveClientAddress: flag > environment > default', () => {
     (error: unknown) => error instanceof ConfigError && error.message === 'MERIDIAN_TELEMETRY_PORT must be a whole number from 1 to 65535; got "65536"');
   assert.equal({ ...resolveClientAddress({}, PANOPTES) }, { host: '0.0.0.0', port: 6563, token: undefined }, 'PANOPTES variables');
   assert.equal({ ...resolveClientAddress({}, { ...PANOPTES, ...ENV }) }, { host: '127.0.0.2', port: 7000, token: 'from-env' }, 'MERIDIAN first');
-  assert.throws(() => resolveClientAddress({}, { MERIDIAN_TELEMETRY_TOKEN: ' \n' }), (error: unknown) => error instanceof ConfigError
-    && error.message === 'MERIDIAN_TELEMETRY_TOKEN must be a non-empty token (unset it, or set it empty, for none); got "(not shown)"', 'a blank token variable');
+  assert.equal({ ...resolveClientAddress({}, { MERIDIAN_TELEMETRY_TOKEN: ' \n' }) }, { host: 'localhost', port: 6562, token: undefined }, 'a blank token variable is none');
+  assert.equal({ ...resolveClientAddress({ token: '  ' }, {}) }, { host: 'localhost', port: 6562, token: undefined }, 'a blank --token is none');
   assert.equal({ ...resolveClientAddress({}, { MERIDIAN_TELEMETRY_HOST: ' obs1 ', MERIDIAN_TELEMETRY_PORT: ' 7001' }) }, { host: 'obs1', port: 7001, token: undefined },
     'host and port variables trimmed alike');
   assert.equal({ ...resolveClientAddress({ token: ' t\n' }, ENV) }, { host: '127.0.0.2', port: 7000, token: 't' }, 'a token trimmed');
+});
+
+test('resolveDaemonConfig: a token of whitespace only is no token, from the flag and the variable alike (issue 22)', () => {
+  assert.is(resolveDaemonConfig({ token: '  ' }, {}, HOME).token, undefined);
+  assert.is(resolveDaemonConfig({}, { MERIDIAN_TELEMETRY_TOKEN: ' \t\n' }, HOME).token, undefined);
+  assert.is(resolveDaemonConfig({ token: ' t0k ' }, {}, HOME).token, 't0k');
 });
 
 test('resolveDaemonConfig: the machine\'s names join the allowed hosts, canonical, after the operator\'s; a zoned address is left out', () => {
