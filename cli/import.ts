@@ -5,7 +5,7 @@ import type { BatchFailure } from '../lib/wire.js';
 import { connect } from './connect.js';
 import { CommandFailure, EXIT } from './failure.js';
 import { fileBatches, importableSize, splitBatch, type Batch, type BatchLimits } from './import-batches.js';
-import { say, type CliIo } from './io.js';
+import { say, show, type CliIo } from './io.js';
 import { noExtraArguments, switchOption, textOption, UsageError, type ParsedOptions } from './options.js';
 import { progressBar } from './progress.js';
 
@@ -76,7 +76,7 @@ export async function runImport(file: unknown, opts: ParsedOptions, io: CliIo): 
     return EXIT_INTERRUPTED;
   }
   const { recorded, requests, failures } = tally;
-  io.out(`imported ${recorded} event(s) from ${file} in ${requests} request(s)${failures.length ? `; ${failures.length} invalid line(s) not recorded` : ''}\n`);
+  show(io, `imported ${recorded} event(s) from ${file} in ${requests} request(s)${failures.length ? `; ${failures.length} invalid line(s) not recorded` : ''}\n`);
   if (failures.length === 0) return EXIT.OK;
   const shown = failures.slice(0, SHOWN_FAILURES).join('\n');
   const more = failures.length > SHOWN_FAILURES ? `\n... and ${failures.length - SHOWN_FAILURES} more` : '';
