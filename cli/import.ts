@@ -1,5 +1,5 @@
 import type { TelemetryClient } from '../client/client.js';
-import { TelemetryClientError } from '../client/errors.js';
+import { TelemetryClientError, TelemetryConnectionError } from '../client/errors.js';
 import { ConfigError } from '../lib/errors.js';
 import type { BatchFailure } from '../lib/wire.js';
 import { connect } from './connect.js';
@@ -31,7 +31,12 @@ interface Tally {
   failures: string[];
   /** The last line of the file whose batch was answered. */
   lastLine: number;
+  /** The first and last line of the batch sent and not answered yet. */
+  inFlight?: readonly [number, number];
 }
+
+// a connection that was never made: nothing of the batch reached a daemon
+const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 
 /** Import the file; exit 0 when every event was recorded, 1 (through the error path) otherwise. */
 export async function runImport(file: unknown, opts: ParsedOptions, io: CliIo): Promise<number> {
@@ -67,6 +72,11 @@ export async function runImport(file: unknown, opts: ParsedOptions, io: CliIo): 
   } catch (error) {
     progress.done();
     if (!(error instanceof CommandFailure) && tally.recorded > 0) say(io, `${tally.recorded} event(s) were recorded before this failure`);
+    if (error instanceof TelemetryConnectionError && tally.inFlight && !NOT_SENT.has(error.reason)) {
+      const [first, last] = tally.inFlight;
+      say(io, `the batch of lines ${first}-${last} got no answer: it may be recorded (whole) or not at all; look for the event of line ${last} `
+        + `("${io.name} ${io.prefix}history TYPE") and go on with: ${resume(last + 1)} if it is there, else ${resume(first)}`);
+    }
     throw error;
   }
   progress.done();
@@ -97,9 +107,13 @@ async function sendBatch(client: TelemetryClient, batch: Batch, limits: BatchLim
       + `Shorten it, or go on after it with: ${resume(line + 1)}`);
   }
   tally.requests++;
+  tally.inFlight = [batch.lineNumbers[0]!, batch.lineNumbers.at(-1)!];
   try {
     tally.recorded += (await client.postEventLines(batch.lines, { partial })).recorded;
+    tally.inFlight = undefined;
   } catch (error) {
+    if (error instanceof TelemetryConnectionError) throw error;
+    tally.inFlight = undefined;
     const learned = limitOf(error);
     if (learned !== undefined && learned < limits.bodyBytes) {
       tally.requests--;
