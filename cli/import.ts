@@ -4,7 +4,7 @@ import { ConfigError } from '../lib/errors.js';
 import type { BatchFailure } from '../lib/wire.js';
 import { connect } from './connect.js';
 import { CommandFailure, EXIT } from './failure.js';
-import { fileBatches, importableSize, splitBatch, type Batch, type BatchLimits } from './import-batches.js';
+import { countLines, fileBatches, importableSize, splitBatch, type Batch, type BatchLimits } from './import-batches.js';
 import { say, show, type CliIo } from './io.js';
 import { noExtraArguments, switchOption, textOption, UsageError, type ParsedOptions } from './options.js';
 import { progressBar } from './progress.js';
@@ -85,12 +85,23 @@ export async function runImport(file: unknown, opts: ParsedOptions, io: CliIo): 
       + `resume without duplicates with: ${resume(tally.lastLine + 1)}`);
     return EXIT_INTERRUPTED;
   }
+  if (startLine > 1 && tally.requests === 0 && tally.failures.length === 0) await pastTheEnd(file, startLine, io);
   const { recorded, requests, failures } = tally;
   show(io, `imported ${recorded} event(s) from ${file} in ${requests} request(s)${failures.length ? `; ${failures.length} invalid line(s) not recorded` : ''}\n`);
   if (failures.length === 0) return EXIT.OK;
   const shown = failures.slice(0, SHOWN_FAILURES).join('\n');
   const more = failures.length > SHOWN_FAILURES ? `\n... and ${failures.length - SHOWN_FAILURES} more` : '';
   throw new CommandFailure(`${shown}${more}`);
+}
+
+/**
+ * A --start-line that left nothing to send: past the file's last line is a mistake (exit 2);
+ * the line right after it (where an import interrupted after its last batch goes on) is said.
+ */
+async function pastTheEnd(file: string, startLine: number, io: CliIo): Promise<void> {
+  const lines = await countLines(file);
+  if (startLine > lines + 1) throw new UsageError(`--start-line ${startLine} is past the end of ${file}, which has only ${lines} line(s)`);
+  if (startLine === lines + 1) say(io, `${file} has ${lines} line(s): nothing after line ${lines} to import`);
 }
 
 /** Send one batch; a 413 naming a smaller limit splits it again, a line over the limit alone is refused. */
