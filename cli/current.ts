@@ -45,7 +45,8 @@ export async function runCurrent(typeArg: unknown, opts: ParsedOptions, io: CliI
 
   const asText = !json && io.stdoutIsTTY;
   const text = asText ? await import('./current-text.js') : undefined;
-  const palette = asText ? (await import('../table/palette.js')).paletteFor('day', io.color) : undefined;
+  // TERM=dumb takes no escape sequence at all (not even bold): the plain palette
+  const palette = asText ? (await import('../table/palette.js')).paletteFor('day', io.color, io.env.TERM !== 'dumb') : undefined;
   // JSON output is the daemon's text as sent: decoding and encoding again would respell numbers and escapes
   if (type === undefined) {
     const { answer, text: body, texts } = await client.currentWithText();

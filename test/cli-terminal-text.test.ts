@@ -56,4 +56,34 @@ test('post on a terminal; an error quoting a run id: on a terminal neutralised, 
   });
 });
 
+test('TERM=dumb: no escape sequence at all in the current table and panel; NO_COLOR: marks without colour', async () => {
+  const c = new ManualClock(TS);
+  await withTestDaemon({ clock: c }, async (d) => {
+    const at = ['--host', '127.0.0.1', '--port', String(d.port)];
+    // no limit of its own (the daemon records no stale event); --max-age makes the panel's reading stale
+    await postEvent(d.url, { type: 'weather', data: { temp_c: 4.5 } });
+    c.advance(120_000);
+    const table = (on: string, off: string) => `${on}  TYPE     AGE            SEQ  RUN  DATA${off}\n  weather  2m00s            1  -    temp_c=4.5\n`;
+    const panel = (title: [string, string], stale: [string, string]) => `${title[0]}weather${title[1]}\n  seq   1\n`
+      + `${stale[0]}  ts    ${TS} (2m00s ago, STALE)${stale[1]}\n  run   -\n  data  {\n          "temp_c": 4.5\n        }\n  meta  {}\n`
+      + `telemetry: "weather" is stale: 120s old, max age 60s (seq 1, ts ${TS})\n`;
+    const none: [string, string] = ['', ''];
+    const bold: [string, string] = ['\u001b[1m', '\u001b[22m'];
+    // [name, args, env, exit code, the bytes on a terminal]
+    const rows: Array<[string, string[], Record<string, string>, number, string]> = [
+      ['current, TERM=dumb', ['current'], { TERM: 'dumb' }, 0, table('', '')],
+      ['current TYPE, TERM=dumb', ['current', 'weather', '--max-age', '60'], { TERM: 'dumb' }, 4, panel(none, none)],
+      ['current TYPE, TERM=dumb and NO_COLOR', ['current', 'weather', '--max-age', '60'], { TERM: 'dumb', NO_COLOR: '1' }, 4, panel(none, none)],
+      ['history TYPE, TERM=dumb', ['history', 'weather'], { TERM: 'dumb' }, 0, `TS                        SEQ  RUN  DATA\n${TS}    1  -    temp_c=4.5\n`],
+      ['current, NO_COLOR', ['current'], { NO_COLOR: '1' }, 0, table(...bold)],
+      ['current TYPE, NO_COLOR: bold, no colour', ['current', 'weather', '--max-age', '60'], { NO_COLOR: '1' }, 4, panel(bold, bold)],
+      ['current TYPE, colour', ['current', 'weather', '--max-age', '60'], {}, 4, panel(bold, ['\u001b[33m', '\u001b[39m'])],
+    ];
+    for (const [name, args, env, code, shown] of rows) {
+      const tty = await rawTty([...args, ...at], { env });
+      assert.equal([tty.code, tty.bytes], [code, shown], name);
+    }
+  });
+});
+
 test.run();

@@ -19,9 +19,9 @@ const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
  */
 export function rawTty(args: string[], opts: { env?: Record<string, string>; pipeStdout?: boolean } = {}): Promise<RawTtyRun> {
   const command = `stty -onlcr; ${[process.execPath, TELEMETRY_BIN, ...args].map(quote).join(' ')}${opts.pipeStdout ? ' | cat' : ''}`;
-  const child = spawn('script', ['-qec', command, '/dev/null'], {
-    env: { ...cleanEnv(), TERM: 'xterm-256color', LANG: 'C.UTF-8', ...opts.env }, stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  // FORCE_COLOR (set by some runners) would override NO_COLOR: a terminal's own settings only
+  const { FORCE_COLOR: _, ...env } = { ...cleanEnv(), TERM: 'xterm-256color', LANG: 'C.UTF-8', ...opts.env };
+  const child = spawn('script', ['-qec', command, '/dev/null'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   const chunks: Buffer[] = [];
   child.stdout.on('data', (c: Buffer) => chunks.push(c));
   return new Promise((resolve, reject) => {
