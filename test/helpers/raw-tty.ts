@@ -20,7 +20,8 @@ const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 export function rawTty(args: string[], opts: { env?: Record<string, string>; pipeStdout?: boolean } = {}): Promise<RawTtyRun> {
   const command = `stty -onlcr; ${[process.execPath, TELEMETRY_BIN, ...args].map(quote).join(' ')}${opts.pipeStdout ? ' | cat' : ''}`;
   // FORCE_COLOR (set by some runners) would override NO_COLOR: a terminal's own settings only
-  const { FORCE_COLOR: _, ...env } = { ...cleanEnv(), TERM: 'xterm-256color', LANG: 'C.UTF-8', ...opts.env };
+  const env: Record<string, string> = { ...cleanEnv(), TERM: 'xterm-256color', LANG: 'C.UTF-8', ...opts.env };
+  delete env.FORCE_COLOR;
   const child = spawn('script', ['-qec', command, '/dev/null'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   const chunks: Buffer[] = [];
   child.stdout.on('data', (c: Buffer) => chunks.push(c));
