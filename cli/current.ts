@@ -6,7 +6,7 @@ import { connect } from './connect.js';
 import { answerJudge } from './current-judge.js';
 import { NotFresh } from './failure.js';
 import { followCurrent } from './follow.js';
-import { say, type CliIo } from './io.js';
+import { say, show, type CliIo } from './io.js';
 import { noExtraArguments, requireWith, secondsOption, switchOption, textOption, UsageError, type ParsedOptions } from './options.js';
 
 // `telemetry current [TYPE]`: the current view or one reading. On a terminal a table or a
@@ -45,12 +45,14 @@ export async function runCurrent(typeArg: unknown, opts: ParsedOptions, io: CliI
 
   const asText = !json && io.stdoutIsTTY;
   const text = asText ? await import('./current-text.js') : undefined;
-  const palette = asText ? (await import('../table/palette.js')).paletteFor('day', io.color) : undefined;
+  // TERM=dumb takes no escape sequence at all (not even bold): the plain palette
+  const palette = asText ? (await import('../table/palette.js')).paletteFor('day', io.color, io.env.TERM !== 'dumb') : undefined;
   // JSON output is the daemon's text as sent: decoding and encoding again would respell numbers and escapes
   if (type === undefined) {
     const { answer, text: body, texts } = await client.currentWithText();
     const textOf = (e: Envelope) => texts.get(e.type) ?? JSON.stringify(e);
-    io.out(text && palette ? text.currentTable(answer, { now: io.now(), limitMs, columns: io.columns, palette, textOf }) : `${body}\n`);
+    if (text && palette) io.out(text.currentTable(answer, { now: io.now(), limitMs, columns: io.columns, palette, textOf }));
+    else show(io, `${body}\n`);
     return 0;
   }
   const { answer, texts } = await client.currentWithText({ types: [type] });
@@ -64,7 +66,8 @@ export async function runCurrent(typeArg: unknown, opts: ParsedOptions, io: CliI
     envelopeText = await client.currentEventText(type);
     envelope = JSON.parse(envelopeText) as Envelope;
   }
-  io.out(text && palette ? text.envelopePanel(envelope, judge, { palette }, envelopeText) : `${envelopeText}\n`);
+  if (text && palette) io.out(text.envelopePanel(envelope, judge, { palette }, envelopeText));
+  else show(io, `${envelopeText}\n`);
   if (limit !== undefined && (ageMs === undefined || ageMs > limit)) {
     const age = ageMs === undefined ? 'of unknown age' : `${seconds(ageMs)} old`;
     throw new NotFresh(`${JSON.stringify(type)} is stale: ${age}, max age ${seconds(limit)} (seq ${envelope.seq}, ts ${envelope.ts})`);

@@ -1,3 +1,4 @@
+import { terminalText } from '../lib/terminal-text.js';
 import { VERSION } from '../lib/version.js';
 import { chooseCommand, nearestCommands } from './command-words.js';
 import { describeFailure } from './failure.js';
@@ -42,7 +43,8 @@ export async function dispatch(rawArgv: readonly string[], io: CliIo): Promise<n
     return await (parsed.handler(...parsed.args) as Promise<number>);
   } catch (error) {
     const failure = describeFailure(error, { name: io.name, prefix: io.prefix, command });
-    io.err(failure.message);
+    // the message may quote a type, run id or the daemon's detail: neutralised on a terminal
+    io.err(io.stderrIsTTY ? terminalText(failure.message) : failure.message);
     return failure.code;
   }
 }

@@ -4,7 +4,7 @@ import { listDataFiles, type DataFile } from '../daemon/ndjson/listing.js';
 import { resolveDaemonConfig } from '../lib/config.js';
 import { ConfigError } from '../lib/errors.js';
 import { CommandFailure } from './failure.js';
-import type { CliIo } from './io.js';
+import { show, type CliIo } from './io.js';
 import { noExtraArguments, switchOption, textOption, type ParsedOptions } from './options.js';
 
 // `telemetry du`: the space the data files take, per site day and per run, read from the
@@ -17,15 +17,15 @@ export async function runDu(opts: ParsedOptions, io: CliIo): Promise<number> {
   checkSiteDir(siteDir);
   const files = listDataFiles(siteDir);
   if (switchOption(opts, 'json')) {
-    io.out(`${JSON.stringify({ site_dir: siteDir, files: files.map(asJson), total_bytes: total(files) })}\n`);
+    show(io, `${JSON.stringify({ site_dir: siteDir, files: files.map(asJson), total_bytes: total(files) })}\n`);
     return 0;
   }
   const rows = files.map((f) => [f.kind, f.name, size(f.bytes), f.file.endsWith('.gz') ? 'gzip' : '']);
   const width = (i: number) => Math.max(0, ...rows.map((r) => r[i]!.length));
-  for (const row of rows) io.out(`${row[0]!.padEnd(4)} ${row[1]!.padEnd(width(1))}  ${row[2]!.padStart(width(2))}  ${row[3]}`.trimEnd() + '\n');
+  for (const row of rows) show(io, `${row[0]!.padEnd(4)} ${row[1]!.padEnd(width(1))}  ${row[2]!.padStart(width(2))}  ${row[3]}`.trimEnd() + '\n');
   const days = files.filter((f) => f.kind === 'day');
   const runs = files.filter((f) => f.kind === 'run');
-  io.out(`total ${size(total(files))} in ${siteDir} (${days.length} day(s) ${size(total(days))}, ${runs.length} run(s) ${size(total(runs))})\n`);
+  show(io, `total ${size(total(files))} in ${siteDir} (${days.length} day(s) ${size(total(days))}, ${runs.length} run(s) ${size(total(runs))})\n`);
   return 0;
 }
 

@@ -1,7 +1,7 @@
 import type { TelemetryClient } from '../client/client.js';
 import { watchCurrent } from '../client/watch.js';
 import type { Envelope } from '../lib/wire.js';
-import { say, type CliIo } from './io.js';
+import { say, show, type CliIo } from './io.js';
 
 // `telemetry current [TYPE] --follow`, piped: one JSON line per envelope that became current,
 // from the shared watch loop (the stream, or polls of a daemon without one), across daemon
@@ -41,7 +41,7 @@ export async function followCurrent(options: FollowOptions, io: CliIo): Promise<
       const changed = Object.fromEntries(update.changed.map((e) => [e.type, e]));
       // the daemon's bytes of each envelope, as received (decoding would respell numbers and escapes)
       const text = update.text ?? ((e: Envelope) => JSON.stringify(e));
-      for (const envelope of newEnvelopes(printed, changed, options.type)) io.out(`${text(envelope)}\n`);
+      for (const envelope of newEnvelopes(printed, changed, options.type)) show(io, `${text(envelope)}\n`);
     } else if (update.kind === 'connection') {
       if (update.state === 'error') throw update.error;
       if (update.state === 'disconnected') {

@@ -42,15 +42,21 @@ function line(ts: string, seq: string, run: string, data: string, w: HistoryColu
  * The flattened `data` of an event from its JSON text as the daemon sent it: `data.key` (nested
  * `data.a.b`) for objects, `data` for anything else; a string decoded, any other value (numbers
  * above all) as spelled, so a CSV cell holds the number the caller sent (`-10.0`, not `-10`).
+ * A key that is empty or holds `.` or `"` is quoted (columnKey), so no two fields share a column.
  */
 export function flattenData(dataText: string, prefix = 'data', out: Map<string, string> = new Map()): Map<string, string> {
   const members = scanMembers(dataText);
   if (members !== undefined && members.size > 0) {
-    for (const [key, span] of members) flattenData(dataText.slice(span.start, span.end), `${prefix}.${key}`, out);
+    for (const [key, span] of members) flattenData(dataText.slice(span.start, span.end), `${prefix}.${columnKey(key)}`, out);
   } else {
     out.set(prefix, dataText.charCodeAt(0) === 34 ? (JSON.parse(dataText) as string) : dataText);
   }
   return out;
+}
+
+/** A key as a part of a column name: as it is, or in double quotes (a `"` in it doubled) when it is empty or holds `.` or `"`. */
+export function columnKey(key: string): string {
+  return key === '' || /[."]/.test(key) ? `"${key.replace(/"/g, '""')}"` : key;
 }
 
 /**

@@ -5,7 +5,7 @@ import type { Envelope } from '../lib/wire.js';
 import { connect } from './connect.js';
 import { DURATION, spanMs } from './durations.js';
 import { historyColumns, historyCsv, historyHeader, historyRow } from './history-text.js';
-import type { CliIo } from './io.js';
+import { say, show, type CliIo } from './io.js';
 import { noExtraArguments, switchOption, textOption, UsageError, type ParsedOptions } from './options.js';
 
 // `telemetry history TYPE`: the recorded events of one type, page by page from GET /history.
@@ -52,11 +52,11 @@ export async function runHistory(typeArg: unknown, opts: ParsedOptions, io: CliI
         }
         page.events.forEach((e, i) => io.out(`${historyRow(e, columns!, page.texts[i])}\n`));
       } else {
-        for (const text of page.texts) io.out(`${text}\n`);
+        for (const text of page.texts) show(io, `${text}\n`);
       }
     }
-    if (csv) io.out(historyCsv(all, allTexts));
-    else if (table && !columns) io.err(`${io.name}: no ${JSON.stringify(type)} events in that range\n`);
+    if (csv) show(io, historyCsv(all, allTexts));
+    else if (table && !columns) say(io, `no ${JSON.stringify(type)} events in that range`);
     return 0;
   } finally {
     client.close();

@@ -155,3 +155,14 @@ export function splitBatch(batch: Batch, bodyBytes: number): Batch[] {
 function emptyBatch(bytes: number): Batch {
   return { lines: [], lineNumbers: [], bytes, body: 0, notUtf8: [] };
 }
+
+/** How many lines FILE has, numbered as fileBatches numbers them (a last line without LF counts). */
+export async function countLines(file: string): Promise<number> {
+  let count = 0;
+  let open = false;
+  for await (const chunk of fs.createReadStream(file) as AsyncIterable<Buffer>) {
+    for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) count++;
+    open = chunk.length > 0 && chunk[chunk.length - 1] !== 10;
+  }
+  return open ? count + 1 : count;
+}

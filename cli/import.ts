@@ -1,11 +1,11 @@
 import type { TelemetryClient } from '../client/client.js';
-import { TelemetryClientError } from '../client/errors.js';
+import { TelemetryClientError, TelemetryConnectionError } from '../client/errors.js';
 import { ConfigError } from '../lib/errors.js';
 import type { BatchFailure } from '../lib/wire.js';
 import { connect } from './connect.js';
 import { CommandFailure, EXIT } from './failure.js';
-import { fileBatches, importableSize, splitBatch, type Batch, type BatchLimits } from './import-batches.js';
-import { say, type CliIo } from './io.js';
+import { countLines, fileBatches, importableSize, splitBatch, type Batch, type BatchLimits } from './import-batches.js';
+import { say, show, type CliIo } from './io.js';
 import { noExtraArguments, switchOption, textOption, UsageError, type ParsedOptions } from './options.js';
 import { progressBar } from './progress.js';
 
@@ -31,7 +31,12 @@ interface Tally {
   failures: string[];
   /** The last line of the file whose batch was answered. */
   lastLine: number;
+  /** The first and last line of the batch sent and not answered yet. */
+  inFlight?: readonly [number, number];
 }
+
+// a connection that was never made: nothing of the batch reached a daemon
+const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 
 /** Import the file; exit 0 when every event was recorded, 1 (through the error path) otherwise. */
 export async function runImport(file: unknown, opts: ParsedOptions, io: CliIo): Promise<number> {
@@ -67,6 +72,11 @@ export async function runImport(file: unknown, opts: ParsedOptions, io: CliIo): 
   } catch (error) {
     progress.done();
     if (!(error instanceof CommandFailure) && tally.recorded > 0) say(io, `${tally.recorded} event(s) were recorded before this failure`);
+    if (error instanceof TelemetryConnectionError && tally.inFlight && !NOT_SENT.has(error.reason)) {
+      const [first, last] = tally.inFlight;
+      say(io, `the batch of lines ${first}-${last} got no answer: it may be recorded (whole) or not at all; look for the event of line ${last} `
+        + `("${io.name} ${io.prefix}history TYPE") and go on with: ${resume(last + 1)} if it is there, else ${resume(first)}`);
+    }
     throw error;
   }
   progress.done();
@@ -75,12 +85,23 @@ export async function runImport(file: unknown, opts: ParsedOptions, io: CliIo): 
       + `resume without duplicates with: ${resume(tally.lastLine + 1)}`);
     return EXIT_INTERRUPTED;
   }
+  if (startLine > 1 && tally.requests === 0 && tally.failures.length === 0) await pastTheEnd(file, startLine, io);
   const { recorded, requests, failures } = tally;
-  io.out(`imported ${recorded} event(s) from ${file} in ${requests} request(s)${failures.length ? `; ${failures.length} invalid line(s) not recorded` : ''}\n`);
+  show(io, `imported ${recorded} event(s) from ${file} in ${requests} request(s)${failures.length ? `; ${failures.length} invalid line(s) not recorded` : ''}\n`);
   if (failures.length === 0) return EXIT.OK;
   const shown = failures.slice(0, SHOWN_FAILURES).join('\n');
   const more = failures.length > SHOWN_FAILURES ? `\n... and ${failures.length - SHOWN_FAILURES} more` : '';
   throw new CommandFailure(`${shown}${more}`);
+}
+
+/**
+ * A --start-line that left nothing to send: past the file's last line is a mistake (exit 2);
+ * the line right after it (where an import interrupted after its last batch goes on) is said.
+ */
+async function pastTheEnd(file: string, startLine: number, io: CliIo): Promise<void> {
+  const lines = await countLines(file);
+  if (startLine > lines + 1) throw new UsageError(`--start-line ${startLine} is past the end of ${file}, which has only ${lines} line(s)`);
+  if (startLine === lines + 1) say(io, `${file} has ${lines} line(s): nothing after line ${lines} to import`);
 }
 
 /** Send one batch; a 413 naming a smaller limit splits it again, a line over the limit alone is refused. */
@@ -97,9 +118,13 @@ async function sendBatch(client: TelemetryClient, batch: Batch, limits: BatchLim
       + `Shorten it, or go on after it with: ${resume(line + 1)}`);
   }
   tally.requests++;
+  tally.inFlight = [batch.lineNumbers[0]!, batch.lineNumbers.at(-1)!];
   try {
     tally.recorded += (await client.postEventLines(batch.lines, { partial })).recorded;
+    tally.inFlight = undefined;
   } catch (error) {
+    if (error instanceof TelemetryConnectionError) throw error;
+    tally.inFlight = undefined;
     const learned = limitOf(error);
     if (learned !== undefined && learned < limits.bodyBytes) {
       tally.requests--;

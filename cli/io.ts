@@ -1,3 +1,5 @@
+import { terminalText } from '../lib/terminal-text.js';
+
 // What a command may touch of the world, handed in by the entry (cli/entry.ts): the
 // environment, the clock, the two output streams and whether they are terminals.
 
@@ -29,7 +31,16 @@ export interface CliIo {
   stopSignal(): AbortSignal;
 }
 
-/** Write one message line to stderr: `<name>: <text>`. */
+/** Write one message line to stderr: `<name>: <text>` (on a terminal, what it quotes of recorded data neutralised: lib/terminal-text.ts). */
 export function say(io: CliIo, text: string): void {
-  io.err(`${io.name}: ${text}\n`);
+  const line = `${io.name}: ${text}\n`;
+  io.err(io.stderrIsTTY ? terminalText(line) : line);
+}
+
+/**
+ * Write text that holds recorded data (types, run ids, data, meta, a daemon's error) to stdout:
+ * on a terminal its controls and bidi overrides become U+FFFD; piped, byte-exact (Exact).
+ */
+export function show(io: CliIo, text: string): void {
+  io.out(io.stdoutIsTTY ? terminalText(text) : text);
 }

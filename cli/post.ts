@@ -1,7 +1,7 @@
 import { ConfigError } from '../lib/errors.js';
 import { parseSecondsOption } from '../lib/max-age.js';
 import { connect } from './connect.js';
-import type { CliIo } from './io.js';
+import { show, type CliIo } from './io.js';
 import { noExtraArguments, switchOption, textOption, UsageError, type ParsedOptions } from './options.js';
 
 // `telemetry post TYPE --data JSON [--max-age S]`: record one event, print its envelope.
@@ -23,7 +23,7 @@ export async function runPost(type: unknown, opts: ParsedOptions, io: CliIo): Pr
   const maxAgeS = maxAge === undefined ? undefined : parseSecondsOption(maxAge, '--max-age') / 1000;
   const { client } = connect(opts, io);
   const envelope = await client.postEventText(String(type), dataText, { makeCurrent: !switchOption(opts, 'not-current'), metaText, maxAgeS });
-  io.out(`${envelope}\n`);
+  show(io, `${envelope}\n`);
   return 0;
 }
 

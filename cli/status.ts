@@ -2,7 +2,7 @@ import type { StatusAnswer } from '../lib/wire.js';
 import { formatUptime } from '../table/format.js';
 import { connect } from './connect.js';
 import { sinkLine } from './sink-lines.js';
-import type { CliIo } from './io.js';
+import { show, type CliIo } from './io.js';
 import { noExtraArguments, switchOption, type ParsedOptions } from './options.js';
 
 // `telemetry status`: one line about the daemon (GET /status) and one per forwarding sink, or its JSON with --json.
@@ -14,7 +14,7 @@ export async function runStatus(opts: ParsedOptions, io: CliIo): Promise<number>
   const { client, address } = connect(opts, io);
   const status = await client.status();
   const sinks = (status.forward ?? []).map((s) => `${sinkLine(s)}\n`).join('');
-  io.out(json ? `${JSON.stringify(status)}\n` : `${statusLine(status, address, io.now())}\n${sinks}`);
+  show(io, json ? `${JSON.stringify(status)}\n` : `${statusLine(status, address, io.now())}\n${sinks}`);
   return 0;
 }
 

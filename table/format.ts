@@ -1,16 +1,13 @@
 import { scanMembers } from '../lib/json-text.js';
+import { printable } from '../lib/terminal-text.js';
 import type { JsonValue } from '../lib/wire.js';
 import { charWidth, displayWidth } from './display-width.js';
 
 // Text for the table and the console: ages, summaries, clock times and cutting text to
 // terminal columns. Pure: every time is passed in; widths come from display-width.
 
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
-
-/** Replace control characters (never sent to the terminal) with U+FFFD; keeps tabs and newlines. */
-export function printable(text: string): string {
-  return text.replace(CONTROL, '\uFFFD');
-}
+/** Replace control characters and bidi overrides (never sent to the terminal) with U+FFFD; keeps tabs and newlines. */
+export { printable };
 
 /** `text` cut (with an ellipsis) or padded with spaces to exactly `width` columns. */
 export function fitText(text: string, width: number): string {

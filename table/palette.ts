@@ -31,8 +31,9 @@ export const PALETTES: Readonly<Record<Palette['name'], Palette>> = {
   plain: { name: 'plain', header: NONE, stale: NONE, changed: NONE, highlight: NONE },
 };
 
-/** The palette for a theme on a terminal with or without colour. */
-export function paletteFor(theme: ThemeName, color: boolean): Palette {
+/** The palette for a theme on a terminal with or without colour; `plain` on one that takes no escape sequences (TERM=dumb). */
+export function paletteFor(theme: ThemeName, color: boolean, escapes = true): Palette {
+  if (!escapes) return PALETTES.plain;
   if (theme === 'night') return PALETTES.night;
   return color ? PALETTES.day : PALETTES.mono;
 }

@@ -61,6 +61,30 @@ test('--csv: seq, ts, type, run_id, then one column per data field (nested field
   });
 });
 
+test('--csv: a key that is empty or holds "." or a quote is quoted in its column name: no two fields share a column, no value is dropped', async () => {
+  const c = clock();
+  await withTestDaemon({ clock: c }, async (d) => {
+    // [name, data as sent, the header's data columns (as CSV spells them), the row's data cells]
+    const rows: Array<[string, string, string, string]> = [
+      ['a dotted key beside the nested path', '{"a.b":1.50,"a":{"b":-2.0}}', '"data.""a.b""",data.a.b', '1.50,-2.0'],
+      ['the nested path first', '{"a":{"b":-2.0},"a.b":1.50}', 'data.a.b,"data.""a.b"""', '-2.0,1.50'],
+      ['a quote in a key', '{"a\\"b":1,"a":{"\\"b":2}}', '"data.""a""""b""","data.a.""""""b"""', '1,2'],
+      ['a key spelled as a quoted one', '{"\\"a.b\\"":3,"a.b":4}', '"data.""""""a.b""""""","data.""a.b"""', '3,4'],
+      ['an empty key beside data.x', '{"":5,"x":{"":6}}', '"data.""""","data.x."""""', '5,6'],
+      ['plain keys stay bare', '{"x":{"y":7},"z_1":8}', 'data.x.y,data.z_1', '7,8'],
+    ];
+    for (const [i, [name, data]] of rows.entries()) {
+      const answer = await request(d.url, '/event', { body: `{"type":"cv${i}","data":${data}}`, headers: { 'content-type': 'application/json' } });
+      assert.is(answer.status, 200, `${name}: ${answer.text}`);
+    }
+    for (const [i, [name, , header, cells]] of rows.entries()) {
+      const csv = await cli(['history', `cv${i}`, '--csv', '--host', '127.0.0.1', '--port', String(d.port)]);
+      assert.equal([csv.code, csv.stderr, csv.stdout],
+        [0, '', `seq,ts,type,run_id,${header}\r\n${i + 1},2026-03-17T22:00:00.000Z,cv${i},,${cells}\r\n`], name);
+    }
+  });
+});
+
 test('on a terminal: a table of ts, seq, run and a data summary', async () => {
   const c = clock();
   await withTestDaemon({ clock: c }, async (d) => {

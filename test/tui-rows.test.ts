@@ -82,7 +82,7 @@ test('fitRight, displayWidth, printable, formatClock, formatInterval', () => {
   assert.is(fitRight('123456', 4), '123…');
   assert.is(displayWidth('météo'), 5);
   assert.is(displayWidth('天気'), 4);
-  assert.is(printable('ok\n\tok\u0007\u009b'), 'ok\n\tok\uFFFD\uFFFD');
+  assert.is(printable('ok\n\tok\u0007\u009b\u007f\u202a\u202e\u2066\u2069\u2029'), 'ok\n\tok\uFFFD\uFFFD\uFFFD\uFFFD\uFFFD\uFFFD\uFFFD\u2029');
   assert.is(formatClock(Date.parse('2026-03-18T00:05:48.955Z')), '00:05:48Z');
   assert.is(formatInterval(1000), '1s');
   assert.is(formatInterval(2500), '2.5s');
