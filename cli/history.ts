@@ -4,6 +4,7 @@ import { normaliseTs } from '../lib/time.js';
 import type { Envelope } from '../lib/wire.js';
 import { connect } from './connect.js';
 import { DURATION, spanMs } from './durations.js';
+import { EXIT } from './failure.js';
 import { historyColumns, historyCsv, historyHeader, historyRow } from './history-text.js';
 import { say, show, type CliIo } from './io.js';
 import { noExtraArguments, switchOption, textOption, UsageError, type ParsedOptions } from './options.js';
@@ -39,8 +40,11 @@ export async function runHistory(typeArg: unknown, opts: ParsedOptions, io: CliI
     const allTexts: string[] = [];
     let columns: ReturnType<typeof historyColumns> | undefined;
     const table = !json && !csv && io.stdoutIsTTY;
+    // damaged files the range reached: named once each after the output, and the exit is 1 (not all could be read)
+    const damaged = new Map<string, string>();
     for await (const page of pages) {
       if (signal.aborted) break;
+      for (const d of page.damaged ?? []) damaged.set(d.file, d.reason);
       if (csv) {
         all.push(...page.events);
         allTexts.push(...page.texts);
@@ -57,7 +61,8 @@ export async function runHistory(typeArg: unknown, opts: ParsedOptions, io: CliI
     }
     if (csv) show(io, historyCsv(all, allTexts));
     else if (table && !columns) say(io, `no ${JSON.stringify(type)} events in that range`);
-    return 0;
+    for (const [file, reason] of damaged) say(io, `damaged: ${file}: ${reason}; the events it still holds were shown, the rest of it could not be read`);
+    return damaged.size > 0 ? EXIT.DAEMON_ERROR : 0;
   } finally {
     client.close();
   }

@@ -14,7 +14,9 @@ export async function runStatus(opts: ParsedOptions, io: CliIo): Promise<number>
   const { client, address } = connect(opts, io);
   const status = await client.status();
   const sinks = (status.forward ?? []).map((s) => `${sinkLine(s)}\n`).join('');
-  show(io, json ? `${JSON.stringify(status)}\n` : `${statusLine(status, address, io.now())}\n${sinks}`);
+  // the files found damaged: what they still hold is served, the rest is not (docs/storage.md)
+  const damaged = (status.damaged ?? []).map((d) => `damaged: ${d.file}: ${d.reason}\n`).join('');
+  show(io, json ? `${JSON.stringify(status)}\n` : `${statusLine(status, address, io.now())}\n${sinks}${damaged}`);
   return 0;
 }
 

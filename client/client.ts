@@ -1,7 +1,7 @@
 import http from 'node:http';
 import got, { type Got, type OptionsInit } from 'got';
 import type {
-  BatchAnswer, CurrentAnswer, Envelope, EventRequest, HealthAnswer, JsonObject, JsonValue, ReadyAnswer, RunRecord, RunStartRequest,
+  BatchAnswer, CurrentAnswer, DamagedFile, Envelope, EventRequest, HealthAnswer, JsonObject, JsonValue, ReadyAnswer, RunRecord, RunStartRequest,
   ShutdownAnswer, StatusAnswer, StoppedRunRecord,
 } from '../lib/wire.js';
 import { TelemetryClientError } from './errors.js';
@@ -256,8 +256,8 @@ export class TelemetryClient {
    */
   history(options: HistoryOptions = {}): AsyncGenerator<HistoryPage, void, undefined> {
     return historyPages(async (query) => {
-      const answer = await this.call<{ events: Envelope[]; next_cursor: string | null }>('GET', query ? `history?${query}` : 'history');
-      return { events: answer.events, nextCursor: answer.next_cursor };
+      const answer = await this.call<{ events: Envelope[]; next_cursor: string | null; damaged?: DamagedFile[] }>('GET', query ? `history?${query}` : 'history');
+      return { events: answer.events, nextCursor: answer.next_cursor, ...(answer.damaged ? { damaged: answer.damaged } : {}) };
     }, options);
   }
 
@@ -265,8 +265,9 @@ export class TelemetryClient {
   historyWithText(options: HistoryOptions = {}): AsyncGenerator<HistoryTextPage, void, undefined> {
     return historyPages(async (query) => {
       const response = await this.send('GET', query ? `history?${query}` : 'history');
-      const answer = response.body as unknown as { events: Envelope[]; next_cursor: string | null };
-      return { events: answer.events, nextCursor: answer.next_cursor, texts: historyEnvelopeTexts(response.rawBody.toString('utf8')) };
+      const answer = response.body as unknown as { events: Envelope[]; next_cursor: string | null; damaged?: DamagedFile[] };
+      return { events: answer.events, nextCursor: answer.next_cursor, texts: historyEnvelopeTexts(response.rawBody.toString('utf8')),
+        ...(answer.damaged ? { damaged: answer.damaged } : {}) };
     }, options);
   }
 

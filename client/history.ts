@@ -1,4 +1,4 @@
-import type { Envelope } from '../lib/wire.js';
+import type { DamagedFile, Envelope } from '../lib/wire.js';
 
 // client.history(): GET /history as an async iterator over pages, following next_cursor.
 
@@ -22,6 +22,8 @@ export interface HistoryOptions {
 export interface HistoryPage {
   events: Envelope[];
   nextCursor: string | null;
+  /** Files this page's range reached that are damaged (what they still hold is in `events`); absent when none. */
+  damaged?: DamagedFile[];
 }
 
 /** The query string of GET /history (a comma inside a type is sent as %2C). */

@@ -93,6 +93,12 @@ export interface ReadyAnswer {
 }
 
 /** GET /status: who is answering, since when, and what it holds. */
+/** A recorded file found damaged, and why (GET /status, GET /history). */
+export interface DamagedFile {
+  file: string;
+  reason: string;
+}
+
 export interface StatusAnswer {
   version: string;
   /** The daemon's process id. */
@@ -122,6 +128,8 @@ export interface StatusAnswer {
    * fit; absent from earlier versions.
    */
   disk_full?: { since: string; file: string; code: string } | null;
+  /** Recorded files found damaged since the start (only when there are some); what they still hold is served. */
+  damaged?: DamagedFile[];
   /** Events recorded since the daemon started: written to a file, and ephemeral (store_permanently false). */
   recorded: { permanent: number; ephemeral: number };
   /** Whether requests need a token. */

@@ -7,6 +7,7 @@ import { encodeMember } from '../daemon/ndjson/gzip-members.js';
 import type { OpenAPIObject } from 'openapi3-ts/oas31';
 import { ManualClock } from './helpers/clock.js';
 import { answerChecker } from './helpers/openapi.js';
+import { cli } from './helpers/cli.js';
 import { startTestDaemon } from './helpers/daemon.js';
 import { request } from './helpers/http.js';
 import { SseReader } from './helpers/sse.js';
@@ -80,6 +81,27 @@ for (const [name, bytes, served, reason] of ROWS) {
     }
   });
 }
+
+test('the CLI names a damaged day: history prints what it still holds, says so and exits 1; status lists it', async () => {
+  const siteDir = tempDir();
+  const gz = path.join(siteDir, 'site_20260301.ndjson.gz');
+  const [a, b] = members();
+  fs.writeFileSync(gz, Buffer.concat([a!, corrupt(b!, 26)]));
+  fs.writeFileSync(path.join(siteDir, 'site_20260302.ndjson'), lines(4, 5));
+  const d = await startTestDaemon({ siteDir, clock: new ManualClock(NOW) });
+  const reason = 'its member at byte 107 does not decompress (invalid distance too far back)';
+  try {
+    const at = ['--host', '127.0.0.1', '--port', String(d.port)];
+    const history = await cli(['history', 'a', '--json', ...at]);
+    assert.equal(history, { code: 1, stdout: [1, 2, 4, 5].map((seq) => `${line(seq)}\n`).join(''),
+      stderr: `telemetry: damaged: ${gz}: ${reason}; the events it still holds were shown, the rest of it could not be read\n` });
+    const status = await cli(['status', ...at]);
+    assert.equal([status.code, status.stderr, status.stdout.split('\n').slice(1)], [0, '', [`damaged: ${gz}: ${reason}`, '']]);
+  } finally {
+    await d.close();
+    removeDir(siteDir);
+  }
+});
 
 test('a compressed day replaced while the daemon runs (restored from a backup) is read as it is now', async () => {
   const siteDir = tempDir();
