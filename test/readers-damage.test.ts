@@ -103,6 +103,26 @@ test('the CLI names a damaged day: history prints what it still holds, says so a
   }
 });
 
+test('the clock back in the day of a damaged compressed file: events answered 503 naming it, nothing written, no seq taken', async () => {
+  const siteDir = tempDir();
+  const gz = path.join(siteDir, 'site_20260301.ndjson.gz');
+  fs.writeFileSync(gz, Buffer.alloc(0));
+  fs.writeFileSync(path.join(siteDir, 'site_20260302.ndjson'), lines(4, 5));
+  const clock = new ManualClock('2026-03-01T20:00:00.000Z');
+  const d = await startTestDaemon({ siteDir, clock, env: { TZ: 'UTC' } });
+  try {
+    const refused = await request(d.url, '/event', { body: { type: 'b', data: 1 } });
+    assert.equal([refused.status, refused.json], [503, { detail: 'the day file site_20260301.ndjson.gz is damaged (Z_BUF_ERROR) and cannot be appended to; nothing was recorded', code: 'STORAGE_UNAVAILABLE' }]);
+    assert.equal(fs.readFileSync(gz), Buffer.alloc(0));
+    assert.is(fs.existsSync(path.join(siteDir, 'site_20260301.ndjson')), false);
+    clock.set(NOW);
+    assert.is((await request(d.url, '/event', { body: { type: 'b', data: 2 } })).json.seq, 6);
+  } finally {
+    await d.close();
+    removeDir(siteDir);
+  }
+});
+
 test('a compressed day replaced while the daemon runs (restored from a backup) is read as it is now', async () => {
   const siteDir = tempDir();
   const gz = path.join(siteDir, 'site_20260301.ndjson.gz');

@@ -143,7 +143,7 @@ export class Appender {
       const dayFile = core.days.fileAt(now);
       if (dayFile !== target.path) {
         this.writeQueued();
-        if (ensurePlain(dayFile)) core.opts.logger.warn(`${dayFile}: decompressed to append to it again (the clock went back?)`);
+        if (this.reopenCompressed(dayFile)) core.opts.logger.warn(`${dayFile}: decompressed to append to it again (the clock went back?)`);
         // the last file written: the open one, else a past day's left closed at start-up
         const last = target.path || core.closedSiteMark?.file || '';
         const back = last !== '' && path.basename(dayFile) < path.basename(last);
@@ -153,6 +153,22 @@ export class Appender {
     }
     if (this.batch && this.batch.target !== target) this.writeQueued();
     return this.batch ??= this.openBatch(target, whole);
+  }
+
+  /**
+   * Make a compressed day file plain again to append to it (the clock went back to its day).
+   * A damaged one cannot be: the event is answered 503, the file left as it is (never
+   * rewritten from what could be read of it), and the log names it.
+   */
+  private reopenCompressed(dayFile: string): boolean {
+    try {
+      return ensurePlain(dayFile);
+    } catch (error) {
+      const reason = errorCode(error);
+      this.core.opts.logger.error(`${dayFile}.gz is damaged (${reason}): events of its day cannot be appended to it; nothing recorded`);
+      throw new MeridianError('STORAGE_UNAVAILABLE',
+        `the day file ${path.basename(dayFile)}.gz is damaged (${reason}) and cannot be appended to; nothing was recorded`);
+    }
   }
 
   /** Stamp an event with the batch's next seq and queue its line there; `mono`: when it was received (monotonic). */
