@@ -4,6 +4,7 @@ import zlib from 'node:zlib';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { compressFile } from '../daemon/storage/compressed.js';
+import { ManualClock } from './helpers/clock.js';
 import { spawnDaemon, startTestDaemon } from './helpers/daemon.js';
 import { caughtUp, dayFile, failing, idRange, idsOf, QUICK, sinkStatus, sinksOf, startPeer } from './helpers/forward.js';
 import { postEvent, request } from './helpers/http.js';
@@ -17,6 +18,33 @@ const SINK = (url: string) => `[[sink]]\nname = "peer"\nurl = "${url}"\n${QUICK}
 const ids = idsOf;
 const range = idRange;
 const DAY = 86_400_000;
+
+test('the clock steps back a day and forward again: the events written to the earlier day file are forwarded, once each', async () => {
+  const peer = await startPeer();
+  const siteDir = tempDir();
+  const clock = new ManualClock('2026-03-17T13:00:00.000Z'); // site day 20260317 (UTC)
+  try {
+    const d = await startTestDaemon({ siteDir, clock, env: { TZ: 'UTC' }, forward: sinksOf(SINK(peer.url)) });
+    try {
+      for (let i = 1; i <= 3; i++) await postEvent(d.url, { type: 'weather', data: i });
+      await caughtUp(d.url, 'peer');
+      clock.set('2026-03-17T11:00:00.000Z'); // back to site day 20260316
+      for (let i = 4; i <= 5; i++) await postEvent(d.url, { type: 'weather', data: i });
+      assert.equal(fs.readdirSync(siteDir).filter((n) => n.startsWith('site_')).sort(), ['site_20260316.ndjson', 'site_20260317.ndjson']);
+      await caughtUp(d.url, 'peer');
+      clock.set('2026-03-17T14:00:00.000Z'); // forward again: 20260317
+      await postEvent(d.url, { type: 'weather', data: 6 });
+      const status = await caughtUp(d.url, 'peer');
+      assert.equal(ids(peer.records), range('site', 1, 6));
+      assert.equal({ state: status.state, lag: status.lag_events, skipped: status.skipped }, { state: 'ok', lag: 0, skipped: [] });
+    } finally {
+      await d.close();
+    }
+  } finally {
+    await peer.down();
+    removeDir(siteDir);
+  }
+});
 
 test('a run recorded while the sink was down is delivered after a restart, and retention keeps its file until then', async () => {
   const peer = await startPeer();

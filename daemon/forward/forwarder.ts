@@ -273,7 +273,7 @@ export class Forwarder {
   private acknowledged(chunk: ForwardRecord[]): void {
     this.succeeded();
     const last = chunk[chunk.length - 1]!;
-    this.cursor.moveTo(last.stream, { file: last.file, offset: last.end, seq: last.seq });
+    this.cursor.moveTo(last.stream, { file: last.file, offset: last.end, seq: last.seq, ...(last.bySeq ? { bySeq: true } : {}) });
   }
 
   private limits(): { records: number; bytes: number } {

@@ -17,6 +17,12 @@ export interface StreamPosition {
   file: string;
   offset: number;
   seq: number;
+  /**
+   * Pass over lines of seq up to `seq` (not only bytes up to `offset`): set once the site
+   * stream followed the store back to an earlier day file (the clock stepped back), where
+   * older lines precede the new ones, and kept while it goes on from there.
+   */
+  bySeq?: boolean;
 }
 
 /** How much one read may return. */
@@ -109,11 +115,13 @@ export class LogTail {
         at = got.position; // a slice of lines passed over: read on
         continue;
       }
-      const next = stream === 'site' && at.file !== siteHead ? this.nextSiteFile(at.file) : undefined;
+      // the clock stepped back: the store writes an earlier day file now; follow it there
+      const back = stream === 'site' && siteHead !== '' && path.basename(siteHead) < path.basename(at.file);
+      const next = back ? siteHead : stream === 'site' && at.file !== siteHead ? this.nextSiteFile(at.file) : undefined;
       if (next === undefined) return { ...got, gaps };
       // a day that is over and ends without a newline: those bytes are no line, and never will be
-      if (got.leftover > 0) gaps.push(`${at.file} ends in ${got.leftover} byte(s) that are no whole line (after ${stream}:${got.position.seq}): passed over`);
-      at = { file: next, offset: 0, seq: got.position.seq };
+      if (got.leftover > 0 && !back) gaps.push(`${at.file} ends in ${got.leftover} byte(s) that are no whole line (after ${stream}:${got.position.seq}): passed over`);
+      at = { file: next, offset: 0, seq: got.position.seq, ...(back || at.bySeq ? { bySeq: true } : {}) };
     }
   }
 
@@ -139,7 +147,7 @@ async function readLines(stream: string, pos: StreamPosition, limits: TailLimits
   if (stored === undefined) return { records: [], position: pos, atEnd: true, skipped: 0, missing: true, damage: [], leftover: 0 };
   const { tail, file, from } = stored;
   // a file shorter than the position was replaced: read it again, passing over seqs already taken
-  const bySeq = from !== pos.offset || stream !== 'site';
+  const bySeq = pos.bySeq === true || from !== pos.offset || stream !== 'site';
   const records: ForwardRecord[] = [];
   let skipped = 0;
   let seq = pos.seq;
@@ -147,12 +155,13 @@ async function readLines(stream: string, pos: StreamPosition, limits: TailLimits
     const head = lineHead(line);
     if (!head) { if (line.trim() !== '') skipped++; continue; }
     if (bySeq && head.seq <= pos.seq) continue;
-    records.push({ stream, seq: head.seq, ts: head.ts, type: head.type, line, file: pos.file, end });
+    records.push({ stream, seq: head.seq, ts: head.ts, type: head.type, line, file: pos.file, end, ...(pos.bySeq ? { bySeq: true as const } : {}) });
     seq = head.seq;
   }
   const damage = tail.damage.map((d) => `${file} is damaged (${d}): the ${stream === 'site' ? 'site events' : `events of run ${stream}`} in it there were not forwarded`);
   const leftover = tail.atEnd && tail.size !== undefined ? tail.size - tail.end : 0;
-  return { records, position: { file: pos.file, offset: tail.end, seq }, atEnd: tail.atEnd, skipped, missing: false, damage, leftover };
+  const position = { file: pos.file, offset: tail.end, seq, ...(pos.bySeq ? { bySeq: true } : {}) };
+  return { records, position, atEnd: tail.atEnd, skipped, missing: false, damage, leftover };
 }
 
 // The tail of a file after a position, from the file as it is stored now (plain, or its `.gz`

@@ -18,6 +18,8 @@ export interface ForwardRecord {
   /** The file it was read from and the byte offset just after its line ('' and 0 for an ephemeral event). */
   readonly file: string;
   readonly end: number;
+  /** Read where the site stream passes over lines by seq (after the clock stepped back: see StreamPosition.bySeq). */
+  readonly bySeq?: true;
   /** An ephemeral event (store_permanently false): sent live, best-effort, never from the files. */
   readonly ephemeral?: true;
 }
