@@ -178,9 +178,10 @@ export class Appender {
     const meta = !run ? event.meta : event.meta === '{}' ? run.emptyMeta : setMember(event.meta, 'run_id', run.idJson);
     const line = envelopeLine(seq, event.ts ?? this.tsAt(now), JSON.stringify(event.type), event.data, meta);
     // the reading carries the ts and own limit known here, so the judge never parses them back;
-    // only a meta naming max_age_s can carry a limit
+    // only when validation did not read the limit is the meta looked at (only one naming max_age_s can carry one)
     const tsMs = event.ts === undefined ? Math.trunc(now) : event.tsMs ?? NaN;
-    const reading = new Reading(event.type, seq, line, mayNameKey(meta, 'max_age_s'), mono, tsMs, event.maxAgeS, now);
+    const mayCarryLimit = event.maxAgeS === undefined ? mayNameKey(meta, 'max_age_s') : event.maxAgeS !== null;
+    const reading = new Reading(event.type, seq, line, mayCarryLimit, mono, tsMs, event.maxAgeS, now);
     const entry: Queued = { reading, makeCurrent: event.makeCurrent, permanent: event.storePermanently };
     batch.entries.push(entry);
     return entry;
