@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import type { Logger } from '../../lib/log.js';
 import { errorCode } from './state-files.js';
 import type { StorageFs } from './storage-fs.js';
@@ -75,7 +74,7 @@ export class BatchJournal {
 export function settleBatchJournal(file: string, logger: Logger, io: StorageFs): void {
   let raw: string;
   try {
-    raw = fs.readFileSync(file, 'utf8');
+    raw = io.readFileSync(file, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') logger.error(`batch journal ${file} cannot be read (${errorCode(error)})`);
     return;
@@ -97,7 +96,7 @@ export function settleBatchJournal(file: string, logger: Logger, io: StorageFs):
 function cutBack(target: string, length: number, entry: JournalEntry, logger: Logger, io: StorageFs): void {
   let size: number;
   try {
-    size = fs.statSync(target).size;
+    size = io.statSync(target).size;
   } catch {
     return; // gone (moved away, compressed): nothing of the batch to cut there
   }
