@@ -71,7 +71,9 @@ function backlogRecords(siteDir) {
   const lines = [];
   for (const name of fs.readdirSync(siteDir).filter((n) => n.endsWith('.ndjson')).sort()) {
     for (const line of fs.readFileSync(path.join(siteDir, name), 'utf8').split('\n')) {
-      if (line !== '') lines.push({ stream: 'site', seq: Number(/^\{"seq":(\d+)/.exec(line)[1]), line });
+      if (line === '') continue;
+      const e = JSON.parse(line);
+      lines.push({ stream: 'site', seq: e.seq, ts: e.ts, type: e.type, line });
     }
   }
   return lines;
@@ -82,10 +84,11 @@ async function rawPostgres(url, table, records) {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   for (const sql of migrations(table)) await client.query(sql);
-  const insert = insertStatement(table);
+  const insert = insertStatement(table, false);
   return timed(records.length, async () => {
     for (let i = 0; i < records.length; i += BATCH) {
-      await client.query(insert, ['site', `[${records.slice(i, i + BATCH).map((r) => r.line).join(',')}]`]);
+      const batch = records.slice(i, i + BATCH);
+      await client.query(insert, ['site', batch.map((r) => r.line), batch.map((r) => r.seq), batch.map((r) => r.ts), batch.map((r) => r.type)]);
     }
   }).finally(() => client.end());
 }
@@ -94,7 +97,7 @@ async function rawMqtt(url, prefix, records) {
   const client = await mqtt.connectAsync(url, { protocolVersion: 5 });
   return timed(records.length, async () => {
     for (let i = 0; i < records.length; i += BATCH) {
-      await Promise.all(records.slice(i, i + BATCH).map((r) => client.publishAsync(`${prefix}/${JSON.parse(r.line).type}`, r.line,
+      await Promise.all(records.slice(i, i + BATCH).map((r) => client.publishAsync(`${prefix}/${r.type}`, r.line,
         { qos: 1, properties: { userProperties: { stream: r.stream, seq: String(r.seq), id: `${r.stream}:${r.seq}` } } })));
     }
   }).finally(() => client.endAsync());
