@@ -216,7 +216,11 @@ export class Forwarder {
       // a full batch: more is likely on disk; read it while this one is in flight
       const stream = batch.records[0]!.stream;
       const siteHead = this.deps.head().site.file;
-      this.ahead.start(stream, batch.position, () => this.deps.tail.read(stream, batch.position, this.limits(), siteHead, this.held));
+      this.ahead.start(stream, batch.position, async () => {
+        const read = await this.deps.tail.read(stream, batch.position, this.limits(), siteHead, this.held);
+        if (read.records.length > 0) this.deps.sink.prepare?.(read.records);
+        return read;
+      });
     }
     while (queue.length > 0 && !this.stopped) {
       const chunk = queue[0]!;

@@ -47,9 +47,16 @@ export function httpSink(spec: HttpSinkSpec): Sink {
     agent, retry: { limit: 0 }, throwHttpErrors: false, followRedirect: false, timeout: { request: spec.timeoutMs },
     headers: { 'content-type': 'application/x-ndjson', ...spec.headers },
   });
+  // the body of the next batch, built while the batch before was in flight
+  let prepared: { records: readonly ForwardRecord[]; body: Buffer } | undefined;
   return {
+    prepare(records) {
+      prepared = { records, body: ndjsonBody(records) };
+    },
     async send(records, signal) {
-      const res = await client.post(spec.url, { body: ndjsonBody(records), signal });
+      const body = prepared?.records === records ? prepared.body : ndjsonBody(records);
+      prepared = undefined;
+      const res = await client.post(spec.url, { body, signal });
       const status = res.statusCode;
       if (status >= 200 && status < 300) return;
       if (status >= 300 && status < 400) throw new Error(redirected(status, res.headers.location));

@@ -9,9 +9,11 @@ import { errorText, SinkRejection, type Sink, type SinkSpec } from './sink.js';
 /** The sink of `spec`, its module imported on first use (a failed import is tried again on the next send). */
 export function lazySink(spec: SinkSpec, current: (type: string) => string | undefined): Sink {
   let loading: Promise<Sink> | undefined;
+  // the sink once its module is loaded (prepare is synchronous: it works only from then on)
+  let loaded: Sink | undefined;
   const scrub = scrubberOf(spec);
   const sink = () => {
-    loading ??= load(spec, current).catch((error: unknown) => {
+    loading ??= load(spec, current).then((s) => (loaded = s), (error: unknown) => {
       loading = undefined;
       throw error;
     });
@@ -25,6 +27,14 @@ export function lazySink(spec: SinkSpec, current: (type: string) => string | und
         // a new error of the same kind, without the cause (it may quote the URL)
         const text = scrub(errorText(error));
         throw error instanceof SinkRejection ? new SinkRejection(text) : new Error(text);
+      }
+    },
+    prepare: (records) => {
+      // a failure here is the send's to report (it does the same work again)
+      try {
+        loaded?.prepare?.(records);
+      } catch {
+        // nothing prepared
       }
     },
     close: async () => {

@@ -67,6 +67,11 @@ export interface Sink {
    * (a 4xx, a row the database refuses), with any other error when delivery may succeed later.
    */
   send(records: readonly ForwardRecord[], signal: AbortSignal): Promise<void>;
+  /**
+   * Optional: do ahead of time what `send` would do first with these records (the HTTP body),
+   * while the batch before is in flight; a later `send` of the same array uses it.
+   */
+  prepare?(records: readonly ForwardRecord[]): void;
   /** Close connections; must not wait long for a peer that is down. */
   close(): Promise<void>;
 }
