@@ -8,6 +8,7 @@ import { countLines, fileBatches, importableSize, splitBatch, type Batch, type B
 import { say, show, type CliIo } from './io.js';
 import { noExtraArguments, switchOption, textOption, UsageError, type ParsedOptions } from './options.js';
 import { progressBar } from './progress.js';
+import { wholeNumberIn } from '../lib/whole-number.js';
 
 // `telemetry import FILE.ndjson`: a file of event requests (one JSON object per line, as
 // POST /event takes them) sent in batches to POST /events, with a progress bar and a summary.
@@ -160,7 +161,7 @@ function batchFailures(error: unknown): BatchFailure[] | undefined {
 
 function wholeOption(text: string | undefined, option: string, fallback: number, min: number, max: number): number {
   if (text === undefined) return fallback;
-  const n = /^\s*\d+\s*$/.test(text) ? Number(text) : NaN;
-  if (!Number.isSafeInteger(n) || n < min || n > max) throw new ConfigError(option, `a whole number from ${min} to ${max}`, text);
+  const n = wholeNumberIn(text, min, max);
+  if (n === undefined) throw new ConfigError(option, `a whole number from ${min} to ${max}`, text);
   return n;
 }

@@ -2,6 +2,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { ConfigError } from './errors.js';
 import { canonicalHost } from './host-name.js';
+import { wholeNumberIn } from './whole-number.js';
 
 // The values of settings: defaults, and one parser per kind of value. Each parser names the
 // option or variable it read (`name`) in its ConfigError: what was expected, what was given.
@@ -47,10 +48,8 @@ export function defaultSiteDir(env: Env, homeDir: string): string {
 
 /** A TCP port: a whole number 1-65535, given as a number or a string of digits. */
 export function parsePort(value: string | number, option = 'port'): number {
-  const n = typeof value === 'number' ? value : /^\s*\d+\s*$/.test(value) ? Number(value) : NaN;
-  if (!Number.isInteger(n) || n < 1 || n > 65535) {
-    throw new ConfigError(option, 'a whole number from 1 to 65535', value);
-  }
+  const n = wholeNumberIn(value, 1, 65535);
+  if (n === undefined) throw new ConfigError(option, 'a whole number from 1 to 65535', value);
   return n;
 }
 
@@ -136,10 +135,8 @@ export function formatAge(ms: number): string {
 
 /** --max-body: whole bytes from 1 to MAX_MAX_BODY. */
 export function parseMaxBody(value: string | number, name: string): number {
-  const n = typeof value === 'number' ? value : /^\s*\d+\s*$/.test(value) ? Number(value) : NaN;
-  if (!Number.isSafeInteger(n) || n < 1 || n > MAX_MAX_BODY) {
-    throw new ConfigError(name, `a whole number of bytes from 1 to ${MAX_MAX_BODY} (256 MiB)`, value);
-  }
+  const n = wholeNumberIn(value, 1, MAX_MAX_BODY);
+  if (n === undefined) throw new ConfigError(name, `a whole number of bytes from 1 to ${MAX_MAX_BODY} (256 MiB)`, value);
   return n;
 }
 

@@ -4,6 +4,7 @@ import { isTableName } from './postgres-schema.js';
 import { redactUrlText } from './secrets.js';
 import { headersOf } from './sink-headers.js';
 import type { SinkCommon, SinkKind, SinkSpec } from './sink.js';
+import { wholeNumberIn } from '../../lib/whole-number.js';
 
 // Forwarding settings: `--forward URL` (repeatable, every option at its default) and
 // `--config FILE` (TOML, one [[sink]] table per sink). Secrets are named by environment
@@ -142,9 +143,7 @@ function num(t: Table, key: string, where: string, fallback: number, max: number
 
 function int(t: Table, key: string, where: string, fallback: number, min: number, max: number): number {
   const v = t[key] ?? fallback;
-  const n = typeof v === 'bigint' ? Number(v) : v;
-  if (typeof n !== 'number' || !Number.isInteger(n) || n < min || n > max) {
-    throw new ConfigError(`${where} ${key}`, `a whole number from ${min} to ${max}`, n);
-  }
+  const n = typeof v === 'string' ? undefined : wholeNumberIn(v, min, max);
+  if (n === undefined) throw new ConfigError(`${where} ${key}`, `a whole number from ${min} to ${max}`, typeof v === 'bigint' ? Number(v) : v);
   return n;
 }

@@ -1,5 +1,6 @@
 import { formatTs, normaliseTs } from '../../lib/time.js';
 import { invalid, single, type Query } from './query.js';
+import { wholeNumberIn } from '../../lib/whole-number.js';
 
 // The values of GET /history's query beyond the shared reader's (query.ts): times, counts and
 // run ids. Every mistake is an INVALID_QUERY naming the parameter, what it takes and what was given.
@@ -35,8 +36,8 @@ export function timeParam(query: Query, name: string, nowMs: number): string | u
 export function countParam(query: Query, name: string, fallback: number, max: number): number {
   const text = single(query, name);
   if (text === undefined) return fallback;
-  const n = /^\d{1,9}$/.test(text) ? Number(text) : NaN;
-  if (!(n >= 1 && n <= max)) invalid(`${name} must be a whole number from 1 to ${max}; got ${JSON.stringify(text)}.`);
+  const n = wholeNumberIn(text, 1, max, true);
+  if (n === undefined) invalid(`${name} must be a whole number from 1 to ${max}; got ${JSON.stringify(text)}.`);
   return n;
 }
 
