@@ -1,11 +1,9 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ManualClock } from './helpers/clock.js';
-import { startTestDaemon, type TestDaemon, withTestDaemon } from './helpers/daemon.js';
+import { type TestDaemon, withTestDaemon } from './helpers/daemon.js';
 import { request } from './helpers/http.js';
-import { removeDir } from './helpers/tmp.js';
+import { afterComebacks } from './helpers/restart.js';
 
 // A meta key spelled with escapes is the key it decodes to, as to every JSON reader:
 // `"max\u005fage_s"` is meta.max_age_s for validation, for the reading's own limit, and for a
@@ -65,28 +63,13 @@ test('an escaped meta.max_age_s is the reading\'s own limit: /current, /current/
 test('an escaped meta.max_age_s survives a restart: from the snapshot, and replayed from the file without it', async () => {
   const clock = new ManualClock(T0);
   const opts = { clock, env: { TZ: 'UTC' }, freshnessIntervalMs: 0 };
-  const first = await startTestDaemon(opts);
-  try {
-    assert.is((await post(first, String.raw`{"type":"rm3","data":"x\\y","meta":{"max\u005fage_s":30}}`)).status, 200);
-  } finally {
-    await first.close();
-  }
-  try {
-    for (const [snapshot, age, stale] of [['kept', 20, false], ['deleted', 40, true]] as const) {
-      const file = path.join(first.siteDir, '.meridian', 'snapshot.json');
-      if (snapshot === 'deleted') fs.rmSync(file);
-      else assert.ok(fs.existsSync(file), 'a snapshot to start from');
-      const again = await startTestDaemon({ ...opts, siteDir: first.siteDir });
-      try {
-        clock.advance(20_000);
-        assert.equal((await request(again.url, '/current?freshness=true')).json.freshness.rm3, fresh(age, 30, stale), `snapshot ${snapshot}`);
-      } finally {
-        await again.close();
-      }
-    }
-  } finally {
-    removeDir(first.siteDir);
-  }
+  await afterComebacks(opts, async (first) => {
+      assert.is((await post(first, String.raw`{"type":"rm3","data":"x\\y","meta":{"max\u005fage_s":30}}`)).status, 200);
+  }, async (again, snapshot) => {
+    clock.advance(20_000);
+    const [age, stale] = snapshot === 'kept' ? [20, false] : [40, true];
+    assert.equal((await request(again.url, '/current?freshness=true')).json.freshness.rm3, fresh(age, 30, stale), `snapshot ${snapshot}`);
+  });
 });
 
 test('during a run, an escaped meta.run_id is replaced like the plain one', () => withDaemon(async (d) => {

@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -6,9 +5,10 @@ import { TelemetryClient } from '../client/index.js';
 import type { RecordedEvent } from '../daemon/storage/store.js';
 import { cli } from './helpers/cli.js';
 import { ManualClock } from './helpers/clock.js';
-import { startTestDaemon, type TestDaemon, withTestDaemon } from './helpers/daemon.js';
+import { type TestDaemon, withTestDaemon } from './helpers/daemon.js';
 import { postEvent, request } from './helpers/http.js';
-import { readLines, removeDir } from './helpers/tmp.js';
+import { afterComebacks } from './helpers/restart.js';
+import { readLines } from './helpers/tmp.js';
 
 // An event's own maximum age (issue 14): `max_age_s` on POST /event (and each event of POST
 // /events), kept as `meta.max_age_s` of the envelope, overrides the type's --max-age for
@@ -126,28 +126,13 @@ test('without --max-age: a reading with max_age_s is recorded stale (meridian.st
 test('the reading\'s own limit survives a restart: from the snapshot, and replayed from the file without it', async () => {
   const clock = new ManualClock(T0);
   const opts = { clock, env: { TZ: 'UTC' }, flags: { maxAge: 'weather=180' }, freshnessIntervalMs: 0 };
-  const first = await startTestDaemon(opts);
-  try {
-    await postEvent(first.url, { type: 'weather', data: 1, max_age_s: 30 });
-  } finally {
-    await first.close();
-  }
-  try {
-    for (const [snapshot, age, stale] of [['kept', 20, false], ['deleted', 40, true]] as const) {
-      const file = path.join(first.siteDir, '.meridian', 'snapshot.json');
-      if (snapshot === 'deleted') fs.rmSync(file);
-      else assert.ok(fs.existsSync(file), 'a snapshot to start from');
-      const again = await startTestDaemon({ ...opts, siteDir: first.siteDir });
-      try {
-        clock.advance(20_000);
-        assert.equal((await request(again.url, '/current?freshness=true')).json.freshness.weather, fresh(age, 30, stale), `snapshot ${snapshot}`);
-      } finally {
-        await again.close();
-      }
-    }
-  } finally {
-    removeDir(first.siteDir);
-  }
+  await afterComebacks(opts, async (first) => {
+      await postEvent(first.url, { type: 'weather', data: 1, max_age_s: 30 });
+  }, async (again, snapshot) => {
+    clock.advance(20_000);
+    const [age, stale] = snapshot === 'kept' ? [20, false] : [40, true];
+    assert.equal((await request(again.url, '/current?freshness=true')).json.freshness.weather, fresh(age, 30, stale), `snapshot ${snapshot}`);
+  });
 });
 
 test('telemetry current TYPE: exit 4 by the reading\'s own limit, exit 0 by the type\'s for the next reading', () => withDaemon('weather=180', async (d, clock) => {

@@ -1,5 +1,7 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import * as assert from 'uvu/assert';
-import { spawnDaemon, type ChildDaemon } from './daemon.js';
+import { spawnDaemon, startTestDaemon, type ChildDaemon, type TestDaemon } from './daemon.js';
 import { removeDir, tempDir } from './tmp.js';
 
 // One site directory lived in by real daemons (`meridian telemetry run` children) one after
@@ -54,5 +56,41 @@ export async function withRestarts(fn: (site: Restarts) => Promise<void>): Promi
       await current.exited;
     }
     removeDir(dir);
+  }
+}
+
+/** The two ways a daemon comes back: from its snapshot, and (snapshot deleted) replayed from the files. */
+export type Comeback = 'kept' | 'deleted';
+
+/**
+ * Record with `record` on a first in-process daemon started with `opts`, then restart on what it
+ * left twice, in turn: from its snapshot (`kept`), then with the snapshot deleted (`deleted`);
+ * `check` runs on each restarted daemon. The site directory is removed at the end.
+ */
+export async function afterComebacks(
+  opts: Parameters<typeof startTestDaemon>[0],
+  record: (d: TestDaemon) => Promise<void>,
+  check: (d: TestDaemon, snapshot: Comeback) => Promise<void>,
+): Promise<void> {
+  const first = await startTestDaemon(opts);
+  try {
+    await record(first);
+  } finally {
+    await first.close();
+  }
+  try {
+    for (const snapshot of ['kept', 'deleted'] as const) {
+      const file = path.join(first.siteDir, '.meridian', 'snapshot.json');
+      if (snapshot === 'deleted') fs.rmSync(file);
+      else assert.ok(fs.existsSync(file), 'a snapshot to start from');
+      const again = await startTestDaemon({ ...opts, siteDir: first.siteDir });
+      try {
+        await check(again, snapshot);
+      } finally {
+        await again.close();
+      }
+    }
+  } finally {
+    removeDir(first.siteDir);
   }
 }
