@@ -71,26 +71,38 @@ try {
     if (phases.has('rss')) await memoryRun(daemons.batch);
     for (const s of stops.splice(0)) await s.stop();
   }
-  if (phases.has('console')) results.figures.console = await consoleRun({ tmp, types: quick ? 20_000 : 100_000, seconds: quick ? 5 : 20, log });
-  if (phases.has('startup')) await startupRun();
+  if (phases.has('console')) await phase('console', async () => { results.figures.console = await consoleRun({ tmp, types: quick ? 20_000 : 100_000, seconds: quick ? 5 : 20, log }); });
+  if (phases.has('startup')) await phase('startup', startupRun);
   if (phases.has('forward') || phases.has('forward-ingest')) {
-    await forwardRun({ tmp, events: forwardEvents, seconds, rounds, serverPin, load, log, results, catchUpRates: phases.has('forward') });
+    await phase('forward', () => forwardRun({ tmp, events: forwardEvents, seconds, rounds, serverPin, load, log, results, catchUpRates: phases.has('forward') }));
   }
   // autocannon for the batch rounds whatever the loader: the wrk script sends JSON bodies only
   const ops = { tmp, rounds, seconds, pin: serverPin, log, problems: results.problems, notes: [],
     load: (url, job) => runLoad({ url, seconds, ...job }, { pin: loadPin, loader: 'autocannon' }) };
-  if (phases.has('batch')) results.figures.batchIngest = await batchIngest(ops);
-  if (phases.has('metrics')) results.figures.metricsScrape = await metricsScrape(ops, quick ? 20_000 : 100_000);
-  if (phases.has('compress')) results.figures.compression = await compression(ops, quick ? 100_000 : 500_000);
+  if (phases.has('batch')) await phase('batch', async () => { results.figures.batchIngest = await batchIngest(ops); });
+  if (phases.has('metrics')) await phase('metrics', async () => { results.figures.metricsScrape = await metricsScrape(ops, quick ? 20_000 : 100_000); });
+  if (phases.has('compress')) await phase('compress', async () => { results.figures.compression = await compression(ops, quick ? 100_000 : 500_000); });
   results.notes = ops.notes;
-  if (phases.has('history')) results.figures.history = await historyBench({ tmp, lines: queryLines, pin: serverPin, loadPin, seconds, log });
-  if (phases.has('history-gz')) results.figures.historyGz = await historyGzBench({ tmp, lines: historyLines, pin: serverPin, log });
-  if (phases.has('fanout')) results.figures.fanout = await fanoutBench({ tmp, pin: serverPin, loadPin, seconds, subscribers: 100, rate: 2000, log });
+  if (phases.has('history')) await phase('history', async () => { results.figures.history = await historyBench({ tmp, lines: queryLines, pin: serverPin, loadPin, seconds, log }); });
+  if (phases.has('history-gz')) await phase('history-gz', async () => { results.figures.historyGz = await historyGzBench({ tmp, lines: historyLines, pin: serverPin, log }); });
+  if (phases.has('fanout')) await phase('fanout', async () => { results.figures.fanout = await fanoutBench({ tmp, pin: serverPin, loadPin, seconds, subscribers: 100, rate: 2000, log }); });
 } finally {
   for (const s of stops) await s.stop();
   fs.rmSync(tmp, { recursive: true, force: true });
 }
 printReport();
+// a phase that crashed is a broken bench, not a missed target: the exit status says so
+if (results.problems.some((p) => p.startsWith('phase '))) process.exitCode = 1;
+
+/** Run one phase; a crash is recorded as a problem (with its reason) and the next phase runs. */
+async function phase(name, run) {
+  try {
+    await run();
+  } catch (error) {
+    log(`  ${name}: the phase crashed: ${error?.stack ?? error}`);
+    results.problems.push(`phase ${name} crashed: ${error?.message ?? error}`);
+  }
+}
 
 async function postRounds(baseline, daemons) {
   const bodies = eventBodies();

@@ -55,7 +55,10 @@ async function measure({ port, url, types, seconds, log }) {
     let posted = 0;
     const end = Date.now() + seconds * 1000;
     while (Date.now() < end) {
-      await request(`${url}/event`, { method: 'POST', body: JSON.stringify({ type: 'sensor-000005', data: { v: posted++ } }) });
+      // a connection of its own each time: while the console's polls of 100,000 types keep the
+      // daemon busy for seconds, a kept-alive socket can pass its keep-alive timeout meanwhile
+      // and be closed just as the next post goes out on it (a hang-up, not an answer)
+      await request(`${url}/event`, { method: 'POST', fresh: true, body: JSON.stringify({ type: 'sensor-000005', data: { v: posted++ } }) });
       await new Promise((r) => setTimeout(r, 200));
     }
     clearInterval(sampler);

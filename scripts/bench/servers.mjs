@@ -96,9 +96,9 @@ function cleanEnv() {
 const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
 
 /** One request over a keep-alive agent; resolves {status, body, headers}. */
-export function request(url, { method = 'GET', body, headers = {} } = {}) {
+export function request(url, { method = 'GET', body, headers = {}, fresh = false } = {}) {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method, agent, headers: body ? { 'content-type': 'application/json', ...headers } : headers }, (res) => {
+    const req = http.request(url, { method, agent: fresh ? false : agent, headers: body ? { 'content-type': 'application/json', ...headers } : headers }, (res) => {
       const chunks = [];
       res.on('data', (c) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
