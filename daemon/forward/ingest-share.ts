@@ -2,11 +2,15 @@ import type { EventLoopUtilization } from 'node:perf_hooks';
 
 // How much of the daemon's time a sink catching up may take: ingest comes first.
 
-// When events are being recorded and the event loop (shared by ingest and forwarding) was
-// busy at least BUSY_UTILIZATION of the time since the last batch, a sink catching up pauses
-// PAUSE_FACTOR times as long as its last step (reading and sending the batch) took: it then
-// takes at most ~1/20 of the loop (two sinks a tenth). With spare time on the loop, or with
-// no ingest, it runs flat out.
+// Ingest is heavy when events were recorded since the last batch at BUSY_RATE a second or
+// more, or when any were and the event loop (shared by ingest and forwarding) was busy at least
+// BUSY_UTILIZATION of that time. Then a sink catching up pauses PAUSE_FACTOR times as long as
+// its last step (reading and sending the batch) took: it takes at most ~1/20 of the loop (two
+// sinks a tenth). Otherwise (a trickle of events on a loop with time to spare, or no ingest)
+// it runs flat out. Both signals are needed: with --fsync the requests of a busy ingest wait
+// on the disk, so the loop shows time to spare while every ms a sink holds it delays them;
+// on a crowded machine the rate stays low while the loop is full.
+const BUSY_RATE = 100;
 const BUSY_UTILIZATION = 0.7;
 const PAUSE_FACTOR = 19;
 const PAUSE_MAX_MS = 1000;
@@ -26,12 +30,15 @@ export class IngestShare {
 
   /** The pause (ms) before the next batch, given the events recorded so far and how long the batch took. */
   pauseAfter(recorded: number, batchMs: number): number {
-    const ingest = recorded !== this.recorded;
+    const events = recorded - this.recorded;
     this.recorded = recorded;
     const now = this.sample();
-    const busy = this.loop ? this.sample(this.loop).utilization : 0;
+    const since = this.loop ? this.sample(this.loop) : undefined;
     this.loop = now;
-    if (!ingest || busy < BUSY_UTILIZATION) return 0;
+    if (events <= 0 || since === undefined) return 0;
+    const elapsedMs = since.idle + since.active;
+    const heavy = elapsedMs > 0 && (events * 1000) / elapsedMs >= BUSY_RATE;
+    if (!heavy && since.utilization < BUSY_UTILIZATION) return 0;
     return Math.min(PAUSE_MAX_MS, Math.max(1, batchMs) * PAUSE_FACTOR);
   }
 }
