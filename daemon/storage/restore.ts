@@ -15,6 +15,7 @@ import { scanFile } from '../ndjson/scan.js';
 import { nodeFs, type StorageFs } from './storage-fs.js';
 import type { SidePaths } from './target.js';
 import { discoverRuns, runFilesOf } from './run-files.js';
+import { SitePlaces } from './site-places.js';
 import { Timeline, type Segment } from './timeline.js';
 import { rebuildTimeline } from './timeline-rebuild.js';
 import {
@@ -45,6 +46,8 @@ export interface Restored {
   /** The current view's readings. */
   current: Reading[];
   knownRuns: KnownRun[];
+  /** How the state files record paths, and where those of earlier versions are now. */
+  places: SitePlaces;
 }
 
 /**
@@ -55,21 +58,27 @@ export interface Restored {
  * each type's reading recorded last wins: by seq in a target, by the timeline across targets,
  * by `ts` only where neither tells (see record-order.ts).
  */
-export function restore(siteDir: string, logger: Logger, io: StorageFs = nodeFs): Restored {
+export function restore(siteDir: string, logger: Logger, io: StorageFs = nodeFs, beforeReplay: (places: SitePlaces) => void = () => {}): Restored {
   const paths = statePaths(siteDir);
   let snap = readSnapshot(paths.snapshot);
   if (snap instanceof Error) {
     logger.warn(`${snap.message}; replaying the files instead`);
     snap = undefined;
   }
-  const knownRuns = fs.existsSync(paths.runs) ? readKnownRuns(paths.runs, (m) => logger.warn(m)) : discoverRuns(siteDir, io);
+  // where the records' paths are now (the site directory may have been moved or copied)
+  const places = SitePlaces.fromMark(siteDir, snap?.site?.file);
+  if (places.former) logger.warn(`the site directory was at ${places.former}: its records are read at their places under ${places.siteDir}`);
+  if (snap?.site) snap.site = { ...snap.site, file: places.place(snap.site.file) };
+  if (snap?.run) snap.run = { ...snap.run, file: places.place(snap.run.file) };
+  beforeReplay(places);
+  const knownRuns = fs.existsSync(paths.runs) ? readKnownRuns(paths.runs, (m) => logger.warn(m), places) : discoverRuns(siteDir, io);
   const siteFiles = listSiteFiles(siteDir);
   if (!snap && siteFiles.length > 0) logger.warn(`no usable snapshot; replaying ${siteFiles.length} site file(s)`);
   const site = replayTarget(siteFiles, snap?.site, paths.site, logger, 'site', io);
-  if (!fs.existsSync(paths.timeline)) rebuildTimeline(paths.timeline, siteFiles, knownRuns, io, logger);
-  const segments = Timeline.read(paths.timeline, (m) => logger.warn(m), io);
+  if (!fs.existsSync(paths.timeline)) rebuildTimeline(paths.timeline, siteFiles, knownRuns, io, logger, places);
+  const segments = Timeline.read(paths.timeline, (m) => logger.warn(m), places, io);
   continueSiteSeq(site, Math.max(snap?.site?.seq ?? 0, readSiteSeq(paths.siteSeq), ...segments.filter((s) => s.stream === 'site').map(siteSeqOf)), logger);
-  const active = readActiveRun(paths.activeRun, (m) => logger.warn(m));
+  const active = readActiveRun(paths.activeRun, (m) => logger.warn(m), places);
   const resumed = active ? replayActiveRun(siteDir, active, snap?.run ?? null, paths.run, logger, io) : undefined;
   const run = resumed && 'recovered' in resumed ? resumed : undefined;
   const suspended = resumed && 'suspended' in resumed ? resumed.suspended : undefined;
@@ -89,7 +98,7 @@ export function restore(siteDir: string, logger: Logger, io: StorageFs = nodeFs)
   }
     // a compressed last file is closed: the first event opens the file of its own day
   const last = siteFiles.at(-1);
-  return { site, siteFile: last && !isCompressed(last) ? last : '', run, suspended, current, knownRuns };
+  return { site, siteFile: last && !isCompressed(last) ? last : '', run, suspended, current, knownRuns, places };
 }
 
 /**

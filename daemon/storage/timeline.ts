@@ -2,6 +2,8 @@ import type { ReadFs } from '../ndjson/read-fs.js';
 import { LineFile } from './line-file.js';
 import { nodeFs, type StorageFs } from './storage-fs.js';
 import { lastSeq } from '../ndjson/ends.js';
+import type { SitePlaces } from './site-places.js';
+import { writeFileAtomic } from './state-files.js';
 
 // The timeline: in which order the site and the runs were written. Site events and run events
 // are never written at the same time (while a run is active everything goes to its file), so
@@ -48,11 +50,13 @@ export class Timeline {
   private readonly path: string;
   private readonly list: Segment[];
   private readonly io: StorageFs;
+  private readonly places: SitePlaces;
 
-  private constructor(file: string, list: Segment[], io: StorageFs) {
+  private constructor(file: string, list: Segment[], io: StorageFs, places: SitePlaces) {
     this.path = file;
     this.list = list;
     this.io = io;
+    this.places = places;
   }
 
   /**
@@ -61,9 +65,9 @@ export class Timeline {
    * written now (the counters have not moved since: nothing is written between the two).
    */
   static open(file: string, siteSeq: number, active: RecoveredRun | undefined, at: string, warn: (message: string) => void,
-    io: StorageFs = nodeFs): Timeline {
-    const timeline = new Timeline(file, [{ stream: 'site', file: undefined, after: 0, to: Infinity }], io);
-    for (const line of readLines(file, warn, io)) timeline.apply(line);
+    places: SitePlaces, io: StorageFs = nodeFs): Timeline {
+    const timeline = new Timeline(file, [{ stream: 'site', file: undefined, after: 0, to: Infinity }], io, places);
+    for (const line of readLines(file, warn, io)) timeline.apply({ ...line, file: places.place(line.file) });
     // written when it can be; the order in memory is right either way (history and replay use it)
     const repair = (line: TimelineLine) => {
       try {
@@ -90,10 +94,23 @@ export class Timeline {
     return timeline;
   }
 
-  /** The segments a journal records, read only (start-up reads them before the store opens the journal). */
-  static read(file: string, warn: (message: string) => void, io: StorageFs = nodeFs): readonly Segment[] {
-    const timeline = new Timeline(file, [{ stream: 'site', file: undefined, after: 0, to: Infinity }], io);
-    for (const line of readLines(file, warn, io)) timeline.apply(line);
+  /**
+   * The segments a journal records, read only (start-up reads them before the store opens the
+   * journal). A journal of an earlier version (absolute paths inside the site directory) is
+   * written again with the paths in their recorded form, so it stays right after a move or a copy.
+   */
+  static read(file: string, warn: (message: string) => void, places: SitePlaces, io: StorageFs = nodeFs): readonly Segment[] {
+    const timeline = new Timeline(file, [{ stream: 'site', file: undefined, after: 0, to: Infinity }], io, places);
+    const lines = readLines(file, warn, io);
+    for (const line of lines) timeline.apply({ ...line, file: places.place(line.file) });
+    if (lines.some((line) => places.stale(line.file))) {
+      const text = lines.map((line) => `${JSON.stringify({ ...line, file: places.record(places.place(line.file)) })}\n`).join('');
+      try {
+        writeFileAtomic(file, (put) => put(Buffer.from(text, 'utf8')), io);
+      } catch (error) {
+        warn(`could not write ${file} with paths relative to the site directory (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+      }
+    }
     return timeline.list;
   }
 
@@ -143,7 +160,7 @@ export class Timeline {
   private append(line: TimelineLine): void {
     const file = LineFile.open(this.path, this.io);
     try {
-      file.append(`${JSON.stringify(line)}\n`);
+      file.append(`${JSON.stringify({ ...line, file: this.places.record(line.file) })}\n`);
       file.syncNow();
     } finally {
       file.close();
