@@ -112,7 +112,7 @@ export async function startDaemon(config: DaemonConfig, deps: {
   const drain = new Drain(logger, { keepAliveTimeout: 5000, requireHostHeader: false });
   const server = drain.server;
   const history = new History(config.siteDir, statePaths(config.siteDir).index,
-    ({ file, reason }) => logger.error(`${file} is damaged: ${reason}; what it holds besides is served`));
+    ({ file, reason }) => logger.error(reason.startsWith('missing') ? `${file} is ${reason}` : `${file} is damaged: ${reason}; what it holds besides is served`));
   const streams = new StreamHub(store, logger);
   let warming = true;
   const close = (options?: { now?: boolean }) => {

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ManualClock } from './helpers/clock.js';
+import { cli } from './helpers/cli.js';
 import { startTestDaemon } from './helpers/daemon.js';
 import { caughtUp, idsOf, QUICK, sinksOf, startPeer } from './helpers/forward.js';
 import { postEvent, request } from './helpers/http.js';
@@ -107,5 +108,49 @@ for (const [name, records, dropSnapshot, copy] of ROWS) {
     }
   });
 }
+
+
+test('a run file moved away: /history, /status, the log (once) and telemetry history name it missing; put back, it is served again', async () => {
+  const siteDir = tempDir();
+  const clock = new ManualClock(NOW);
+  let d = await startTestDaemon({ siteDir, clock });
+  const post = async (type: string) => {
+    clock.advance(1000);
+    assert.is((await postEvent(d.url, { type, data: 1 })).status, 200);
+  };
+  let site: string[];
+  try {
+    await post('a');
+    await request(d.url, '/run/start', { body: { run_id: 'r1' } });
+    await post('cam');
+    await post('cam');
+    await request(d.url, '/run/stop', { method: 'POST' });
+    await post('a');
+    site = (await request(d.url, '/history?run=site')).json.events.map((e: any) => JSON.stringify(e));
+  } finally {
+    await d.close();
+  }
+  const file = path.join(siteDir, 'r1', 'telemetry.ndjson');
+  const away = path.join(siteDir, 'away.ndjson');
+  fs.renameSync(file, away);
+  const reason = 'missing (ENOENT): the run file was moved away or deleted; its events are not served';
+  d = await startTestDaemon({ siteDir, clock });
+  try {
+    const history = await request(d.url, '/history');
+    assert.is(history.text, `{"events":[${site.join(',')}],"next_cursor":null,"damaged":${JSON.stringify([{ file, reason }])}}`);
+    assert.equal((await request(d.url, '/history?run=r1')).json, { events: [], next_cursor: null, damaged: [{ file, reason }] });
+    assert.equal((await request(d.url, '/status')).json.damaged, [{ file, reason }]);
+    assert.equal(d.logs.filter((l) => l.includes(file)).map((l) => l.slice(25)), [`ERROR ${file} is ${reason}`]);
+    const cliRun = await cli(['history', 'cam', '--json', '--host', '127.0.0.1', '--port', String(d.port)]);
+    assert.equal(cliRun, { code: 1, stdout: '', stderr: `telemetry: missing: ${file}: (ENOENT): the run file was moved away or deleted; its events are not served\n` });
+    fs.renameSync(away, file);
+    const back = await request(d.url, '/history?run=r1');
+    assert.equal([back.json.events.map((e: any) => e.seq), back.json.damaged], [[1, 2], undefined]);
+    assert.is((await request(d.url, '/status')).json.damaged, undefined);
+  } finally {
+    await d.close();
+    removeDir(siteDir);
+  }
+});
 
 test.run();

@@ -125,7 +125,7 @@ export class History {
         mine.push({ line, seq: keys.seq });
         bytes += line.length;
       };
-      await this.readFile(file, head, (b) => wanted(b, lower, bound, filter), take, full, damaged);
+      await this.readFile(file, head, (b) => wanted(b, lower, bound, filter), take, full, damaged, files.length === 1 && file !== head.site.file);
       if (mine.length === 0) continue;
       kept = pageOf(kept.length === 0 ? mine : mergeBySeq(kept, mine), room);
       const keptBytes = kept.reduce((n, k) => n + k.line.length, 0);
@@ -134,11 +134,20 @@ export class History {
     return kept;
   }
 
-  /** Read the lines of a file in the blocks its index says can hold what `wanted` asks for; damage is noted. */
+  /**
+   * Read the lines of a file in the blocks its index says can hold what `wanted` asks for;
+   * damage is noted. A run file (`named`: the timeline names it, it is not listed) that is not
+   * there is noted as missing: it was moved away or deleted, and its events are not served.
+   */
   private async readFile(file: string, head: StoreHead, wantedBlock: (b: Block) => boolean,
-    take: (line: string) => void, full: () => boolean, damaged: DamagedFile[]): Promise<void> {
-    const reader = await RecordedFile.open(file, this.members).catch(() => undefined);
-    if (!reader) return; // gone since it was listed (retention)
+    take: (line: string) => void, full: () => boolean, damaged: DamagedFile[], named = false): Promise<void> {
+    const reader = await RecordedFile.open(file, this.members).catch((error: NodeJS.ErrnoException) => error);
+    if (!(reader instanceof RecordedFile)) {
+      // a site day file gone since it was listed: retention
+      if (named) this.note(missing(file, reader), damaged);
+      return;
+    }
+    if (this.damage.get(file)?.startsWith(MISSING)) this.damage.delete(file); // put back
     try {
       const end = this.endOf(file, head) ?? reader.size;
       if (end === undefined) {
@@ -160,13 +169,16 @@ export class History {
 
   /** Keep what a reader found damaged: in the answer's list and the daemon's. */
   private noteDamage(reader: RecordedFile, damaged: DamagedFile[]): void {
-    const { file } = reader;
-    for (const reason of new Set(reader.damage)) {
-      if (!damaged.some((d) => d.file === file && d.reason === reason)) damaged.push({ file, reason });
-      if (this.damage.has(file)) continue;
-      this.damage.set(file, reason);
-      this.onDamage({ file, reason });
-    }
+    for (const reason of new Set(reader.damage)) this.note({ file: reader.file, reason }, damaged);
+  }
+
+  /** Note one damaged (or missing) file: in the answer's list, and once in the daemon's (told to `onDamage`). */
+  private note(found: DamagedFile, damaged: DamagedFile[]): void {
+    const { file, reason } = found;
+    if (!damaged.some((d) => d.file === file && d.reason === reason)) damaged.push({ file, reason });
+    if (this.damage.get(file) === reason) return;
+    this.damage.set(file, reason);
+    this.onDamage({ file, reason });
   }
 
   /** Build or extend the index of every file the head names (after start-up, so the first query is fast). */
@@ -174,8 +186,11 @@ export class History {
     const runFiles = await Promise.all([...new Set(head.segments.flatMap((s) => (s.file ? [s.file] : [])))].map(runFile));
     for (const file of [...await this.siteFiles(), ...runFiles]) {
       if (stopped()) return;
-      const reader = await RecordedFile.open(file, this.members).catch(() => undefined);
-      if (!reader) continue;
+      const reader = await RecordedFile.open(file, this.members).catch((error: NodeJS.ErrnoException) => error);
+      if (!(reader instanceof RecordedFile)) {
+        if (runFiles.includes(file) && file !== head.run?.file) this.note(missing(file, reader), []);
+        continue;
+      }
       try {
         const end = this.endOf(file, head) ?? reader.size;
         // an older single-member gzip has no index: it is read (and its damage found) by the queries that reach it
@@ -219,6 +234,13 @@ export class History {
     this.indexes.set(file, { identity, index: next.catch(() => previous) });
     return next;
   }
+}
+
+const MISSING = 'missing';
+
+/** How a run file that is not there is reported (as a damaged file: /history, /status, the log). */
+function missing(file: string, error: NodeJS.ErrnoException): DamagedFile {
+  return { file, reason: `${MISSING} (${error.code ?? error.message}): the run file was moved away or deleted; its events are not served` };
 }
 
 /** A run's file: as written, or its `.gz` once retention compressed it (a stopped run's). */
