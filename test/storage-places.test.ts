@@ -153,4 +153,50 @@ test('a run file moved away: /history, /status, the log (once) and telemetry his
   }
 });
 
+// [name, what is removed while the daemon is stopped with run r1 active]
+// (a snapshot from before the run start put back: a crash before the next snapshot)
+const LOST: [string, string[], boolean][] = [
+  ['only active-run.json lost', ['.meridian/active-run.json'], false],
+  ['only active-run.json lost after a crash', ['.meridian/active-run.json'], true],
+  ['all of .meridian/ lost', ['.meridian'], false],
+];
+
+for (const [name, lost, crash] of LOST) {
+  test(`${name} while a run is active: the run is closed, its readings stay in /current and /history`, async () => {
+    const siteDir = tempDir();
+    const clock = new ManualClock(NOW);
+    let d = await startTestDaemon({ siteDir, clock });
+    const post = async (type: string) => {
+      clock.advance(1000);
+      assert.is((await postEvent(d.url, { type, data: 1 })).status, 200);
+    };
+    let current: string;
+    let history: string;
+    try {
+      await post('a');
+      await d.daemon.store.snapshot();
+      const snapshot = path.join(siteDir, '.meridian', 'snapshot.json');
+      fs.copyFileSync(snapshot, `${snapshot}.before`);
+      await request(d.url, '/run/start', { body: { run_id: 'r1' } });
+      await post('cam');
+      current = (await request(d.url, '/current')).text;
+      history = (await request(d.url, '/history')).text;
+    } finally {
+      await d.close();
+    }
+    const snapshot = path.join(siteDir, '.meridian', 'snapshot.json');
+    if (crash) fs.renameSync(`${snapshot}.before`, snapshot);
+    for (const file of lost) fs.rmSync(path.join(siteDir, file), { recursive: true });
+    d = await startTestDaemon({ siteDir, clock });
+    try {
+      assert.is((await request(d.url, '/current')).text, current);
+      assert.is((await request(d.url, '/history')).text, history);
+      assert.is((await request(d.url, '/run')).status, 404);
+    } finally {
+      await d.close();
+      removeDir(siteDir);
+    }
+  });
+}
+
 test.run();

@@ -86,7 +86,7 @@ export function restore(siteDir: string, logger: Logger, io: StorageFs = nodeFs,
   const fromSnapshot = snap?.current.map((line, i) => lineReading(line, received?.[i] ?? NaN)).filter((r): r is Reading => r !== undefined) ?? [];
   let current: Reading[];
   if (snap && (snap.site === null || site.fromMark)) {
-    current = overlay([fromSnapshot, [...site.readings.values()], [...(run?.recovered.readings.values() ?? [])]]);
+    current = overlay([fromSnapshot, [...site.readings.values()], [...(run?.recovered.readings.values() ?? orphanRun(segments, snap, io))]]);
   } else {
     const runFiles = runFilesOf(siteDir, knownRuns).filter((file) => file !== run?.file);
     current = newestRecorded(segments, [
@@ -145,6 +145,18 @@ function continueSiteSeq(site: Recovered, recorded: number, logger: Logger): voi
 /** The highest site seq a segment of the timeline records. */
 function siteSeqOf(segment: Segment): number {
   return Number.isFinite(segment.to) ? Math.max(segment.after, segment.to) : segment.after;
+}
+
+/**
+ * The readings an open run recorded after the snapshot when its record (`active-run.json`) is
+ * lost: the run is closed (the timeline journals its stop), and what it recorded after the
+ * snapshot stays current, as it does when all of `.meridian/` is lost (docs/storage.md).
+ */
+function orphanRun(segments: readonly Segment[], snap: SnapshotFile, io: StorageFs): Reading[] {
+  const open = segments.at(-1);
+  if (!open?.file || Number.isFinite(open.to) || !fs.existsSync(open.file)) return [];
+  const after = snap.run && snap.run.file === open.file ? Math.max(snap.run.seq, open.after) : open.after;
+  return readingsOf(open.file, io).filter((reading) => reading.seq > after);
 }
 
 /** Readings in order, a later one replacing an earlier one of the same type. */
