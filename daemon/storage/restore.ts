@@ -12,7 +12,7 @@ import { assertSafeRunId, resolveRunDir } from './run-resolve.js';
 import { parseEnvelope } from '../ndjson/head.js';
 import { isCompressed, listSiteFiles, RUN_FILE } from '../ndjson/names.js';
 import { scanFile } from '../ndjson/scan.js';
-import { nodeFs, type StorageFs } from './storage-fs.js';
+import type { StorageFs } from './storage-fs.js';
 import type { SidePaths } from './target.js';
 import { discoverRuns, runFilesOf } from './run-files.js';
 import { SitePlaces } from './site-places.js';
@@ -58,7 +58,7 @@ export interface Restored {
  * each type's reading recorded last wins: by seq in a target, by the timeline across targets,
  * by `ts` only where neither tells (see record-order.ts).
  */
-export function restore(siteDir: string, logger: Logger, io: StorageFs = nodeFs, beforeReplay: (places: SitePlaces) => void = () => {}): Restored {
+export function restore(siteDir: string, logger: Logger, io: StorageFs, beforeReplay: (places: SitePlaces) => void, now: number): Restored {
   const paths = statePaths(siteDir);
   let snap = readSnapshot(paths.snapshot);
   if (snap instanceof Error) {
@@ -78,6 +78,7 @@ export function restore(siteDir: string, logger: Logger, io: StorageFs = nodeFs,
   if (!fs.existsSync(paths.timeline)) rebuildTimeline(paths.timeline, siteFiles, knownRuns, io, logger, places);
   const segments = Timeline.read(paths.timeline, (m) => logger.warn(m), places, io);
   continueSiteSeq(site, Math.max(snap?.site?.seq ?? 0, readSiteSeq(paths.siteSeq), ...segments.filter((s) => s.stream === 'site').map(siteSeqOf)), logger);
+  if (site.damagedTop !== undefined) continueUnknown(site, site.damagedTop, now, logger);
   const active = readActiveRun(paths.activeRun, (m) => logger.warn(m), places);
   const resumed = active ? replayActiveRun(siteDir, active, snap?.run ?? null, paths.run, logger, io) : undefined;
   const run = resumed && 'recovered' in resumed ? resumed : undefined;
@@ -140,6 +141,20 @@ function continueSiteSeq(site: Recovered, recorded: number, logger: Logger): voi
   logger.warn(`the site files hold seqs up to ${site.seq}, but seq ${recorded} was recorded (day files moved away?); ` +
     `the site seq continues after ${recorded}`);
   site.seq = recorded;
+}
+
+/**
+ * The newest site seq cannot be known: the damaged file holds the highest seq read, and lines
+ * past its damage (a truncated `.gz`) may have held higher ones. Rather than guess low (a seq
+ * given twice: a sink drops the new events as duplicates, a stream resume ends in 422), the
+ * seq continues after the wall clock in ms since the epoch, a count no daemon reaches.
+ */
+function continueUnknown(site: Recovered, file: string, now: number, logger: Logger): void {
+  const floor = Number.isSafeInteger(Math.floor(now)) ? Math.floor(now) : 0;
+  if (floor <= site.seq) return;
+  logger.warn(`${file} is damaged and holds the highest seq read (${site.seq}): seqs past its damage cannot be known; ` +
+    `the site seq continues after ${floor} (the clock in ms since 1970) so that no seq is given twice`);
+  site.seq = floor;
 }
 
 /** The highest site seq a segment of the timeline records. */

@@ -90,8 +90,8 @@ export class TelemetryStore {
     let restored: Restored;
     try {
       // a batch the daemon died writing is cut before anything is replayed
-      restored = restore(opts.siteDir, opts.logger, opts.fs,
-        (places) => settleBatchJournal(paths.batch, opts.logger, opts.fs ?? nodeFs, places));
+      restored = restore(opts.siteDir, opts.logger, opts.fs ?? nodeFs,
+        (places) => settleBatchJournal(paths.batch, opts.logger, opts.fs ?? nodeFs, places), opts.clock.now());
       store = new TelemetryStore(opts, restored, lock);
     } catch (error) {
       lock.release();
