@@ -7,8 +7,9 @@ import { encodeMember } from '../daemon/ndjson/gzip-members.js';
 import { ManualClock } from './helpers/clock.js';
 import { cli } from './helpers/cli.js';
 import { startTestDaemon } from './helpers/daemon.js';
-import { caughtUp, idsOf, QUICK, sinksOf, startPeer } from './helpers/forward.js';
+import { caughtUp, idsOf, QUICK, sinkStatus, sinksOf, startPeer, waitFor } from './helpers/forward.js';
 import { postEvent, request } from './helpers/http.js';
+import { SseReader } from './helpers/sse.js';
 import { removeDir, tempDir } from './helpers/tmp.js';
 
 // The site directory moved or copied while the daemon is stopped (issue 23): the runs stay in
@@ -142,6 +143,14 @@ test('a run file moved away: /history, /status, the log (once) and telemetry his
     assert.equal((await request(d.url, '/history?run=r1')).json, { events: [], next_cursor: null, damaged: [{ file, reason }] });
     assert.equal((await request(d.url, '/status')).json.damaged, [{ file, reason }]);
     assert.equal(d.logs.filter((l) => l.includes(file)).map((l) => l.slice(25)), [`ERROR ${file} is ${reason}`]);
+    const stream = new SseReader(d.url, '/stream?since=site:0');
+    try {
+      await stream.until('the live marker', () => stream.named('live').length === 1);
+      assert.equal(stream.named('replay').map((f) => f.id), ['site:1', 'site:2']);
+      assert.equal(stream.data('live'), [{ cursor: 'site:2', replayed: 2, damaged: [{ file, reason }] }]);
+    } finally {
+      stream.close();
+    }
     const cliRun = await cli(['history', 'cam', '--json', '--host', '127.0.0.1', '--port', String(d.port)]);
     assert.equal(cliRun, { code: 1, stdout: '', stderr: `telemetry: missing: ${file}: (ENOENT): the run file was moved away or deleted; its events are not served\n` });
     fs.renameSync(away, file);
@@ -241,5 +250,39 @@ for (const [name, files, next, unknown] of SEQ_ROWS) {
     }
   });
 }
+
+test('a run file moved away before a sink delivered it: the sink says what it could not send (skipped), never ok with lag 0', async () => {
+  const peer = await startPeer();
+  await peer.down();
+  const siteDir = tempDir();
+  const forward = sinksOf(`[[sink]]\nname = "peer"\nurl = "${peer.url}"\n${QUICK}`);
+  let d = await startTestDaemon({ siteDir, forward });
+  try {
+    await postEvent(d.url, { type: 'a', data: 1 });
+    await request(d.url, '/run/start', { body: { run_id: 'r1' } });
+    await postEvent(d.url, { type: 'cam', data: 1 });
+    await request(d.url, '/run/stop', { method: 'POST' });
+    await postEvent(d.url, { type: 'a', data: 2 });
+  } finally {
+    await d.close();
+  }
+  const file = path.join(siteDir, 'r1', 'telemetry.ndjson');
+  fs.renameSync(file, path.join(siteDir, 'away.ndjson'));
+  await peer.up();
+  d = await startTestDaemon({ siteDir, forward });
+  try {
+    const status = await waitFor('the sink to pass the run', async () => {
+      const s = await sinkStatus(d.url, 'peer');
+      return s.skipped.length > 0 && s.lag_events === 0 ? s : undefined;
+    });
+    assert.equal(idsOf(peer.records), ['site:1', 'site:2']);
+    assert.equal({ state: status.state, skipped: status.skipped },
+      { state: 'skipped', skipped: [`${file} is gone: the events of run r1 after r1:0 in it were not forwarded`] });
+  } finally {
+    await d.close();
+    await peer.down();
+    removeDir(siteDir);
+  }
+});
 
 test.run();
