@@ -285,4 +285,36 @@ test('a run file moved away before a sink delivered it: the sink says what it co
   }
 });
 
+test('a run file deleted by retention is not reported missing, also after a restart', async () => {
+  const siteDir = tempDir();
+  const clock = new ManualClock(NOW);
+  const flags = { retain: '30d' };
+  let d = await startTestDaemon({ siteDir, clock, flags });
+  const file = path.join(siteDir, 'r1', 'telemetry.ndjson');
+  try {
+    await postEvent(d.url, { type: 'a', data: 1 });
+    await request(d.url, '/run/start', { body: { run_id: 'r1' } });
+    await postEvent(d.url, { type: 'cam', data: 1 });
+    await request(d.url, '/run/stop', { method: 'POST' });
+    await postEvent(d.url, { type: 'a', data: 2 });
+    const old = new Date(Date.parse(NOW) - 90 * 86_400_000);
+    fs.utimesSync(file, old, old);
+    assert.equal((await d.daemon.housekeeping!.runOnce()).deleted, [file]);
+    const history = (await request(d.url, '/history')).json;
+    assert.equal([history.events.map((e: any) => e.seq), history.damaged], [[1, 2], undefined]);
+  } finally {
+    await d.close();
+  }
+  d = await startTestDaemon({ siteDir, clock, flags });
+  try {
+    const history = (await request(d.url, '/history')).json;
+    assert.equal([history.events.map((e: any) => e.seq), history.damaged], [[1, 2], undefined]);
+    assert.is((await request(d.url, '/status')).json.damaged, undefined);
+    assert.equal(d.logs.filter((l) => l.includes('missing')), []);
+  } finally {
+    await d.close();
+    removeDir(siteDir);
+  }
+});
+
 test.run();

@@ -92,7 +92,8 @@ export class History {
       if (upper <= lower) continue;
       const files = segment.file ? [await runFile(segment.file)] : await this.siteFiles();
       const room = { count: limit - result.count, bytes: maxBytes - result.bytes };
-      for (const { line, seq } of await this.readSegment(files, head, lower, upper, filter, room, result.damaged)) {
+      const named = segment.file !== undefined && segment.removed !== true;
+      for (const { line, seq } of await this.readSegment(files, head, lower, upper, filter, room, result.damaged, named)) {
         result.count++;
         result.bytes += line.length;
         result.last = { segment: i, seq, stream: segment.stream };
@@ -111,7 +112,7 @@ export class History {
    * later seq can enter it, so the other files' blocks beyond it are not read.
    */
   private async readSegment(files: readonly string[], head: StoreHead, lower: number, upper: number, filter: ReadFilter,
-    room: { count: number; bytes: number }, damaged: DamagedFile[]): Promise<Kept[]> {
+    room: { count: number; bytes: number }, damaged: DamagedFile[], named: boolean): Promise<Kept[]> {
     let kept: Kept[] = [];
     let bound = upper;
     for (const file of files) {
@@ -125,7 +126,7 @@ export class History {
         mine.push({ line, seq: keys.seq });
         bytes += line.length;
       };
-      await this.readFile(file, head, (b) => wanted(b, lower, bound, filter), take, full, damaged, files.length === 1 && file !== head.site.file);
+      await this.readFile(file, head, (b) => wanted(b, lower, bound, filter), take, full, damaged, named);
       if (mine.length === 0) continue;
       kept = pageOf(kept.length === 0 ? mine : mergeBySeq(kept, mine), room);
       const keptBytes = kept.reduce((n, k) => n + k.line.length, 0);
@@ -183,7 +184,7 @@ export class History {
 
   /** Build or extend the index of every file the head names (after start-up, so the first query is fast). */
   async warm(head: StoreHead, stopped: () => boolean): Promise<void> {
-    const runFiles = await Promise.all([...new Set(head.segments.flatMap((s) => (s.file ? [s.file] : [])))].map(runFile));
+    const runFiles = await Promise.all([...new Set(head.segments.flatMap((s) => (s.file && !s.removed ? [s.file] : [])))].map(runFile));
     for (const file of [...await this.siteFiles(), ...runFiles]) {
       if (stopped()) return;
       const reader = await RecordedFile.open(file, this.members).catch((error: NodeJS.ErrnoException) => error);

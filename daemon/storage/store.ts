@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { makeDirectory } from '../../lib/directories.js';
 import { formatTs } from '../../lib/time.js';
+import { plainName } from '../ndjson/names.js';
 import type { RunRecord } from '../../lib/wire.js';
 import { Appender } from './appender.js';
 import { BatchJournal, settleBatchJournal } from './batch-journal.js';
@@ -163,6 +164,15 @@ export class TelemetryStore {
     if (site.path) files.push(site.path);
     if (run) files.push(run.target.path);
     return files;
+  }
+
+  /** Retention deleted a data file: a stopped run's is journaled as removed, so it is not reported missing. */
+  fileRemoved(file: string): void {
+    try {
+      this.core.timeline.runFileRemoved(plainName(file), formatTs(this.core.opts.clock.now()));
+    } catch (error) {
+      this.core.opts.logger.warn(`could not note in ${this.core.paths.timeline} that ${file} was deleted (${errorCode(error)}); it is reported missing`);
+    }
   }
 
   /** The run that was active but could not resume at start-up, or undefined. */

@@ -21,11 +21,14 @@ export interface Segment {
   readonly after: number;
   /** The last seq of the segment; Infinity while it is the segment being written. */
   to: number;
+  /** The run file was deleted by retention (`run_removed`): its absence is no loss to report. */
+  removed?: boolean;
 }
 
 /** One line of the timeline file. */
 interface TimelineLine {
-  event: 'run_start' | 'run_stop';
+  /** `run_removed`: retention deleted the run's file (site_seq and run_seq 0). */
+  event: 'run_start' | 'run_stop' | 'run_removed';
   at: string;
   run_id: string;
   file: string;
@@ -153,6 +156,13 @@ export class Timeline {
     }
   }
 
+  /** Journal that retention deleted a stopped run's file (best effort: its absence is then reported as missing). */
+  runFileRemoved(file: string, at: string): void {
+    const segment = this.list.find((s) => s.file === file && s.stream !== 'site' && !s.removed);
+    if (!segment || segment === this.open()) return;
+    this.append({ event: 'run_removed', at, run_id: segment.stream, file, site_seq: 0, run_seq: 0 });
+  }
+
   private open(): Segment {
     return this.list[this.list.length - 1]!;
   }
@@ -169,6 +179,10 @@ export class Timeline {
   }
 
   private apply(line: TimelineLine): void {
+    if (line.event === 'run_removed') {
+      for (const segment of this.list) if (segment.file === line.file && segment.stream === line.run_id) segment.removed = true;
+      return;
+    }
     const open = this.open();
     if (line.event === 'run_start') {
       if (open.stream !== 'site') open.to = Math.max(open.after, line.run_seq);
@@ -203,7 +217,7 @@ function readLines(file: string, warn: (message: string) => void, io: ReadFs): T
   for (const raw of text.split('\n')) {
     try {
       const line = JSON.parse(raw) as TimelineLine;
-      if ((line.event === 'run_start' || line.event === 'run_stop') && typeof line.run_id === 'string'
+      if ((line.event === 'run_start' || line.event === 'run_stop' || line.event === 'run_removed') && typeof line.run_id === 'string'
         && typeof line.file === 'string' && Number.isSafeInteger(line.site_seq) && Number.isSafeInteger(line.run_seq)) lines.push(line);
     } catch { /* a torn last line: the reconcile at open writes what it should have said */ }
   }
