@@ -213,7 +213,7 @@ const dayLine = (seq: number, day: string) => JSON.stringify({ seq, ts: `${day.s
 const dayLines = (day: string, from: number, to: number) => Buffer.from(Array.from({ length: to - from + 1 }, (_, i) => `${dayLine(from + i, day)}\n`).join(''));
 const NOW_MS = Date.parse(NOW);
 
-// [name, the site files (no .meridian/: lost), the seq the next event gets, whether the log says the seq cannot be known]
+// [name, the site files (and what is kept of .meridian/), the seq the next event gets, whether the log says the seq cannot be known]
 const SEQ_ROWS: [string, () => Record<string, Buffer>, number, boolean][] = [
   ['a whole .gz', () => ({ 'site_20260301.ndjson.gz': Buffer.concat([encodeMember(dayLines('20260301', 1, 2)), encodeMember(dayLines('20260301', 3, 4))]) }), 5, false],
   ['a .gz truncated in its last member', () => {
@@ -221,6 +221,14 @@ const SEQ_ROWS: [string, () => Record<string, Buffer>, number, boolean][] = [
     return { 'site_20260301.ndjson.gz': Buffer.concat([encodeMember(dayLines('20260301', 1, 2)), b.subarray(0, 30)]) };
   }, NOW_MS + 1, true],
   ['a .gz truncated to nothing readable', () => ({ 'site_20260301.ndjson.gz': encodeMember(dayLines('20260301', 1, 2)).subarray(0, 30) }), NOW_MS + 1, true],
+  ['a truncated .gz and site-seq.json kept (seq 4)', () => ({
+    'site_20260301.ndjson.gz': Buffer.concat([encodeMember(dayLines('20260301', 1, 2)), encodeMember(dayLines('20260301', 3, 4)).subarray(0, 30)]),
+    '.meridian/site-seq.json': Buffer.from('{"site_seq":4}'),
+  }), 5, false],
+  ['a truncated .gz and a site-seq.json older than it (seq 1)', () => ({
+    'site_20260301.ndjson.gz': Buffer.concat([encodeMember(dayLines('20260301', 1, 2)), encodeMember(dayLines('20260301', 3, 4)).subarray(0, 30)]),
+    '.meridian/site-seq.json': Buffer.from('{"site_seq":1}'),
+  }), NOW_MS + 1, true],
   ['a truncated .gz followed by a later day', () => ({
     'site_20260301.ndjson.gz': Buffer.concat([encodeMember(dayLines('20260301', 1, 2)), encodeMember(dayLines('20260301', 3, 4)).subarray(0, 30)]),
     'site_20260302.ndjson': dayLines('20260302', 5, 6),
@@ -230,7 +238,10 @@ const SEQ_ROWS: [string, () => Record<string, Buffer>, number, boolean][] = [
 for (const [name, files, next, unknown] of SEQ_ROWS) {
   test(`.meridian/ lost beside ${name}: the site seq never goes back (the next seq: ${next})`, async () => {
     const siteDir = tempDir();
-    for (const [file, bytes] of Object.entries(files())) fs.writeFileSync(path.join(siteDir, file), bytes);
+    for (const [file, bytes] of Object.entries(files())) {
+      fs.mkdirSync(path.dirname(path.join(siteDir, file)), { recursive: true });
+      fs.writeFileSync(path.join(siteDir, file), bytes);
+    }
     const d = await startTestDaemon({ siteDir, clock: new ManualClock(NOW) });
     try {
       assert.is((await postEvent(d.url, { type: 'b', data: 1 })).json.seq, next);

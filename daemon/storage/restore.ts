@@ -77,8 +77,10 @@ export function restore(siteDir: string, logger: Logger, io: StorageFs, beforeRe
   const site = replayTarget(siteFiles, snap?.site, paths.site, logger, 'site', io);
   if (!fs.existsSync(paths.timeline)) rebuildTimeline(paths.timeline, siteFiles, knownRuns, io, logger, places);
   const segments = Timeline.read(paths.timeline, (m) => logger.warn(m), places, io);
-  continueSiteSeq(site, Math.max(snap?.site?.seq ?? 0, readSiteSeq(paths.siteSeq), ...segments.filter((s) => s.stream === 'site').map(siteSeqOf)), logger);
-  if (site.damagedTop !== undefined) continueUnknown(site, site.damagedTop, now, logger);
+  const recorded = Math.max(snap?.site?.seq ?? 0, readSiteSeq(paths.siteSeq), ...segments.filter((s) => s.stream === 'site').map(siteSeqOf));
+  // a record at or past the damaged file's readable top was written after its lines (a .gz is a closed day's): it is the floor
+  if (site.damagedTop !== undefined && (recorded === 0 || recorded < site.seq)) continueUnknown(site, site.damagedTop, now, logger);
+  continueSiteSeq(site, recorded, logger);
   const active = readActiveRun(paths.activeRun, (m) => logger.warn(m), places);
   const resumed = active ? replayActiveRun(siteDir, active, snap?.run ?? null, paths.run, logger, io) : undefined;
   const run = resumed && 'recovered' in resumed ? resumed : undefined;
@@ -144,8 +146,9 @@ function continueSiteSeq(site: Recovered, recorded: number, logger: Logger): voi
 }
 
 /**
- * The newest site seq cannot be known: the damaged file holds the highest seq read, and lines
- * past its damage (a truncated `.gz`) may have held higher ones. Rather than guess low (a seq
+ * The newest site seq cannot be known: the damaged file holds the highest seq read, lines
+ * past its damage (a truncated `.gz`) may have held higher ones, and no record under
+ * `.meridian/` reaches that seq (lost, or older than the file). Rather than guess low (a seq
  * given twice: a sink drops the new events as duplicates, a stream resume ends in 422), the
  * seq continues after the wall clock in ms since the epoch, a count no daemon reaches.
  */
