@@ -177,7 +177,7 @@ export class History {
   private note(found: DamagedFile, damaged: DamagedFile[]): void {
     const { file, reason } = found;
     if (!damaged.some((d) => d.file === file && d.reason === reason)) damaged.push({ file, reason });
-    if (this.damage.get(file) === reason) return;
+    if (this.damage.has(file)) return; // the first reason found is the file's in /status, logged once
     this.damage.set(file, reason);
     this.onDamage({ file, reason });
   }
