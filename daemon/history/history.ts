@@ -141,10 +141,10 @@ export class History {
    * there is noted as missing: it was moved away or deleted, and its events are not served.
    */
   private async readFile(file: string, head: StoreHead, wantedBlock: (b: Block) => boolean,
-    take: (line: string) => void, full: () => boolean, damaged: DamagedFile[], named = false): Promise<void> {
+    take: (line: string) => void, full: () => boolean, damaged: DamagedFile[], named: boolean): Promise<void> {
     const reader = await RecordedFile.open(file, this.members).catch((error: NodeJS.ErrnoException) => error);
     if (!(reader instanceof RecordedFile)) {
-      // a site day file gone since it was listed: retention
+      // (a site day file gone since it was listed is retention's: nothing to say)
       if (named) this.note(missing(file, reader), damaged);
       return;
     }
@@ -184,7 +184,9 @@ export class History {
 
   /** Build or extend the index of every file the head names (after start-up, so the first query is fast). */
   async warm(head: StoreHead, stopped: () => boolean): Promise<void> {
-    const runFiles = await Promise.all([...new Set(head.segments.flatMap((s) => (s.file && !s.removed ? [s.file] : [])))].map(runFile));
+    // the run files of segments that hold events (a suspended run's holds none), not deleted by retention
+    const named = head.segments.filter((s) => s.file !== undefined && !s.removed && s.to > s.after);
+    const runFiles = await Promise.all([...new Set(named.map((s) => s.file!))].map(runFile));
     for (const file of [...await this.siteFiles(), ...runFiles]) {
       if (stopped()) return;
       const reader = await RecordedFile.open(file, this.members).catch((error: NodeJS.ErrnoException) => error);
