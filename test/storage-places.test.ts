@@ -38,10 +38,10 @@ function asEarlierVersion(siteDir: string, dropSnapshot: boolean): void {
   else fs.writeFileSync(snapshot, fs.readFileSync(snapshot, 'utf8').replace(/"file":"([^"]*)"/g, (_, f) => `"file":${JSON.stringify(abs(f))}`));
 }
 
-/** Every path the state files hold (timeline files, run dirs, the active run's, the snapshot marks'). */
+/** Every path the state files hold (timeline files, run dirs, the active run's, the snapshot marks'), sorted. */
 function recordedPaths(siteDir: string): string[] {
   const dir = path.join(siteDir, '.meridian');
-  const text = STATE.map((name) => fs.readFileSync(path.join(dir, name), 'utf8')).join('\n');
+  const text = STATE.map((name) => (fs.existsSync(path.join(dir, name)) ? fs.readFileSync(path.join(dir, name), 'utf8') : '')).join('\n');
   return [...text.matchAll(/"(?:file|run_dir)":"([^"]*)"/g)].map((m) => m[1]!).sort();
 }
 
@@ -169,5 +169,35 @@ for (const [name, lost, crash] of LOST) {
     }
   });
 }
+
+test('a run_dir outside the site directory stays absolute: after a move the run is found where it is', async () => {
+  const parent = tempDir();
+  const siteDir = path.join(parent, 'site');
+  const outside = path.join(parent, 'usb', 'r1');
+  const clock = new ManualClock(NOW);
+  let d = await startTestDaemon({ siteDir, clock });
+  let before: string;
+  try {
+    await postEvent(d.url, { type: 'a', data: 1 });
+    await request(d.url, '/run/start', { body: { run_id: 'r1', run_dir: outside } });
+    await postEvent(d.url, { type: 'cam', data: 1 });
+    await request(d.url, '/run/stop', { method: 'POST' });
+    before = (await request(d.url, '/history')).text;
+  } finally {
+    await d.close();
+  }
+  const moved = path.join(parent, 'site2');
+  fs.renameSync(siteDir, moved);
+  d = await startTestDaemon({ siteDir: moved, clock });
+  try {
+    assert.is((await request(d.url, '/history')).text, before);
+    const runs = JSON.parse(fs.readFileSync(path.join(moved, '.meridian', 'runs.json'), 'utf8')).runs;
+    assert.equal(runs.map((r: any) => r.run_dir), [outside]);
+    assert.equal(recordedPaths(moved).filter((p) => path.isAbsolute(p)), [outside, path.join(outside, 'telemetry.ndjson'), path.join(outside, 'telemetry.ndjson')]);
+  } finally {
+    await d.close();
+    removeDir(parent);
+  }
+});
 
 test.run();
