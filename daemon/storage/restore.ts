@@ -65,11 +65,7 @@ export function restore(siteDir: string, logger: Logger, io: StorageFs, beforeRe
     logger.warn(`${snap.message}; replaying the files instead`);
     snap = undefined;
   }
-  // where the records' paths are now (the site directory may have been moved or copied)
-  const places = SitePlaces.fromMark(siteDir, snap?.site?.file);
-  if (places.former) logger.warn(`the site directory was at ${places.former}: its records are read at their places under ${places.siteDir}`);
-  if (snap?.site) snap.site = { ...snap.site, file: places.place(snap.site.file) };
-  if (snap?.run) snap.run = { ...snap.run, file: places.place(snap.run.file) };
+  const places = placesOf(siteDir, snap, logger);
   beforeReplay(places);
   const knownRuns = fs.existsSync(paths.runs) ? readKnownRuns(paths.runs, (m) => logger.warn(m), places) : discoverRuns(siteDir, io);
   const siteFiles = listSiteFiles(siteDir);
@@ -102,6 +98,15 @@ export function restore(siteDir: string, logger: Logger, io: StorageFs, beforeRe
     // a compressed last file is closed: the first event opens the file of its own day
   const last = siteFiles.at(-1);
   return { site, siteFile: last && !isCompressed(last) ? last : '', run, suspended, current, knownRuns, places };
+}
+
+/** Where the records' paths are now (the site directory may have been moved or copied); the snapshot's marks are placed. */
+function placesOf(siteDir: string, snap: SnapshotFile | undefined, logger: Logger): SitePlaces {
+  const places = SitePlaces.fromMark(siteDir, snap?.site?.file);
+  if (places.former) logger.warn(`the site directory was at ${places.former}: its records are read at their places under ${places.siteDir}`);
+  if (snap?.site) snap.site = { ...snap.site, file: places.place(snap.site.file) };
+  if (snap?.run) snap.run = { ...snap.run, file: places.place(snap.run.file) };
+  return places;
 }
 
 /**
