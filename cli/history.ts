@@ -61,7 +61,11 @@ export async function runHistory(typeArg: unknown, opts: ParsedOptions, io: CliI
     }
     if (csv) show(io, historyCsv(all, allTexts));
     else if (table && !columns) say(io, `no ${JSON.stringify(type)} events in that range`);
-    for (const [file, reason] of damaged) say(io, `damaged: ${file}: ${reason}; the events it still holds were shown, the rest of it could not be read`);
+    for (const [file, reason] of damaged) {
+      // a run file the timeline names that is not there (the daemon reports it as damaged, reason "missing (...)")
+      if (reason.startsWith('missing')) say(io, `missing: ${file}: ${reason.slice('missing '.length)}`);
+      else say(io, `damaged: ${file}: ${reason}; the events it still holds were shown, the rest of it could not be read`);
+    }
     return damaged.size > 0 ? EXIT.DAEMON_ERROR : 0;
   } finally {
     client.close();

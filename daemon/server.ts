@@ -112,7 +112,7 @@ export async function startDaemon(config: DaemonConfig, deps: {
   const drain = new Drain(logger, { keepAliveTimeout: 5000, requireHostHeader: false });
   const server = drain.server;
   const history = new History(config.siteDir, statePaths(config.siteDir).index,
-    ({ file, reason }) => logger.error(`${file} is damaged: ${reason}; what it holds besides is served`));
+    ({ file, reason }) => logger.error(reason.startsWith('missing') ? `${file} is ${reason}` : `${file} is damaged: ${reason}; what it holds besides is served`));
   const streams = new StreamHub(store, logger);
   let warming = true;
   const close = (options?: { now?: boolean }) => {
@@ -139,7 +139,7 @@ export async function startDaemon(config: DaemonConfig, deps: {
   metrics.watchSinks(() => forwarding.status());
   const housekeeping = config.compressAfterMs === undefined && config.retainMs === undefined ? undefined : new Housekeeping({
     siteDir: config.siteDir, compressAfterMs: config.compressAfterMs, retainMs: config.retainMs, clock: deps.clock, logger,
-    inUse: () => store.filesInUse(), heldBack: (file) => deps.heldBack?.(file) === true || forwarding.holds(file), intervalMs: deps.housekeepingIntervalMs,
+    inUse: () => store.filesInUse(), onDeleted: (file) => store.fileRemoved(file), heldBack: (file) => deps.heldBack?.(file) === true || forwarding.holds(file), intervalMs: deps.housekeepingIntervalMs,
   });
   let address = hostPort(config.host, config.port);
   const app = buildApp({

@@ -233,9 +233,10 @@ test('derived run ids never repeat across restarts, and when a run directory was
     assert.equal(JSON.parse(fs.readFileSync(path.join(siteDir, '.meridian', 'runs.json'), 'utf8')), {
       format: 1,
       runs: [
-        { run_id: '001', run_dir: path.join(siteDir, 'runs', 'night1'), started_at: T0, last_seq: 0 },
-        { run_id: '002', run_dir: path.join(siteDir, '002'), started_at: T0, last_seq: 0 },
-        { run_id: '003', run_dir: path.join(siteDir, 'runs', 'night2'), started_at: T0 },
+        // run dirs inside the site directory are recorded relative to it (a site directory moved keeps its runs)
+        { run_id: '001', run_dir: path.join('runs', 'night1'), started_at: T0, last_seq: 0 },
+        { run_id: '002', run_dir: '002', started_at: T0, last_seq: 0 },
+        { run_id: '003', run_dir: path.join('runs', 'night2'), started_at: T0 },
       ],
     });
   } finally {

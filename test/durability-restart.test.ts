@@ -185,7 +185,7 @@ test('a snapshot of format 1 (an earlier version) is read, and replaced by forma
   assert.is((await request(d.url, '/current?freshness=false')).text, `{"current":{"dome":${lines[1]},"weather":${lines[2]}}}`);
   const snap = JSON.parse(fs.readFileSync(path.join(site.dir, '.meridian', 'snapshot.json'), 'utf8'));
   assert.equal({ format: snap.format, site: snap.site, run: snap.run, current: snap.current },
-    { format: 3, site: { file: siteFile, offset: Buffer.byteLength(`${lines.join('\n')}\n`), seq: 3 }, run: null, current: [JSON.parse(lines[2]!), JSON.parse(lines[1]!)] });
+    { format: 3, site: { file: path.basename(siteFile), offset: Buffer.byteLength(`${lines.join('\n')}\n`), seq: 3 }, run: null, current: [JSON.parse(lines[2]!), JSON.parse(lines[1]!)] });
   assert.is((await postEvent(d.url, { type: 'dome', data: 'shut' })).json.seq, 4);
 }));
 

@@ -103,7 +103,8 @@ const DAMAGED: Array<[string, Record<string, string | null>, (state: string) => 
     (s) => `WARN active run record ${path.join(s, 'active-run.json')} is damaged (not a whole run record); starting with no active run`],
   ['active-run.json without its start offset', { 'active-run.json': JSON.stringify({ record: RUN }) },
     (s) => `WARN active run record ${path.join(s, 'active-run.json')} is damaged (not a whole run record); starting with no active run`],
-  ['active-run.json with a relative run_dir', { 'active-run.json': JSON.stringify({ record: { ...RUN, run_dir: 'night1' }, start_offset: 0 }) },
+  // (a relative run_dir is read under the site directory: this version records run dirs inside it so, storage.md)
+  ['active-run.json with an empty run_dir', { 'active-run.json': JSON.stringify({ record: { ...RUN, run_dir: '' }, start_offset: 0 }) },
     (s) => `WARN active run record ${path.join(s, 'active-run.json')} is damaged (not a whole run record); starting with no active run`],
   ['active-run.json a directory', { 'active-run.json': null },
     (s) => `WARN active run record ${path.join(s, 'active-run.json')} cannot be read (EISDIR); starting with no active run`],

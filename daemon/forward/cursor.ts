@@ -18,6 +18,8 @@ export interface CursorWriting {
   onSaveError(error: unknown): void;
   sync: CursorSync;
   now(): number;
+  /** How files are recorded (relative inside the site directory) and read back (where they are now): storage/site-places.ts. */
+  places?: { record(file: string): string; place(recorded: string): string };
 }
 
 /** A sink's cursor as the loop uses it: positions per stream, saved in the background on every move. */
@@ -45,7 +47,9 @@ export class SinkCursor {
   load(): boolean | Error {
     const saved = loadCursor(this.file);
     if (saved === undefined || saved instanceof Error) return saved ?? false;
-    this.streams = saved.streams;
+    const { places } = this.writing;
+    // a site directory moved or copied: each position's file where it is now
+    this.streams = places ? Object.fromEntries(Object.entries(saved.streams).map(([s, p]) => [s, { ...p, file: places.place(p.file) }])) : saved.streams;
     this.timelineMark = saved.timeline;
     this.skippedList = saved.skipped ?? [];
     this.generation = saved.generation ?? 0;
@@ -134,7 +138,9 @@ export class SinkCursor {
         this.dirty = false;
         const whole = this.wholeNext;
         this.wholeNext = false;
-        const body: CursorFile = { format: FORMAT, sink: this.sink, generation: ++this.generation, streams: { ...this.streams } };
+        const { places } = this.writing;
+        const streams = places ? Object.fromEntries(Object.entries(this.streams).map(([s, p]) => [s, { ...p, file: places.record(p.file) }])) : { ...this.streams };
+        const body: CursorFile = { format: FORMAT, sink: this.sink, generation: ++this.generation, streams };
         if (this.timelineMark !== undefined) body.timeline = this.timelineMark;
         if (this.skippedList.length > 0) body.skipped = this.skippedList;
         try {

@@ -4,7 +4,7 @@ import type { Clock } from '../../lib/time.js';
 import type { SinkStatus } from '../../lib/wire.js';
 import { retryDelay } from './backoff.js';
 import type { CursorSync } from './cursor-file.js';
-import { deliveredAll, SinkCursor } from './cursor.js';
+import { deliveredAll, SinkCursor, type CursorWriting } from './cursor.js';
 import { countDeadLetters, writeDeadLetter } from './dead-letter.js';
 import { within, withTimeout } from './deadline.js';
 import { EphemeralQueue } from './ephemeral.js';
@@ -38,6 +38,8 @@ export interface ForwarderDeps {
   stateDir: string;
   /** How the cursor is written: the daemon's --fsync mode. */
   cursorSync: CursorSync;
+  /** How the store records paths (relative inside the site directory): the cursor records its files the same way. */
+  places?: CursorWriting['places'];
   /** Where the store's writing stands: the timeline's segments (runs), the site's end, the active run's. */
   head(): StoreHead;
   /** The newest seq with a line per stream recorded since start (an ephemeral seq after it is nothing to deliver). */
@@ -85,7 +87,7 @@ export class Forwarder {
     const cursorFile = path.join(deps.stateDir, `${deps.spec.name}.cursor.json`);
     this.cursor = new SinkCursor(cursorFile, deps.spec.name, {
       onSaveError: (error) => deps.logger.error(`sink ${deps.spec.name}: could not write ${cursorFile} (${errorText(error)}); records may be sent again after a restart`),
-      sync: deps.cursorSync, now: () => deps.clock.now(),
+      sync: deps.cursorSync, now: () => deps.clock.now(), places: deps.places,
     });
     this.deadFile = path.join(deps.stateDir, `${deps.spec.name}.dead.ndjson`);
     this.share = new IngestShare(deps.loopSampler);

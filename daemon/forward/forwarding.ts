@@ -64,7 +64,7 @@ export function startForwarding(specs: readonly SinkSpec[], deps: ForwardingDeps
   let recorded = 0;
   const lineSeqs = new Map<string, number>();
   const forwarders = specs.map((spec) => new Forwarder({
-    spec, sink: lazySink(spec, current), tail, stateDir, cursorSync: CURSOR_SYNC[deps.fsync ?? 'batch'], head: () => store.head(), lineSeqs, recordedCount: () => recorded,
+    spec, sink: lazySink(spec, current), tail, stateDir, cursorSync: CURSOR_SYNC[deps.fsync ?? 'batch'], places: store.places, head: () => store.head(), lineSeqs, recordedCount: () => recorded,
     loopSampler: deps.loopSampler ?? ((since) => performance.eventLoopUtilization(since)),
     clock: deps.clock, logger: deps.logger, random: deps.random ?? Math.random,
   }));

@@ -92,7 +92,8 @@ export class History {
       if (upper <= lower) continue;
       const files = segment.file ? [await runFile(segment.file)] : await this.siteFiles();
       const room = { count: limit - result.count, bytes: maxBytes - result.bytes };
-      for (const { line, seq } of await this.readSegment(files, head, lower, upper, filter, room, result.damaged)) {
+      const named = segment.file !== undefined && segment.removed !== true;
+      for (const { line, seq } of await this.readSegment(files, head, lower, upper, filter, room, result.damaged, named)) {
         result.count++;
         result.bytes += line.length;
         result.last = { segment: i, seq, stream: segment.stream };
@@ -111,7 +112,7 @@ export class History {
    * later seq can enter it, so the other files' blocks beyond it are not read.
    */
   private async readSegment(files: readonly string[], head: StoreHead, lower: number, upper: number, filter: ReadFilter,
-    room: { count: number; bytes: number }, damaged: DamagedFile[]): Promise<Kept[]> {
+    room: { count: number; bytes: number }, damaged: DamagedFile[], named: boolean): Promise<Kept[]> {
     let kept: Kept[] = [];
     let bound = upper;
     for (const file of files) {
@@ -125,7 +126,7 @@ export class History {
         mine.push({ line, seq: keys.seq });
         bytes += line.length;
       };
-      await this.readFile(file, head, (b) => wanted(b, lower, bound, filter), take, full, damaged);
+      await this.readFile(file, head, (b) => wanted(b, lower, bound, filter), take, full, damaged, named);
       if (mine.length === 0) continue;
       kept = pageOf(kept.length === 0 ? mine : mergeBySeq(kept, mine), room);
       const keptBytes = kept.reduce((n, k) => n + k.line.length, 0);
@@ -134,11 +135,20 @@ export class History {
     return kept;
   }
 
-  /** Read the lines of a file in the blocks its index says can hold what `wanted` asks for; damage is noted. */
+  /**
+   * Read the lines of a file in the blocks its index says can hold what `wanted` asks for;
+   * damage is noted. A run file (`named`: the timeline names it, it is not listed) that is not
+   * there is noted as missing: it was moved away or deleted, and its events are not served.
+   */
   private async readFile(file: string, head: StoreHead, wantedBlock: (b: Block) => boolean,
-    take: (line: string) => void, full: () => boolean, damaged: DamagedFile[]): Promise<void> {
-    const reader = await RecordedFile.open(file, this.members).catch(() => undefined);
-    if (!reader) return; // gone since it was listed (retention)
+    take: (line: string) => void, full: () => boolean, damaged: DamagedFile[], named: boolean): Promise<void> {
+    const reader = await RecordedFile.open(file, this.members).catch((error: NodeJS.ErrnoException) => error);
+    if (!(reader instanceof RecordedFile)) {
+      // (a site day file gone since it was listed is retention's: nothing to say)
+      if (named) this.note(missing(file, reader), damaged);
+      return;
+    }
+    if (this.damage.get(file)?.startsWith(MISSING)) this.damage.delete(file); // put back
     try {
       const end = this.endOf(file, head) ?? reader.size;
       if (end === undefined) {
@@ -160,22 +170,30 @@ export class History {
 
   /** Keep what a reader found damaged: in the answer's list and the daemon's. */
   private noteDamage(reader: RecordedFile, damaged: DamagedFile[]): void {
-    const { file } = reader;
-    for (const reason of new Set(reader.damage)) {
-      if (!damaged.some((d) => d.file === file && d.reason === reason)) damaged.push({ file, reason });
-      if (this.damage.has(file)) continue;
-      this.damage.set(file, reason);
-      this.onDamage({ file, reason });
-    }
+    for (const reason of new Set(reader.damage)) this.note({ file: reader.file, reason }, damaged);
+  }
+
+  /** Note one damaged (or missing) file: in the answer's list, and once in the daemon's (told to `onDamage`). */
+  private note(found: DamagedFile, damaged: DamagedFile[]): void {
+    const { file, reason } = found;
+    if (!damaged.some((d) => d.file === file && d.reason === reason)) damaged.push({ file, reason });
+    if (this.damage.has(file)) return; // the first reason found is the file's in /status, logged once
+    this.damage.set(file, reason);
+    this.onDamage({ file, reason });
   }
 
   /** Build or extend the index of every file the head names (after start-up, so the first query is fast). */
   async warm(head: StoreHead, stopped: () => boolean): Promise<void> {
-    const runFiles = await Promise.all([...new Set(head.segments.flatMap((s) => (s.file ? [s.file] : [])))].map(runFile));
+    // the run files of segments that hold events (a suspended run's holds none), not deleted by retention
+    const named = head.segments.filter((s) => s.file !== undefined && !s.removed && s.to > s.after);
+    const runFiles = await Promise.all([...new Set(named.map((s) => s.file!))].map(runFile));
     for (const file of [...await this.siteFiles(), ...runFiles]) {
       if (stopped()) return;
-      const reader = await RecordedFile.open(file, this.members).catch(() => undefined);
-      if (!reader) continue;
+      const reader = await RecordedFile.open(file, this.members).catch((error: NodeJS.ErrnoException) => error);
+      if (!(reader instanceof RecordedFile)) {
+        if (runFiles.includes(file) && file !== head.run?.file) this.note(missing(file, reader), []);
+        continue;
+      }
       try {
         const end = this.endOf(file, head) ?? reader.size;
         // an older single-member gzip has no index: it is read (and its damage found) by the queries that reach it
@@ -219,6 +237,13 @@ export class History {
     this.indexes.set(file, { identity, index: next.catch(() => previous) });
     return next;
   }
+}
+
+const MISSING = 'missing';
+
+/** How a run file that is not there is reported (as a damaged file: /history, /status, the log). */
+function missing(file: string, error: NodeJS.ErrnoException): DamagedFile {
+  return { file, reason: `${MISSING} (${error.code ?? error.message}): the run file was moved away or deleted; its events are not served` };
 }
 
 /** A run's file: as written, or its `.gz` once retention compressed it (a stopped run's). */

@@ -1,4 +1,5 @@
 import type { Logger } from '../../lib/log.js';
+import type { SitePlaces } from './site-places.js';
 import { errorCode } from './state-files.js';
 import type { StorageFs } from './storage-fs.js';
 
@@ -71,7 +72,7 @@ export class BatchJournal {
  * gone or shorter is left alone) and empty the journal. A journal that is not a whole entry
  * was torn before the batch's first line was written: it is emptied. Logged either way.
  */
-export function settleBatchJournal(file: string, logger: Logger, io: StorageFs): void {
+export function settleBatchJournal(file: string, logger: Logger, io: StorageFs, places: SitePlaces): void {
   let raw: string;
   try {
     raw = io.readFileSync(file, 'utf8');
@@ -84,7 +85,8 @@ export function settleBatchJournal(file: string, logger: Logger, io: StorageFs):
   if (!entry) {
     logger.warn(`batch journal ${file} holds a torn entry (the daemon stopped before writing the batch); nothing to cut`);
   } else {
-    for (const [target, length] of entry.files) cutBack(target, length, entry, logger, io);
+    // a file of the site directory where it is now: a copy's journal never cuts the original's files
+    for (const [target, length] of entry.files) cutBack(places.place(target), length, entry, logger, io);
   }
   try {
     io.truncateSync(file, 0);

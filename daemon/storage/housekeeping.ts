@@ -28,6 +28,8 @@ export interface HousekeepingOptions {
    * file is neither compressed nor deleted. Forwarders answer it; without them nothing is held.
    */
   heldBack?: (file: string) => boolean;
+  /** Told of every file retention deletes (the store notes a run's as removed, not missing). */
+  onDeleted?: (file: string) => void;
   /** How often a pass runs (default hourly; 0: only when runOnce is called). */
   intervalMs?: number;
 }
@@ -114,6 +116,7 @@ export class Housekeeping {
         if (retain && retainMs !== undefined && age > retainMs) {
           fs.unlinkSync(entry.file);
           report.deleted.push(entry.file);
+          this.opts.onDeleted?.(entry.file);
           logger.info(`retention: deleted ${entry.file} (${entry.bytes} bytes)`);
         } else if (entry.file.endsWith(GZ) && compressAfterMs !== undefined && isSingleMember(entry.file)) {
           await recompressFile(entry.file, { stopped: () => this.stopped });

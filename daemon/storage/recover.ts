@@ -21,6 +21,11 @@ export interface Recovered {
   replayed: number;
   /** Whether the replay resumed at the mark; false: it read the files from their start. */
   fromMark: boolean;
+  /**
+   * A damaged file that holds the highest seq read (lines past its damage may have held higher
+   * ones): the newest seq given cannot be known from the files. Undefined when none is.
+   */
+  damagedTop?: string;
 }
 
 /**
@@ -52,21 +57,26 @@ export function replayTarget(files: string[], mark: TargetMark | null | undefine
   const covered = fromMark ? mark!.seq : 0;
   const newest = new NewestLines();
   let replayed = 0;
+  const damaged: { file: string; top: number }[] = [];
   for (let i = from; i < files.length; i++) {
     const file = files[i]!;
     newest.nextFile();
+    let top = 0;
     const scan = scanFile(file, i === from ? offset : 0, (env, line) => {
       replayed++;
       if (env.seq > seq) seq = env.seq;
+      if (env.seq > top) top = env.seq;
       newest.note(env.seq);
       if (env.seq > covered && !held.has(env.seq)) newest.offer(env, line);
     }, io);
     reportScan(file, scan, logger, io);
+    if (scan.damage.length > 0) damaged.push({ file, top });
   }
+  const damagedTop = damaged.find((d) => d.top >= seq)?.file;
   const readings = new Map<string, Reading>();
   for (const { env, line } of newest.lines()) readings.set(env.type, readingOfLine(env, line));
   if (side) seq = Math.max(seq, replayEphemeral(side.ephemeral, fromMark ? mark!.seq : 0, held, readings, logger, io));
-  return { seq, readings, replayed, fromMark };
+  return { seq, readings, replayed, fromMark, ...(damagedTop === undefined ? {} : { damagedTop }) };
 }
 
 /**

@@ -12,9 +12,10 @@ import { assertSafeRunId, resolveRunDir } from './run-resolve.js';
 import { parseEnvelope } from '../ndjson/head.js';
 import { isCompressed, listSiteFiles, RUN_FILE } from '../ndjson/names.js';
 import { scanFile } from '../ndjson/scan.js';
-import { nodeFs, type StorageFs } from './storage-fs.js';
+import type { StorageFs } from './storage-fs.js';
 import type { SidePaths } from './target.js';
 import { discoverRuns, runFilesOf } from './run-files.js';
+import { SitePlaces } from './site-places.js';
 import { Timeline, type Segment } from './timeline.js';
 import { rebuildTimeline } from './timeline-rebuild.js';
 import {
@@ -45,6 +46,8 @@ export interface Restored {
   /** The current view's readings. */
   current: Reading[];
   knownRuns: KnownRun[];
+  /** How the state files record paths, and where those of earlier versions are now. */
+  places: SitePlaces;
 }
 
 /**
@@ -55,21 +58,26 @@ export interface Restored {
  * each type's reading recorded last wins: by seq in a target, by the timeline across targets,
  * by `ts` only where neither tells (see record-order.ts).
  */
-export function restore(siteDir: string, logger: Logger, io: StorageFs = nodeFs): Restored {
+export function restore(siteDir: string, logger: Logger, io: StorageFs, beforeReplay: (places: SitePlaces) => void, now: number): Restored {
   const paths = statePaths(siteDir);
   let snap = readSnapshot(paths.snapshot);
   if (snap instanceof Error) {
     logger.warn(`${snap.message}; replaying the files instead`);
     snap = undefined;
   }
-  const knownRuns = fs.existsSync(paths.runs) ? readKnownRuns(paths.runs, (m) => logger.warn(m)) : discoverRuns(siteDir, io);
+  const places = placesOf(siteDir, snap, logger);
+  beforeReplay(places);
+  const knownRuns = fs.existsSync(paths.runs) ? readKnownRuns(paths.runs, (m) => logger.warn(m), places) : discoverRuns(siteDir, io);
   const siteFiles = listSiteFiles(siteDir);
   if (!snap && siteFiles.length > 0) logger.warn(`no usable snapshot; replaying ${siteFiles.length} site file(s)`);
   const site = replayTarget(siteFiles, snap?.site, paths.site, logger, 'site', io);
-  if (!fs.existsSync(paths.timeline)) rebuildTimeline(paths.timeline, siteFiles, knownRuns, io, logger);
-  const segments = Timeline.read(paths.timeline, (m) => logger.warn(m), io);
-  continueSiteSeq(site, Math.max(snap?.site?.seq ?? 0, readSiteSeq(paths.siteSeq), ...segments.filter((s) => s.stream === 'site').map(siteSeqOf)), logger);
-  const active = readActiveRun(paths.activeRun, (m) => logger.warn(m));
+  if (!fs.existsSync(paths.timeline)) rebuildTimeline(paths.timeline, siteFiles, knownRuns, io, logger, places);
+  const segments = Timeline.read(paths.timeline, (m) => logger.warn(m), places, io);
+  const recorded = Math.max(snap?.site?.seq ?? 0, readSiteSeq(paths.siteSeq), ...segments.filter((s) => s.stream === 'site').map(siteSeqOf));
+  // a record at or past the damaged file's readable top was written after its lines (a .gz is a closed day's): it is the floor
+  if (site.damagedTop !== undefined && (recorded === 0 || recorded < site.seq)) continueUnknown(site, site.damagedTop, now, logger);
+  continueSiteSeq(site, recorded, logger);
+  const active = readActiveRun(paths.activeRun, (m) => logger.warn(m), places);
   const resumed = active ? replayActiveRun(siteDir, active, snap?.run ?? null, paths.run, logger, io) : undefined;
   const run = resumed && 'recovered' in resumed ? resumed : undefined;
   const suspended = resumed && 'suspended' in resumed ? resumed.suspended : undefined;
@@ -77,7 +85,7 @@ export function restore(siteDir: string, logger: Logger, io: StorageFs = nodeFs)
   const fromSnapshot = snap?.current.map((line, i) => lineReading(line, received?.[i] ?? NaN)).filter((r): r is Reading => r !== undefined) ?? [];
   let current: Reading[];
   if (snap && (snap.site === null || site.fromMark)) {
-    current = overlay([fromSnapshot, [...site.readings.values()], [...(run?.recovered.readings.values() ?? [])]]);
+    current = overlay([fromSnapshot, [...site.readings.values()], [...(run?.recovered.readings.values() ?? orphanRun(segments, snap, io))]]);
   } else {
     const runFiles = runFilesOf(siteDir, knownRuns).filter((file) => file !== run?.file);
     current = newestRecorded(segments, [
@@ -89,7 +97,16 @@ export function restore(siteDir: string, logger: Logger, io: StorageFs = nodeFs)
   }
     // a compressed last file is closed: the first event opens the file of its own day
   const last = siteFiles.at(-1);
-  return { site, siteFile: last && !isCompressed(last) ? last : '', run, suspended, current, knownRuns };
+  return { site, siteFile: last && !isCompressed(last) ? last : '', run, suspended, current, knownRuns, places };
+}
+
+/** Where the records' paths are now (the site directory may have been moved or copied); the snapshot's marks are placed. */
+function placesOf(siteDir: string, snap: SnapshotFile | undefined, logger: Logger): SitePlaces {
+  const places = SitePlaces.fromMark(siteDir, snap?.site?.file);
+  if (places.former) logger.warn(`the site directory was at ${places.former}: its records are read at their places under ${places.siteDir}`);
+  if (snap?.site) snap.site = { ...snap.site, file: places.place(snap.site.file) };
+  if (snap?.run) snap.run = { ...snap.run, file: places.place(snap.run.file) };
+  return places;
 }
 
 /**
@@ -133,9 +150,36 @@ function continueSiteSeq(site: Recovered, recorded: number, logger: Logger): voi
   site.seq = recorded;
 }
 
+/**
+ * The newest site seq cannot be known: the damaged file holds the highest seq read, lines
+ * past its damage (a truncated `.gz`) may have held higher ones, and no record under
+ * `.meridian/` reaches that seq (lost, or older than the file). Rather than guess low (a seq
+ * given twice: a sink drops the new events as duplicates, a stream resume ends in 422), the
+ * seq continues after the wall clock in ms since the epoch, a count no daemon reaches.
+ */
+function continueUnknown(site: Recovered, file: string, now: number, logger: Logger): void {
+  const floor = Number.isSafeInteger(Math.floor(now)) ? Math.floor(now) : 0;
+  if (floor <= site.seq) return;
+  logger.warn(`${file} is damaged and holds the highest seq read (${site.seq}): seqs past its damage cannot be known; ` +
+    `the site seq continues after ${floor} (the clock in ms since 1970) so that no seq is given twice`);
+  site.seq = floor;
+}
+
 /** The highest site seq a segment of the timeline records. */
 function siteSeqOf(segment: Segment): number {
   return Number.isFinite(segment.to) ? Math.max(segment.after, segment.to) : segment.after;
+}
+
+/**
+ * The readings an open run recorded after the snapshot when its record (`active-run.json`) is
+ * lost: the run is closed (the timeline journals its stop), and what it recorded after the
+ * snapshot stays current, as it does when all of `.meridian/` is lost (docs/storage.md).
+ */
+function orphanRun(segments: readonly Segment[], snap: SnapshotFile, io: StorageFs): Reading[] {
+  const open = segments.at(-1);
+  if (!open?.file || Number.isFinite(open.to) || !fs.existsSync(open.file)) return [];
+  const after = snap.run && snap.run.file === open.file ? Math.max(snap.run.seq, open.after) : open.after;
+  return readingsOf(open.file, io).filter((reading) => reading.seq > after);
 }
 
 /** Readings in order, a later one replacing an earlier one of the same type. */

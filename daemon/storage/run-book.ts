@@ -4,6 +4,7 @@ import type { RunRecord } from '../../lib/wire.js';
 import { RUN_FILE } from './restore.js';
 import { prepareRunDir } from './run-dir.js';
 import { assertSafeRunId, nextRunId, resolveRunDir } from './run-resolve.js';
+import type { SitePlaces } from './site-places.js';
 import { writeKnownRuns, type KnownRun } from './state-files.js';
 import type { StorageFs } from './storage-fs.js';
 
@@ -39,11 +40,13 @@ export class RunBook {
   private readonly siteDir: string;
   private readonly file: string;
   private runs: KnownRun[];
+  private readonly places: SitePlaces;
 
-  constructor(siteDir: string, file: string, runs: KnownRun[]) {
+  constructor(siteDir: string, file: string, runs: KnownRun[], places: SitePlaces) {
     this.siteDir = siteDir;
     this.file = file;
     this.runs = runs;
+    this.places = places;
   }
 
   /** Resolve id, directory and seq of a run start (docs/http-api.md, run start); creates the directory. */
@@ -66,7 +69,7 @@ export class RunBook {
   /** Remember a run that starts now (written before the run is active: its id is taken even if the start fails later). */
   started(record: RunRecord): void {
     const runs = [...this.runs, { run_id: record.run_id, run_dir: record.run_dir, started_at: record.started_at }];
-    writeKnownRuns(this.file, runs);
+    writeKnownRuns(this.file, runs, this.places);
     this.runs = runs;
   }
 
@@ -74,7 +77,7 @@ export class RunBook {
   stopped(record: RunRecord, lastSeq: number): void {
     const runs = this.runs.map((run) => (run.run_id === record.run_id && run.started_at === record.started_at
       ? { ...run, last_seq: lastSeq } : run));
-    writeKnownRuns(this.file, runs);
+    writeKnownRuns(this.file, runs, this.places);
     this.runs = runs;
   }
 }

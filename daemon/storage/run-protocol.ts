@@ -2,7 +2,7 @@ import { MeridianError } from '../../lib/errors.js';
 import { formatTs } from '../../lib/time.js';
 import type { RunBook, ValidRunStart } from './run-book.js';
 import { writeFailure } from './disk-space.js';
-import { errorCode, removeIfExists, writeJsonAtomic, type ActiveRunState } from './state-files.js';
+import { errorCode, removeIfExists, writeActiveRun, type ActiveRunState } from './state-files.js';
 import { activeRunOf, type StoreCore } from './store-core.js';
 import { Target } from './target.js';
 
@@ -40,7 +40,7 @@ export class RunProtocol {
       // the journal first: a crash before the record leaves a start the next open closes again
       core.timeline.runStarted(record.run_id, file, core.site.seq, seq, record.started_at);
       const state: ActiveRunState = { record, record_json: recordJson, start_offset: resolved.size, start_seq: seq };
-      writeJsonAtomic(core.paths.activeRun, state, core.io);
+      writeActiveRun(core.paths.activeRun, state, core.places, core.io);
     } catch (error) {
       target.close(false);
       core.timeline.undoStart(record.run_id, file, core.site.seq, seq, record.started_at);

@@ -41,10 +41,13 @@ export class Snapshots {
   write(): void {
     const core = this.core;
     this.flush();
-    const site = core.site.path ? this.mark(core.site) : core.closedSiteMark;
+    const siteMark = core.site.path ? this.mark(core.site) : core.closedSiteMark;
+    // the marks' files in their recorded form (relative inside the site directory: site-places.ts)
+    const site = siteMark && { ...siteMark, file: core.places.record(siteMark.file) };
     const run = core.run
       ? { ...this.mark(core.run.target), run_id: core.run.record.run_id, started_at: core.run.record.started_at }
       : null;
+    if (run) run.file = core.places.record(run.file);
     const readings = core.view.entries();
     const current = readings.map((reading) => reading.json);
     // when each was received, so that a restart knows how long it has been held (lib/reading-age.ts)

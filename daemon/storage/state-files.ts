@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { setMember } from '../../lib/json-text.js';
 import type { RunRecord } from '../../lib/wire.js';
+import type { SitePlaces } from './site-places.js';
 import { nodeFs, type StorageFs } from './storage-fs.js';
 
 // The daemon's own bookkeeping under `<site_dir>/.meridian/`: the snapshot that makes
@@ -102,30 +104,58 @@ export function writeFileAtomic(file: string, write: (put: (piece: Buffer) => vo
   if (opts.syncDir ?? true) syncDir(path.dirname(file), io);
 }
 
-/** The runs recorded in `runs.json`, oldest first; [] when none (or unreadable, reported through `warn`). */
-export function readKnownRuns(file: string, warn: (message: string) => void): KnownRun[] {
+/**
+ * The runs recorded in `runs.json`, oldest first, each run_dir where it is now (site-places.ts);
+ * [] when none (or unreadable, reported through `warn`). A list of an earlier version (absolute
+ * paths inside the site directory) is written again in the recorded form.
+ */
+export function readKnownRuns(file: string, warn: (message: string) => void, places: SitePlaces): KnownRun[] {
   const raw = readIfExists(file);
   if (raw === undefined) return [];
   try {
     const runs = (JSON.parse(raw) as { runs?: unknown }).runs;
     if (Array.isArray(runs)) {
-      return runs.filter((r): r is KnownRun => typeof r?.run_id === 'string' && typeof r.run_dir === 'string');
+      const known = runs.filter((r): r is KnownRun => typeof r?.run_id === 'string' && typeof r.run_dir === 'string');
+      const placed = known.map((run) => ({ ...run, run_dir: places.place(run.run_dir) }));
+      if (known.some((run) => places.stale(run.run_dir))) rewrite(file, () => writeKnownRuns(file, placed, places), warn);
+      return placed;
     }
   } catch { /* reported below */ }
   warn(`run list ${file} is unreadable; run ids are derived from the directories only`);
   return [];
 }
 
-/** Write the list of known runs (atomically). */
-export function writeKnownRuns(file: string, runs: KnownRun[]): void {
-  writeJsonAtomic(file, { format: 1, runs });
+/** Write the list of known runs (atomically), each run_dir in its recorded form. */
+export function writeKnownRuns(file: string, runs: KnownRun[], places: SitePlaces): void {
+  writeJsonAtomic(file, { format: 1, runs: runs.map((run) => ({ ...run, run_dir: places.record(run.run_dir) })) });
+}
+
+/** Write the active run record (atomically), its run_dir in the recorded form (in the record as answered too). */
+export function writeActiveRun(file: string, state: ActiveRunState, places: SitePlaces, io: StorageFs = nodeFs): void {
+  writeJsonAtomic(file, recordedState(state, places.record(state.record.run_dir)), io);
+}
+
+/** A state whose run_dir (in the record and the record as answered) is `runDir`. */
+function recordedState(state: ActiveRunState, runDir: string): ActiveRunState {
+  const dirJson = JSON.stringify(runDir);
+  return { ...state, record: { ...state.record, run_dir: runDir },
+    ...(state.record_json === undefined ? {} : { record_json: setMember(state.record_json, 'run_dir', dirJson) }) };
+}
+
+/** Write a state file of an earlier version again in the recorded form; a failure is only reported (it is read right either way). */
+function rewrite(file: string, write: () => void, warn: (message: string) => void): void {
+  try {
+    write();
+  } catch (error) {
+    warn(`could not write ${file} with paths relative to the site directory (${errorCode(error)})`);
+  }
 }
 
 /**
  * Read the active run state; undefined when none, or when it cannot be read or is not a
  * whole record (reported through `warn`: the daemon then starts with no active run).
  */
-export function readActiveRun(file: string, warn: (message: string) => void): ActiveRunState | undefined {
+export function readActiveRun(file: string, warn: (message: string) => void, places: SitePlaces): ActiveRunState | undefined {
   let raw: string | undefined;
   try {
     raw = readIfExists(file);
@@ -137,9 +167,14 @@ export function readActiveRun(file: string, warn: (message: string) => void): Ac
   try {
     const state = JSON.parse(raw) as ActiveRunState;
     const record = state?.record;
-    if (typeof record?.run_id === 'string' && typeof record.run_dir === 'string' && path.isAbsolute(record.run_dir)
+    if (typeof record?.run_id === 'string' && typeof record.run_dir === 'string' && record.run_dir !== ''
       && typeof record.started_at === 'string' && isObject(record.meta)
-      && Number.isSafeInteger(state.start_offset) && state.start_offset >= 0) return state;
+      && Number.isSafeInteger(state.start_offset) && state.start_offset >= 0) {
+      // the run_dir where it is now (site-places.ts), also in the record as answered
+      const placed = recordedState(state, places.place(record.run_dir));
+      if (places.stale(record.run_dir)) rewrite(file, () => writeActiveRun(file, placed, places), warn);
+      return placed;
+    }
   } catch { /* reported below */ }
   warn(`active run record ${file} is damaged (not a whole run record); starting with no active run`);
   return undefined;

@@ -5,6 +5,7 @@ import type { DiskSpace } from './disk-space.js';
 import type { Durability } from './durability.js';
 import type { SuspendedRun } from './restore.js';
 import type { SiteDays } from './site-days.js';
+import type { SitePlaces } from './site-places.js';
 import type { statePaths } from './state-files.js';
 import type { StorageFs } from './storage-fs.js';
 import type { StoreOptions } from './store-types.js';
@@ -32,6 +33,8 @@ export interface StoreCore {
   readonly view: CurrentView;
   readonly io: StorageFs;
   readonly paths: ReturnType<typeof statePaths>;
+  /** How the state files record paths (relative inside the site directory). */
+  readonly places: SitePlaces;
   readonly days: SiteDays;
   readonly durability: Durability;
   readonly site: Target;

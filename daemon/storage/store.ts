@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { makeDirectory } from '../../lib/directories.js';
 import { formatTs } from '../../lib/time.js';
+import { plainName } from '../ndjson/names.js';
 import type { RunRecord } from '../../lib/wire.js';
 import { Appender } from './appender.js';
 import { BatchJournal, settleBatchJournal } from './batch-journal.js';
@@ -20,6 +21,7 @@ import type {
   BatchRecorded, Recorded, RecordedCounts, RecordedListener, StoreHead, StoreOptions, TargetEnd, ValidEvent,
 } from './store-types.js';
 import { Target } from './target.js';
+import type { SitePlaces } from './site-places.js';
 import { Timeline } from './timeline.js';
 
 // The storage module: the only code that touches the files. Handlers call these methods; the
@@ -63,14 +65,15 @@ export class TelemetryStore {
       opts.logger.info(`run ${state.record.run_id} is active again (seq ${run.target.seq})`);
     }
     const active = run && { runId: run.record.run_id, file: run.target.path, startOffset: restored.run!.state.start_offset, startSeq: restored.run!.state.start_seq };
-    const timeline = Timeline.open(paths.timeline, restored.site.seq, active, formatTs(opts.clock.now()), (m) => opts.logger.warn(m), io);
+    const { places } = restored;
+    const timeline = Timeline.open(paths.timeline, restored.site.seq, active, formatTs(opts.clock.now()), (m) => opts.logger.warn(m), places, io);
     this.core = {
-      opts, view: this.view, io, paths, days,
+      opts, view: this.view, io, paths, places, days,
       durability: new Durability(opts.fsync, opts.logger, opts.observer), site, closedSiteMark, timeline, journal, disk: new DiskSpace(opts.clock, opts.logger), run, suspended: restored.suspended, closed: false,
     };
     this.snapshots = new Snapshots(this.core, () => this.appender.writeQueued());
     this.appender = new Appender(this.core, (dayFile) => this.snapshots.clockWentBack(dayFile));
-    const runBook = new RunBook(opts.siteDir, paths.runs, restored.knownRuns);
+    const runBook = new RunBook(opts.siteDir, paths.runs, restored.knownRuns, places);
     this.runs = new RunProtocol(this.core, runBook, () => this.appender.writeQueued(), () => this.snapshots.write());
   }
 
@@ -88,8 +91,8 @@ export class TelemetryStore {
     let restored: Restored;
     try {
       // a batch the daemon died writing is cut before anything is replayed
-      settleBatchJournal(paths.batch, opts.logger, opts.fs ?? nodeFs);
-      restored = restore(opts.siteDir, opts.logger, opts.fs);
+      restored = restore(opts.siteDir, opts.logger, opts.fs ?? nodeFs,
+        (places) => settleBatchJournal(paths.batch, opts.logger, opts.fs ?? nodeFs, places), opts.clock.now());
       store = new TelemetryStore(opts, restored, lock);
     } catch (error) {
       lock.release();
@@ -107,6 +110,11 @@ export class TelemetryStore {
       `${store.view.size} type(s) current, run ${runState}`);
     store.snapshots.startTimer();
     return store;
+  }
+
+  /** How the state files record paths (relative inside the site directory) and where recorded paths are now. */
+  get places(): SitePlaces {
+    return this.core.places;
   }
 
   /** How many fsync rounds have run: in `always` mode, concurrent writers share one (group commit). */
@@ -156,6 +164,15 @@ export class TelemetryStore {
     if (site.path) files.push(site.path);
     if (run) files.push(run.target.path);
     return files;
+  }
+
+  /** Retention deleted a data file: a stopped run's is journaled as removed, so it is not reported missing. */
+  fileRemoved(file: string): void {
+    try {
+      this.core.timeline.runFileRemoved(plainName(file), formatTs(this.core.opts.clock.now()));
+    } catch (error) {
+      this.core.opts.logger.warn(`could not note in ${this.core.paths.timeline} that ${file} was deleted (${errorCode(error)}); it is reported missing`);
+    }
   }
 
   /** The run that was active but could not resume at start-up, or undefined. */

@@ -6,6 +6,7 @@ import type { Logger } from '../../lib/log.js';
 import path from 'node:path';
 import { LineFile } from './line-file.js';
 import type { KnownRun } from './state-files.js';
+import type { SitePlaces } from './site-places.js';
 import type { StorageFs } from './storage-fs.js';
 
 // The timeline rebuilt when its journal is lost (`.meridian/` deleted, or a directory of an
@@ -19,7 +20,7 @@ import type { StorageFs } from './storage-fs.js';
  * once (only in this case: a start without the journal already replays every file).
  */
 export function rebuildTimeline(journal: string, siteFiles: readonly string[], runs: readonly KnownRun[],
-  io: StorageFs, logger: Logger): void {
+  io: StorageFs, logger: Logger, places: SitePlaces): void {
   const found = runs.map((run) => ({ run, file: path.join(run.run_dir, RUN_FILE), first: canonicalTs(run.started_at) }))
     .filter((r) => storedAs(r.file) !== undefined)
     .sort((a, b) => (a.first < b.first ? -1 : a.first > b.first ? 1 : 0));
@@ -41,7 +42,7 @@ export function rebuildTimeline(journal: string, siteFiles: readonly string[], r
     found.forEach(({ run, file, first }, i) => {
       siteSeq = Math.max(siteSeq, before[i]!);
       const runSeq = lastSeq(storedAs(file)!, undefined, io);
-      const common = { at: first, run_id: run.run_id, file, site_seq: siteSeq };
+      const common = { at: first, run_id: run.run_id, file: places.record(file), site_seq: siteSeq };
       journalFile.append(`${JSON.stringify({ event: 'run_start', ...common, run_seq: 0 })}\n`);
       journalFile.append(`${JSON.stringify({ event: 'run_stop', ...common, run_seq: runSeq })}\n`);
     });

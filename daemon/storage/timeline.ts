@@ -2,6 +2,8 @@ import type { ReadFs } from '../ndjson/read-fs.js';
 import { LineFile } from './line-file.js';
 import { nodeFs, type StorageFs } from './storage-fs.js';
 import { lastSeq } from '../ndjson/ends.js';
+import type { SitePlaces } from './site-places.js';
+import { writeFileAtomic } from './state-files.js';
 
 // The timeline: in which order the site and the runs were written. Site events and run events
 // are never written at the same time (while a run is active everything goes to its file), so
@@ -19,11 +21,14 @@ export interface Segment {
   readonly after: number;
   /** The last seq of the segment; Infinity while it is the segment being written. */
   to: number;
+  /** The run file was deleted by retention (`run_removed`): its absence is no loss to report. */
+  removed?: boolean;
 }
 
 /** One line of the timeline file. */
 interface TimelineLine {
-  event: 'run_start' | 'run_stop';
+  /** `run_removed`: retention deleted the run's file (site_seq and run_seq 0). */
+  event: 'run_start' | 'run_stop' | 'run_removed';
   at: string;
   run_id: string;
   file: string;
@@ -48,11 +53,13 @@ export class Timeline {
   private readonly path: string;
   private readonly list: Segment[];
   private readonly io: StorageFs;
+  private readonly places: SitePlaces;
 
-  private constructor(file: string, list: Segment[], io: StorageFs) {
+  private constructor(file: string, list: Segment[], io: StorageFs, places: SitePlaces) {
     this.path = file;
     this.list = list;
     this.io = io;
+    this.places = places;
   }
 
   /**
@@ -61,9 +68,9 @@ export class Timeline {
    * written now (the counters have not moved since: nothing is written between the two).
    */
   static open(file: string, siteSeq: number, active: RecoveredRun | undefined, at: string, warn: (message: string) => void,
-    io: StorageFs = nodeFs): Timeline {
-    const timeline = new Timeline(file, [{ stream: 'site', file: undefined, after: 0, to: Infinity }], io);
-    for (const line of readLines(file, warn, io)) timeline.apply(line);
+    places: SitePlaces, io: StorageFs = nodeFs): Timeline {
+    const timeline = new Timeline(file, [{ stream: 'site', file: undefined, after: 0, to: Infinity }], io, places);
+    for (const line of readLines(file, warn, io)) timeline.apply({ ...line, file: places.place(line.file) });
     // written when it can be; the order in memory is right either way (history and replay use it)
     const repair = (line: TimelineLine) => {
       try {
@@ -90,10 +97,23 @@ export class Timeline {
     return timeline;
   }
 
-  /** The segments a journal records, read only (start-up reads them before the store opens the journal). */
-  static read(file: string, warn: (message: string) => void, io: StorageFs = nodeFs): readonly Segment[] {
-    const timeline = new Timeline(file, [{ stream: 'site', file: undefined, after: 0, to: Infinity }], io);
-    for (const line of readLines(file, warn, io)) timeline.apply(line);
+  /**
+   * The segments a journal records, read only (start-up reads them before the store opens the
+   * journal). A journal of an earlier version (absolute paths inside the site directory) is
+   * written again with the paths in their recorded form, so it stays right after a move or a copy.
+   */
+  static read(file: string, warn: (message: string) => void, places: SitePlaces, io: StorageFs = nodeFs): readonly Segment[] {
+    const timeline = new Timeline(file, [{ stream: 'site', file: undefined, after: 0, to: Infinity }], io, places);
+    const lines = readLines(file, warn, io);
+    for (const line of lines) timeline.apply({ ...line, file: places.place(line.file) });
+    if (lines.some((line) => places.stale(line.file))) {
+      const text = lines.map((line) => `${JSON.stringify({ ...line, file: places.record(places.place(line.file)) })}\n`).join('');
+      try {
+        writeFileAtomic(file, (put) => put(Buffer.from(text, 'utf8')), io);
+      } catch (error) {
+        warn(`could not write ${file} with paths relative to the site directory (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+      }
+    }
     return timeline.list;
   }
 
@@ -136,6 +156,13 @@ export class Timeline {
     }
   }
 
+  /** Journal that retention deleted a stopped run's file (best effort: its absence is then reported as missing). */
+  runFileRemoved(file: string, at: string): void {
+    const segment = this.list.find((s) => s.file === file && s.stream !== 'site' && !s.removed);
+    if (!segment || segment === this.open()) return;
+    this.append({ event: 'run_removed', at, run_id: segment.stream, file, site_seq: 0, run_seq: 0 });
+  }
+
   private open(): Segment {
     return this.list[this.list.length - 1]!;
   }
@@ -143,7 +170,7 @@ export class Timeline {
   private append(line: TimelineLine): void {
     const file = LineFile.open(this.path, this.io);
     try {
-      file.append(`${JSON.stringify(line)}\n`);
+      file.append(`${JSON.stringify({ ...line, file: this.places.record(line.file) })}\n`);
       file.syncNow();
     } finally {
       file.close();
@@ -152,6 +179,10 @@ export class Timeline {
   }
 
   private apply(line: TimelineLine): void {
+    if (line.event === 'run_removed') {
+      for (const segment of this.list) if (segment.file === line.file && segment.stream === line.run_id) segment.removed = true;
+      return;
+    }
     const open = this.open();
     if (line.event === 'run_start') {
       if (open.stream !== 'site') open.to = Math.max(open.after, line.run_seq);
@@ -186,7 +217,7 @@ function readLines(file: string, warn: (message: string) => void, io: ReadFs): T
   for (const raw of text.split('\n')) {
     try {
       const line = JSON.parse(raw) as TimelineLine;
-      if ((line.event === 'run_start' || line.event === 'run_stop') && typeof line.run_id === 'string'
+      if ((line.event === 'run_start' || line.event === 'run_stop' || line.event === 'run_removed') && typeof line.run_id === 'string'
         && typeof line.file === 'string' && Number.isSafeInteger(line.site_seq) && Number.isSafeInteger(line.run_seq)) lines.push(line);
     } catch { /* a torn last line: the reconcile at open writes what it should have said */ }
   }
