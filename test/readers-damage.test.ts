@@ -118,6 +118,50 @@ for (const [name, bytes, served, reason] of ROWS) {
   });
 }
 
+// [which bytes of the 20th member's header are flipped (its Md field), what is said of the file]
+const PAGED: [string, number, number][] = [
+  ['length', 16, 4],
+  ['plain length', 20, 4],
+  ['id', 12, 2],
+];
+
+for (const [name, at, count] of PAGED) {
+  test(`every page over a day of 60 members, one in the middle with a wrong Md ${name}: each event once, nothing named damaged`, async () => {
+    const siteDir = tempDir();
+    const gz = path.join(siteDir, 'site_20260301.ndjson.gz');
+    // 60 members of 50 lines each (seqs 1..3000); the 20th (seqs 951..1000) has its field flipped
+    const parts = Array.from({ length: 60 }, (_, i) => encodeMember(lines(i * 50 + 1, i * 50 + 50)));
+    parts[19] = flip(parts[19]!, at, count);
+    fs.writeFileSync(gz, Buffer.concat(parts));
+    fs.writeFileSync(path.join(siteDir, 'site_20260302.ndjson'), lines(3001, 3002));
+    const d = await startTestDaemon({ siteDir, clock: new ManualClock(NOW) });
+    try {
+      const seqs: number[] = [];
+      for (let cursor = 'site:0'; ;) {
+        const page = (await request(d.url, `/history?limit=37&cursor=${cursor}`)).json;
+        assert.is(page.damaged, undefined);
+        seqs.push(...page.events.map((e: any) => e.seq));
+        if (page.next_cursor === null) break;
+        cursor = page.next_cursor;
+      }
+      assert.equal(seqs, Array.from({ length: 3002 }, (_, i) => i + 1));
+      const stream = new SseReader(d.url, '/stream?since=site:940');
+      try {
+        await stream.until('the live marker', () => stream.named('live').length === 1);
+        assert.equal(stream.named('replay').map((f) => f.id), Array.from({ length: 2062 }, (_, i) => `site:${i + 941}`));
+        assert.equal(stream.data('live'), [{ cursor: 'site:3002', replayed: 2062 }]);
+      } finally {
+        stream.close();
+      }
+      assert.equal((await request(d.url, '/status')).json.damaged, undefined);
+      assert.is((await request(d.url, '/event', { body: { type: 'b', data: 1 } })).json.seq, 3003);
+    } finally {
+      await d.close();
+      removeDir(siteDir);
+    }
+  });
+}
+
 test('the CLI names a damaged day: history prints what it still holds, says so and exits 1; status lists it', async () => {
   const siteDir = tempDir();
   const gz = path.join(siteDir, 'site_20260301.ndjson.gz');
