@@ -4,6 +4,7 @@ import { mayNameKey, setMember } from '../../lib/json-text.js';
 import { formatTs, monotonicNow } from '../../lib/time.js';
 import { ensurePlain } from './compressed.js';
 import { Reading } from './current-view.js';
+import { onlyCompressed, restorePlain } from './restore-plain.js';
 import { failedFile, writeFailure } from './disk-space.js';
 import { envelopeLine } from './envelope-line.js';
 import { errorCode } from './state-files.js';
@@ -29,6 +30,8 @@ export class Appender {
   private lastTs = '';
   private readonly listeners = new Set<RecordedListener>();
   private readonly counts: RecordedCounts = { permanent: 0, ephemeral: 0 };
+  /** The day file being decompressed to be appended to again, and that work (appends for it wait). */
+  private restoring: { file: string; done: Promise<void> } | undefined;
 
   constructor(core: StoreCore, onClockBack: (dayFile: string) => void) {
     this.core = core;
@@ -47,7 +50,12 @@ export class Appender {
   }
 
   /** Record one event in this turn's write; resolves once written (and synced in `always` mode). */
-  async append(event: ValidEvent): Promise<Recorded> {
+  append(event: ValidEvent): Promise<Recorded> {
+    const restoring = this.dayRestored();
+    return restoring ? restoring.then(() => this.append(event)) : this.appendNow(event);
+  }
+
+  private async appendNow(event: ValidEvent): Promise<Recorded> {
     const now = this.core.opts.clock.now();
     const batch = this.batchAt(now, false);
     const run = this.core.run;
@@ -69,6 +77,8 @@ export class Appender {
 
   /** Record a batch in one write (every line or none); see TelemetryStore.appendBatch. */
   appendBatch(events: ValidEvent[]): Promise<BatchRecorded> {
+    const restoring = this.dayRestored();
+    if (restoring) return restoring.then(() => this.appendBatch(events));
     let written: { recorded: BatchRecorded; synced: Promise<void> | undefined };
     try {
       written = this.writeWhole(events);
@@ -156,7 +166,40 @@ export class Appender {
   }
 
   /**
-   * Make a compressed day file plain again to append to it (the clock went back to its day).
+   * When the site day of now is there only compressed (the clock went back to its day): its
+   * decompression (streamed off the event loop, restore-plain.ts), which appends wait for;
+   * undefined on every other append (no file is looked at unless the day changed). A damaged
+   * file rejects each waiting append with 503 STORAGE_UNAVAILABLE naming it.
+   */
+  private dayRestored(): Promise<void> | undefined {
+    const core = this.core;
+    if (core.run || core.closed) return undefined;
+    const dayFile = core.days.fileAt(core.opts.clock.now());
+    if (dayFile === core.site.path) return undefined;
+    if (this.restoring?.file === dayFile) return this.restoring.done;
+    if (!onlyCompressed(dayFile, core.io)) return undefined;
+    const done = restorePlain(dayFile, core.io).then(() => {
+      core.opts.logger.warn(`${dayFile}: decompressed to append to it again (the clock went back?)`);
+    }, (error: unknown) => {
+      throw this.damagedDay(dayFile, error);
+    }).finally(() => {
+      if (this.restoring?.done === done) this.restoring = undefined;
+    });
+    this.restoring = { file: dayFile, done };
+    return done;
+  }
+
+  /** The 503 for an append to a day whose `.gz` cannot be made plain (logged). */
+  private damagedDay(dayFile: string, error: unknown): MeridianError {
+    const reason = errorCode(error);
+    this.core.opts.logger.error(`${dayFile}.gz is damaged (${reason}): events of its day cannot be appended to it; nothing recorded`);
+    return new MeridianError('STORAGE_UNAVAILABLE',
+      `the day file ${path.basename(dayFile)}.gz is damaged (${reason}) and cannot be appended to; nothing was recorded`);
+  }
+
+  /**
+   * Make a compressed day file plain again to append to it (the clock went back to its day;
+   * done before by dayRestored: this catches only a clock that moved in between).
    * A damaged one cannot be: the event is answered 503, the file left as it is (never
    * rewritten from what could be read of it), and the log names it.
    */
@@ -164,10 +207,7 @@ export class Appender {
     try {
       return ensurePlain(dayFile);
     } catch (error) {
-      const reason = errorCode(error);
-      this.core.opts.logger.error(`${dayFile}.gz is damaged (${reason}): events of its day cannot be appended to it; nothing recorded`);
-      throw new MeridianError('STORAGE_UNAVAILABLE',
-        `the day file ${path.basename(dayFile)}.gz is damaged (${reason}) and cannot be appended to; nothing was recorded`);
+      throw this.damagedDay(dayFile, error);
     }
   }
 
