@@ -60,4 +60,45 @@ for (const [name, fault, reason] of FAULTS) {
   });
 }
 
+// [name, the fault while decompressing the run's file, the 422 it gives (undefined: the start goes through)]
+const RUN_FAULTS: [string, Fault | undefined, string | undefined][] = [
+  ['no fault', undefined, undefined],
+  ['a write of the temp file fails (disk full)', (call, file) => (call === 'write' && file === 'telemetry.ndjson.restore.tmp' ? 'ENOSPC' : undefined), 'ENOSPC'],
+];
+
+for (const [name, fault, reason] of RUN_FAULTS) {
+  test(`a stopped run whose file was compressed, started again (${name}): decompressed off the event loop, its seq continues`, async () => {
+    const siteDir = tempDir();
+    const runDir = path.join(siteDir, '042');
+    fs.mkdirSync(runDir);
+    const gz = path.join(runDir, 'telemetry.ndjson.gz');
+    const runLine = (seq: number) => `${JSON.stringify({ seq, ts: '2026-03-01T00:00:00.000Z', type: 'cam', data: seq, meta: { run_id: '042' } })}\n`;
+    const second = encodeMember(Buffer.from(runLine(3)));
+    second[20]! ^= 0x5a;
+    const bytes = Buffer.concat([encodeMember(Buffer.from(runLine(1) + runLine(2))), second]);
+    fs.writeFileSync(gz, bytes);
+    const faulty = new FaultyFs();
+    faulty.fault = fault;
+    const d = await startTestDaemon({ siteDir, clock: new ManualClock('2026-03-17T20:00:00.000Z'), fs: faulty.fs });
+    try {
+      const started = await request(d.url, '/run/start', { body: { run_id: '042' } });
+      if (reason !== undefined) {
+        assert.equal([started.status, started.json], [422, { code: 'INVALID_RUN', detail: `Cannot use run_id "042" (${reason}).` }]);
+        assert.equal([fs.readdirSync(runDir), fs.readFileSync(gz)], [['telemetry.ndjson.gz'], bytes]);
+        return;
+      }
+      assert.is(started.status, 200);
+      const posted = await request(d.url, '/event', { body: { type: 'cam', data: 4 } });
+      assert.equal([posted.status, posted.json.seq], [200, 4]);
+      assert.equal(fs.readdirSync(runDir), ['telemetry.ndjson']);
+      assert.is(fs.readFileSync(path.join(runDir, 'telemetry.ndjson'), 'utf8'), runLine(1) + runLine(2) + runLine(3) + `${JSON.stringify(posted.json)}\n`);
+      assert.is(d.logs.filter((l) => l.includes('decompressed to continue the run')).length, 1);
+      assert.ok(faulty.calls.includes('write telemetry.ndjson.restore.tmp'), faulty.calls.join(', '));
+    } finally {
+      await d.close();
+      removeDir(siteDir);
+    }
+  });
+}
+
 test.run();

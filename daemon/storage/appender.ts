@@ -2,9 +2,8 @@ import path from 'node:path';
 import { MeridianError } from '../../lib/errors.js';
 import { mayNameKey, setMember } from '../../lib/json-text.js';
 import { formatTs, monotonicNow } from '../../lib/time.js';
-import { ensurePlain } from './compressed.js';
 import { Reading } from './current-view.js';
-import { onlyCompressed, restorePlain } from './restore-plain.js';
+import { onlyCompressed, Restorations } from './restore-plain.js';
 import { failedFile, writeFailure } from './disk-space.js';
 import { envelopeLine } from './envelope-line.js';
 import { errorCode } from './state-files.js';
@@ -30,8 +29,8 @@ export class Appender {
   private lastTs = '';
   private readonly listeners = new Set<RecordedListener>();
   private readonly counts: RecordedCounts = { permanent: 0, ephemeral: 0 };
-  /** The day file being decompressed to be appended to again, and that work (appends for it wait). */
-  private restoring: { file: string; done: Promise<void> } | undefined;
+  /** Day files being decompressed to be appended to again (appends for them wait). */
+  private readonly restorations = new Restorations();
 
   constructor(core: StoreCore, onClockBack: (dayFile: string) => void) {
     this.core = core;
@@ -153,7 +152,7 @@ export class Appender {
       const dayFile = core.days.fileAt(now);
       if (dayFile !== target.path) {
         this.writeQueued();
-        if (this.reopenCompressed(dayFile)) core.opts.logger.warn(`${dayFile}: decompressed to append to it again (the clock went back?)`);
+        this.assertPlainDay(dayFile);
         // the last file written: the open one, else a past day's left closed at start-up
         const last = target.path || core.closedSiteMark?.file || '';
         const back = last !== '' && path.basename(dayFile) < path.basename(last);
@@ -176,17 +175,11 @@ export class Appender {
     if (core.run || core.closed) return undefined;
     const dayFile = core.days.fileAt(core.opts.clock.now());
     if (dayFile === core.site.path) return undefined;
-    if (this.restoring?.file === dayFile) return this.restoring.done;
-    if (!onlyCompressed(dayFile, core.io)) return undefined;
-    const done = restorePlain(dayFile, core.io).then(() => {
+    return this.restorations.of(dayFile, core.io, (restored) => restored.then(() => {
       core.opts.logger.warn(`${dayFile}: decompressed to append to it again (the clock went back?)`);
     }, (error: unknown) => {
       throw this.damagedDay(dayFile, error);
-    }).finally(() => {
-      if (this.restoring?.done === done) this.restoring = undefined;
-    });
-    this.restoring = { file: dayFile, done };
-    return done;
+    }));
   }
 
   /** The 503 for an append to a day whose `.gz` cannot be made plain (logged). */
@@ -198,17 +191,14 @@ export class Appender {
   }
 
   /**
-   * Make a compressed day file plain again to append to it (the clock went back to its day;
-   * done before by dayRestored: this catches only a clock that moved in between).
-   * A damaged one cannot be: the event is answered 503, the file left as it is (never
-   * rewritten from what could be read of it), and the log names it.
+   * A day file is made plain before events go to it (dayRestored): one still compressed here
+   * means the clock moved to its day in between; the event is refused (503), never written
+   * beside its `.gz`, and the next one decompresses it.
    */
-  private reopenCompressed(dayFile: string): boolean {
-    try {
-      return ensurePlain(dayFile);
-    } catch (error) {
-      throw this.damagedDay(dayFile, error);
-    }
+  private assertPlainDay(dayFile: string): void {
+    if (!onlyCompressed(dayFile, this.core.io)) return;
+    throw new MeridianError('STORAGE_UNAVAILABLE',
+      `the day file ${path.basename(dayFile)}.gz was not yet decompressed to be appended to; nothing was recorded`);
   }
 
   /** Stamp an event with the batch's next seq and queue its line there; `mono`: when it was received (monotonic). */

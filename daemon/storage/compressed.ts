@@ -160,27 +160,6 @@ export function finishInterrupted(dir: string, inUse: (plain: string) => boolean
   return done;
 }
 
-/**
- * Make sure `file` is plain before it is appended to: when only its `.gz` exists (a stopped
- * run started again on its directory, a clock stepped back over noon) decompress it back.
- * Returns whether it did.
- */
-export function ensurePlain(file: string): boolean {
-  if (fs.existsSync(file) || !fs.existsSync(file + GZ)) return false;
-  restorePlain(file);
-  return true;
-}
-
-/** Turn `<file>.gz` back into `<file>`. */
-function restorePlain(file: string): void {
-  const tmp = `${file}.restore.tmp`;
-  fs.writeFileSync(tmp, zlib.gunzipSync(fs.readFileSync(file + GZ)));
-  syncPath(tmp);
-  fs.renameSync(tmp, file);
-  syncPath(path.dirname(file));
-  fs.unlinkSync(file + GZ);
-}
-
 /** Why `gz` is no whole copy of `plain` by its members (damage, another length), or undefined when it is one. */
 function notWholeCopy(gz: string, plain: string): string | undefined {
   const fd = fs.openSync(gz, 'r');

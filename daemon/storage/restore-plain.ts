@@ -72,3 +72,22 @@ function syncDir(dir: string, io: StorageFs): void {
     io.closeSync(fd);
   }
 }
+
+/** Decompressions under way, one per file: callers for the same file share it (kept by their owner). */
+export class Restorations {
+  private readonly underway = new Map<string, Promise<void>>();
+
+  /**
+   * The decompression of `file` when it is there only compressed (started now, or the one under
+   * way); undefined when it needs none. `settle` is applied once, to the one that starts (to log
+   * it, to turn a failure into the error every waiter gets).
+   */
+  of(file: string, io: StorageFs, settle: (restored: Promise<void>) => Promise<void> = (restored) => restored): Promise<void> | undefined {
+    const held = this.underway.get(file);
+    if (held) return held;
+    if (!onlyCompressed(file, io)) return undefined;
+    const done = settle(restorePlain(file, io)).finally(() => this.underway.delete(file));
+    this.underway.set(file, done);
+    return done;
+  }
+}
