@@ -70,6 +70,8 @@ const ROWS: [string, () => Buffer, number[], string][] = [
     'bytes 107-111 of it hold no gzip member that decompresses'],
   // made by hand, no Md fields: read as one stream, members in order
   ['several members without the field (gzip -c a >> f.gz)', () => Buffer.concat([zlib.gzipSync(lines(1, 1)), zlib.gzipSync(lines(2, 3))]), [1, 2, 3, 4, 5], ''],
+  ['members made by hand cut inside a line (split -b, then gzip each)', () => Buffer.concat([zlib.gzipSync(lines(1, 3).subarray(0, 100)), named(lines(1, 3).subarray(100))]),
+    [1, 2, 3, 4, 5], ''],
   ['one member as the gzip tool writes it (a name in its header)', () => named(lines(1, 3)), [1, 2, 3, 4, 5], ''],
   ['indexed members, then one appended by hand', () => Buffer.concat([encodeMember(lines(1, 2)), named(lines(3, 3))]), [1, 2, 3, 4, 5], ''],
   // a torn last line, cut before compression: named, as for every member ending inside a line

@@ -31,6 +31,7 @@ const ROWS: [string, (plain: Buffer) => Buffer][] = [
   ['indexed members, the middle one with a wrong Md length', (plain) => Buffer.concat(cut(plain, 5).map((p, i) => (i === 2 ? flip(encodeMember(p), 16) : encodeMember(p))))],
   ['indexed members, the middle one with a wrong Md plain length', (plain) => Buffer.concat(cut(plain, 5).map((p, i) => (i === 2 ? flip(encodeMember(p), 20) : encodeMember(p))))],
   ['members made by hand (gzip -c a >> f.gz)', (plain) => Buffer.concat(cut(plain, 3).map((p) => zlib.gzipSync(p)))],
+  ['members made by hand cut inside lines (split -b, then gzip each)', (plain) => Buffer.concat([0, 1, 2].map((i) => zlib.gzipSync(plain.subarray(i * 7000, (i + 1) * 7000 + (i === 2 ? plain.length : 0)))))],
   ['indexed members, then one appended by hand', (plain) => { const [a, b] = cut(plain, 2); return Buffer.concat([encodeMember(a!), zlib.gzipSync(b!)]); }],
 ];
 

@@ -68,6 +68,13 @@ export function tornMember(offset: number, bytes: number): string {
   return `its member at byte ${offset} ends inside a line (its last ${bytes} bytes form no whole line)`;
 }
 
+/** Whether member `i` and the next are read as one stream: both without the field, nothing between them, the first whole. */
+export function joinsNext(members: readonly Member[], i: number): boolean {
+  const m = members[i]!;
+  const next = members[i + 1];
+  return m.streamed && !m.partial && next !== undefined && next.streamed && next.offset === m.offset + m.bytes;
+}
+
 /** A request of the walk: bytes at `pos`, or the member at `inflate` inflated (answered with an Inflated). */
 export type WalkRequest = { pos: number; len: number; inflate?: undefined } | { inflate: number };
 

@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import { inflateMember } from './gzip-inflate.js';
-import { tornMember, walkMembers, type Member, type MemberList } from './gzip-members.js';
+import { joinsNext, tornMember, walkMembers, type Member, type MemberList } from './gzip-members.js';
 import { isCompressed } from './names.js';
 import { LineSplitter, type OnLine } from './splitter.js';
 
@@ -114,15 +114,19 @@ export class RecordedFile {
 
   private async readMembers(members: Member[], from: number, to: number, onLine: OnLine, stop: () => boolean): Promise<number> {
     let end = from;
-    for (const m of members) {
+    // members without the field that follow each other are one stream (zcat's view): a line may go on in the next
+    let carried: LineSplitter | undefined;
+    for (const [i, m] of members.entries()) {
       if (m.plainOffset + m.plainBytes <= from) continue;
       if (m.plainOffset >= to || stop()) break;
       const last = Math.min(to, m.plainOffset + m.plainBytes);
-      const splitter = m.streamed ? await this.streamed(m, from, last, onLine) : await this.indexed(m, from, last, onLine);
+      const joined = joinsNext(members, i);
+      const splitter = m.streamed ? await this.streamed(m, last, carried ?? streamSplitter(m, from, to, onLine)) : await this.indexed(m, from, last, onLine);
+      carried = joined ? splitter : undefined;
       if (!splitter) continue;
       end = splitter.end;
       // a member holds whole lines: one that ends inside a line (cut before or after compression) is named
-      if (last === m.plainOffset + m.plainBytes && splitter.tornBytes > 0 && !m.partial) this.noteTorn(m, splitter.tornBytes);
+      if (last === m.plainOffset + m.plainBytes && splitter.tornBytes > 0 && !m.partial && !joined) this.noteTorn(m, splitter.tornBytes);
     }
     return end;
   }
@@ -142,11 +146,8 @@ export class RecordedFile {
     return splitter;
   }
 
-  /** The lines of [from, last) of a member without the field, decompressed as a stream from its start (bounded memory). */
-  private async streamed(m: Member, from: number, last: number, onLine: OnLine): Promise<LineSplitter> {
-    const splitter = new LineSplitter(m.plainOffset, (line, start, end) => {
-      if (start >= from && end <= last) onLine(line, start, end);
-    });
+  /** The plain bytes up to `last` of a member without the field, decompressed as a stream from its start (bounded memory), fed to `splitter`. */
+  private async streamed(m: Member, last: number, splitter: LineSplitter): Promise<LineSplitter> {
     let taken = 0;
     await inflateMember(this.handle, m.offset, m.offset + m.bytes, (chunk) => {
       const part = chunk.subarray(0, Math.max(0, last - m.plainOffset - taken));
@@ -169,6 +170,13 @@ export class RecordedFile {
     }
     return undefined;
   }
+}
+
+/** A splitter from the start of member `m` passing on the lines of [from, to) only (the member may start inside a line). */
+function streamSplitter(m: Member, from: number, to: number, onLine: OnLine): LineSplitter {
+  return new LineSplitter(m.plainOffset, (line, start, end) => {
+    if (start >= from && end <= to) onLine(line, start, end);
+  });
 }
 
 /** The member list of an open compressed file. */

@@ -3,7 +3,7 @@ import zlib from 'node:zlib';
 import { parseEnvelope } from './head.js';
 import type { Envelope } from '../../lib/wire.js';
 import { inflateMemberSync } from './gzip-inflate.js';
-import { tornMember, walkMembers, type MemberList } from './gzip-members.js';
+import { joinsNext, tornMember, walkMembers, type MemberList } from './gzip-members.js';
 import { isCompressed } from './names.js';
 import type { ReadFs } from './read-fs.js';
 import { LineSplitter } from './splitter.js';
@@ -82,7 +82,7 @@ export function membersSync(size: number, readAt: (pos: number, len: number) => 
 function scanGzip(size: number, readAt: (pos: number, len: number) => Buffer, offset: number, splitter: LineSplitter): string[] {
   const list = membersSync(size, readAt);
   const damage = [...list.damage];
-  for (const m of list.members) {
+  for (const [i, m] of list.members.entries()) {
     const memberEnd = m.plainOffset + m.plainBytes;
     if (memberEnd <= offset) continue;
     let plain: Buffer | undefined;
@@ -102,8 +102,9 @@ function scanGzip(size: number, readAt: (pos: number, len: number) => Buffer, of
     const from = Math.max(offset, m.plainOffset);
     if (splitter.end + splitter.tornBytes !== from) splitter.skipTo(from);
     if (plain) splitter.push(plain.subarray(from - m.plainOffset, m.plainBytes));
-    // a member holds whole lines: one that ends inside a line is named (as the asynchronous reader does)
-    if (plain && splitter.tornBytes > 0) {
+    // a member holds whole lines: one that ends inside a line is named (as the asynchronous reader does),
+    // unless the next goes on with it (members without the field that follow each other are one stream)
+    if (plain && splitter.tornBytes > 0 && !joinsNext(list.members, i)) {
       if (!m.partial) damage.push(tornMember(m.offset, splitter.tornBytes));
       splitter.skipTo(memberEnd);
     }
