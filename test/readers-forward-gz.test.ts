@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import zlib from 'node:zlib';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
