@@ -4,7 +4,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { encodeMember } from '../daemon/ndjson/gzip-members.js';
 import { startTestDaemon } from './helpers/daemon.js';
-import { caughtUp, dayFile, idRange, idsOf, QUICK, sinksOf, startPeer } from './helpers/forward.js';
+import { caughtUp, dayFile, idRange, idsOf, QUICK, sinkStatus, sinksOf, startPeer, waitFor } from './helpers/forward.js';
 import { removeDir, tempDir } from './helpers/tmp.js';
 
 // The forwarding tail over every state a compressed day can be in (issue 23, gzip item 5):
@@ -60,5 +60,34 @@ for (const [name, gz] of ROWS) {
     }
   });
 }
+
+test('a compressed day whose last line was cut before compression: the lines before it and the next days delivered, the torn line named once', async () => {
+  const peer = await startPeer();
+  const siteDir = tempDir();
+  try {
+    const plain = dayFile(siteDir, '20260314', 1, 100);
+    const bytes = fs.readFileSync(plain);
+    const half = bytes.indexOf(10, bytes.length / 2) + 1;
+    fs.writeFileSync(`${plain}.gz`, Buffer.concat([encodeMember(bytes.subarray(0, half)), encodeMember(bytes.subarray(half, bytes.length - 10))]));
+    fs.unlinkSync(plain);
+    dayFile(siteDir, '20260315', 101, 150);
+    const d = await startTestDaemon({ siteDir, forward: sinksOf(SINK(peer.url)) });
+    try {
+      const status = await waitFor('the sink to read the backlog', async () => {
+        const s = await sinkStatus(d.url, 'peer');
+        return s.lag_events === 0 ? s : undefined;
+      });
+      assert.equal(idsOf(peer.records), [...idRange('site', 1, 99), ...idRange('site', 101, 150)]);
+      const member = encodeMember(bytes.subarray(0, half)).length;
+      assert.equal([status.state, status.skipped], ['skipped', [`${plain}.gz is damaged (its member at byte ${member} ends inside a line ` +
+        `(its last ${bytes.length - 10 - bytes.lastIndexOf(10, bytes.length - 11) - 1} bytes form no whole line)): the site events in it there were not forwarded`]]);
+    } finally {
+      await d.close();
+    }
+  } finally {
+    await peer.down();
+    removeDir(siteDir);
+  }
+});
 
 test.run();

@@ -75,6 +75,11 @@ export class RecordedFile {
     }
   }
 
+  /** Whether the file is stored compressed. */
+  get compressed(): boolean {
+    return this.list !== undefined;
+  }
+
   /** What was found damaged so far (reasons), empty when nothing was. */
   get damage(): readonly string[] {
     return this.damages;
