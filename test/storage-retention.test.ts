@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { test } from 'uvu';
+import { encodeMember } from '../daemon/ndjson/gzip-members.js';
 import * as assert from 'uvu/assert';
 import { compressFile, finishInterrupted, type CompressStep } from '../daemon/storage/compressed.js';
 import { listSiteFiles } from '../daemon/ndjson/names.js';
@@ -162,6 +163,35 @@ test('a compression that fails after any step leaves one whole copy, read once; 
     removeDir(dir);
   }
 });
+
+// [what lies beside the plain day file as its .gz, why it is no whole copy (undefined: it is one, the plain file goes)]
+const BESIDE: [string, (plain: Buffer) => Buffer, string | undefined][] = [
+  ['its whole copy (a compression interrupted after its rename)', (plain) => encodeMember(plain), undefined],
+  ['zero bytes', () => Buffer.alloc(0), 'it is damaged: it is empty (0 bytes), not a gzip file'],
+  ['not gzip at all', (plain) => plain, `it is damaged: bytes 0-216 of it hold no gzip member that decompresses`],
+  ['a gzip of fewer lines', (plain) => zlib.gzipSync(plain.subarray(0, 72)), 'it holds 72 bytes of lines, the plain file 216'],
+];
+
+for (const [name, gz, why] of BESIDE) {
+  test(`a .gz beside its plain day file, ${name}: the plain file is read; it is removed only when the .gz is its whole copy`, async () => {
+    const dir = tempDir();
+    const file = dataFile(path.join(dir, 'site_20260310.ndjson'), 1, 3, 'x', 7 * DAY);
+    const plain = fs.readFileSync(file);
+    fs.writeFileSync(`${file}.gz`, gz(plain));
+    const { d, url } = await daemonOn(dir, {});
+    try {
+      const history = (await request(url, '/history')).json;
+      assert.equal([history.events.map((e: any) => e.seq), history.damaged], [[1, 2, 3], undefined]);
+    } finally {
+      await d.close();
+    }
+    const kept: string[] = [];
+    const removed = finishInterrupted(dir, () => false, (p, reason) => kept.push(`${p}: ${reason}`));
+    assert.equal([removed, kept], why === undefined ? [[file], []] : [[], [`${file}: ${why}`]]);
+    assert.equal(fs.readdirSync(dir).filter((n) => n.startsWith('site_')), why === undefined ? ['site_20260310.ndjson.gz'] : ['site_20260310.ndjson', 'site_20260310.ndjson.gz']);
+    removeDir(dir);
+  });
+}
 
 test('a file written to while it is compressed is left as it was', async () => {
   const dir = tempDir();

@@ -21,7 +21,7 @@ export function runHandlers({ store, config }: AppDeps): Record<'get' | 'start' 
     },
     start: async (req, res) => {
       const request = parseRunStartBody(await readBodyText(req, config.maxBody));
-      sendJson(res, 200, store.startRun(request));
+      sendJson(res, 200, await store.startRun(request));
     },
     stop: (_req, res) => sendJson(res, 200, store.stopRun()),
   };

@@ -1,18 +1,19 @@
 import type { Stats } from 'node:fs';
 import fs from 'node:fs/promises';
-import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
-import { walkMembers, type Member, type MemberList } from './gzip-members.js';
+import { inflateMember } from './gzip-inflate.js';
+import { joinsNext, tornMember, walkMembers, type Member, type MemberList } from './gzip-members.js';
 import { isCompressed } from './names.js';
 import { LineSplitter, type OnLine } from './splitter.js';
 
 // The one asynchronous reader of the recorded files: whole lines in a range of a file's
 // plain bytes, whatever it is stored as. A plain file is read in bounded slices (each one
 // read off the event loop and one pass over its lines); a gzip file of indexed members has
-// only the members its range touches decompressed; an older single-member gzip is
-// decompressed as a stream from its start. Damage (a member that does not decompress, a
-// truncated or empty gzip) is noted, not thrown: the rest of the file is read.
+// only the members its range touches decompressed; a member without the `Md` field (a gzip
+// made by hand or by an earlier version, a field damaged) is decompressed as a stream from its
+// start. Damage (a member that does not decompress, bytes between members, a truncated or
+// empty gzip, a member ending inside a line) is noted, not thrown: the rest of the file is read.
 
 /** Bytes read and processed per slice of a plain file. */
 export const SLICE_BYTES = 256 * 1024;
@@ -37,7 +38,7 @@ export class MemberCache {
 /** An open recorded file, read by ranges of its plain bytes. */
 export class RecordedFile {
   readonly file: string;
-  /** Plain bytes of whole members or of the plain file; undefined for a single-member gzip (known once read). */
+  /** Plain bytes of the members found or of the plain file (undefined: never now; kept for callers that allow it). */
   readonly size: number | undefined;
   /** The file's identity on disk (device and inode): another one means the file was replaced. */
   readonly identity: string;
@@ -53,7 +54,7 @@ export class RecordedFile {
     this.handle = handle;
     this.size = size;
     this.list = list;
-    if (list?.damage) this.damages.push(list.damage);
+    if (list) this.damages.push(...list.damage);
   }
 
   /** Open a file as stored (ENOENT and other open errors are thrown: the caller decides what a missing file means). */
@@ -67,11 +68,16 @@ export class RecordedFile {
         list = await membersOf(handle, stat.size);
         cache?.set(file, stat, list);
       }
-      return new RecordedFile(file, handle, stat, list.indexed ? list.plainBytes : undefined, list);
+      return new RecordedFile(file, handle, stat, list.plainBytes, list);
     } catch (error) {
       await handle.close();
       throw error;
     }
+  }
+
+  /** Whether the file is stored compressed. */
+  get compressed(): boolean {
+    return this.list !== undefined;
   }
 
   /** What was found damaged so far (reasons), empty when nothing was. */
@@ -86,7 +92,6 @@ export class RecordedFile {
    */
   async read(from: number, to: number, onLine: OnLine, stop: () => boolean = () => false): Promise<number> {
     if (!this.list) return this.readPlain(from, to, onLine, stop);
-    if (!this.list.indexed) return this.readStream(from, to, onLine, stop);
     return this.readMembers(this.list.members, from, to, onLine, stop);
   }
 
@@ -114,18 +119,47 @@ export class RecordedFile {
 
   private async readMembers(members: Member[], from: number, to: number, onLine: OnLine, stop: () => boolean): Promise<number> {
     let end = from;
-    for (const m of members) {
+    // members without the field that follow each other are one stream (zcat's view): a line may go on in the next
+    let carried: LineSplitter | undefined;
+    for (const [i, m] of members.entries()) {
       if (m.plainOffset + m.plainBytes <= from) continue;
       if (m.plainOffset >= to || stop()) break;
-      const plain = await this.member(m);
-      if (!plain) continue;
-      const first = Math.max(from, m.plainOffset) - m.plainOffset;
-      const last = Math.min(to, m.plainOffset + m.plainBytes) - m.plainOffset;
-      const splitter = new LineSplitter(m.plainOffset + first, onLine);
-      splitter.push(plain.subarray(first, last));
+      const last = Math.min(to, m.plainOffset + m.plainBytes);
+      const joined = joinsNext(members, i);
+      const splitter = m.streamed ? await this.streamed(m, last, carried ?? streamSplitter(m, from, to, onLine)) : await this.indexed(m, from, last, onLine);
+      carried = joined ? splitter : undefined;
+      if (!splitter) continue;
       end = splitter.end;
+      // a member holds whole lines: one that ends inside a line (cut before or after compression) is named
+      if (last === m.plainOffset + m.plainBytes && splitter.tornBytes > 0 && !m.partial && !joined) this.noteTorn(m, splitter.tornBytes);
     }
     return end;
+  }
+
+  private noteTorn(m: Member, bytes: number): void {
+    const reason = tornMember(m.offset, bytes);
+    if (!this.damages.includes(reason)) this.damages.push(reason);
+  }
+
+  /** The lines of [from, last) of a member with the `Md` field (decompressed whole: it is ~64 KiB). */
+  private async indexed(m: Member, from: number, last: number, onLine: OnLine): Promise<LineSplitter | undefined> {
+    const plain = await this.member(m);
+    if (!plain) return undefined;
+    const first = Math.max(from, m.plainOffset) - m.plainOffset;
+    const splitter = new LineSplitter(m.plainOffset + first, onLine);
+    splitter.push(plain.subarray(first, last - m.plainOffset));
+    return splitter;
+  }
+
+  /** The plain bytes up to `last` of a member without the field, decompressed as a stream from its start (bounded memory), fed to `splitter`. */
+  private async streamed(m: Member, last: number, splitter: LineSplitter): Promise<LineSplitter> {
+    let taken = 0;
+    await inflateMember(this.handle, m.offset, m.offset + m.bytes, (chunk) => {
+      const part = chunk.subarray(0, Math.max(0, last - m.plainOffset - taken));
+      taken += part.length;
+      splitter.push(part);
+    }, () => taken >= last - m.plainOffset);
+    return splitter;
   }
 
   /** The plain bytes of one member, or undefined (noted as damage) when it does not decompress to its size. */
@@ -141,59 +175,27 @@ export class RecordedFile {
     }
     return undefined;
   }
-
-  /** Whether the gzip trailer (the last 4 bytes: the plain length mod 2^32) matches what was decompressed. */
-  private async trailerSays(plainBytes: number): Promise<boolean> {
-    const { size } = await this.handle.stat();
-    const tail = Buffer.alloc(4);
-    const { bytesRead } = await this.handle.read(tail, 0, 4, Math.max(0, size - 4));
-    return bytesRead === 4 && tail.readUInt32LE(0) === plainBytes % 2 ** 32;
-  }
-
-  private async readStream(from: number, to: number, onLine: OnLine, stop: () => boolean): Promise<number> {
-    const splitter = new LineSplitter(0, (line, start, end) => {
-      if (start >= from && end <= to) onLine(line, start, end);
-    });
-    // read through the handle (a stream of the handle would keep it from closing when left early)
-    const source = Readable.from(slicesOf(this.handle));
-    // a truncated file gives all it holds (a sync flush at its end); the trailer's length says it was cut
-    const stream = source.pipe(zlib.createGunzip({ finishFlush: zlib.constants.Z_SYNC_FLUSH }));
-    let plainBytes = 0;
-    try {
-      for await (const chunk of stream as AsyncIterable<Buffer>) {
-        plainBytes += chunk.length;
-        splitter.push(chunk);
-        if (stop() || splitter.end >= to) return Math.min(splitter.end, to);
-      }
-      if (!await this.trailerSays(plainBytes)) this.damages.push(`truncated: it ends after ${plainBytes} bytes of its lines`);
-    } catch (error) {
-      this.damages.push(`it does not decompress past byte ${splitter.end} of its lines (${(error as Error).message})`);
-    } finally {
-      source.destroy();
-      stream.destroy();
-    }
-    return Math.min(splitter.end, to);
-  }
 }
 
-/** The bytes of a file from its start, a slice at a time. */
-async function* slicesOf(handle: fs.FileHandle): AsyncGenerator<Buffer> {
-  for (let pos = 0; ;) {
-    const buf = Buffer.allocUnsafe(SLICE_BYTES);
-    const { bytesRead } = await handle.read(buf, 0, SLICE_BYTES, pos);
-    if (bytesRead <= 0) return;
-    pos += bytesRead;
-    yield buf.subarray(0, bytesRead);
-  }
+/** A splitter from the start of member `m` passing on the lines of [from, to) only (the member may start inside a line). */
+function streamSplitter(m: Member, from: number, to: number, onLine: OnLine): LineSplitter {
+  return new LineSplitter(m.plainOffset, (line, start, end) => {
+    if (start >= from && end <= to) onLine(line, start, end);
+  });
 }
 
 /** The member list of an open compressed file. */
 async function membersOf(handle: fs.FileHandle, size: number): Promise<MemberList> {
   const walk = walkMembers(size);
-  const buf = Buffer.alloc(64);
   for (let step = walk.next(); ; ) {
     if (step.done) return step.value;
-    const { bytesRead } = await handle.read(buf, 0, step.value.len, step.value.pos);
+    const want = step.value;
+    if (want.inflate !== undefined) {
+      step = walk.next(await inflateMember(handle, want.inflate, size, () => {}));
+      continue;
+    }
+    const buf = Buffer.alloc(Math.max(0, Math.min(want.len, size - want.pos)));
+    const { bytesRead } = buf.length === 0 ? { bytesRead: 0 } : await handle.read(buf, 0, buf.length, want.pos);
     step = walk.next(buf.subarray(0, bytesRead));
   }
 }

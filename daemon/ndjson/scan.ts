@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import zlib from 'node:zlib';
 import { parseEnvelope } from './head.js';
 import type { Envelope } from '../../lib/wire.js';
-import { walkMembers, type MemberList } from './gzip-members.js';
+import { inflateMemberSync } from './gzip-inflate.js';
+import { joinsNext, tornMember, walkMembers, type MemberList } from './gzip-members.js';
 import { isCompressed } from './names.js';
 import type { ReadFs } from './read-fs.js';
 import { LineSplitter } from './splitter.js';
@@ -51,7 +52,6 @@ export function scanLines(file: string, offset: number, onLine: (line: string, s
       return { end: splitter.end, tornBytes: splitter.tornBytes, bad, damage: [] };
     }
     const damage = scanGzip(size, readAt, offset, splitter);
-    if (splitter.tornBytes > 0) damage.push(`its last ${splitter.tornBytes} bytes of lines form no whole line`);
     return { end: splitter.end, tornBytes: 0, bad, damage };
   } finally {
     io.closeSync(fd);
@@ -67,45 +67,49 @@ export function scanFile(file: string, offset: number, onEnvelope: (env: Envelop
   }, io);
 }
 
-/** Feed the plain bytes from `offset` of a gzip file to `splitter`; returns what was damaged. */
-function scanGzip(size: number, readAt: (pos: number, len: number) => Buffer, offset: number, splitter: LineSplitter): string[] {
+/** The member list of a gzip file of `size` bytes read by `readAt` (members without the `Md` field inflated to find them). */
+export function membersSync(size: number, readAt: (pos: number, len: number) => Buffer): MemberList {
   const walk = walkMembers(size);
   let step = walk.next();
-  while (!step.done) step = walk.next(readAt(step.value.pos, step.value.len));
-  const list: MemberList = step.value;
-  const damage = list.damage ? [list.damage] : [];
-  if (!list.indexed) {
-    const { plain, error } = gunzipWhole(readAt(0, size));
-    if (error) damage.push(error);
-    if (plain.length > offset) splitter.push(plain.subarray(offset));
-    return damage;
+  while (!step.done) {
+    const want = step.value;
+    step = walk.next(want.inflate !== undefined ? inflateMemberSync(readAt, want.inflate, size) : readAt(want.pos, want.len));
   }
-  for (const m of list.members) {
-    if (m.plainOffset + m.plainBytes <= offset) continue;
-    let plain: Buffer;
-    try {
-      plain = zlib.gunzipSync(readAt(m.offset, m.bytes));
-    } catch (error) {
-      damage.push(`its member at byte ${m.offset} does not decompress (${(error as Error).message})`);
-      continue;
+  return step.value;
+}
+
+/** Feed the plain bytes from `offset` of a gzip file to `splitter`, member by member; returns what was damaged. */
+function scanGzip(size: number, readAt: (pos: number, len: number) => Buffer, offset: number, splitter: LineSplitter): string[] {
+  const list = membersSync(size, readAt);
+  const damage = [...list.damage];
+  for (const [i, m] of list.members.entries()) {
+    const memberEnd = m.plainOffset + m.plainBytes;
+    if (memberEnd <= offset) continue;
+    let plain: Buffer | undefined;
+    if (m.streamed) {
+      inflateMemberSync(readAt, m.offset, m.offset + m.bytes, (buf) => { plain = buf; });
+    } else {
+      try {
+        plain = zlib.gunzipSync(readAt(m.offset, m.bytes));
+        if (plain.length !== m.plainBytes) {
+          damage.push(`its member at byte ${m.offset} holds ${plain.length} bytes, not ${m.plainBytes}`);
+          plain = undefined;
+        }
+      } catch (error) {
+        damage.push(`its member at byte ${m.offset} does not decompress (${(error as Error).message})`);
+      }
     }
     const from = Math.max(offset, m.plainOffset);
     if (splitter.end + splitter.tornBytes !== from) splitter.skipTo(from);
-    splitter.push(plain.subarray(from - m.plainOffset));
+    if (plain) splitter.push(plain.subarray(from - m.plainOffset, m.plainBytes));
+    // a member holds whole lines: one that ends inside a line is named (as the asynchronous reader does),
+    // unless the next goes on with it (members without the field that follow each other are one stream)
+    if (plain && splitter.tornBytes > 0 && !joinsNext(list.members, i)) {
+      if (!m.partial) damage.push(tornMember(m.offset, splitter.tornBytes));
+      splitter.skipTo(memberEnd);
+    }
   }
   return damage;
-}
-
-/** A single-member gzip decompressed; a truncated one gives what it holds, a corrupt one nothing. */
-function gunzipWhole(data: Buffer): { plain: Buffer; error?: string } {
-  try {
-    const plain = zlib.gunzipSync(data, { finishFlush: zlib.constants.Z_SYNC_FLUSH });
-    // a truncated file gives all it holds; the trailer's length (mod 2^32) says it was cut
-    const whole = data.length >= 4 && data.readUInt32LE(data.length - 4) === plain.length % 2 ** 32;
-    return whole ? { plain } : { plain, error: `truncated: it ends after ${plain.length} bytes of its lines` };
-  } catch (error) {
-    return { plain: Buffer.alloc(0), error: `it does not decompress (${(error as Error).message})` };
-  }
 }
 
 /** The plain size of a file's whole content (a gzip file's decompressed size, as far as it reads); -1 when it cannot be read. */
@@ -120,21 +124,15 @@ export function plainSize(file: string, io: ReadFs = fs): number {
       }
     }
     const fd = io.openSync(file, 'r');
-    let list: MemberList;
     try {
       const size = io.fstatSync(fd).size;
-      const walk = walkMembers(size);
-      let step = walk.next();
-      while (!step.done) {
-        const buf = Buffer.alloc(step.value.len);
-        step = walk.next(buf.subarray(0, io.readSync(fd, buf, 0, buf.length, step.value.pos)));
-      }
-      list = step.value;
+      return membersSync(size, (pos, len) => {
+        const buf = Buffer.alloc(Math.max(0, Math.min(len, size - pos)));
+        return buf.subarray(0, buf.length === 0 ? 0 : io.readSync(fd, buf, 0, buf.length, pos));
+      }).plainBytes;
     } finally {
       io.closeSync(fd);
     }
-    // indexed members say their plain size in their headers; an older gzip is read
-    return list.indexed ? list.plainBytes : scanLines(file, 0, () => true, io).end;
   } catch {
     return -1;
   }

@@ -55,7 +55,11 @@ export async function readTail(file: string, from: number, limits: { lines: numb
       const whole = to >= limit || (size === undefined && end < to);
       if (lines.length > 0 || whole) {
         more = !whole;
-        return { lines, end: lines.at(-1)?.end ?? from, size, atEnd: whole && lines.length < limits.lines, damage: lease.handle.damage };
+        const atEnd = whole && lines.length < limits.lines;
+        const { damage } = lease.handle;
+        // a damaged compressed file's bytes after its last whole line are part of its damage, named once there
+        const sized = atEnd && lease.handle.compressed && damage.length > 0 ? end : size;
+        return { lines, end: lines.at(-1)?.end ?? from, size: sized, atEnd, damage };
       }
     }
   } finally {

@@ -2,8 +2,8 @@ import path from 'node:path';
 import { MeridianError } from '../../lib/errors.js';
 import { mayNameKey, setMember } from '../../lib/json-text.js';
 import { formatTs, monotonicNow } from '../../lib/time.js';
-import { ensurePlain } from './compressed.js';
 import { Reading } from './current-view.js';
+import { onlyCompressed, Restorations } from './restore-plain.js';
 import { failedFile, writeFailure } from './disk-space.js';
 import { envelopeLine } from './envelope-line.js';
 import { errorCode } from './state-files.js';
@@ -29,6 +29,8 @@ export class Appender {
   private lastTs = '';
   private readonly listeners = new Set<RecordedListener>();
   private readonly counts: RecordedCounts = { permanent: 0, ephemeral: 0 };
+  /** Day files being decompressed to be appended to again (appends for them wait). */
+  private readonly restorations = new Restorations();
 
   constructor(core: StoreCore, onClockBack: (dayFile: string) => void) {
     this.core = core;
@@ -47,7 +49,12 @@ export class Appender {
   }
 
   /** Record one event in this turn's write; resolves once written (and synced in `always` mode). */
-  async append(event: ValidEvent): Promise<Recorded> {
+  append(event: ValidEvent): Promise<Recorded> {
+    const restoring = this.dayRestored();
+    return restoring ? restoring.then(() => this.append(event)) : this.appendNow(event);
+  }
+
+  private async appendNow(event: ValidEvent): Promise<Recorded> {
     const now = this.core.opts.clock.now();
     const batch = this.batchAt(now, false);
     const run = this.core.run;
@@ -69,6 +76,8 @@ export class Appender {
 
   /** Record a batch in one write (every line or none); see TelemetryStore.appendBatch. */
   appendBatch(events: ValidEvent[]): Promise<BatchRecorded> {
+    const restoring = this.dayRestored();
+    if (restoring) return restoring.then(() => this.appendBatch(events));
     let written: { recorded: BatchRecorded; synced: Promise<void> | undefined };
     try {
       written = this.writeWhole(events);
@@ -143,7 +152,7 @@ export class Appender {
       const dayFile = core.days.fileAt(now);
       if (dayFile !== target.path) {
         this.writeQueued();
-        if (this.reopenCompressed(dayFile)) core.opts.logger.warn(`${dayFile}: decompressed to append to it again (the clock went back?)`);
+        this.assertPlainDay(dayFile);
         // the last file written: the open one, else a past day's left closed at start-up
         const last = target.path || core.closedSiteMark?.file || '';
         const back = last !== '' && path.basename(dayFile) < path.basename(last);
@@ -156,19 +165,40 @@ export class Appender {
   }
 
   /**
-   * Make a compressed day file plain again to append to it (the clock went back to its day).
-   * A damaged one cannot be: the event is answered 503, the file left as it is (never
-   * rewritten from what could be read of it), and the log names it.
+   * When the site day of now is there only compressed (the clock went back to its day): its
+   * decompression (streamed off the event loop, restore-plain.ts), which appends wait for;
+   * undefined on every other append (no file is looked at unless the day changed). A damaged
+   * file rejects each waiting append with 503 STORAGE_UNAVAILABLE naming it.
    */
-  private reopenCompressed(dayFile: string): boolean {
-    try {
-      return ensurePlain(dayFile);
-    } catch (error) {
-      const reason = errorCode(error);
-      this.core.opts.logger.error(`${dayFile}.gz is damaged (${reason}): events of its day cannot be appended to it; nothing recorded`);
-      throw new MeridianError('STORAGE_UNAVAILABLE',
-        `the day file ${path.basename(dayFile)}.gz is damaged (${reason}) and cannot be appended to; nothing was recorded`);
-    }
+  private dayRestored(): Promise<void> | undefined {
+    const core = this.core;
+    if (core.run || core.closed) return undefined;
+    const dayFile = core.days.fileAt(core.opts.clock.now());
+    if (dayFile === core.site.path) return undefined;
+    return this.restorations.of(dayFile, core.io, (restored) => restored.then(() => {
+      core.opts.logger.warn(`${dayFile}: decompressed to append to it again (the clock went back?)`);
+    }, (error: unknown) => {
+      throw this.damagedDay(dayFile, error);
+    }));
+  }
+
+  /** The 503 for an append to a day whose `.gz` cannot be made plain (logged). */
+  private damagedDay(dayFile: string, error: unknown): MeridianError {
+    const reason = errorCode(error);
+    this.core.opts.logger.error(`${dayFile}.gz is damaged (${reason}): events of its day cannot be appended to it; nothing recorded`);
+    return new MeridianError('STORAGE_UNAVAILABLE',
+      `the day file ${path.basename(dayFile)}.gz is damaged (${reason}) and cannot be appended to; nothing was recorded`);
+  }
+
+  /**
+   * A day file is made plain before events go to it (dayRestored): one still compressed here
+   * means the clock moved to its day in between; the event is refused (503), never written
+   * beside its `.gz`, and the next one decompresses it.
+   */
+  private assertPlainDay(dayFile: string): void {
+    if (!onlyCompressed(dayFile, this.core.io)) return;
+    throw new MeridianError('STORAGE_UNAVAILABLE',
+      `the day file ${path.basename(dayFile)}.gz was not yet decompressed to be appended to; nothing was recorded`);
   }
 
   /** Stamp an event with the batch's next seq and queue its line there; `mono`: when it was received (monotonic). */

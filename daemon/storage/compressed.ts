@@ -6,6 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
 import { MEMBER_HEADER_BYTES, memberHeader } from '../ndjson/gzip-members.js';
 import { GZ, plainName } from '../ndjson/names.js';
+import { membersSync } from '../ndjson/scan.js';
 import { CompressionAbandoned, writeMembers } from './member-writer.js';
 
 // Gzipped data files (`<name>.ndjson.gz`): compressing a closed file so that a crash at any
@@ -127,9 +128,11 @@ async function writeTemp(file: string, source: () => NodeJS.ReadableStream, tmp:
 
 /**
  * Finish what a crash interrupted: remove temp files, and plain files whose whole .gz is in
- * place, except those `inUse` names (plain paths).
+ * place, except those `inUse` names (plain paths). A .gz beside its plain file that is not a
+ * whole copy of it (damaged, or put there by hand) keeps the plain file: `kept` is told.
  */
-export function finishInterrupted(dir: string, inUse: (plain: string) => boolean = () => false): string[] {
+export function finishInterrupted(dir: string, inUse: (plain: string) => boolean = () => false,
+  kept: (plain: string, why: string) => void = () => {}): string[] {
   const done: string[] = [];
   let names: string[];
   try {
@@ -143,7 +146,13 @@ export function finishInterrupted(dir: string, inUse: (plain: string) => boolean
       fs.rmSync(file, { force: true });
       done.push(file);
     } else if (name.endsWith(`.ndjson${GZ}`) && names.includes(name.slice(0, -GZ.length)) && !inUse(plainName(file))) {
-      // the rename happened, the removal did not: the .gz was verified before its rename
+      // the rename happened, the removal did not: the .gz was verified before its rename,
+      // unless it is not the daemon's (then both stay: the plain file is the one read)
+      const why = notWholeCopy(file, plainName(file));
+      if (why) {
+        kept(plainName(file), why);
+        continue;
+      }
       fs.unlinkSync(plainName(file));
       done.push(plainName(file));
     }
@@ -151,25 +160,21 @@ export function finishInterrupted(dir: string, inUse: (plain: string) => boolean
   return done;
 }
 
-/**
- * Make sure `file` is plain before it is appended to: when only its `.gz` exists (a stopped
- * run started again on its directory, a clock stepped back over noon) decompress it back.
- * Returns whether it did.
- */
-export function ensurePlain(file: string): boolean {
-  if (fs.existsSync(file) || !fs.existsSync(file + GZ)) return false;
-  restorePlain(file);
-  return true;
-}
-
-/** Turn `<file>.gz` back into `<file>`. */
-function restorePlain(file: string): void {
-  const tmp = `${file}.restore.tmp`;
-  fs.writeFileSync(tmp, zlib.gunzipSync(fs.readFileSync(file + GZ)));
-  syncPath(tmp);
-  fs.renameSync(tmp, file);
-  syncPath(path.dirname(file));
-  fs.unlinkSync(file + GZ);
+/** Why `gz` is no whole copy of `plain` by its members (damage, another length), or undefined when it is one. */
+function notWholeCopy(gz: string, plain: string): string | undefined {
+  const fd = fs.openSync(gz, 'r');
+  try {
+    const size = fs.fstatSync(fd).size;
+    const list = membersSync(size, (pos, len) => {
+      const buf = Buffer.alloc(Math.max(0, Math.min(len, size - pos)));
+      return buf.subarray(0, buf.length === 0 ? 0 : fs.readSync(fd, buf, 0, buf.length, pos));
+    });
+    if (list.damage.length > 0) return `it is damaged: ${list.damage[0]!}`;
+    const plainBytes = fs.statSync(plain).size;
+    return list.plainBytes === plainBytes ? undefined : `it holds ${list.plainBytes} bytes of lines, the plain file ${plainBytes}`;
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 function syncPath(p: string): void {

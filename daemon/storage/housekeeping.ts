@@ -100,7 +100,8 @@ export class Housekeeping {
     const { siteDir, compressAfterMs, retainMs, logger } = this.opts;
     const report: HousekeepingReport = { compressed: [], deleted: [], protected: [], failed: [] };
     for (const dir of new Set([siteDir, ...listDataFiles(siteDir).map((f) => path.dirname(f.file))])) {
-      for (const done of finishInterrupted(dir, (plain) => this.opts.inUse().includes(plain))) logger.warn(`finished an interrupted compression: removed ${done}`);
+      const kept = (plain: string, why: string) => logger.warn(`${plain}${GZ} is no whole copy of ${plain} (${why}): both kept, the plain file is the one read`);
+      for (const done of finishInterrupted(dir, (plain) => this.opts.inUse().includes(plain), kept)) logger.warn(`finished an interrupted compression: removed ${done}`);
     }
     const entries = listDataFiles(siteDir);
     const retain = this.retainable(entries, report);

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { makeDirectory, removeCreated } from '../../lib/directories.js';
 import { MeridianError } from '../../lib/errors.js';
 import type { Logger } from '../../lib/log.js';
-import { ensurePlain } from './compressed.js';
+import { onlyCompressed } from './restore-plain.js';
 import { prepareRunFile } from './recover.js';
 import { checkCreatedRunDir, type RunDirPlace } from './run-resolve.js';
 import { errorCode } from './state-files.js';
@@ -39,8 +39,9 @@ export function prepareRunDir(siteDir: string, place: RunDirPlace, runFile: stri
   try {
     created = makeDirectory(place.dir, io);
     checkCreatedRunDir(siteDir, place, runFile);
-    // a stopped run's file compressed by --compress-after: decompressed back, its seq continues
-    if (ensurePlain(file)) logger.info(`${file}: decompressed to continue the run`);
+    // a stopped run's file compressed by --compress-after was decompressed before (store.startRun):
+    // one compressed in between is refused, never started afresh beside its .gz
+    if (onlyCompressed(file, io)) throw new MeridianError('INVALID_RUN', `Cannot use ${place.given} (its file was compressed meanwhile; start the run again).`);
     fileExisted = fs.existsSync(file);
     const fd = io.openSync(file, 'a');
     io.closeSync(fd);

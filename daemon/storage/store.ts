@@ -1,5 +1,7 @@
 import path from 'node:path';
 import { makeDirectory } from '../../lib/directories.js';
+import { MeridianError } from '../../lib/errors.js';
+import { RUN_FILE } from '../ndjson/names.js';
 import { formatTs } from '../../lib/time.js';
 import { plainName } from '../ndjson/names.js';
 import type { RunRecord } from '../../lib/wire.js';
@@ -10,6 +12,8 @@ import { DiskSpace, type DiskFull } from './disk-space.js';
 import { Durability } from './durability.js';
 import { restore, type Restored, type SuspendedRun } from './restore.js';
 import { RunBook, type ValidRunStart } from './run-book.js';
+import { Restorations } from './restore-plain.js';
+import { assertSafeRunId, resolveRunDir, type RunDirPlace } from './run-resolve.js';
 import { RunProtocol } from './run-protocol.js';
 import { SiteDays } from './site-days.js';
 import { SiteLock } from './site-lock.js';
@@ -40,6 +44,8 @@ export class TelemetryStore {
   readonly view: CurrentView;
   private readonly core: StoreCore;
   private readonly appender: Appender;
+  /** Run files being decompressed to be continued (starts for them wait). */
+  private readonly restorations = new Restorations();
   private readonly runs: RunProtocol;
   private readonly snapshots: Snapshots;
   private readonly lock: SiteLock;
@@ -215,8 +221,32 @@ export class TelemetryStore {
    * Start a run: resolve id and directory, continue the run file's seq, remember the run.
    * The current view is left as it is. Answers the record (as JSON text).
    */
-  startRun(req: ValidRunStart): string {
+  async startRun(req: ValidRunStart): Promise<string> {
+    await this.runFilePlain(req);
     return this.runs.start(req);
+  }
+
+  /**
+   * A stopped run's file compressed by --compress-after, started again: decompressed first as
+   * a stream off the event loop (restore-plain.ts), so its seq continues. A derived run id
+   * names a new directory (nothing to do); an id or directory the start refuses is left to it.
+   */
+  private async runFilePlain(req: ValidRunStart): Promise<void> {
+    const runId = req.runId ?? req.metaRunId;
+    if (runId === undefined) return;
+    let place: RunDirPlace;
+    try {
+      assertSafeRunId(runId, 'run id');
+      place = resolveRunDir(this.core.opts.siteDir, runId, req.runDir);
+    } catch {
+      return;
+    }
+    const file = path.join(place.dir, RUN_FILE);
+    await this.restorations.of(file, this.core.io, (restored) => restored.then(() => {
+      this.core.opts.logger.info(`${file}: decompressed to continue the run`);
+    }, (error: unknown) => {
+      throw new MeridianError('INVALID_RUN', `Cannot use ${place.given} (${errorCode(error)}).`, { cause: error });
+    }));
   }
 
   /**
