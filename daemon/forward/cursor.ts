@@ -1,4 +1,4 @@
-import { plainName } from '../ndjson/names.js';
+import { plainName, siteDayOf } from '../ndjson/names.js';
 import { CursorWriter, loadCursor, type CursorFile, type CursorSync } from './cursor-file.js';
 import type { StreamPosition } from './log-tail.js';
 
@@ -156,11 +156,11 @@ export class SinkCursor {
  * run stopped before the sink existed) holds nothing back.
  */
 export function deliveredAll(positions: readonly (readonly [string, StreamPosition])[], file: string, size: number): boolean {
-  const dayFile = /site_(\d{8})\.ndjson$/.exec(file)?.[1];
+  const dayFile = siteDayOf(file);
   for (const [stream, position] of positions) {
     if (plainName(position.file) === file && position.offset < size) return false;
     if (stream === 'site' && dayFile !== undefined) {
-      const at = /site_(\d{8})\.ndjson(?:\.gz)?$/.exec(position.file)?.[1];
+      const at = siteDayOf(position.file);
       if (at === undefined || at < dayFile) return false;
     }
   }
