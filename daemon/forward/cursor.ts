@@ -57,6 +57,11 @@ export class SinkCursor {
     return Object.entries(this.streams);
   }
 
+  /** The position of a stream, if the cursor follows it. */
+  at(stream: string): StreamPosition | undefined {
+    return this.streams[stream];
+  }
+
   has(stream: string): boolean {
     return stream in this.streams;
   }
