@@ -1,32 +1,51 @@
 import fs from 'node:fs';
 import os from 'node:os';
-import { listDataFiles, type DataFile } from '../daemon/ndjson/listing.js';
+import { listStoredFiles, type StoredFile } from '../daemon/ndjson/listing.js';
 import { resolveDaemonConfig } from '../lib/config.js';
 import { ConfigError } from '../lib/errors.js';
-import { CommandFailure } from './failure.js';
-import { show, type CliIo } from './io.js';
+import { CommandFailure, EXIT } from './failure.js';
+import { say, show, type CliIo } from './io.js';
 import { noExtraArguments, switchOption, textOption, type ParsedOptions } from './options.js';
 
 // `telemetry du`: the space the data files take, per site day and per run, read from the
-// site directory itself (no daemon needed).
+// site directory itself (no daemon needed) through the daemon's own names and reader rules.
 
-/** Print one line per data file and a total (or their JSON). */
+/**
+ * Print one line per file of a day or run (both when a day is stored plain and `.gz`), each
+ * marked when it is empty, damaged, a duplicate or no site day file at all, and the totals
+ * (or their JSON). A damaged file is also named on stderr and makes the exit code 1.
+ */
 export async function runDu(opts: ParsedOptions, io: CliIo): Promise<number> {
   noExtraArguments(opts);
   const { siteDir } = resolveDaemonConfig({ siteDir: textOption(opts, 'site-dir') }, io.env, os.homedir());
   checkSiteDir(siteDir);
-  const files = listDataFiles(siteDir);
+  const files = listStoredFiles(siteDir);
   if (switchOption(opts, 'json')) {
     show(io, `${JSON.stringify({ site_dir: siteDir, files: files.map(asJson), total_bytes: total(files) })}\n`);
-    return 0;
+  } else {
+    for (const line of fileLines(files)) show(io, `${line}\n`);
+    show(io, `${totalLine(siteDir, files)}\n`);
   }
-  const rows = files.map((f) => [f.kind, f.name, size(f.bytes), f.file.endsWith('.gz') ? 'gzip' : '']);
+  const damaged = files.filter((f) => f.state === 'damaged');
+  for (const f of damaged) say(io, `damaged: ${f.file}: ${f.reason}`);
+  return damaged.length > 0 ? EXIT.DAEMON_ERROR : 0;
+}
+
+// kind, name, size, gzip, then what is wrong: columns as wide as their widest cell
+function fileLines(files: readonly StoredFile[]): string[] {
+  const rows = files.map((f) => [f.kind, f.name, size(f.bytes), f.file.endsWith('.gz') ? 'gzip' : '', f.state === 'ok' ? '' : `${f.state}: ${f.reason}`]);
   const width = (i: number) => Math.max(0, ...rows.map((r) => r[i]!.length));
-  for (const row of rows) show(io, `${row[0]!.padEnd(4)} ${row[1]!.padEnd(width(1))}  ${row[2]!.padStart(width(2))}  ${row[3]}`.trimEnd() + '\n');
+  return rows.map((r) => `${r[0]!.padEnd(width(0))}  ${r[1]!.padEnd(width(1))}  ${r[2]!.padStart(width(2))}  ${r[3]!.padEnd(width(3))}  ${r[4]}`.trimEnd());
+}
+
+function totalLine(siteDir: string, files: readonly StoredFile[]): string {
   const days = files.filter((f) => f.kind === 'day');
   const runs = files.filter((f) => f.kind === 'run');
-  show(io, `total ${size(total(files))} in ${siteDir} (${days.length} day(s) ${size(total(days))}, ${runs.length} run(s) ${size(total(runs))})\n`);
-  return 0;
+  const other = files.filter((f) => f.kind === 'unknown');
+  const count = (list: readonly StoredFile[]) => new Set(list.map((f) => f.name)).size;
+  const parts = [`${count(days)} day(s) ${size(total(days))}`, `${count(runs)} run(s) ${size(total(runs))}`];
+  if (other.length > 0) parts.push(`${other.length} unknown file(s) ${size(total(other))}`);
+  return `total ${size(total(files))} in ${siteDir} (${parts.join(', ')})`;
 }
 
 // a site directory that is missing or unreadable is a stated failure (exit 1: "total 0 B" would
@@ -48,11 +67,11 @@ function checkSiteDir(siteDir: string): void {
   }
 }
 
-function asJson(f: DataFile) {
-  return { kind: f.kind, name: f.name, file: f.file, bytes: f.bytes, compressed: f.file.endsWith('.gz') };
+function asJson(f: StoredFile) {
+  return { kind: f.kind, name: f.name, file: f.file, bytes: f.bytes, compressed: f.file.endsWith('.gz'), state: f.state, reason: f.reason ?? null };
 }
 
-function total(files: DataFile[]): number {
+function total(files: readonly StoredFile[]): number {
   return files.reduce((sum, f) => sum + f.bytes, 0);
 }
 

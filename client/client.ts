@@ -10,6 +10,7 @@ import { currentEnvelopeTexts, historyEnvelopeTexts } from './answer-text.js';
 import { historyPages, type HistoryOptions, type HistoryPage, type HistoryTextPage } from './history.js';
 import { resolveClientSettings, type TelemetryClientOptions } from './options.js';
 import { streamMessages, type StreamMessage, type StreamOptions } from './stream.js';
+import { typeParam } from './type-query.js';
 
 // TelemetryClient: the whole HTTP API as typed methods (camelCase outside, snake_case on the wire).
 
@@ -65,7 +66,7 @@ export interface PostEventsOptions {
   partial?: boolean;
 }
 
-/** What `current()` may narrow the view to (`GET /current?type=...&stale=...`), and whether it asks for freshness. */
+/** What `current()` may narrow the view to (the query of `GET /current`), and whether it asks for freshness. */
 export interface CurrentFilter {
   /** Only these types. */
   types?: readonly string[];
@@ -335,12 +336,12 @@ function batchPath(options: PostEventsOptions): string {
   return options.partial ? 'events?partial=true' : 'events';
 }
 
-/** The path of GET /current with its query (a comma inside a type name travels as %2C). */
+/** The path of GET /current with its query. */
 function currentPath(filter: CurrentFilter): string {
   // the daemon answers the original service's body unless freshness is asked for
   const query: string[] = [`freshness=${filter.freshness ?? true}`];
-  // a comma inside a type name travels as %2C; the commas between names stay as they are
-  if (filter.types !== undefined) query.push(`type=${filter.types.map(encodeURIComponent).join(',')}`);
+  const type = typeParam(filter.types);
+  if (type !== undefined) query.push(type);
   if (filter.stale !== undefined) query.push(`stale=${filter.stale}`);
   return `current?${query.join('&')}`;
 }

@@ -1,4 +1,5 @@
 import type { DamagedFile, Envelope } from '../lib/wire.js';
+import { typeParam } from './type-query.js';
 
 // client.history(): GET /history as an async iterator over pages, following next_cursor.
 
@@ -26,10 +27,11 @@ export interface HistoryPage {
   damaged?: DamagedFile[];
 }
 
-/** The query string of GET /history (a comma inside a type is sent as %2C). */
+/** The query string of GET /history. */
 export function historyQuery(options: HistoryOptions, cursor: string | undefined): string {
   const params: string[] = [];
-  if (options.types !== undefined) params.push(`type=${options.types.map(encodeURIComponent).join(',')}`);
+  const type = typeParam(options.types);
+  if (type !== undefined) params.push(type);
   for (const name of ['from', 'to'] as const) {
     const value = options[name];
     if (value !== undefined) params.push(`${name}=${encodeURIComponent(value instanceof Date ? value.toISOString() : value)}`);

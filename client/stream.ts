@@ -4,6 +4,7 @@ import type { Got } from 'got';
 import type { Envelope } from '../lib/wire.js';
 import { TelemetryClientError, TelemetryConnectionError } from './errors.js';
 import { toClientError } from './failure.js';
+import { typeParam } from './type-query.js';
 
 // client.stream(): GET /stream as an async iterator (got.stream + eventsource-parser). When the
 // connection is lost it says so and reconnects, resuming after the last cursor it saw, so the
@@ -52,7 +53,8 @@ export async function* streamMessages(transport: StreamTransport, options: Strea
   while (!signal?.aborted) {
     const messages: StreamMessage[] = [];
     let failure: TelemetryClientError | undefined;
-    const request = transport.http.stream(`stream${options.types ? `?type=${options.types.map(encodeURIComponent).join(',')}` : ''}`, {
+    const type = typeParam(options.types);
+    const request = transport.http.stream(type === undefined ? 'stream' : `stream?${type}`, {
       headers: { accept: 'text/event-stream', ...(since !== undefined ? { 'last-event-id': since } : {}) },
       throwHttpErrors: false, signal,
     });

@@ -3,7 +3,10 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { encodeMember } from '../daemon/ndjson/gzip-members.js';
 import { cli } from './helpers/cli.js';
+import { startTestDaemon } from './helpers/daemon.js';
+import { postEvent, request } from './helpers/http.js';
 import { removeDir, tempDir } from './helpers/tmp.js';
 
 // `telemetry du`: the space per site day and per run, from the site directory.
@@ -12,7 +15,7 @@ test('du lists each day and run file with its size, gzip marked, and the totals'
   const dir = tempDir();
   try {
     fs.writeFileSync(path.join(dir, 'site_20260316.ndjson'), 'x'.repeat(2048));
-    fs.writeFileSync(path.join(dir, 'site_20260310.ndjson.gz'), zlib.gzipSync('y'.repeat(100)));
+    fs.writeFileSync(path.join(dir, 'site_20260310.ndjson.gz'), zlib.gzipSync(`${'y'.repeat(99)}\n`));
     fs.mkdirSync(path.join(dir, '001'));
     fs.writeFileSync(path.join(dir, '001', 'telemetry.ndjson'), 'z'.repeat(10));
     fs.mkdirSync(path.join(dir, 'empty-run'));
@@ -31,12 +34,85 @@ test('du lists each day and run file with its size, gzip marked, and the totals'
     assert.equal(json, {
       site_dir: dir,
       files: [
-        { kind: 'day', name: '20260310', file: path.join(dir, 'site_20260310.ndjson.gz'), bytes: gz, compressed: true },
-        { kind: 'day', name: '20260316', file: path.join(dir, 'site_20260316.ndjson'), bytes: 2048, compressed: false },
-        { kind: 'run', name: '001', file: path.join(dir, '001', 'telemetry.ndjson'), bytes: 10, compressed: false },
+        { kind: 'day', name: '20260310', file: path.join(dir, 'site_20260310.ndjson.gz'), bytes: gz, compressed: true, state: 'ok', reason: null },
+        { kind: 'day', name: '20260316', file: path.join(dir, 'site_20260316.ndjson'), bytes: 2048, compressed: false, state: 'ok', reason: null },
+        { kind: 'run', name: '001', file: path.join(dir, '001', 'telemetry.ndjson'), bytes: 10, compressed: false, state: 'ok', reason: null },
       ],
       total_bytes: 2048 + gz + 10,
     });
+  } finally {
+    removeDir(dir);
+  }
+});
+
+const line = (seq: number) => `{"seq":${seq},"ts":"2026-03-16T13:00:00.000Z","type":"w","data":${seq},"meta":{}}\n`;
+
+const UNKNOWN = "its name is no site day file's (site_<YYYYMMDD>.ndjson of a calendar date): the daemon neither reads, forwards, compresses nor deletes it";
+
+// [file (under the site dir), content, kind, name, the state column ('' when ok)]
+const STATES: [string, Buffer, string, string, string][] = [
+  ['site_20260310.ndjson.gz', encodeMember(Buffer.from(line(1))), 'day', '20260310', ''],
+  ['site_20260311.ndjson.gz', Buffer.alloc(0), 'day', '20260311', 'damaged: it is empty (0 bytes), not a gzip file'],
+  ['site_20260312.ndjson', Buffer.from(line(2)), 'day', '20260312', ''],
+  ['site_20260312.ndjson.gz', encodeMember(Buffer.from(line(2))), 'day', '20260312',
+    'duplicate: the plain file beside it is the one read (a compression was interrupted; the next housekeeping pass keeps one of the two)'],
+  ['site_20260313.ndjson', Buffer.alloc(0), 'day', '20260313', 'empty: it holds no line (0 bytes)'],
+  ['site_20260314.ndjson.gz', encodeMember(Buffer.from(line(3).repeat(50))).subarray(0, 40), 'day', '20260314',
+    'damaged: truncated: its member at byte 0 ends past the end of the file'],
+  ['site_20260315.ndjson.gz', Buffer.from('not gzip at all\n'), 'day', '20260315', 'damaged: it does not decompress (incorrect header check)'],
+  ['001/telemetry.ndjson', Buffer.from(line(1)), 'run', '001', ''],
+  ['001/telemetry.ndjson.gz', encodeMember(Buffer.from(line(1))), 'run', '001',
+    'duplicate: the plain file beside it is the one read (a compression was interrupted; the next housekeeping pass keeps one of the two)'],
+  ['site_20260230.ndjson', Buffer.from(line(7)), 'unknown', 'site_20260230.ndjson', `unknown: ${UNKNOWN}`],
+  ['site_20261301.ndjson', Buffer.from(line(9)), 'unknown', 'site_20261301.ndjson', `unknown: ${UNKNOWN}`],
+];
+
+test('du lists every file of a day or run and marks what is damaged, empty, a duplicate or no day; damage is named on stderr, exit 1', async () => {
+  const dir = tempDir();
+  try {
+    fs.mkdirSync(path.join(dir, '001'));
+    for (const [file, content] of STATES) fs.writeFileSync(path.join(dir, file), content);
+    const rows = STATES.map(([file, content, kind, name, state]) => [kind, name, `${content.length} B`, file.endsWith('.gz') ? 'gzip' : '', state]);
+    const width = (i: number) => Math.max(...rows.map((r) => r[i]!.length));
+    const total = (kind: string) => STATES.filter((r) => r[2] === kind).reduce((sum, r) => sum + r[1].length, 0);
+    const all = total('day') + total('run') + total('unknown');
+    const text = await cli(['du', '--site-dir', dir]);
+    assert.equal(text.stdout, [
+      ...rows.map((r) => `${r[0]!.padEnd(width(0))}  ${r[1]!.padEnd(width(1))}  ${r[2]!.padStart(width(2))}  ${r[3]!.padEnd(width(3))}  ${r[4]}`.trimEnd()),
+      `total ${all} B in ${dir} (6 day(s) ${total('day')} B, 1 run(s) ${total('run')} B, 2 unknown file(s) ${total('unknown')} B)`,
+      '',
+    ].join('\n'));
+    assert.equal([text.code, text.stderr], [1, [
+      `telemetry: damaged: ${path.join(dir, 'site_20260311.ndjson.gz')}: it is empty (0 bytes), not a gzip file`,
+      `telemetry: damaged: ${path.join(dir, 'site_20260314.ndjson.gz')}: truncated: its member at byte 0 ends past the end of the file`,
+      `telemetry: damaged: ${path.join(dir, 'site_20260315.ndjson.gz')}: it does not decompress (incorrect header check)`,
+      '',
+    ].join('\n')]);
+    const json = await cli(['du', '--site-dir', dir, '--json']);
+    assert.is(json.code, 1);
+    assert.equal(JSON.parse(json.stdout).files.map((f: Record<string, unknown>) => [f.kind, f.name, f.file, f.bytes, f.compressed, f.state, f.reason]),
+      STATES.map(([file, content, kind, name, state]) => [kind, name, path.join(dir, file), content.length, file.endsWith('.gz'),
+        state === '' ? 'ok' : state.slice(0, state.indexOf(':')), state === '' ? null : state.slice(state.indexOf(':') + 2)]));
+  } finally {
+    removeDir(dir);
+  }
+});
+
+test('a name that is no date (site_20261301.ndjson) is left alone by the daemon as by du: not read, no seq taken from it, not in history', async () => {
+  const dir = tempDir();
+  try {
+    fs.writeFileSync(path.join(dir, 'site_20260316.ndjson'), line(1) + line(2));
+    fs.writeFileSync(path.join(dir, 'site_20261301.ndjson'), line(50));
+    const d = await startTestDaemon({ siteDir: dir, flags: { retain: '1d' } });
+    try {
+      assert.is((await postEvent(d.url, { type: 'w', data: 3 })).json.seq, 3);
+      assert.equal((await request(d.url, '/history')).json.events.map((e: { seq: number }) => e.seq), [1, 2, 3]);
+      const pass = await d.daemon.housekeeping!.runOnce();
+      assert.equal([pass.deleted, pass.compressed], [[], []]);
+      assert.ok(fs.existsSync(path.join(dir, 'site_20261301.ndjson')));
+    } finally {
+      await d.close();
+    }
   } finally {
     removeDir(dir);
   }

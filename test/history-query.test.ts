@@ -142,7 +142,7 @@ const MISTAKES: [string, string, string, string][] = [
   ['limit twice', '?limit=1&limit=2', 'INVALID_QUERY', 'limit is given more than once.'],
   ['an unsafe run id', '?run=../x', 'INVALID_QUERY', 'run must be a run id (letters, digits, \'.\', \'_\', \'-\') or site; got "../x".'],
   ['a run never recorded', '?run=r9', 'INVALID_QUERY', 'run r9 is not in the timeline of this site directory (runs recorded before it existed are not either).'],
-  ['a malformed cursor', '?cursor=12', 'INVALID_CURSOR', 'cursor must be a cursor such as site:1042 or run:014:17; got "12"'],
+  ['a malformed cursor', '?cursor=12', 'INVALID_CURSOR', 'cursor "12" is not a cursor: it must be site:<seq> or run:<run id>:<seq>, such as site:1042 or run:014:17.'],
   ['a cursor past the end', '?cursor=site:9', 'INVALID_CURSOR', 'cursor site:9 is beyond the last seq recorded in the site (1).'],
   ['a cursor of an unknown run', '?cursor=run:r9:1', 'INVALID_CURSOR', 'cursor run:r9:1 names no recorded event of this site directory (no run r9 in its timeline).'],
   ['bad percent-encoding', '?type=%E0%A4%A', 'INVALID_QUERY', 'type is not valid percent-encoding: "%E0%A4%A".'],

@@ -199,7 +199,7 @@ test('shutdown ends open streams at once', async () => {
 
 // [name, path, headers, code, detail]
 const REFUSED: [string, string, Record<string, string>, string, string][] = [
-  ['a malformed since', '/stream?since=42', {}, 'INVALID_CURSOR', 'since must be a cursor such as site:1042 or run:014:17; got "42"'],
+  ['a malformed since', '/stream?since=42', {}, 'INVALID_CURSOR', 'since "42" is not a cursor: it must be site:<seq> or run:<run id>:<seq>, such as site:1042 or run:014:17.'],
   ['a Last-Event-ID of an unknown run', '/stream', { 'last-event-id': 'run:zz:1' }, 'INVALID_CURSOR', 'Last-Event-ID run:zz:1 names no recorded event of this site directory (no run zz in its timeline).'],
   ['a cursor beyond the end', '/stream?since=site:5', {}, 'INVALID_CURSOR', 'since site:5 is beyond the last seq recorded in the site (1).'],
   ['an unknown parameter', '/stream?from=-1h', {}, 'INVALID_QUERY', 'unknown query parameter "from"; this path takes type, since.'],

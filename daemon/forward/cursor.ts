@@ -1,4 +1,4 @@
-import { plainName } from '../ndjson/names.js';
+import { plainName, siteDayOf } from '../ndjson/names.js';
 import { CursorWriter, loadCursor, type CursorFile, type CursorSync } from './cursor-file.js';
 import type { StreamPosition } from './log-tail.js';
 
@@ -59,6 +59,11 @@ export class SinkCursor {
   /** The streams in the order they appeared, with their positions. */
   entries(): [string, StreamPosition][] {
     return Object.entries(this.streams);
+  }
+
+  /** The position of a stream, if the cursor follows it. */
+  at(stream: string): StreamPosition | undefined {
+    return this.streams[stream];
   }
 
   has(stream: string): boolean {
@@ -162,11 +167,11 @@ export class SinkCursor {
  * run stopped before the sink existed) holds nothing back.
  */
 export function deliveredAll(positions: readonly (readonly [string, StreamPosition])[], file: string, size: number): boolean {
-  const dayFile = /site_(\d{8})\.ndjson$/.exec(file)?.[1];
+  const dayFile = siteDayOf(file);
   for (const [stream, position] of positions) {
     if (plainName(position.file) === file && position.offset < size) return false;
     if (stream === 'site' && dayFile !== undefined) {
-      const at = /site_(\d{8})\.ndjson(?:\.gz)?$/.exec(position.file)?.[1];
+      const at = siteDayOf(position.file);
       if (at === undefined || at < dayFile) return false;
     }
   }

@@ -13,7 +13,7 @@ import { IngestShare, type LoopSampler } from './ingest-share.js';
 import { HeldFile } from '../ndjson/held.js';
 import type { StoreHead } from '../storage/store.js';
 import { lagEvents } from './lag.js';
-import type { LogTail, StreamPosition } from './log-tail.js';
+import { flags, type LogTail, type StreamPosition } from './log-tail.js';
 import type { ForwardRecord } from './record.js';
 import { ReadAhead } from './read-ahead.js';
 import { openCursor, takeRuns } from './runs.js';
@@ -279,7 +279,9 @@ export class Forwarder {
   private acknowledged(chunk: ForwardRecord[]): void {
     this.succeeded();
     const last = chunk[chunk.length - 1]!;
-    this.cursor.moveTo(last.stream, { file: last.file, offset: last.end, seq: last.seq, ...(last.bySeq ? { bySeq: true } : {}) });
+    // the highest seq taken stays (a day read by offset after the clock stepped back: see StreamPosition)
+    const seq = Math.max(last.seq, this.cursor.at(last.stream)?.seq ?? 0);
+    this.cursor.moveTo(last.stream, { file: last.file, offset: last.end, seq, ...flags(last) });
   }
 
   private limits(): { records: number; bytes: number } {

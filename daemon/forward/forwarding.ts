@@ -12,6 +12,7 @@ import type { CursorSync } from './cursor-file.js';
 import { Forwarder } from './forwarder.js';
 import type { LoopSampler } from './ingest-share.js';
 import { lazySink } from './lazy-sink.js';
+import { SiteSegments } from './site-segments.js';
 import { LogTail } from './log-tail.js';
 import { ephemeralRecord } from './record.js';
 import type { SinkSpec } from './sink.js';
@@ -57,7 +58,8 @@ const CURSOR_SYNC: Record<FsyncMode, CursorSync> = {
 export function startForwarding(specs: readonly SinkSpec[], deps: ForwardingDeps): Forwarding {
   if (specs.length === 0) return { status: () => [], stop: async () => undefined, holds: () => false };
   const { store, siteDir } = deps;
-  const tail = new LogTail(siteDir);
+  const segments = new SiteSegments(store.head().site);
+  const tail = new LogTail(siteDir, segments);
   const stateDir = path.join(statePaths(siteDir).dir, 'forward');
   fs.mkdirSync(stateDir, { recursive: true });
   const current = (type: string) => store.view.get(type)?.json;
@@ -73,6 +75,7 @@ export function startForwarding(specs: readonly SinkSpec[], deps: ForwardingDeps
     recorded++;
     if (event.permanent) {
       lineSeqs.set(event.stream, event.reading.seq);
+      if (event.stream === 'site') segments.recorded(event.file, event.reading.seq);
       for (const f of forwarders) f.notify(event.stream);
       return;
     }

@@ -20,6 +20,8 @@ export interface ForwardRecord {
   readonly end: number;
   /** Read where the site stream passes over lines by seq (after the clock stepped back: see StreamPosition.bySeq). */
   readonly bySeq?: true;
+  /** Read by the site segments starting at this seq (see StreamPosition.segments). */
+  readonly segments?: number;
   /** An ephemeral event (store_permanently false): sent live, best-effort, never from the files. */
   readonly ephemeral?: true;
 }

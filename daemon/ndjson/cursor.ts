@@ -12,14 +12,49 @@ export function formatCursor(stream: string, seq: number): string {
   return stream === 'site' ? `site:${seq}` : `run:${stream}:${seq}`;
 }
 
-/** The stream and seq a cursor text names; INVALID_CURSOR (naming `what`) when it is not a cursor. */
+/** The largest seq a cursor can name (a JSON number stays exact up to it). */
+const MAX_SEQ = Number.MAX_SAFE_INTEGER;
+const RUN_ID = /^[A-Za-z0-9._-]{1,128}$/;
+const EXAMPLES = 'such as site:1042 or run:014:17';
+
+/**
+ * The stream and seq a cursor text names; INVALID_CURSOR (naming `what`: `cursor`, `since`,
+ * `Last-Event-ID`) with one sentence saying what is wrong (docs/http-api.md#cursors-and-the-record-order).
+ */
 export function parseCursor(text: string, what: string): { stream: string; seq: number } {
-  const m = /^(?:site|run:([A-Za-z0-9._-]{1,128})):(0|[1-9]\d{0,15})$/.exec(text);
-  const seq = m ? Number(m[2]) : NaN;
-  if (!m || !Number.isSafeInteger(seq)) {
-    throw new MeridianError('INVALID_CURSOR', `${what} must be a cursor such as site:1042 or run:014:17; got ${JSON.stringify(text)}`);
+  const fail = (why: string): never => {
+    throw new MeridianError('INVALID_CURSOR', `${what} ${JSON.stringify(text)} ${why}`);
+  };
+  if (text === '') throw new MeridianError('INVALID_CURSOR', `${what} is empty; it must be a cursor ${EXAMPLES}.`);
+  let stream: string;
+  let seqText: string;
+  if (text.startsWith('site:')) {
+    stream = 'site';
+    seqText = text.slice('site:'.length);
+    if (seqText.includes(':')) fail("is not a cursor: a site cursor is site:<seq>, such as site:1042.");
+  } else if (text.startsWith('run:')) {
+    const rest = text.slice('run:'.length);
+    const colon = rest.lastIndexOf(':');
+    if (colon < 0) fail(`has no seq: a run cursor is run:<run id>:<seq>, such as run:014:17.`);
+    stream = rest.slice(0, colon);
+    seqText = rest.slice(colon + 1);
+    if (stream.includes(':')) fail(`is not a cursor: a run id never holds ":" (a run cursor is run:<run id>:<seq>, such as run:014:17).`);
+    if (!RUN_ID.test(stream)) fail(`does not name a run id: ${JSON.stringify(stream)} is not 1-128 letters, digits, ".", "_" or "-".`);
+  } else {
+    fail(`is not a cursor: it must be site:<seq> or run:<run id>:<seq>, ${EXAMPLES}.`);
   }
-  return { stream: m[1] ?? 'site', seq };
+  return { stream: stream!, seq: seqOf(seqText!, stream!, fail) };
+}
+
+// the seq of a cursor: a whole number written plainly (the daemon's own spelling), within 2^53
+function seqOf(seqText: string, stream: string, fail: (why: string) => never): number {
+  if (seqText === '') fail('has no seq after its last ":".');
+  if (!/^\d+$/.test(seqText)) fail(`is not a cursor: its seq ${JSON.stringify(seqText)} is not a whole number 0 or more.`);
+  const seq = Number(seqText);
+  if (seqText.length > 1 && seqText.startsWith('0')) fail(`is not a cursor: its seq has leading zeros (write ${formatCursor(stream, seq)}).`);
+  if (!Number.isSafeInteger(seq)) fail(`is not a cursor: its seq is beyond the largest one a cursor can name (${MAX_SEQ}).`);
+  if (seq === 0 && stream !== 'site') fail(`names no event: a run's seqs start at 1 (site:0 alone names the position before everything).`);
+  return seq;
 }
 
 /** The id of a forwarded record: `<stream>:<seq>`, what consumers deduplicate on. */

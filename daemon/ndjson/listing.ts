@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { listSiteFiles, RUN_FILE, siteDayOf, storedAs } from './names.js';
+import { judgeFile, type FileJudgement } from './file-state.js';
+import { everySiteFile, GZ, isSiteLookalike, listSiteFiles, plainName, RUN_FILE, siteDayOf, storedAs } from './names.js';
 
 // The data files of a site directory: its site day files and the files of the runs kept
 // in it (`<site_dir>/<run>/telemetry.ndjson`), each as stored (plain or gzipped).
@@ -48,4 +49,43 @@ function describe(kind: DataFile['kind'], name: string, file: string): DataFile 
   } catch {
     return undefined; // removed in between
   }
+}
+
+/** A file of a site directory as `telemetry du` shows it: every file of a day or run, and the names the daemon leaves alone. */
+export interface StoredFile extends Omit<DataFile, 'kind'> {
+  kind: DataFile['kind'] | 'unknown';
+  /** `duplicate`: a `.gz` beside the plain file of the same day or run (the plain one is read); `unknown`: no site day file's name. */
+  state: FileJudgement['state'] | 'duplicate' | 'unknown';
+  reason?: string;
+}
+
+/** Every file `listDataFiles` stands for, both of a day or run stored plain and `.gz`, each judged; then the lookalike names. */
+export function listStoredFiles(siteDir: string): StoredFile[] {
+  let entries: fs.Dirent[] = [];
+  try {
+    entries = fs.readdirSync(siteDir, { withFileTypes: true });
+  } catch { /* no site directory yet */ }
+  const files: StoredFile[] = [];
+  const names = everySiteFile(entries);
+  for (const name of names) files.push(...stored('day', siteDayOf(name)!, path.join(siteDir, name), names.includes(plainName(name))));
+  for (const dir of runDirectories(siteDir)) {
+    const plain = path.join(siteDir, dir, RUN_FILE);
+    const hasPlain = fs.existsSync(plain);
+    files.push(...stored('run', dir, plain, false), ...stored('run', dir, plain + GZ, hasPlain));
+  }
+  for (const e of entries.filter((x) => !x.isDirectory() && isSiteLookalike(x.name)).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    const reason = 'its name is no site day file\'s (site_<YYYYMMDD>.ndjson of a calendar date): the daemon neither reads, forwards, compresses nor deletes it';
+    files.push(...stored('unknown', e.name, path.join(siteDir, e.name), false).map((f) => ({ ...f, state: 'unknown' as const, reason })));
+  }
+  return files;
+}
+
+function stored(kind: StoredFile['kind'], name: string, file: string, besidePlain: boolean): StoredFile[] {
+  const entry = describe('day', name, file);
+  if (!entry) return [];
+  const base = { ...entry, kind };
+  if (besidePlain && file.endsWith(GZ)) {
+    return [{ ...base, state: 'duplicate', reason: 'the plain file beside it is the one read (a compression was interrupted; the next housekeeping pass keeps one of the two)' }];
+  }
+  return [{ ...base, ...judgeFile(file, entry.bytes) }];
 }

@@ -13,20 +13,42 @@ export const GZ = '.gz';
 export const RUN_FILE = 'telemetry.ndjson';
 
 const SITE_FILE = /^site_(\d{8})\.ndjson(\.gz)?$/;
+// what the daemon's own names look like: a file of this form that is no site day file (not a
+// date: `site_20261301.ndjson`) is left alone by every reader, and `du` names it
+const SITE_LIKE = /^site_.*\.ndjson(\.gz)?$/;
+
+/** Whether `key` (`YYYYMMDD`) is a date of the calendar (`20261301` and `20260230` are not). */
+export function isDayKey(key: string): boolean {
+  if (!/^\d{8}$/.test(key)) return false;
+  const [y, m, d] = [Number(key.slice(0, 4)), Number(key.slice(4, 6)), Number(key.slice(6, 8))];
+  const date = new Date(Date.UTC(y, m - 1, d));
+  return date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d && y >= 1000;
+}
+
+// the day key of a site day file's name: the name's form and a calendar date, one rule for every room
+function dayOfName(name: string): string | undefined {
+  const key = SITE_FILE.exec(name)?.[1];
+  return key !== undefined && isDayKey(key) ? key : undefined;
+}
 
 /** The name of the site file of a day key. */
 export function siteFileName(dayKey: string): string {
   return `site_${dayKey}.ndjson`;
 }
 
-/** Whether a name is that of a site day file (plain or `.gz`): names runs may not take. */
+/** Whether a name is the daemon's: a site day file's (plain or `.gz`) or one that looks like it (`site_20261301.ndjson`); names runs may not take. */
 export function isSiteFileName(name: string): boolean {
-  return SITE_FILE.test(name);
+  return SITE_LIKE.test(name);
+}
+
+/** Whether a name looks like a site day file's but is none (`site_20261301.ndjson`): every reader leaves it alone. */
+export function isSiteLookalike(name: string): boolean {
+  return SITE_LIKE.test(name) && dayOfName(name) === undefined;
 }
 
 /** The day key (`YYYYMMDD`) of a site day file's path or name, plain or `.gz`; undefined for any other file. */
 export function siteDayOf(file: string): string | undefined {
-  return SITE_FILE.exec(path.basename(file))?.[1];
+  return dayOfName(path.basename(file));
 }
 
 /** The plain name of a data file: `site_20260317.ndjson.gz` -> `site_20260317.ndjson`. */
@@ -51,9 +73,14 @@ export function storedAs(plain: string): string | undefined {
  * rename: the plain file is the one still whole by definition). Directories are no files.
  */
 export function pickSiteFiles(entries: readonly fs.Dirent[]): string[] {
-  const days = entries.filter((e) => !e.isDirectory() && SITE_FILE.test(e.name)).map((e) => e.name);
+  const days = everySiteFile(entries);
   const plain = new Set(days.filter((n) => !n.endsWith(GZ)));
   return days.filter((n) => !n.endsWith(GZ) || !plain.has(plainName(n))).sort();
+}
+
+/** Every site day file among a directory's entries by name, both of a day stored plain and `.gz` (`du` counts both). */
+export function everySiteFile(entries: readonly fs.Dirent[]): string[] {
+  return entries.filter((e) => !e.isDirectory() && dayOfName(e.name) !== undefined).map((e) => e.name).sort();
 }
 
 /** The site day files of a directory as stored, oldest first (none when it does not exist). */
