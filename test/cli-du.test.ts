@@ -58,8 +58,8 @@ const STATES: [string, Buffer, string, string, string][] = [
     'duplicate: the plain file beside it is the one read (a compression was interrupted; the next housekeeping pass keeps one of the two)'],
   ['site_20260313.ndjson', Buffer.alloc(0), 'day', '20260313', 'empty: it holds no line (0 bytes)'],
   ['site_20260314.ndjson.gz', encodeMember(Buffer.from(line(3).repeat(50))).subarray(0, 40), 'day', '20260314',
-    'damaged: truncated: its member at byte 0 ends past the end of the file'],
-  ['site_20260315.ndjson.gz', Buffer.from('not gzip at all\n'), 'day', '20260315', 'damaged: it does not decompress (incorrect header check)'],
+    'damaged: its member at byte 0 is cut short (truncated)'],
+  ['site_20260315.ndjson.gz', Buffer.from('not gzip at all\n'), 'day', '20260315', 'damaged: bytes 0-16 of it hold no gzip member that decompresses'],
   ['001/telemetry.ndjson', Buffer.from(line(1)), 'run', '001', ''],
   ['001/telemetry.ndjson.gz', encodeMember(Buffer.from(line(1))), 'run', '001',
     'duplicate: the plain file beside it is the one read (a compression was interrupted; the next housekeeping pass keeps one of the two)'],
@@ -84,8 +84,8 @@ test('du lists every file of a day or run and marks what is damaged, empty, a du
     ].join('\n'));
     assert.equal([text.code, text.stderr], [1, [
       `telemetry: damaged: ${path.join(dir, 'site_20260311.ndjson.gz')}: it is empty (0 bytes), not a gzip file`,
-      `telemetry: damaged: ${path.join(dir, 'site_20260314.ndjson.gz')}: truncated: its member at byte 0 ends past the end of the file`,
-      `telemetry: damaged: ${path.join(dir, 'site_20260315.ndjson.gz')}: it does not decompress (incorrect header check)`,
+      `telemetry: damaged: ${path.join(dir, 'site_20260314.ndjson.gz')}: its member at byte 0 is cut short (truncated)`,
+      `telemetry: damaged: ${path.join(dir, 'site_20260315.ndjson.gz')}: bytes 0-16 of it hold no gzip member that decompresses`,
       '',
     ].join('\n')]);
     const json = await cli(['du', '--site-dir', dir, '--json']);

@@ -1,7 +1,6 @@
 import fs from 'node:fs';
-import { walkMembers } from './gzip-members.js';
 import { isCompressed } from './names.js';
-import { scanLines } from './scan.js';
+import { membersSync, scanLines } from './scan.js';
 
 // What a data file holds as far as can be told without reading every line: empty, or (a
 // compressed one) damaged, judged by the one reader's own rules (gzip-members.ts, scan.ts).
@@ -14,9 +13,9 @@ export interface FileJudgement {
 }
 
 /**
- * Judge a data file of `bytes` bytes: a gzip file by its member headers (empty, truncated,
- * no member where one should start), and one compressed by an earlier version (no member
- * index) by decompressing it. A member whose inside was overwritten is found by the reader
+ * Judge a data file of `bytes` bytes: a gzip file by its members as the readers find them
+ * (empty, truncated, bytes holding no member), and one whose members carry no index field by
+ * decompressing it. A member whose inside was overwritten is found by the reader
  * that decompresses it (/status names it then). Never throws: a file that cannot be opened
  * is damaged, with the reason.
  */
@@ -33,17 +32,17 @@ export function judgeFile(file: string, bytes: number): FileJudgement {
 function gzipDamage(file: string): string | undefined {
   const fd = fs.openSync(file, 'r');
   try {
-    const walk = walkMembers(fs.fstatSync(fd).size);
-    let step = walk.next();
-    while (!step.done) {
-      const buf = Buffer.alloc(step.value.len);
-      step = walk.next(buf.subarray(0, fs.readSync(fd, buf, 0, buf.length, step.value.pos)));
-    }
-    if (step.value.damage !== undefined) return step.value.damage;
-    if (step.value.indexed) return undefined;
+    const readAt = (pos: number, len: number) => {
+      const buf = Buffer.alloc(len);
+      return buf.subarray(0, fs.readSync(fd, buf, 0, len, pos));
+    };
+    const list = membersSync(fs.fstatSync(fd).size, readAt);
+    if (list.damage.length > 0) return list.damage.join('; ');
+    if (list.indexed) return undefined;
   } finally {
     fs.closeSync(fd);
   }
+  // members without the field: their lines are read to find a torn one, as the readers do
   const damage = scanLines(file, 0, () => true).damage;
   return damage.length > 0 ? damage.join('; ') : undefined;
 }
