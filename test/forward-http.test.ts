@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import type net from 'node:net';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -115,6 +118,49 @@ test('the cursor survives a restart: a clean stop and start sends nothing twice'
     }
   } finally {
     await peer.down();
+    removeDir(siteDir);
+  }
+});
+
+test('bodies byte for byte while catching up: lines of every size (bodies built ahead, their buffers used again), a failed POST sent again, non-ASCII text', async () => {
+  const siteDir = tempDir();
+  // the backlog: lines from a few bytes to ~6 KB, some with characters of 2 to 4 bytes, so that
+  // a small body is written into the buffer of a large one, and one grows past its first guess
+  const lines: string[] = [];
+  for (let seq = 1; seq <= 600; seq++) {
+    const text = (seq % 7 === 0 ? 'é€😀' : 'ab').repeat((seq * 7919) % 1000);
+    lines.push(`{"seq":${seq},"ts":"2026-03-10T10:00:00.000Z","type":"t${seq % 3}","data":{"s":"${text}","n":1.50},"meta":{}}`);
+  }
+  fs.writeFileSync(path.join(siteDir, 'site_20260310.ndjson'), `${lines.join('\n')}\n`);
+  const bodies: string[] = [];
+  let posts = 0;
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      // every fourth POST fails: the batch is sent again (its body built again)
+      if (++posts % 4 === 0) return void res.writeHead(503).end();
+      bodies.push(Buffer.concat(chunks).toString('utf8'));
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}/ingest`;
+  const d = await startTestDaemon({ siteDir, forward: sinksOf(`[[sink]]\nname = "peer"\nurl = "${url}"\n${QUICK}`) });
+  try {
+    await caughtUp(d.url, 'peer');
+    const got = bodies.flatMap((b) => b.split('\n').filter((l) => l !== '')).map((l) => {
+      const head = /^\{"id":"site:(\d+)","stream":"site","seq":(\d+),"envelope":/.exec(l)!;
+      assert.is(head[1], head[2]);
+      assert.ok(l.endsWith('}'));
+      return l.slice(head[0].length, -1);
+    });
+    assert.is(got.length, 600);
+    assert.ok(got.every((l, i) => l === lines[i]), 'every envelope line byte for byte, in order, once');
+    assert.ok(posts >= 16, `${posts} POSTs`);
+  } finally {
+    await d.close();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
     removeDir(siteDir);
   }
 });

@@ -14,10 +14,16 @@ import { SinkRejection, type HttpSinkSpec, type Sink } from './sink.js';
 
 /** The body of one POST: a record per line, the envelope embedded byte for byte (bytes: no body string to build and encode again). */
 export function ndjsonBody(records: readonly ForwardRecord[]): Buffer {
+  return bodyInto(records, undefined).body;
+}
+
+/** The body written into `spare` when it is large enough (else a new buffer): the body, and the whole buffer behind it to use again. */
+function bodyInto(records: readonly ForwardRecord[], spare: Buffer | undefined): { body: Buffer; backing: Buffer } {
   let chars = 0;
   for (const r of records) chars += r.line.length;
   // ASCII lines fit at once; a line of other characters (up to 3 bytes each) grows the buffer
-  let buf: Buffer = Buffer.allocUnsafe(chars + records.length * 96);
+  const size = chars + records.length * 96;
+  let buf: Buffer = spare !== undefined && spare.length >= size ? spare : Buffer.allocUnsafe(size);
   let at = 0;
   let stream = '';
   let quoted = '';
@@ -30,7 +36,7 @@ export function ndjsonBody(records: readonly ForwardRecord[]): Buffer {
     at += buf.write(r.line, at, 'utf8');
     at += buf.write('}\n', at, 'latin1');
   }
-  return buf.subarray(0, at);
+  return { body: buf.subarray(0, at), backing: buf };
 }
 
 // a buffer of at least `need` bytes holding the first `used` bytes of `buf`
@@ -48,15 +54,27 @@ export function httpSink(spec: HttpSinkSpec): Sink {
     headers: { 'content-type': 'application/x-ndjson', ...spec.headers },
   });
   // the body of the next batch, built while the batch before was in flight
-  let prepared: { records: readonly ForwardRecord[]; body: Buffer } | undefined;
+  let prepared: { records: readonly ForwardRecord[]; body: Buffer; backing: Buffer } | undefined;
+  // body buffers no request holds any more, used again (a new one each batch made the GC run
+  // for their external memory): at most two are in use, the one in flight and the one prepared
+  const spare: Buffer[] = [];
   return {
     prepare(records) {
-      prepared = { records, body: ndjsonBody(records) };
+      if (prepared) spare.push(prepared.backing);
+      prepared = { records, ...bodyInto(records, spare.pop()) };
     },
     async send(records, signal) {
-      const body = prepared?.records === records ? prepared.body : ndjsonBody(records);
+      let built = prepared?.records === records ? prepared : undefined;
+      if (prepared && !built) spare.push(prepared.backing);
       prepared = undefined;
-      const res = await client.post(spec.url, { body, signal });
+      built ??= { records, ...bodyInto(records, spare.pop()) };
+      let res;
+      try {
+        res = await client.post(spec.url, { body: built.body, signal });
+      } finally {
+        // answered, failed or aborted (the socket destroyed): nothing writes from it any more
+        spare.push(built.backing);
+      }
       const status = res.statusCode;
       if (status >= 200 && status < 300) return;
       if (status >= 300 && status < 400) throw new Error(redirected(status, res.headers.location));
