@@ -5,15 +5,16 @@ import type { EventLoopUtilization } from 'node:perf_hooks';
 // Ingest is heavy when events were recorded since the last batch at BUSY_RATE a second or
 // more, or when any were and the event loop (shared by ingest and forwarding) was busy at least
 // BUSY_UTILIZATION of that time. Then a sink catching up pauses PAUSE_FACTOR times as long as
-// its last step (reading and sending the batch) took: it takes at most ~1/20 of the loop (two
-// sinks a tenth). Otherwise (a trickle of events on a loop with time to spare, or no ingest)
-// it runs flat out. Both signals are needed: with --fsync the requests of a busy ingest wait
+// its last step (reading and sending the batch) took, up to PAUSE_MAX_MS: it takes at most
+// ~1/20 of the loop (two sinks a tenth). A PostgreSQL batch can take 100-200 ms to insert: a
+// pause capped at 1 s let such a sink take a tenth of the machine by itself. Otherwise (a
+// trickle of events on a loop with time to spare, or no ingest) it runs flat out. Both signals are needed: with --fsync the requests of a busy ingest wait
 // on the disk, so the loop shows time to spare while every ms a sink holds it delays them;
 // on a crowded machine the rate stays low while the loop is full.
 const BUSY_RATE = 100;
 const BUSY_UTILIZATION = 0.7;
 const PAUSE_FACTOR = 19;
-const PAUSE_MAX_MS = 1000;
+const PAUSE_MAX_MS = 5000;
 
 /** A reading of the event loop's busy and idle time (perf_hooks' eventLoopUtilization). */
 export type LoopSampler = (since?: EventLoopUtilization) => EventLoopUtilization;
