@@ -151,6 +151,7 @@ export class History {
     for (const f of [file, reader.file]) if (this.damage.get(f)?.startsWith(MISSING)) this.damage.delete(f); // put back
     try {
       const end = this.endOf(file, head) ?? reader.size;
+      if (this.endOf(file, head) === undefined) await reader.noteTornTail(); // nothing writes it: a torn last line is named
       if (end === undefined) {
         // compressed as one member by an earlier version: no index, every line is read
         await reader.read(0, Infinity, take, full);
@@ -196,6 +197,7 @@ export class History {
       }
       try {
         const end = this.endOf(file, head) ?? reader.size;
+        if (this.endOf(file, head) === undefined) await reader.noteTornTail();
         // an older single-member gzip has no index: it is read (and its damage found) by the queries that reach it
         if (end !== undefined) await this.indexOf(reader, end);
       } catch { /* a file that cannot be read now is read (and reported) by the queries */ } finally {
