@@ -7,6 +7,8 @@ import { resolveDaemonConfig, type DaemonFlags } from '../lib/config.js';
 import { createLogger } from '../lib/log.js';
 import { ManualClock } from './helpers/clock.js';
 import { postEvent, request } from './helpers/http.js';
+import { startTestDaemon } from './helpers/daemon.js';
+import { idsOf, QUICK, sinkStatus, sinksOf, startPeer, waitFor } from './helpers/forward.js';
 import { removeDir, tempDir } from './helpers/tmp.js';
 
 // A torn last line in a plain file nothing writes to (a past day's, a stopped run's) is named
@@ -89,6 +91,34 @@ test('a torn last line of a past day file and of a stopped run file: named damag
     ]);
   } finally {
     await third.d.close();
+    removeDir(dir);
+  }
+});
+
+test('a sink that delivered a torn day file up to its last whole line does not hold its compression back', async () => {
+  const peer = await startPeer();
+  const dir = tempDir();
+  const day = path.join(dir, 'site_20260310.ndjson');
+  fs.writeFileSync(day, [1, 2, 3].map(line).join(''));
+  tear(day, 20, 7 * DAY);
+  const later = path.join(dir, 'site_20260311.ndjson');
+  fs.writeFileSync(later, [4, 5].map(line).join(''));
+  fs.utimesSync(later, new Date(Date.parse(NOW) - 6 * DAY), new Date(Date.parse(NOW) - 6 * DAY));
+  const d = await startTestDaemon({ siteDir: dir, clock: new ManualClock(NOW), env: { TZ: 'UTC' }, flags: { compressAfter: '2d' },
+    forward: sinksOf(`[[sink]]\nname = "peer"\nurl = "${peer.url}"\n${QUICK}`) });
+  try {
+    // the sink names the torn bytes itself (passed over) and goes on: its file is delivered
+    const status = await waitFor('the sink at the end', async () => {
+      const st = await sinkStatus(d.url, 'peer');
+      return st.lag_events === 0 && st.delivered === 4 ? st : undefined;
+    });
+    assert.equal(status.skipped, [`${day} ends in ${line(3).length - 20} byte(s) that are no whole line (after site:2): passed over`]);
+    assert.equal(idsOf(peer.records), ['site:1', 'site:2', 'site:4', 'site:5']);
+    const pass = await d.daemon.housekeeping!.runOnce();
+    assert.equal([pass.compressed.sort(), pass.protected], [[day, later], []]);
+  } finally {
+    await d.close();
+    await peer.down();
     removeDir(dir);
   }
 });

@@ -5,7 +5,6 @@ import type { FsyncMode } from '../../lib/config.js';
 import type { Logger } from '../../lib/log.js';
 import type { Clock } from '../../lib/time.js';
 import type { SinkStatus } from '../../lib/wire.js';
-import { wholeLinesEnd } from '../ndjson/ends.js';
 import { GZ } from '../ndjson/names.js';
 import { statePaths } from '../storage/state-files.js';
 import type { TelemetryStore } from '../storage/store.js';
@@ -97,14 +96,12 @@ export function startForwarding(specs: readonly SinkSpec[], deps: ForwardingDeps
   };
 }
 
-// The length of a data file's whole lines by its plain path (holds() asks of closed files only); Infinity when it is stored compressed (a sink
+// The length of a data file by its plain path; Infinity when it is stored compressed (a sink
 // whose position is in it has not read it to its end: its stream moves on when it does);
 // undefined when it is gone.
 function storedSize(plain: string): number | undefined {
   try {
-    // a torn last line (named damaged by history) is never delivered: the whole lines are the file
-    const size = fs.statSync(plain).size;
-    return size === 0 ? 0 : wholeLinesEnd(plain, size);
+    return fs.statSync(plain).size;
   } catch { /* compressed, or gone */ }
   return fs.existsSync(plain + GZ) ? Infinity : undefined;
 }
