@@ -218,4 +218,19 @@ test('a file written to while it is compressed is left as it was', async () => {
   removeDir(dir);
 });
 
+test('a .gz that appears while a file is compressed is never written over: the compression fails, both kept as they were', async () => {
+  for (const step of ['written', 'verified'] as CompressStep[]) {
+    const dir = tempDir();
+    const file = dataFile(path.join(dir, 'site_20260310.ndjson'), 1, 3, 'x', 7 * DAY);
+    const plain = fs.readFileSync(file);
+    const other = encodeMember(Buffer.from('{"seq":9,"ts":"2026-03-01T00:00:00.000Z","type":"x","data":9,"meta":{}}\n'));
+    const failed = await compressFile(file, { after: (s) => { if (s === step) fs.writeFileSync(`${file}.gz`, other); } })
+      .then(() => undefined, (e: Error) => e.message);
+    assert.is(failed, `${file}.gz is there already: ${file} is not compressed over it; both are kept`, step);
+    assert.equal(fs.readdirSync(dir), ['site_20260310.ndjson', 'site_20260310.ndjson.gz'], step);
+    assert.ok(fs.readFileSync(`${file}.gz`).equals(other) && fs.readFileSync(file).equals(plain), step);
+    removeDir(dir);
+  }
+});
+
 test.run();
