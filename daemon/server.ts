@@ -146,7 +146,7 @@ export async function startDaemon(config: DaemonConfig, deps: {
     config, store, history, streams, logger, clock: deps.clock, version: VERSION, metrics,
     bootId: randomBytes(4).toString('hex'),
     process: { pid: process.pid, startedAt: formatTs(deps.clock.now()), address: () => address },
-    forwardStatus: () => forwarding.status(),
+    forwardStatus: () => forwarding.status(), keptFiles: () => housekeeping?.keptFiles() ?? [],
     onShutdown: () => { logger.info('shutdown requested over HTTP'); void close(); },
     freshness: { judge, watch },
   });

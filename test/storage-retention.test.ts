@@ -156,7 +156,7 @@ test('a compression that fails after any step leaves one whole copy, read once; 
     scanFile(listed[0]!, 0, (env) => seqs.push(env.seq));
     assert.equal(seqs, Array.from({ length: 500 }, (_, i) => i + 1), step);
     // the next pass: temp files gone, then one .gz that reads back the original
-    finishInterrupted(dir);
+    await finishInterrupted(dir);
     if (fs.existsSync(file)) await compressFile(file);
     assert.equal(fs.readdirSync(dir), ['site_20260310.ndjson.gz'], step);
     assert.ok(zlib.gunzipSync(fs.readFileSync(`${file}.gz`)).equals(original), step);
@@ -170,7 +170,21 @@ const BESIDE: [string, (plain: Buffer) => Buffer, string | undefined][] = [
   ['zero bytes', () => Buffer.alloc(0), 'it is damaged: it is empty (0 bytes), not a gzip file'],
   ['not gzip at all', (plain) => plain, `it is damaged: bytes 0-216 of it hold no gzip member that decompresses`],
   ['a gzip of fewer lines', (plain) => zlib.gzipSync(plain.subarray(0, 72)), 'it holds 72 bytes of lines, the plain file 216'],
+  // headers untouched, so only reading it whole can tell (hostile test, issue 23, finding 1b)
+  ['indexed members whose data is corrupted inside', (plain) => corrupted(Buffer.concat([encodeMember(plain.subarray(0, 144)), encodeMember(plain.subarray(144))])),
+    'it does not inflate whole (incorrect data check)'],
+  ['indexed members of other lines of the same length', (plain) => encodeMember(Buffer.from(plain.toString().replace('"data":2', '"data":7'))),
+    "its bytes differ from the plain file's after byte 0"],
+  ['a whole copy with its CRC changed', (plain) => { const gz = encodeMember(plain); gz[gz.length - 8]! ^= 0xff; return gz; },
+    'it does not inflate whole (incorrect data check)'],
 ];
+
+/** `gz` with 4 bytes flipped in the middle of its first member's deflate data (its header intact). */
+function corrupted(gz: Buffer): Buffer {
+  const out = Buffer.from(gz);
+  for (let i = 30; i < 34; i++) out[i]! ^= 0xff;
+  return out;
+}
 
 for (const [name, gz, why] of BESIDE) {
   test(`a .gz beside its plain day file, ${name}: the plain file is read; it is removed only when the .gz is its whole copy`, async () => {
@@ -186,7 +200,7 @@ for (const [name, gz, why] of BESIDE) {
       await d.close();
     }
     const kept: string[] = [];
-    const removed = finishInterrupted(dir, () => false, (p, reason) => kept.push(`${p}: ${reason}`));
+    const removed = await finishInterrupted(dir, () => false, (p, reason) => kept.push(`${p}: ${reason}`));
     assert.equal([removed, kept], why === undefined ? [[file], []] : [[], [`${file}: ${why}`]]);
     assert.equal(fs.readdirSync(dir).filter((n) => n.startsWith('site_')), why === undefined ? ['site_20260310.ndjson.gz'] : ['site_20260310.ndjson', 'site_20260310.ndjson.gz']);
     removeDir(dir);
@@ -202,6 +216,21 @@ test('a file written to while it is compressed is left as it was', async () => {
   assert.equal(fs.readdirSync(dir), ['site_20260310.ndjson']);
   assert.equal(readLines(file).map((e: any) => e.seq), [1, 2, 3, 4]);
   removeDir(dir);
+});
+
+test('a .gz that appears while a file is compressed is never written over: the compression fails, both kept as they were', async () => {
+  for (const step of ['written', 'verified'] as CompressStep[]) {
+    const dir = tempDir();
+    const file = dataFile(path.join(dir, 'site_20260310.ndjson'), 1, 3, 'x', 7 * DAY);
+    const plain = fs.readFileSync(file);
+    const other = encodeMember(Buffer.from('{"seq":9,"ts":"2026-03-01T00:00:00.000Z","type":"x","data":9,"meta":{}}\n'));
+    const failed = await compressFile(file, { after: (s) => { if (s === step) fs.writeFileSync(`${file}.gz`, other); } })
+      .then(() => undefined, (e: Error) => e.message);
+    assert.is(failed, `${file}.gz is there already: ${file} is not compressed over it; both are kept`, step);
+    assert.equal(fs.readdirSync(dir), ['site_20260310.ndjson', 'site_20260310.ndjson.gz'], step);
+    assert.ok(fs.readFileSync(`${file}.gz`).equals(other) && fs.readFileSync(file).equals(plain), step);
+    removeDir(dir);
+  }
 });
 
 test.run();

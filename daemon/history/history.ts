@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import { canonicalTs, lineHead } from '../ndjson/head.js';
-import { GZ, listSiteFilesAsync } from '../ndjson/names.js';
+import { GZ, isCompressed, listSiteFilesAsync, plainName } from '../ndjson/names.js';
 import { MemberCache, RecordedFile } from '../ndjson/reader.js';
 import type { StoreHead } from '../storage/store.js';
 import { FileIndex, type Block } from './file-index.js';
@@ -142,15 +142,16 @@ export class History {
    */
   private async readFile(file: string, head: StoreHead, wantedBlock: (b: Block) => boolean,
     take: (line: string) => void, full: () => boolean, damaged: DamagedFile[], named: boolean): Promise<void> {
-    const reader = await RecordedFile.open(file, this.members).catch((error: NodeJS.ErrnoException) => error);
+    const reader = await openStored(file, this.members).catch((error: NodeJS.ErrnoException) => error);
     if (!(reader instanceof RecordedFile)) {
       // (a site day file gone since it was listed is retention's: nothing to say)
       if (named) this.note(missing(file, reader), damaged);
       return;
     }
-    if (this.damage.get(file)?.startsWith(MISSING)) this.damage.delete(file); // put back
+    for (const f of [file, reader.file]) if (this.damage.get(f)?.startsWith(MISSING)) this.damage.delete(f); // put back
     try {
       const end = this.endOf(file, head) ?? reader.size;
+      if (this.endOf(file, head) === undefined) await reader.noteTornTail(); // nothing writes it: a torn last line is named
       if (end === undefined) {
         // compressed as one member by an earlier version: no index, every line is read
         await reader.read(0, Infinity, take, full);
@@ -189,13 +190,14 @@ export class History {
     const runFiles = await Promise.all([...new Set(named.map((s) => s.file!))].map(runFile));
     for (const file of [...await this.siteFiles(), ...runFiles]) {
       if (stopped()) return;
-      const reader = await RecordedFile.open(file, this.members).catch((error: NodeJS.ErrnoException) => error);
+      const reader = await openStored(file, this.members).catch((error: NodeJS.ErrnoException) => error);
       if (!(reader instanceof RecordedFile)) {
         if (runFiles.includes(file) && file !== head.run?.file) this.note(missing(file, reader), []);
         continue;
       }
       try {
         const end = this.endOf(file, head) ?? reader.size;
+        if (this.endOf(file, head) === undefined) await reader.noteTornTail();
         // an older single-member gzip has no index: it is read (and its damage found) by the queries that reach it
         if (end !== undefined) await this.indexOf(reader, end);
       } catch { /* a file that cannot be read now is read (and reported) by the queries */ } finally {
@@ -244,6 +246,20 @@ const MISSING = 'missing';
 /** How a run file that is not there is reported (as a damaged file: /history, /status, the log). */
 function missing(file: string, error: NodeJS.ErrnoException): DamagedFile {
   return { file, reason: `${MISSING} (${error.code ?? error.message}): the run file was moved away or deleted; its events are not served` };
+}
+
+/**
+ * Open a data file as it is stored at this moment: a compression (or a run start decompressing
+ * it back) may have replaced it by its other form since it was named, so a file that is not
+ * there is looked for as `.gz` (or plain) before it is called missing.
+ */
+async function openStored(file: string, members: MemberCache): Promise<RecordedFile> {
+  try {
+    return await RecordedFile.open(file, members);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    return RecordedFile.open(isCompressed(file) ? plainName(file) : file + GZ, members).catch(() => { throw error; });
+  }
 }
 
 /** A run's file: as written, or its `.gz` once retention compressed it (a stopped run's). */

@@ -44,7 +44,7 @@ export function lifecycleHandlers(deps: AppDeps, guard: Guard): Record<'health' 
 
 /** `damaged`: the recorded files found damaged (what else they hold is served), only when there are some. */
 function damagedFiles(deps: AppDeps): { damaged?: { file: string; reason: string }[] } {
-  const damaged = deps.history.damagedFiles();
+  const damaged = [...deps.history.damagedFiles(), ...deps.keptFiles?.() ?? []];
   return damaged.length > 0 ? { damaged } : {};
 }
 

@@ -26,6 +26,8 @@ export interface AppDeps {
   store: TelemetryStore;
   /** Reads the recorded files back (GET /history, the stream's replay). */
   history: History;
+  /** Files /status lists under `damaged` besides those history found (a .gz kept beside its plain file). */
+  keptFiles?: () => { file: string; reason: string }[];
   /** The live /stream clients. */
   streams: StreamHub;
   logger: Logger;

@@ -95,6 +95,30 @@ export class RecordedFile {
     return this.readMembers(this.list.members, from, to, onLine, stop);
   }
 
+  /**
+   * For a plain file nothing writes to (a past day's, a stopped run's): name the bytes after
+   * its last newline as damage (a torn last line; the lines before it are served). The file
+   * being written is cut at start-up instead, and read only to the head's length.
+   */
+  async noteTornTail(): Promise<void> {
+    if (this.list || !this.size) return;
+    const last = Buffer.alloc(1);
+    await this.handle.read(last, 0, 1, this.size - 1);
+    if (last[0] === 0x0a) return;
+    const buf = Buffer.allocUnsafe(SLICE_BYTES);
+    let end = this.size;
+    let at = -1;
+    while (end > 0 && at === -1) {
+      const start = Math.max(0, end - buf.length);
+      const { bytesRead } = await this.handle.read(buf, 0, end - start, start);
+      const i = buf.subarray(0, bytesRead).lastIndexOf(0x0a);
+      at = i === -1 ? -1 : start + i;
+      end = start;
+    }
+    const reason = tornTail(this.size - (at + 1));
+    if (!this.damages.includes(reason)) this.damages.push(reason);
+  }
+
   async close(): Promise<void> {
     await this.handle.close();
   }
@@ -175,6 +199,11 @@ export class RecordedFile {
     }
     return undefined;
   }
+}
+
+/** Why a plain file is named damaged when it ends inside a line (the gzip twin: tornMember). */
+export function tornTail(bytes: number): string {
+  return `it ends inside a line (its last ${bytes} bytes form no whole line): a torn last line`;
 }
 
 /** A splitter from the start of member `m` passing on the lines of [from, to) only (the member may start inside a line). */

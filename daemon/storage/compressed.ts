@@ -6,8 +6,8 @@ import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
 import { MEMBER_HEADER_BYTES, memberHeader } from '../ndjson/gzip-members.js';
 import { GZ, plainName } from '../ndjson/names.js';
-import { membersSync } from '../ndjson/scan.js';
 import { CompressionAbandoned, writeMembers } from './member-writer.js';
+import { whyNotWholeCopy } from './whole-copy.js';
 
 // Gzipped data files (`<name>.ndjson.gz`): compressing a closed file so that a crash at any
 // point leaves one whole copy (docs/storage.md). Reading them: daemon/ndjson/.
@@ -34,6 +34,7 @@ export async function compressFile(file: string, options: {
 } = {}): Promise<void> {
   const { stillClosed = () => true, after = () => {}, stopped = () => false } = options;
   const tmp = file + TMP;
+  refuseOverwrite(file);
   const original = fs.statSync(file);
   await writeVerified(file, () => fs.createReadStream(file), tmp, stopped, after);
   after('verified');
@@ -43,6 +44,7 @@ export async function compressFile(file: string, options: {
     fs.rmSync(tmp, { force: true });
     throw new Error(`${file} was written to while it was being compressed; it is left as it was`);
   }
+  refuseOverwrite(file, tmp);
   fs.utimesSync(tmp, original.atime, original.mtime);
   fs.renameSync(tmp, file + GZ);
   syncPath(path.dirname(file));
@@ -127,12 +129,12 @@ async function writeTemp(file: string, source: () => NodeJS.ReadableStream, tmp:
 }
 
 /**
- * Finish what a crash interrupted: remove temp files, and plain files whose whole .gz is in
- * place, except those `inUse` names (plain paths). A .gz beside its plain file that is not a
- * whole copy of it (damaged, or put there by hand) keeps the plain file: `kept` is told.
+ * Finish what a crash interrupted: remove temp files, and plain files whose .gz beside them is
+ * their whole copy (read whole and compared: whole-copy.ts), except those `inUse` names (plain
+ * paths). A .gz that is not (damaged, or put there by hand) keeps both files: `kept` is told.
  */
-export function finishInterrupted(dir: string, inUse: (plain: string) => boolean = () => false,
-  kept: (plain: string, why: string) => void = () => {}): string[] {
+export async function finishInterrupted(dir: string, inUse: (plain: string) => boolean = () => false,
+  kept: (plain: string, why: string) => void = () => {}): Promise<string[]> {
   const done: string[] = [];
   let names: string[];
   try {
@@ -146,9 +148,8 @@ export function finishInterrupted(dir: string, inUse: (plain: string) => boolean
       fs.rmSync(file, { force: true });
       done.push(file);
     } else if (name.endsWith(`.ndjson${GZ}`) && names.includes(name.slice(0, -GZ.length)) && !inUse(plainName(file))) {
-      // the rename happened, the removal did not: the .gz was verified before its rename,
-      // unless it is not the daemon's (then both stay: the plain file is the one read)
-      const why = notWholeCopy(file, plainName(file));
+      // the rename happened, the removal did not, or the .gz is not the daemon's: any doubt keeps both
+      const why = await whyNotWholeCopy(file, plainName(file)).catch((error: NodeJS.ErrnoException) => `it could not be read whole (${error.code ?? error.message})`);
       if (why) {
         kept(plainName(file), why);
         continue;
@@ -160,21 +161,11 @@ export function finishInterrupted(dir: string, inUse: (plain: string) => boolean
   return done;
 }
 
-/** Why `gz` is no whole copy of `plain` by its members (damage, another length), or undefined when it is one. */
-function notWholeCopy(gz: string, plain: string): string | undefined {
-  const fd = fs.openSync(gz, 'r');
-  try {
-    const size = fs.fstatSync(fd).size;
-    const list = membersSync(size, (pos, len) => {
-      const buf = Buffer.alloc(Math.max(0, Math.min(len, size - pos)));
-      return buf.subarray(0, buf.length === 0 ? 0 : fs.readSync(fd, buf, 0, buf.length, pos));
-    });
-    if (list.damage.length > 0) return `it is damaged: ${list.damage[0]!}`;
-    const plainBytes = fs.statSync(plain).size;
-    return list.plainBytes === plainBytes ? undefined : `it holds ${list.plainBytes} bytes of lines, the plain file ${plainBytes}`;
-  } finally {
-    fs.closeSync(fd);
-  }
+/** Throw (removing `tmp`) when `file.gz` is there already: a compression never writes over a .gz, whatever it holds. */
+function refuseOverwrite(file: string, tmp?: string): void {
+  if (!fs.existsSync(file + GZ)) return;
+  if (tmp) fs.rmSync(tmp, { force: true });
+  throw new Error(`${file}${GZ} is there already: ${file} is not compressed over it; both are kept`);
 }
 
 function syncPath(p: string): void {

@@ -41,6 +41,8 @@ export interface HousekeepingReport {
   /** Files left alone because they are in use or held back by a forwarder. */
   protected: string[];
   failed: string[];
+  /** Plain files left uncompressed because a .gz beside them is no whole copy of them (both kept). */
+  kept: string[];
   /** Why retention deleted nothing this pass although files were past --retain (the clock looked wrong); undefined when it ran. */
   retentionSkipped?: string;
 }
@@ -51,6 +53,8 @@ export class Housekeeping {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<HousekeepingReport> | undefined;
   private stopped = false;
+  // per plain file, why the .gz beside it is no whole copy (both kept): found again by every pass, logged once
+  private keptBoth = new Map<string, string>();
 
   constructor(opts: HousekeepingOptions) {
     this.opts = opts;
@@ -79,6 +83,26 @@ export class Housekeeping {
     await this.running;
   }
 
+  /** The .gz files kept beside their plain file (no whole copy of it), with why: /status lists them under `damaged`. */
+  keptFiles(): { file: string; reason: string }[] {
+    return [...this.keptBoth].map(([plain, why]) => ({ file: plain + GZ, reason: keptReason(why) }));
+  }
+
+  /**
+   * Finish interrupted compressions in every directory holding data files; a .gz that is no
+   * whole copy of the plain file beside it keeps both (noted, logged when first found).
+   */
+  private async finishAll(): Promise<void> {
+    const { siteDir, logger } = this.opts;
+    const kept = new Map<string, string>();
+    for (const dir of new Set([siteDir, ...listDataFiles(siteDir).map((f) => path.dirname(f.file))])) {
+      const done = await finishInterrupted(dir, (plain) => this.opts.inUse().includes(plain), (plain, why) => kept.set(plain, why));
+      for (const file of done) logger.warn(`finished an interrupted compression: removed ${file}`);
+    }
+    for (const [plain, why] of kept) if (this.keptBoth.get(plain) !== why) logger.warn(`${plain}${GZ}: ${keptReason(why)}`);
+    this.keptBoth = kept;
+  }
+
   /**
    * Whether retention may delete this pass. When even the newest data file is past --retain,
    * either nothing was recorded for the whole window or the clock jumped ahead (a bad clock at
@@ -98,11 +122,8 @@ export class Housekeeping {
 
   private async pass(): Promise<HousekeepingReport> {
     const { siteDir, compressAfterMs, retainMs, logger } = this.opts;
-    const report: HousekeepingReport = { compressed: [], deleted: [], protected: [], failed: [] };
-    for (const dir of new Set([siteDir, ...listDataFiles(siteDir).map((f) => path.dirname(f.file))])) {
-      const kept = (plain: string, why: string) => logger.warn(`${plain}${GZ} is no whole copy of ${plain} (${why}): both kept, the plain file is the one read`);
-      for (const done of finishInterrupted(dir, (plain) => this.opts.inUse().includes(plain), kept)) logger.warn(`finished an interrupted compression: removed ${done}`);
-    }
+    const report: HousekeepingReport = { compressed: [], deleted: [], protected: [], failed: [], kept: [] };
+    await this.finishAll();
     const entries = listDataFiles(siteDir);
     const retain = this.retainable(entries, report);
     for (const entry of entries) {
@@ -123,6 +144,8 @@ export class Housekeeping {
           await recompressFile(entry.file, { stopped: () => this.stopped });
           report.compressed.push(entry.file);
           logger.info(`recompressed ${entry.file} as indexed members (${entry.bytes} bytes -> ${fs.statSync(entry.file).size})`);
+        } else if (compressAfterMs !== undefined && age > compressAfterMs && !entry.file.endsWith(GZ) && fs.existsSync(plain + GZ)) {
+          report.kept.push(entry.file); // a .gz no whole copy of it is beside it: never written over
         } else if (compressAfterMs !== undefined && age > compressAfterMs && !entry.file.endsWith(GZ)) {
           await compressFile(entry.file, { stillClosed: () => !this.opts.inUse().includes(plain), stopped: () => this.stopped });
           report.compressed.push(entry.file);
@@ -139,4 +162,9 @@ export class Housekeeping {
     }
     return report;
   }
+}
+
+/** How a .gz kept beside its plain file is reported (the log once, /status). */
+function keptReason(why: string): string {
+  return `no whole copy of the plain file beside it (${why}): both kept, the plain file is the one read; nothing is compressed over it until one of the two is removed`;
 }

@@ -69,7 +69,8 @@ export function replayTarget(files: string[], mark: TargetMark | null | undefine
       newest.note(env.seq);
       if (env.seq > covered && !held.has(env.seq)) newest.offer(env, line);
     }, io);
-    reportScan(file, scan, logger, io);
+    // only the last day file may be written to: a torn line of an earlier one is kept (history names it damaged)
+    reportScan(file, scan, logger, io, i === files.length - 1);
     if (scan.damage.length > 0) damaged.push({ file, top });
   }
   const damagedTop = damaged.find((d) => d.top >= seq)?.file;
@@ -103,11 +104,11 @@ function replayEphemeral(file: string, after: number, held: Set<number>, reading
   return seq;
 }
 
-function reportScan(file: string, scan: ScanResult, logger: Logger, io: StorageFs): void {
+function reportScan(file: string, scan: ScanResult, logger: Logger, io: StorageFs, cut = true): void {
   for (const at of scan.bad) logger.warn(`${file}: skipped a line that is not an envelope at byte ${at}`);
   for (const reason of scan.damage) logger.error(`${file} is damaged: ${reason}; what it holds besides is used`);
   // a torn final line of a plain file is cut off (a gzip file is never written to: its damage is reported)
-  if (scan.tornBytes > 0 && !isCompressed(file)) {
+  if (cut && scan.tornBytes > 0 && !isCompressed(file)) {
     io.truncateSync(file, scan.end);
     logger.warn(`${file}: cut a torn final line of ${scan.tornBytes} bytes at byte ${scan.end}`);
   }
