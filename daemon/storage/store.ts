@@ -72,7 +72,8 @@ export class TelemetryStore {
     }
     const active = run && { runId: run.record.run_id, file: run.target.path, startOffset: restored.run!.state.start_offset, startSeq: restored.run!.state.start_seq };
     const { places } = restored;
-    const timeline = Timeline.open(paths.timeline, restored.site.seq, active, formatTs(opts.clock.now()), (m) => opts.logger.warn(m), places, io);
+    const timeline = Timeline.open(paths.timeline, restored.site.seq, active, formatTs(opts.clock.now()), (m) => opts.logger.warn(m), places, io,
+      restored.orphan?.seq);
     this.core = {
       opts, view: this.view, io, paths, places, days,
       durability: new Durability(opts.fsync, opts.logger, opts.observer), site, closedSiteMark, timeline, journal, disk: new DiskSpace(opts.clock, opts.logger), run, suspended: restored.suspended, closed: false,
