@@ -18,7 +18,7 @@ const CLOCK_MS = Date.parse(NOW) + 8000; // the clock when the damaged directory
 const RECORDED = ['site:1', 'site:2', '001:1', '001:2', 'site:3', 'site:4'];
 const state = (siteDir: string, name: string) => path.join(siteDir, '.meridian', name);
 
-// [file, damage, the site seq of the next event, the warning (undefined: none besides the snapshot's)]
+// [file, damage, the site seq of the next event, the warning]; /status names the damaged file (DAMAGE)
 const ROWS: [string, string, (siteDir: string) => void, number, (siteDir: string) => string][] = [
   ['timeline.ndjson', '0 bytes', (s) => fs.writeFileSync(state(s, 'timeline.ndjson'), ''), 5,
     (s) => `WARN the timeline ${state(s, 'timeline.ndjson')} is damaged (it is empty): set aside as timeline.ndjson.damaged-${CLOCK_MS} and rebuilt from the run files`],
@@ -44,6 +44,14 @@ const ROWS: [string, string, (siteDir: string) => void, number, (siteDir: string
     fs.rmSync(state(s, 'snapshot.json'));
   }, CLOCK_MS + 1, (s) => `WARN the site seq record ${state(s, 'site-seq.json')} is damaged (not {"site_seq": N})`],
 ];
+
+// what /status says of each damaged state file (a snapshot's reason is JSON.parse's message: its start is checked)
+const DAMAGE: Record<string, string> = {
+  'timeline.ndjson': `: set aside as timeline.ndjson.damaged-${CLOCK_MS} and rebuilt from the run files`,
+  'runs.json': 'not a run list: the runs are found again from the run files and the timeline',
+  'site-seq.json': 'not {"site_seq": N}: the site seq continues after every other record',
+  'snapshot.json': 'is not valid JSON',
+};
 
 function damageLine(file: string, index: number): void {
   const lines = fs.readFileSync(file, 'utf8').split('\n');
@@ -92,6 +100,12 @@ for (const [file, damage, apply, nextSeq, warning] of ROWS) {
       assert.equal(ids(await request(d.url, '/history')), RECORDED);
       assert.equal(ids(await request(d.url, '/history?run=001')), ['001:1', '001:2']);
       assert.equal(ids(await request(d.url, '/history?cursor=site:2')), RECORDED.slice(2));
+      const damaged = (await request(d.url, '/status')).json.damaged.map((e: { file: string; reason: string }) => {
+        const name = path.basename(e.file);
+        assert.is(e.file, state(siteDir, name));
+        return [name, e.reason.includes(DAMAGE[name]!)];
+      });
+      assert.equal(damaged, [...(damage.includes('the snapshot 0 bytes') ? [['snapshot.json', true]] : []), [file, true]]);
       assert.is((await postEvent(d.url, { type: 'a', data: 2 })).json.seq, nextSeq);
       const next = await request(d.url, '/run/start', { body: { run_dir: 'runs/PAN001_seq2', run_id: null, meta: {} } });
       assert.is(next.json.run_id, '002');
@@ -103,14 +117,24 @@ for (const [file, damage, apply, nextSeq, warning] of ROWS) {
   });
 }
 
-test('active-run.json lost after kill -9: the run closes after its ephemeral seq, which stays current; a restart of it continues', () => withRestarts(async (site) => {
+// [how active-run.json is lost, the warning besides the run's close]
+const LOST: [string, (file: string) => void, string | undefined][] = [
+  ['removed', (file) => fs.rmSync(file), undefined],
+  ['0 bytes', (file) => fs.writeFileSync(file, ''), 'is damaged (not a whole run record); starting with no active run'],
+  ['garbage', (file) => fs.writeFileSync(file, '{"record":'), 'is damaged (not a whole run record); starting with no active run'],
+];
+
+for (const [how, lose, warned] of LOST) test(`active-run.json ${how} after kill -9: the run closes after its ephemeral seq, which stays current; a restart of it continues`, () => withRestarts(async (site) => {
   let d = await site.start();
   await request(d.url, '/run/start', { body: { run_id: 'r9' } });
   assert.is((await postEvent(d.url, { type: 'cam', data: 1 })).json.seq, 1);
   assert.is((await postEvent(d.url, { type: 'eph', data: 2, store_permanently: false })).json.seq, 2);
   await site.kill9();
-  fs.rmSync(state(site.dir, 'active-run.json'));
+  lose(state(site.dir, 'active-run.json'));
   d = await site.start();
+  if (warned) assert.ok(d.stderr().includes(`WARN active run record ${state(site.dir, 'active-run.json')} ${warned}`), d.stderr());
+  const status = (await request(d.url, '/status')).json;
+  assert.equal(status.damaged, warned ? [{ file: state(site.dir, 'active-run.json'), reason: 'not a whole run record: started with no active run' }] : undefined);
   assert.ok(d.stderr().includes('WARN run r9 was active but has no active run record (active-run.json lost?): it is closed at seq 2; ' +
     'what it recorded stays in /history and /current'), d.stderr());
   const current = (await request(d.url, "/current")).json.current;

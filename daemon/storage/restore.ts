@@ -18,7 +18,7 @@ import { runFilesOf } from './run-files.js';
 import { SitePlaces } from './site-places.js';
 import { Timeline, type Segment } from './timeline.js';
 import { rebuildTimeline } from './timeline-rebuild.js';
-import { knownRunsOf, orphanRunOf, setDamagedTimelineAside, withTimelineFloors, type OrphanRun } from './state-repair.js';
+import { knownRunsOf, orphanRunOf, setDamagedTimelineAside, withTimelineFloors, type OrphanRun, type StateDamage } from './state-repair.js';
 import {
   readActiveRun, readSiteSeq, statePaths, type ActiveRunState, type KnownRun,
 } from './state-files.js';
@@ -51,6 +51,8 @@ export interface Restored {
   places: SitePlaces;
   /** The timeline's open run that no active run record resumes (closed at start-up), or undefined. */
   orphan: OrphanRun | undefined;
+  /** The state files under `.meridian/` found damaged (named in /status). */
+  damaged: StateDamage[];
 }
 
 /**
@@ -64,18 +66,20 @@ export interface Restored {
 export function restore(siteDir: string, logger: Logger, io: StorageFs, beforeReplay: (places: SitePlaces) => void, now: number): Restored {
   const paths = statePaths(siteDir);
   let snap = readSnapshot(paths.snapshot);
+  let snapDamage: StateDamage | undefined;
   if (snap instanceof Error) {
     logger.warn(`${snap.message}; replaying the files instead`);
+    snapDamage = { file: paths.snapshot, reason: `${snap.message}; the files were replayed instead` };
     snap = undefined;
   }
   const places = placesOf(siteDir, snap, logger);
   beforeReplay(places);
-  const listed = knownRunsOf(siteDir, paths.runs, places, logger, io);
+  const { runs: listed, damage: runsDamage } = knownRunsOf(siteDir, paths.runs, places, logger, io);
   const siteFiles = listSiteFiles(siteDir);
   if (!snap && siteFiles.length > 0) logger.warn(`no usable snapshot; replaying ${siteFiles.length} site file(s)`);
   const site = replayTarget(siteFiles, snap?.site, paths.site, logger, 'site', io);
   // a damaged timeline is treated like a lost one: rebuilt from the run files
-  setDamagedTimelineAside(paths.timeline, now, io, logger);
+  const timelineDamage = setDamagedTimelineAside(paths.timeline, now, io, logger);
   if (!fs.existsSync(paths.timeline)) rebuildTimeline(paths.timeline, siteFiles, listed, io, logger, places);
   const segments = Timeline.read(paths.timeline, (m) => logger.warn(m), places, io);
   const siteSeqRecord = readSiteSeq(paths.siteSeq, (m) => logger.warn(m));
@@ -85,7 +89,8 @@ export function restore(siteDir: string, logger: Logger, io: StorageFs, beforeRe
   // both records of the high-water mark damaged: day files moved away cannot be told from none
   if (siteSeqRecord === undefined && !snap?.site) continueUnknown(site, paths.siteSeq, now, logger);
   continueSiteSeq(site, recorded, logger);
-  const active = readActiveRun(paths.activeRun, (m) => logger.warn(m), places);
+  const activeWarnings: string[] = [];
+  const active = readActiveRun(paths.activeRun, (m) => { activeWarnings.push(m); logger.warn(m); }, places);
   const orphan = orphanRunOf(segments, active && { runId: active.record.run_id, file: path.join(active.record.run_dir, RUN_FILE) },
     (file) => (snap?.run?.file === file ? snap.run.seq : 0), paths.run.ephemeral, io);
   const knownRuns = withTimelineFloors(listed, segments, orphan);
@@ -110,7 +115,11 @@ export function restore(siteDir: string, logger: Logger, io: StorageFs, beforeRe
   }
     // a compressed last file is closed: the first event opens the file of its own day
   const last = siteFiles.at(-1);
-  return { site, siteFile: last && !isCompressed(last) ? last : '', run, suspended, current, knownRuns, places, orphan };
+  const damaged = [snapDamage, runsDamage, timelineDamage,
+    siteSeqRecord === undefined ? { file: paths.siteSeq, reason: 'not {"site_seq": N}: the site seq continues after every other record' } : undefined,
+    !active && activeWarnings.length > 0 ? { file: paths.activeRun, reason: 'not a whole run record: started with no active run' } : undefined,
+  ].filter((d): d is StateDamage => d !== undefined);
+  return { site, siteFile: last && !isCompressed(last) ? last : '', run, suspended, current, knownRuns, places, orphan, damaged };
 }
 
 /** Where the records' paths are now (the site directory may have been moved or copied); the snapshot's marks are placed. */

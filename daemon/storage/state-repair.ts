@@ -14,32 +14,44 @@ import { timelineDamage, type Segment } from './timeline.js';
 // Start-up over damaged bookkeeping under `.meridian/`: a damaged file is named in the log and
 // treated like a lost one, so no recorded event is hidden and no seq or derived run id repeats.
 
+/** A state file found damaged at start-up, and what was done instead (for /status `damaged`). */
+export interface StateDamage {
+  file: string;
+  reason: string;
+}
+
 /**
  * A damaged timeline (empty, or a line that is not a journal line) is set aside as
  * `timeline.ndjson.damaged-<ms>` so that it is rebuilt from the run files like a lost one;
- * returns the name it was set aside as, undefined when it is sound.
+ * returns the damage, undefined when it is sound.
  */
-export function setDamagedTimelineAside(file: string, now: number, io: StorageFs, logger: Logger): string | undefined {
+export function setDamagedTimelineAside(file: string, now: number, io: StorageFs, logger: Logger): StateDamage | undefined {
   const reason = timelineDamage(file, io);
   if (reason === undefined) return undefined;
   const aside = `${file}.damaged-${Math.floor(now)}`;
   try {
     io.renameSync(file, aside);
   } catch (error) {
-    logger.error(`the timeline ${file} is damaged (${reason}) and could not be set aside (${(error as NodeJS.ErrnoException).code}); runs may be missing from /history`);
-    return undefined;
+    const done = `it could not be set aside (${(error as NodeJS.ErrnoException).code}); runs may be missing from /history`;
+    logger.error(`the timeline ${file} is damaged (${reason}) and ${done}`);
+    return { file, reason: `${reason}; ${done}` };
   }
-  logger.warn(`the timeline ${file} is damaged (${reason}): set aside as ${path.basename(aside)} and rebuilt from the run files`);
-  return aside;
+  const done = `set aside as ${path.basename(aside)} and rebuilt from the run files`;
+  logger.warn(`the timeline ${file} is damaged (${reason}): ${done}`);
+  return { file, reason: `${reason}: ${done}` };
 }
 
 /**
  * The runs of a site directory: `runs.json`'s list, or when it is damaged (or missing) the
  * run files found on disk, so a derived id never repeats one they hold.
  */
-export function knownRunsOf(siteDir: string, file: string, places: SitePlaces, logger: Logger, io: StorageFs): KnownRun[] {
-  const listed = fs.existsSync(file) ? readKnownRuns(file, (m) => logger.warn(m), places) : undefined;
-  return listed ?? discoverRuns(siteDir, io);
+export function knownRunsOf(siteDir: string, file: string, places: SitePlaces, logger: Logger, io: StorageFs):
+  { runs: KnownRun[]; damage?: StateDamage } {
+  const exists = fs.existsSync(file);
+  const listed = exists ? readKnownRuns(file, (m) => logger.warn(m), places) : undefined;
+  if (listed) return { runs: listed };
+  const runs = discoverRuns(siteDir, io);
+  return exists ? { runs, damage: { file, reason: 'not a run list: the runs are found again from the run files and the timeline' } } : { runs };
 }
 
 /**
