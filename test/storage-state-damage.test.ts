@@ -117,6 +117,30 @@ for (const [file, damage, apply, nextSeq, warning] of ROWS) {
   });
 }
 
+test('runs.json damaged and the last run recorded nothing: its id, known only to the timeline, is not derived again', async () => {
+  const siteDir = tempDir();
+  const clock = new ManualClock(NOW);
+  let d = await startTestDaemon({ siteDir, clock });
+  try {
+    await record(d, clock);
+    const empty = await request(d.url, '/run/start', { body: { run_dir: 'runs/PAN001_seq2', run_id: null, meta: {} } });
+    assert.is(empty.json.run_id, '002');
+    await request(d.url, '/run/stop', { method: 'POST' });
+  } finally {
+    await d.close();
+  }
+  fs.writeFileSync(state(siteDir, 'runs.json'), '');
+  d = await startTestDaemon({ siteDir, clock });
+  try {
+    const next = await request(d.url, '/run/start', { body: { run_dir: 'runs/PAN001_seq3', run_id: null, meta: {} } });
+    assert.is(next.json.run_id, '003');
+    assert.equal(ids(await request(d.url, '/history')), RECORDED);
+  } finally {
+    await d.close();
+    removeDir(siteDir);
+  }
+});
+
 // [how active-run.json is lost, the warning besides the run's close]
 const LOST: [string, (file: string) => void, string | undefined][] = [
   ['removed', (file) => fs.rmSync(file), undefined],

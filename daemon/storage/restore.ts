@@ -93,7 +93,7 @@ export function restore(siteDir: string, logger: Logger, io: StorageFs, beforeRe
   const active = readActiveRun(paths.activeRun, (m) => { activeWarnings.push(m); logger.warn(m); }, places);
   const orphan = orphanRunOf(segments, active && { runId: active.record.run_id, file: path.join(active.record.run_dir, RUN_FILE) },
     (file) => (snap?.run?.file === file ? snap.run.seq : 0), paths.run.ephemeral, io);
-  const knownRuns = withTimelineFloors(listed, segments, orphan);
+  const knownRuns = withTimelineFloors(listed, segments, orphan, io);
   const resumed = active ? replayActiveRun(siteDir, active, snap?.run ?? null, paths.run, logger, io) : undefined;
   const run = resumed && 'recovered' in resumed ? resumed : undefined;
   const suspended = resumed && 'suspended' in resumed ? resumed.suspended : undefined;

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../../lib/log.js';
-import { maxSeq } from '../ndjson/ends.js';
+import { firstEnvelope, maxSeq } from '../ndjson/ends.js';
+import { storedAs } from '../ndjson/names.js';
 import { scanFile } from '../ndjson/scan.js';
 import type { Reading } from './current-view.js';
 import { readingOfLine } from './envelope-line.js';
@@ -60,18 +61,28 @@ export function knownRunsOf(siteDir: string, file: string, places: SitePlaces, l
  * its file (`orphan`: the open run closed at start-up, with the seq it reached), so a run
  * restarted on its directory never repeats a seq.
  */
-export function withTimelineFloors(runs: KnownRun[], segments: readonly Segment[], orphan?: { file: string; seq: number }): KnownRun[] {
-  const top = new Map<string, { runId: string; seq: number }>();
+export function withTimelineFloors(runs: KnownRun[], segments: readonly Segment[], orphan: { file: string; seq: number } | undefined,
+  io: StorageFs): KnownRun[] {
+  const top = new Map<string, { runId: string; file: string; seq: number }>();
   for (const s of segments) {
     if (s.stream === 'site' || s.file === undefined) continue;
     const seq = Math.max(s.after, Number.isFinite(s.to) ? s.to : 0, orphan?.file === s.file ? orphan.seq : 0);
     const dir = path.dirname(s.file);
-    top.set(dir, { runId: s.stream, seq: Math.max(seq, top.get(dir)?.seq ?? 0) });
+    top.set(dir, { runId: s.stream, file: s.file, seq: Math.max(seq, top.get(dir)?.seq ?? 0) });
   }
   const out = runs.map((run) => ({ ...run }));
-  for (const [dir, { runId, seq }] of top) {
+  for (const [dir, { runId, file, seq }] of top) {
     const last = out.filter((run) => run.run_dir === dir).at(-1);
-    if (!last && !out.some((run) => run.run_id === runId)) out.push({ run_id: runId, run_dir: dir, started_at: '', last_seq: seq });
+    // started_at: its first line's time (a rebuilt timeline places it by that), '' when it has none
+    const startedAt = () => {
+      const stored = storedAs(file);
+      try {
+        return (stored && firstEnvelope(stored, io)?.ts) ?? '';
+      } catch {
+        return '';
+      }
+    };
+    if (!last && !out.some((run) => run.run_id === runId)) out.push({ run_id: runId, run_dir: dir, started_at: startedAt(), last_seq: seq });
     else if (last && seq > (last.last_seq ?? 0)) last.last_seq = seq;
   }
   return out;
