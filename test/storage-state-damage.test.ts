@@ -144,6 +144,10 @@ test('runs.json damaged and the last run recorded nothing: its id, known only to
 // [how active-run.json is lost, the warning besides the run's close]
 const LOST: [string, (file: string) => void, string | undefined][] = [
   ['removed', (file) => fs.rmSync(file), undefined],
+  ['removed with the snapshot', (file) => {
+    fs.rmSync(file);
+    fs.rmSync(path.join(path.dirname(file), 'snapshot.json'));
+  }, undefined],
   ['0 bytes', (file) => fs.writeFileSync(file, ''), 'is damaged (not a whole run record); starting with no active run'],
   ['garbage', (file) => fs.writeFileSync(file, '{"record":'), 'is damaged (not a whole run record); starting with no active run'],
 ];
