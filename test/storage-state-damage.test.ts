@@ -141,6 +141,35 @@ test('runs.json damaged and the last run recorded nothing: its id, known only to
   }
 });
 
+test('timeline.ndjson damaged while a run is active: the run resumes after the rebuild, its events and seqs go on', async () => {
+  const siteDir = tempDir();
+  const clock = new ManualClock(NOW);
+  let d = await startTestDaemon({ siteDir, clock });
+  try {
+    await record(d, clock);
+    clock.advance(1000);
+    await request(d.url, '/run/start', { body: { run_id: 'r2' } });
+    clock.advance(1000);
+    assert.is((await postEvent(d.url, { type: 'cam', data: 1 })).json.seq, 1);
+  } finally {
+    await d.close();
+  }
+  damageLine(state(siteDir, 'timeline.ndjson'), 1);
+  d = await startTestDaemon({ siteDir, clock });
+  try {
+    assert.equal((await request(d.url, '/run')).json.run_id, 'r2');
+    clock.advance(1000);
+    assert.is((await postEvent(d.url, { type: 'cam', data: 2 })).json.seq, 2);
+    assert.equal(ids(await request(d.url, '/history')), [...RECORDED, 'r2:1', 'r2:2']);
+    await request(d.url, '/run/stop', { method: 'POST' });
+    assert.is((await postEvent(d.url, { type: 'a', data: 3 })).json.seq, 5);
+    assert.equal(ids(await request(d.url, '/history?cursor=run:r2:1')), ['r2:2', 'site:5']);
+  } finally {
+    await d.close();
+    removeDir(siteDir);
+  }
+});
+
 // [how active-run.json is lost, the warning besides the run's close]
 const LOST: [string, (file: string) => void, string | undefined][] = [
   ['removed', (file) => fs.rmSync(file), undefined],
