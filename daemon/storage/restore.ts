@@ -85,9 +85,13 @@ export function restore(siteDir: string, logger: Logger, io: StorageFs, beforeRe
   const siteSeqRecord = readSiteSeq(paths.siteSeq, (m) => logger.warn(m));
   const recorded = Math.max(snap?.site?.seq ?? 0, siteSeqRecord ?? 0, ...segments.filter((s) => s.stream === 'site').map(siteSeqOf));
   // a record at or past the damaged file's readable top was written after its lines (a .gz is a closed day's): it is the floor
-  if (site.damagedTop !== undefined && (recorded === 0 || recorded < site.seq)) continueUnknown(site, site.damagedTop, now, logger);
+  if (site.damagedTop !== undefined && (recorded === 0 || recorded < site.seq)) continueUnknown(site,
+    `${site.damagedTop} is damaged and holds the highest seq read (${site.seq}): seqs past its damage cannot be known`, now, logger);
   // both records of the high-water mark damaged: day files moved away cannot be told from none
-  if (siteSeqRecord === undefined && !snap?.site) continueUnknown(site, paths.siteSeq, now, logger);
+  if (siteSeqRecord === undefined && !snap?.site) {
+    continueUnknown(site, `${paths.siteSeq} is damaged and no snapshot gives the site seq reached: ` +
+      `day files moved away cannot be told from none (the files hold seqs up to ${site.seq})`, now, logger);
+  }
   continueSiteSeq(site, recorded, logger);
   const activeWarnings: string[] = [];
   const active = readActiveRun(paths.activeRun, (m) => { activeWarnings.push(m); logger.warn(m); }, places);
@@ -116,7 +120,8 @@ export function restore(siteDir: string, logger: Logger, io: StorageFs, beforeRe
     // a compressed last file is closed: the first event opens the file of its own day
   const last = siteFiles.at(-1);
   const damaged = [snapDamage, runsDamage, timelineDamage,
-    siteSeqRecord === undefined ? { file: paths.siteSeq, reason: 'not {"site_seq": N}: the site seq continues after every other record' } : undefined,
+    siteSeqRecord === undefined ? { file: paths.siteSeq, reason: `not {"site_seq": N}: the site seq continues after ${
+      snap?.site ? 'the snapshot\'s and every other record' : 'the clock in ms since 1970 (no snapshot gives it)'}` } : undefined,
     !active && activeWarnings.length > 0 ? { file: paths.activeRun, reason: 'not a whole run record: started with no active run' } : undefined,
   ].filter((d): d is StateDamage => d !== undefined);
   return { site, siteFile: last && !isCompressed(last) ? last : '', run, suspended, current, knownRuns, places, orphan, damaged };
@@ -179,11 +184,10 @@ function continueSiteSeq(site: Recovered, recorded: number, logger: Logger): voi
  * given twice: a sink drops the new events as duplicates, a stream resume ends in 422), the
  * seq continues after the wall clock in ms since the epoch, a count no daemon reaches.
  */
-function continueUnknown(site: Recovered, file: string, now: number, logger: Logger): void {
+function continueUnknown(site: Recovered, why: string, now: number, logger: Logger): void {
   const floor = Number.isSafeInteger(Math.floor(now)) ? Math.floor(now) : 0;
   if (floor <= site.seq) return;
-  logger.warn(`${file} is damaged and holds the highest seq read (${site.seq}): seqs past its damage cannot be known; ` +
-    `the site seq continues after ${floor} (the clock in ms since 1970) so that no seq is given twice`);
+  logger.warn(`${why}; the site seq continues after ${floor} (the clock in ms since 1970) so that no seq is given twice`);
   site.seq = floor;
 }
 
