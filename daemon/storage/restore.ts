@@ -119,12 +119,18 @@ export function restore(siteDir: string, logger: Logger, io: StorageFs, beforeRe
   }
     // a compressed last file is closed: the first event opens the file of its own day
   const last = siteFiles.at(-1);
-  const damaged = [snapDamage, runsDamage, timelineDamage,
-    siteSeqRecord === undefined ? { file: paths.siteSeq, reason: `not {"site_seq": N}: the site seq continues after ${
-      snap?.site ? 'the snapshot\'s and every other record' : 'the clock in ms since 1970 (no snapshot gives it)'}` } : undefined,
-    !active && activeWarnings.length > 0 ? { file: paths.activeRun, reason: 'not a whole run record: started with no active run' } : undefined,
-  ].filter((d): d is StateDamage => d !== undefined);
+  const damaged = [snapDamage, runsDamage, timelineDamage].filter((d): d is StateDamage => d !== undefined);
+  damaged.push(...recordDamage(paths, siteSeqRecord === undefined, snap?.site ? 'snapshot' : 'clock', !active && activeWarnings.length > 0));
   return { site, siteFile: last && !isCompressed(last) ? last : '', run, suspended, current, knownRuns, places, orphan, damaged };
+}
+
+/** The damage of `site-seq.json` (with where the seq continues) and of `active-run.json`, as /status names it. */
+function recordDamage(paths: ReturnType<typeof statePaths>, siteSeq: boolean, floor: 'snapshot' | 'clock', activeRun: boolean): StateDamage[] {
+  const after = floor === 'snapshot' ? 'the snapshot\'s and every other record' : 'the clock in ms since 1970 (no snapshot gives it)';
+  return [
+    ...(siteSeq ? [{ file: paths.siteSeq, reason: `not {"site_seq": N}: the site seq continues after ${after}` }] : []),
+    ...(activeRun ? [{ file: paths.activeRun, reason: 'not a whole run record: started with no active run' }] : []),
+  ];
 }
 
 /** Where the records' paths are now (the site directory may have been moved or copied); the snapshot's marks are placed. */
