@@ -171,6 +171,22 @@ test('timeline.ndjson damaged while a run is active: the run resumes after the r
   }
 });
 
+test('held-site.ndjson with a line that is not a seq: named in the log; a torn last line is not read as a seq', async () => {
+  const siteDir = tempDir();
+  const clock = new ManualClock(NOW);
+  let d = await startTestDaemon({ siteDir, clock });
+  await d.close();
+  fs.writeFileSync(state(siteDir, 'held-site.ndjson'), '3\nxx garbage\n1');
+  d = await startTestDaemon({ siteDir, clock });
+  try {
+    assert.equal(d.logs.filter((l) => l.includes('held-site.ndjson')), [`${NOW} WARN held seqs ${state(siteDir, 'held-site.ndjson')} is damaged ` +
+      '(1 line(s) not a seq); readings posted with make_current false may become current']);
+  } finally {
+    await d.close();
+    removeDir(siteDir);
+  }
+});
+
 // [how active-run.json is lost, the warning besides the run's close]
 const LOST: [string, (file: string) => void, string | undefined][] = [
   ['removed', (file) => fs.rmSync(file), undefined],

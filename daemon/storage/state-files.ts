@@ -199,10 +199,15 @@ export function readHeld(file: string, warn: (message: string) => void): Set<num
   } catch (error) {
     warn(`held seqs ${file} cannot be read (${errorCode(error)}); readings posted with make_current false may become current`);
   }
-  for (const line of (raw ?? '').split('\n')) {
+  // the piece after the last newline is a line torn by a crash (its digits may be a prefix of the seq): not read
+  const lines = (raw ?? '').split('\n').slice(0, -1);
+  let bad = 0;
+  for (const line of lines) {
     const seq = Number(line);
-    if (line !== '' && Number.isSafeInteger(seq)) held.add(seq);
+    if (line !== '' && /^\d+$/.test(line) && Number.isSafeInteger(seq)) held.add(seq);
+    else bad++;
   }
+  if (bad > 0) warn(`held seqs ${file} is damaged (${bad} line(s) not a seq); readings posted with make_current false may become current`);
   return held;
 }
 
