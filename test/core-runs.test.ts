@@ -244,13 +244,13 @@ test('derived run ids never repeat across restarts, and when a run directory was
   }
 });
 
-test('an unreadable runs.json: a warning, and ids follow the directories', () => {
+test('a damaged runs.json: a warning, and ids follow the directories', () => {
   const siteDir = tempDir();
   fs.mkdirSync(path.join(siteDir, '.meridian'));
   fs.writeFileSync(path.join(siteDir, '.meridian', 'runs.json'), '{"runs":');
   fs.mkdirSync(path.join(siteDir, '004'));
   return withTestDaemon({ siteDir, env: { TZ: 'UTC' } }, async (d) => {
-    assert.ok(d.logs.some((l) => l.endsWith(`WARN run list ${path.join(siteDir, '.meridian', 'runs.json')} is unreadable; run ids are derived from the directories only`)));
+    assert.ok(d.logs.some((l) => l.endsWith(`WARN run list ${path.join(siteDir, '.meridian', 'runs.json')} is damaged (not a run list); the runs are found again from the run files and the timeline`)));
     assert.is((await request(d.url, '/run/start', { method: 'POST' })).json.run_id, '005');
   });
 });

@@ -42,9 +42,12 @@ export function lifecycleHandlers(deps: AppDeps, guard: Guard): Record<'health' 
   };
 }
 
-/** `damaged`: the recorded files found damaged (what else they hold is served), only when there are some. */
+/**
+ * `damaged`: the recorded files found damaged (what else they hold is served), and the state
+ * files under `.meridian/` found damaged at start-up; only when there are some.
+ */
 function damagedFiles(deps: AppDeps): { damaged?: { file: string; reason: string }[] } {
-  const damaged = [...deps.history.damagedFiles(), ...deps.keptFiles?.() ?? []];
+  const damaged = [...deps.store.damagedState(), ...deps.history.damagedFiles(), ...deps.keptFiles?.() ?? []];
   return damaged.length > 0 ? { damaged } : {};
 }
 

@@ -14,12 +14,13 @@ import { isCompressed, listSiteFiles, RUN_FILE } from '../ndjson/names.js';
 import { scanFile } from '../ndjson/scan.js';
 import type { StorageFs } from './storage-fs.js';
 import type { SidePaths } from './target.js';
-import { discoverRuns, runFilesOf } from './run-files.js';
+import { runFilesOf } from './run-files.js';
 import { SitePlaces } from './site-places.js';
 import { Timeline, type Segment } from './timeline.js';
 import { rebuildTimeline } from './timeline-rebuild.js';
+import { knownRunsOf, orphanRunOf, setDamagedTimelineAside, withTimelineFloors, type OrphanRun, type StateDamage } from './state-repair.js';
 import {
-  readActiveRun, readKnownRuns, readSiteSeq, statePaths, type ActiveRunState, type KnownRun,
+  readActiveRun, readSiteSeq, statePaths, type ActiveRunState, type KnownRun,
 } from './state-files.js';
 import { readSnapshot, type SnapshotFile } from './snapshot-file.js';
 
@@ -48,6 +49,10 @@ export interface Restored {
   knownRuns: KnownRun[];
   /** How the state files record paths, and where those of earlier versions are now. */
   places: SitePlaces;
+  /** The timeline's open run that no active run record resumes (closed at start-up), or undefined. */
+  orphan: OrphanRun | undefined;
+  /** The state files under `.meridian/` found damaged (named in /status). */
+  damaged: StateDamage[];
 }
 
 /**
@@ -61,23 +66,38 @@ export interface Restored {
 export function restore(siteDir: string, logger: Logger, io: StorageFs, beforeReplay: (places: SitePlaces) => void, now: number): Restored {
   const paths = statePaths(siteDir);
   let snap = readSnapshot(paths.snapshot);
+  let snapDamage: StateDamage | undefined;
   if (snap instanceof Error) {
     logger.warn(`${snap.message}; replaying the files instead`);
+    snapDamage = { file: paths.snapshot, reason: `${snap.message}; the files were replayed instead` };
     snap = undefined;
   }
   const places = placesOf(siteDir, snap, logger);
   beforeReplay(places);
-  const knownRuns = fs.existsSync(paths.runs) ? readKnownRuns(paths.runs, (m) => logger.warn(m), places) : discoverRuns(siteDir, io);
+  const { runs: listed, damage: runsDamage } = knownRunsOf(siteDir, paths.runs, places, logger, io);
   const siteFiles = listSiteFiles(siteDir);
   if (!snap && siteFiles.length > 0) logger.warn(`no usable snapshot; replaying ${siteFiles.length} site file(s)`);
   const site = replayTarget(siteFiles, snap?.site, paths.site, logger, 'site', io);
-  if (!fs.existsSync(paths.timeline)) rebuildTimeline(paths.timeline, siteFiles, knownRuns, io, logger, places);
+  // a damaged timeline is treated like a lost one: rebuilt from the run files
+  const timelineDamage = setDamagedTimelineAside(paths.timeline, now, io, logger);
+  if (!fs.existsSync(paths.timeline)) rebuildTimeline(paths.timeline, siteFiles, listed, io, logger, places);
   const segments = Timeline.read(paths.timeline, (m) => logger.warn(m), places, io);
-  const recorded = Math.max(snap?.site?.seq ?? 0, readSiteSeq(paths.siteSeq), ...segments.filter((s) => s.stream === 'site').map(siteSeqOf));
+  const siteSeqRecord = readSiteSeq(paths.siteSeq, (m) => logger.warn(m));
+  const recorded = Math.max(snap?.site?.seq ?? 0, siteSeqRecord ?? 0, ...segments.filter((s) => s.stream === 'site').map(siteSeqOf));
   // a record at or past the damaged file's readable top was written after its lines (a .gz is a closed day's): it is the floor
-  if (site.damagedTop !== undefined && (recorded === 0 || recorded < site.seq)) continueUnknown(site, site.damagedTop, now, logger);
+  if (site.damagedTop !== undefined && (recorded === 0 || recorded < site.seq)) continueUnknown(site,
+    `${site.damagedTop} is damaged and holds the highest seq read (${site.seq}): seqs past its damage cannot be known`, now, logger);
+  // both records of the high-water mark damaged: day files moved away cannot be told from none
+  if (siteSeqRecord === undefined && !snap?.site) {
+    continueUnknown(site, `${paths.siteSeq} is damaged and no snapshot gives the site seq reached: ` +
+      `day files moved away cannot be told from none (the files hold seqs up to ${site.seq})`, now, logger);
+  }
   continueSiteSeq(site, recorded, logger);
-  const active = readActiveRun(paths.activeRun, (m) => logger.warn(m), places);
+  const activeWarnings: string[] = [];
+  const active = readActiveRun(paths.activeRun, (m) => { activeWarnings.push(m); logger.warn(m); }, places);
+  const orphan = orphanRunOf(segments, active && { runId: active.record.run_id, file: path.join(active.record.run_dir, RUN_FILE) },
+    (file) => (snap?.run?.file === file ? snap.run.seq : 0), paths.run.ephemeral, io);
+  const knownRuns = withTimelineFloors(listed, segments, orphan, io);
   const resumed = active ? replayActiveRun(siteDir, active, snap?.run ?? null, paths.run, logger, io) : undefined;
   const run = resumed && 'recovered' in resumed ? resumed : undefined;
   const suspended = resumed && 'suspended' in resumed ? resumed.suspended : undefined;
@@ -85,7 +105,8 @@ export function restore(siteDir: string, logger: Logger, io: StorageFs, beforeRe
   const fromSnapshot = snap?.current.map((line, i) => lineReading(line, received?.[i] ?? NaN)).filter((r): r is Reading => r !== undefined) ?? [];
   let current: Reading[];
   if (snap && (snap.site === null || site.fromMark)) {
-    current = overlay([fromSnapshot, [...site.readings.values()], [...(run?.recovered.readings.values() ?? orphanRun(segments, snap, io))]]);
+    const orphaned = newestOf([...orphanRun(segments, snap, io), ...(orphan?.ephemeral ?? [])]);
+    current = overlay([fromSnapshot, [...site.readings.values()], [...(run?.recovered.readings.values() ?? orphaned)]]);
   } else {
     const runFiles = runFilesOf(siteDir, knownRuns).filter((file) => file !== run?.file);
     current = newestRecorded(segments, [
@@ -93,11 +114,23 @@ export function restore(siteDir: string, logger: Logger, io: StorageFs, beforeRe
       { stream: 'site', readings: site.readings.values() },
       ...runFiles.map((file) => readingsOf(file, io)).map((readings) => ({ stream: streamOf(readings[0]), readings })),
       ...(run ? [{ stream: run.state.record.run_id, readings: run.recovered.readings.values() }] : []),
+      ...(orphan ? [{ stream: orphan.runId, readings: orphan.ephemeral }] : []),
     ]);
   }
     // a compressed last file is closed: the first event opens the file of its own day
   const last = siteFiles.at(-1);
-  return { site, siteFile: last && !isCompressed(last) ? last : '', run, suspended, current, knownRuns, places };
+  const damaged = [snapDamage, runsDamage, timelineDamage].filter((d): d is StateDamage => d !== undefined);
+  damaged.push(...recordDamage(paths, siteSeqRecord === undefined, snap?.site ? 'snapshot' : 'clock', !active && activeWarnings.length > 0));
+  return { site, siteFile: last && !isCompressed(last) ? last : '', run, suspended, current, knownRuns, places, orphan, damaged };
+}
+
+/** The damage of `site-seq.json` (with where the seq continues) and of `active-run.json`, as /status names it. */
+function recordDamage(paths: ReturnType<typeof statePaths>, siteSeq: boolean, floor: 'snapshot' | 'clock', activeRun: boolean): StateDamage[] {
+  const after = floor === 'snapshot' ? 'the snapshot\'s and every other record' : 'the clock in ms since 1970 (no snapshot gives it)';
+  return [
+    ...(siteSeq ? [{ file: paths.siteSeq, reason: `not {"site_seq": N}: the site seq continues after ${after}` }] : []),
+    ...(activeRun ? [{ file: paths.activeRun, reason: 'not a whole run record: started with no active run' }] : []),
+  ];
 }
 
 /** Where the records' paths are now (the site directory may have been moved or copied); the snapshot's marks are placed. */
@@ -157,11 +190,10 @@ function continueSiteSeq(site: Recovered, recorded: number, logger: Logger): voi
  * given twice: a sink drops the new events as duplicates, a stream resume ends in 422), the
  * seq continues after the wall clock in ms since the epoch, a count no daemon reaches.
  */
-function continueUnknown(site: Recovered, file: string, now: number, logger: Logger): void {
+function continueUnknown(site: Recovered, why: string, now: number, logger: Logger): void {
   const floor = Number.isSafeInteger(Math.floor(now)) ? Math.floor(now) : 0;
   if (floor <= site.seq) return;
-  logger.warn(`${file} is damaged and holds the highest seq read (${site.seq}): seqs past its damage cannot be known; ` +
-    `the site seq continues after ${floor} (the clock in ms since 1970) so that no seq is given twice`);
+  logger.warn(`${why}; the site seq continues after ${floor} (the clock in ms since 1970) so that no seq is given twice`);
   site.seq = floor;
 }
 
@@ -180,6 +212,13 @@ function orphanRun(segments: readonly Segment[], snap: SnapshotFile, io: Storage
   if (!open?.file || Number.isFinite(open.to) || !fs.existsSync(open.file)) return [];
   const after = snap.run && snap.run.file === open.file ? Math.max(snap.run.seq, open.after) : open.after;
   return readingsOf(open.file, io).filter((reading) => reading.seq > after);
+}
+
+/** The reading of the highest seq of each type (readings of one stream). */
+function newestOf(readings: Reading[]): Reading[] {
+  const view = new Map<string, Reading>();
+  for (const reading of readings) if (reading.seq > (view.get(reading.type)?.seq ?? 0)) view.set(reading.type, reading);
+  return [...view.values()];
 }
 
 /** Readings in order, a later one replacing an earlier one of the same type. */

@@ -106,11 +106,18 @@ export function writeFileAtomic(file: string, write: (put: (piece: Buffer) => vo
 
 /**
  * The runs recorded in `runs.json`, oldest first, each run_dir where it is now (site-places.ts);
- * [] when none (or unreadable, reported through `warn`). A list of an earlier version (absolute
- * paths inside the site directory) is written again in the recorded form.
+ * [] when none, undefined when it is damaged (reported through `warn`: the caller finds the
+ * runs on disk instead). A list of an earlier version (absolute paths inside the site
+ * directory) is written again in the recorded form.
  */
-export function readKnownRuns(file: string, warn: (message: string) => void, places: SitePlaces): KnownRun[] {
-  const raw = readIfExists(file);
+export function readKnownRuns(file: string, warn: (message: string) => void, places: SitePlaces): KnownRun[] | undefined {
+  let raw: string | undefined;
+  try {
+    raw = readIfExists(file);
+  } catch (error) {
+    warn(`run list ${file} cannot be read (${errorCode(error)}); the runs are found again from the run files and the timeline`);
+    return undefined;
+  }
   if (raw === undefined) return [];
   try {
     const runs = (JSON.parse(raw) as { runs?: unknown }).runs;
@@ -121,8 +128,8 @@ export function readKnownRuns(file: string, warn: (message: string) => void, pla
       return placed;
     }
   } catch { /* reported below */ }
-  warn(`run list ${file} is unreadable; run ids are derived from the directories only`);
-  return [];
+  warn(`run list ${file} is damaged (not a run list); the runs are found again from the run files and the timeline`);
+  return undefined;
 }
 
 /** Write the list of known runs (atomically), each run_dir in its recorded form. */
@@ -192,10 +199,15 @@ export function readHeld(file: string, warn: (message: string) => void): Set<num
   } catch (error) {
     warn(`held seqs ${file} cannot be read (${errorCode(error)}); readings posted with make_current false may become current`);
   }
-  for (const line of (raw ?? '').split('\n')) {
+  // the piece after the last newline is a line torn by a crash (its digits may be a prefix of the seq): not read
+  const lines = (raw ?? '').split('\n').slice(0, -1);
+  let bad = 0;
+  for (const line of lines) {
     const seq = Number(line);
-    if (line !== '' && Number.isSafeInteger(seq)) held.add(seq);
+    if (line !== '' && /^\d+$/.test(line) && Number.isSafeInteger(seq)) held.add(seq);
+    else bad++;
   }
+  if (bad > 0) warn(`held seqs ${file} is damaged (${bad} line(s) not a seq); readings posted with make_current false may become current`);
   return held;
 }
 
@@ -210,16 +222,28 @@ export function errorCode(error: unknown): string {
   return (error as NodeJS.ErrnoException).code ?? (error as Error).message;
 }
 
-/** A file's text, or undefined when it does not exist. */
-/** The site seq's high-water mark (`site-seq.json`, written with every snapshot): 0 when absent or unreadable. */
-export function readSiteSeq(file: string): number {
+/**
+ * The site seq's high-water mark (`site-seq.json`, written with every snapshot): 0 when absent,
+ * undefined when damaged (empty, not `{"site_seq": N}`, unreadable; reported through `warn`).
+ */
+export function readSiteSeq(file: string, warn: (message: string) => void): number | undefined {
+  let raw: string | undefined;
   try {
-    const seq = (JSON.parse(fs.readFileSync(file, 'utf8')) as { site_seq?: unknown }).site_seq;
-    return Number.isSafeInteger(seq) && (seq as number) > 0 ? seq as number : 0;
-  } catch {
-    return 0;
+    raw = readIfExists(file);
+    if (raw === undefined) return 0;
+    const seq = (JSON.parse(raw) as { site_seq?: unknown }).site_seq;
+    if (Number.isSafeInteger(seq) && (seq as number) >= 0) return seq as number;
+  } catch (error) {
+    if (raw === undefined) {
+      warn(`the site seq record ${file} cannot be read (${errorCode(error)})`);
+      return undefined;
+    }
   }
+  warn(`the site seq record ${file} is damaged (${raw === '' ? 'empty' : 'not {"site_seq": N}'})`);
+  return undefined;
 }
+
+/** A file's text, or undefined when it does not exist. */
 
 export function readIfExists(file: string): string | undefined {
   try {

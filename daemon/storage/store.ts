@@ -1,3 +1,4 @@
+import type { StateDamage } from './state-repair.js';
 import path from 'node:path';
 import { makeDirectory } from '../../lib/directories.js';
 import { MeridianError } from '../../lib/errors.js';
@@ -49,12 +50,15 @@ export class TelemetryStore {
   private readonly runs: RunProtocol;
   private readonly snapshots: Snapshots;
   private readonly lock: SiteLock;
+  /** The state files found damaged at start-up. */
+  private readonly stateDamage: readonly StateDamage[];
 
   private constructor(opts: StoreOptions, restored: Restored, lock: SiteLock) {
     const io = opts.fs ?? nodeFs;
     const paths = statePaths(opts.siteDir);
     this.view = new CurrentView(opts.viewChunkChars);
     this.lock = lock;
+    this.stateDamage = restored.damaged;
     for (const reading of restored.current) this.view.set(reading);
     const journal = new BatchJournal(paths.batch, io);
     const days = new SiteDays(opts.siteDir, opts.zone);
@@ -72,7 +76,8 @@ export class TelemetryStore {
     }
     const active = run && { runId: run.record.run_id, file: run.target.path, startOffset: restored.run!.state.start_offset, startSeq: restored.run!.state.start_seq };
     const { places } = restored;
-    const timeline = Timeline.open(paths.timeline, restored.site.seq, active, formatTs(opts.clock.now()), (m) => opts.logger.warn(m), places, io);
+    const timeline = Timeline.open(paths.timeline, restored.site.seq, active, formatTs(opts.clock.now()), (m) => opts.logger.warn(m), places, io,
+      restored.orphan?.seq);
     this.core = {
       opts, view: this.view, io, paths, places, days,
       durability: new Durability(opts.fsync, opts.logger, opts.observer), site, closedSiteMark, timeline, journal, disk: new DiskSpace(opts.clock, opts.logger), run, suspended: restored.suspended, closed: false,
@@ -184,6 +189,11 @@ export class TelemetryStore {
   /** The run that was active but could not resume at start-up, or undefined. */
   suspendedRun(): SuspendedRun | undefined {
     return this.core.suspended;
+  }
+
+  /** The state files under `.meridian/` found damaged at start-up, with what was done instead. */
+  damagedState(): readonly StateDamage[] {
+    return this.stateDamage;
   }
 
   /** Since when and where the disk is full (writes answered 503 DISK_FULL), or undefined while writes fit. */

@@ -68,7 +68,7 @@ export class Timeline {
    * written now (the counters have not moved since: nothing is written between the two).
    */
   static open(file: string, siteSeq: number, active: RecoveredRun | undefined, at: string, warn: (message: string) => void,
-    places: SitePlaces, io: StorageFs = nodeFs): Timeline {
+    places: SitePlaces, io: StorageFs = nodeFs, orphanSeq?: number): Timeline {
     const timeline = new Timeline(file, [{ stream: 'site', file: undefined, after: 0, to: Infinity }], io, places);
     for (const line of readLines(file, warn, io)) timeline.apply({ ...line, file: places.place(line.file) });
     // written when it can be; the order in memory is right either way (history and replay use it)
@@ -83,9 +83,11 @@ export class Timeline {
     const open = timeline.open();
     const openRun = open.stream === 'site' ? undefined : open;
     if (openRun && (!active || active.runId !== openRun.stream || active.file !== openRun.file)) {
-      // the run stopped (or is suspended: its directory is not usable) and events go to the site
-      repair({ event: 'run_stop', at, run_id: openRun.stream, file: openRun.file!, site_seq: siteSeq,
-        run_seq: Math.max(openRun.after, readableLastSeq(openRun.file!, undefined, io)) });
+      // the run stopped (or is suspended: its directory is not usable, or its record is lost) and events go to the
+      // site; its stop is journaled after every seq it took (`orphanSeq`: its ephemeral readings' and the snapshot's too)
+      const runSeq = Math.max(openRun.after, readableLastSeq(openRun.file!, undefined, io), orphanSeq ?? 0);
+      if (orphanSeq !== undefined) warn(`run ${openRun.stream} was active but has no active run record (active-run.json lost?): it is closed at seq ${runSeq}; what it recorded stays in /history and /current`);
+      repair({ event: 'run_stop', at, run_id: openRun.stream, file: openRun.file!, site_seq: siteSeq, run_seq: runSeq });
     }
     if (active && timeline.open().stream === 'site') {
       // the run goes on after its last journaled seq (a crash in the middle of its stop), else
@@ -213,13 +215,34 @@ function readLines(file: string, warn: (message: string) => void, io: ReadFs): T
     if (code !== 'ENOENT') warn(`could not read ${file} (${code ?? (error as Error).message}); runs before now are not in the record order`);
     return [];
   }
-  const lines: TimelineLine[] = [];
-  for (const raw of text.split('\n')) {
-    try {
-      const line = JSON.parse(raw) as TimelineLine;
-      if ((line.event === 'run_start' || line.event === 'run_stop' || line.event === 'run_removed') && typeof line.run_id === 'string'
-        && typeof line.file === 'string' && Number.isSafeInteger(line.site_seq) && Number.isSafeInteger(line.run_seq)) lines.push(line);
-    } catch { /* a torn last line: the reconcile at open writes what it should have said */ }
+  // a torn last line: the reconcile at open writes what it should have said (other damage: timelineDamage)
+  return text.split('\n').map(journalLine).filter((line): line is TimelineLine => line !== undefined);
+}
+
+/** One journal line read, or undefined when it is not one. */
+function journalLine(raw: string): TimelineLine | undefined {
+  try {
+    const line = JSON.parse(raw) as TimelineLine;
+    if ((line.event === 'run_start' || line.event === 'run_stop' || line.event === 'run_removed') && typeof line.run_id === 'string'
+      && typeof line.file === 'string' && Number.isSafeInteger(line.site_seq) && Number.isSafeInteger(line.run_seq)) return line;
+  } catch { /* not a journal line */ }
+  return undefined;
+}
+
+/**
+ * Why a journal cannot be trusted to hold the record order: empty (0 bytes), or a whole line
+ * (one ending in a newline) that is not a journal line; undefined when it is sound or missing.
+ * A torn last line (no newline: a crash while appending) is no damage.
+ */
+export function timelineDamage(file: string, io: ReadFs): string | undefined {
+  let text: string;
+  try {
+    text = io.readFileSync(file, 'utf8');
+  } catch {
+    return undefined; // missing (rebuilt) or unreadable (Timeline.read says so)
   }
-  return lines;
+  if (text === '') return 'it is empty';
+  const whole = text.split('\n').slice(0, -1);
+  const bad = whole.findIndex((raw) => journalLine(raw) === undefined);
+  return bad === -1 ? undefined : `line ${bad + 1} is not a journal line`;
 }
