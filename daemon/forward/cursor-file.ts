@@ -3,7 +3,7 @@ import { promisify } from 'node:util';
 import type { StreamPosition } from './log-tail.js';
 
 // A sink's cursor on disk: `<name>.cursor.json`, written whole (temp file, fsync, rename),
-// and between those writes `<name>.cursor.next`, overwritten in place once a batch (one
+// and between those writes `<name>.cursor.json.next`, overwritten in place once a batch (one
 // synchronous write into an open file: a rename per batch costs ms on ext4, which flushes the new file
 // on a rename over an old one). Each write carries a generation; the newer of the two that
 // reads whole wins. A crash of the daemon leaves both whole (a write is done or not); a power

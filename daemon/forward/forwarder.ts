@@ -121,12 +121,18 @@ export class Forwarder {
     this.wake.wake();
   }
 
-  /** Stop: abandon the batch in flight (its cursor is not moved), close the sink; bounded by `graceMs`. */
+  /**
+   * Stop: no new batch is sent; the batch in flight is given `graceMs` to be
+   * acknowledged (its cursor then moves: a peer that took it is not sent it again after the
+   * restart), then abandoned (its cursor not moved); the cursor is written whole, the sink closed.
+   */
   async stop(graceMs: number): Promise<void> {
     this.stopped = true;
     this.wake.stop();
+    const loop = this.loop ?? Promise.resolve();
+    await within(loop, graceMs);
     this.abort.abort();
-    await within(this.loop ?? Promise.resolve(), graceMs);
+    await within(loop, graceMs);
     await within(Promise.all([this.cursor.close(), this.deps.sink.close(), this.held.close()]), graceMs);
   }
 
