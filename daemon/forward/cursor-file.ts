@@ -123,11 +123,17 @@ async function writeWhole(file: string, text: string, sync: boolean): Promise<vo
   const buf = Buffer.from(text, 'utf8');
   const fd = await open(tmp, 'w');
   try {
-    const { bytesWritten } = await write(fd, buf, 0, buf.length, 0);
-    if (bytesWritten !== buf.length) throw Object.assign(new Error(`short write to ${tmp}: ${bytesWritten} of ${buf.length} bytes`), { code: 'EIO' });
-    if (sync) await fsync(fd);
-  } finally {
-    await close(fd);
+    try {
+      const { bytesWritten } = await write(fd, buf, 0, buf.length, 0);
+      if (bytesWritten !== buf.length) throw Object.assign(new Error(`short write to ${tmp}: ${bytesWritten} of ${buf.length} bytes`), { code: 'EIO' });
+      if (sync) await fsync(fd);
+    } finally {
+      await close(fd);
+    }
+    await rename(tmp, file);
+  } catch (error) {
+    // a full disk: no temp file left behind, the cursor file as it was
+    await fs.promises.rm(tmp, { force: true }).catch(() => undefined);
+    throw error;
   }
-  await rename(tmp, file);
 }

@@ -86,7 +86,17 @@ export class Forwarder {
     this.spec = deps.spec;
     const cursorFile = path.join(deps.stateDir, `${deps.spec.name}.cursor.json`);
     this.cursor = new SinkCursor(cursorFile, deps.spec.name, {
-      onSaveError: (error) => deps.logger.error(`sink ${deps.spec.name}: could not write ${cursorFile} (${errorText(error)}); records may be sent again after a restart`),
+      onSaveError: (error) => {
+        const reason = `could not write ${cursorFile} (${errorText(error)}); records may be sent again after a restart`;
+        // one line per outage, not per batch: /status keeps saying it
+        if (this.health.cursorError === undefined) deps.logger.error(`sink ${deps.spec.name}: ${reason}`);
+        this.health.cursorError = reason;
+      },
+      onSaved: () => {
+        if (this.health.cursorError === undefined) return;
+        this.health.cursorError = undefined;
+        deps.logger.info(`sink ${deps.spec.name}: ${cursorFile} written again`);
+      },
       sync: deps.cursorSync, now: () => deps.clock.now(), places: deps.places,
     });
     this.deadFile = path.join(deps.stateDir, `${deps.spec.name}.dead.ndjson`);
