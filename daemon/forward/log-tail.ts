@@ -251,6 +251,11 @@ async function readLines(stream: string, pos: StreamPosition, limits: TailLimits
     seq = Math.max(seq, head.seq);
   }
   const damage = tail.damage.map((d) => `${file} is damaged (${d}): the ${stream === 'site' ? 'site events' : `events of run ${stream}`} in it there were not forwarded`);
+  // a site file replaced by a shorter one (moved away, a new one of the same day written): the
+  // seqs between the position and the new file's first were in the file that is gone
+  if (stream === 'site' && from !== pos.offset && records.length > 0 && records[0]!.seq > pos.seq + 1) {
+    damage.push(`${pos.file} is gone: the site events after site:${pos.seq} in it were not forwarded`);
+  }
   const leftover = tail.atEnd && tail.size !== undefined ? tail.size - tail.end : 0;
   const position = { file: pos.file, offset: bounded ? last : tail.end, seq, ...flags(pos) };
   return { records, position, atEnd: tail.atEnd && !bounded, skipped, missing: false, damage, leftover: bounded ? 0 : leftover, bounded };
