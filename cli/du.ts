@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import { listStoredFiles, type StoredFile } from '../daemon/ndjson/listing.js';
+import { SitePlaces } from '../daemon/storage/site-places.js';
+import { readIfExists, statePaths } from '../daemon/storage/state-files.js';
 import { resolveDaemonConfig } from '../lib/config.js';
 import { ConfigError } from '../lib/errors.js';
 import { CommandFailure, EXIT } from './failure.js';
@@ -19,7 +21,7 @@ export async function runDu(opts: ParsedOptions, io: CliIo): Promise<number> {
   noExtraArguments(opts);
   const { siteDir } = resolveDaemonConfig({ siteDir: textOption(opts, 'site-dir') }, io.env, os.homedir());
   checkSiteDir(siteDir);
-  const files = listStoredFiles(siteDir);
+  const files = listStoredFiles(siteDir, knownRunDirs(siteDir));
   if (switchOption(opts, 'json')) {
     show(io, `${JSON.stringify({ site_dir: siteDir, files: files.map(asJson), total_bytes: total(files) })}\n`);
   } else {
@@ -64,6 +66,17 @@ function checkSiteDir(siteDir: string): void {
     fs.accessSync(siteDir, fs.constants.R_OK | fs.constants.X_OK);
   } catch (error) {
     throw new CommandFailure(`cannot read the site directory ${siteDir} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+}
+
+// the run directories runs.json names (where they are now), read only: a list du cannot read adds none
+function knownRunDirs(siteDir: string): string[] {
+  try {
+    const runs = (JSON.parse(readIfExists(statePaths(siteDir).runs) ?? '{}') as { runs?: unknown }).runs;
+    const places = new SitePlaces(siteDir);
+    return Array.isArray(runs) ? runs.filter((r) => typeof r?.run_dir === 'string').map((r) => places.place(r.run_dir as string)) : [];
+  } catch {
+    return [];
   }
 }
 

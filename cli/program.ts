@@ -122,7 +122,7 @@ export function buildProgram(io: CliIo) {
     .action(async (file: unknown, opts: ParsedOptions) => (await import('./import.js')).runImport(file, opts, io));
 
   prog.command(`${p}du`)
-    .describe('Show the space the data files take: one line per file of each site day and run (gzip when compressed; damaged, empty, duplicate and unknown files marked), and the totals. Reads the site directory; no daemon needed.')
+    .describe('Show the space the data files take: one line per file of each site day and run (gzip when compressed; damaged, empty, duplicate, temp and unknown files marked), and the totals. Reads the site directory; no daemon needed.')
     .option('--site-dir', 'The site directory (env MERIDIAN_TELEMETRY_SITE_DIR; default $XDG_DATA_HOME/meridian/telemetry)')
     .option('--json', 'Print {site_dir, files: [{kind, name, file, bytes, compressed, state, reason}], total_bytes} instead')
     .example(`${p}du`)

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { makeDirectory } from '../lib/directories.js';
+import type { LogDrops } from './log-stderr.js';
 
 // The daemon's own log file: appended to, and reopened on request (SIGHUP) so that
 // logrotate can move it away and the daemon goes on in a fresh file of the same name.
@@ -9,10 +10,12 @@ import { makeDirectory } from '../lib/directories.js';
 export class LogFile {
   readonly path: string;
   private fd: number;
+  private readonly drops: LogDrops | undefined;
 
   /** Open (creating it and its directory if needed, one level at a time: a recursive mkdir never ends under /proc) for appending; throws when it cannot. */
-  constructor(file: string) {
+  constructor(file: string, drops?: LogDrops) {
     this.path = path.resolve(file);
+    this.drops = drops;
     makeDirectory(path.dirname(this.path));
     this.fd = fs.openSync(this.path, 'a');
   }
@@ -21,7 +24,10 @@ export class LogFile {
   write(text: string): void {
     try {
       fs.writeSync(this.fd, text);
-    } catch { /* a full disk: the line is lost, the daemon goes on */ }
+    } catch (error) {
+      // a full disk: the line is lost (counted), the daemon goes on
+      this.drops?.dropped(error);
+    }
   }
 
   /** Open the file under its name again (after logrotate moved it); the old descriptor is closed. Returns an error message when it cannot. */

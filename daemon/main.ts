@@ -7,6 +7,7 @@ import { createLogger } from '../lib/log.js';
 import { resolveSinks } from './forward/config.js';
 import { systemClock } from '../lib/time.js';
 import { LogFile } from './log-file.js';
+import { LogDrops, stderrWriter } from './log-stderr.js';
 import { machineNames, type MachineProbe } from './machine-names.js';
 import { startDaemon, StartupError, type RunningDaemon } from './server.js';
 
@@ -27,15 +28,17 @@ export async function runDaemonForeground(flags: DaemonFlags & ForwardFlags, opt
   const config = resolveDaemonConfig(flags, process.env, os.homedir(), await machineNames(SYSTEM));
   const forward = resolveSinks({ configFile: flags.config, configText: readConfig(flags.config), forward: flags.forward }, process.env);
   let logFile: LogFile | undefined;
+  const drops = new LogDrops(Date.now);
   if (options.logFile !== undefined) {
     try {
-      logFile = new LogFile(options.logFile);
+      logFile = new LogFile(options.logFile, drops);
     } catch (error) {
       process.stderr.write(`cannot open the log file ${options.logFile} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})\n`);
       return 1;
     }
   }
-  const write = logFile ? (line: string) => logFile.write(line) : (line: string) => { process.stderr.write(line); };
+  // stderr on a full disk or a closed pipe: lines are dropped and counted (/status), the daemon goes on
+  const write = logFile ? (line: string) => logFile.write(line) : stderrWriter(drops);
   const logger = createLogger(write, config.verbose ? 'debug' : 'info', Date.now, config.logFormat);
   // logrotate moves the file away and sends SIGHUP: go on in a new file of the same name
   const onHangup = () => {
@@ -56,7 +59,7 @@ export async function runDaemonForeground(flags: DaemonFlags & ForwardFlags, opt
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
-    daemon = await startDaemon(config, { clock: systemClock, logger, forward });
+    daemon = await startDaemon(config, { clock: systemClock, logger, forward, logDropped: () => drops.status() });
     if (stopRequested) void daemon.close();
     await daemon.closed;
     return 0;

@@ -21,6 +21,7 @@ import { DaemonMetrics } from './metrics/daemon-metrics.js';
 import { Housekeeping } from './storage/housekeeping.js';
 import { TelemetryStore } from './storage/store.js';
 import { StreamHub } from './stream/hub.js';
+import type { LogDropped } from '../lib/wire.js';
 
 // Listening: open the store, build the app, bind, and close it all down in order.
 
@@ -69,6 +70,8 @@ export async function startDaemon(config: DaemonConfig, deps: {
   freshnessIntervalMs?: number;
   /** The chunk size (characters) of GET /current and the snapshot (default 1 Mi); tests make it small. */
   viewChunkChars?: number;
+  /** The log lines that could not be written (GET /status `log_dropped`); the edge counts them. */
+  logDropped?: () => LogDropped | undefined;
 }): Promise<RunningDaemon> {
   const { logger } = deps;
   const exposed = !isLoopbackHost(config.host) && config.token === undefined;
@@ -147,6 +150,7 @@ export async function startDaemon(config: DaemonConfig, deps: {
     bootId: randomBytes(4).toString('hex'),
     process: { pid: process.pid, startedAt: formatTs(deps.clock.now()), address: () => address },
     forwardStatus: () => forwarding.status(), keptFiles: () => housekeeping?.keptFiles() ?? [],
+    logDropped: deps.logDropped ?? (() => undefined),
     onShutdown: () => { logger.info('shutdown requested over HTTP'); void close(); },
     freshness: { judge, watch },
   });

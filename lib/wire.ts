@@ -93,6 +93,15 @@ export interface ReadyAnswer {
 }
 
 /** GET /status: who is answering, since when, and what it holds. */
+/** Log lines dropped since start because they could not be written (GET /status). */
+export interface LogDropped {
+  lines: number;
+  /** When the first one was dropped (ts format). */
+  since: string;
+  /** The error code of the last failed write (`ENOSPC`, `EPIPE`, ...). */
+  code: string;
+}
+
 /** A recorded file found damaged, and why (GET /status, GET /history). */
 export interface DamagedFile {
   file: string;
@@ -130,6 +139,8 @@ export interface StatusAnswer {
   disk_full?: { since: string; file: string; code: string } | null;
   /** Recorded files found damaged since the start (only when there are some); what they still hold is served. */
   damaged?: DamagedFile[];
+  /** Log lines the daemon could not write (its stderr or log file on a full disk, a closed pipe): only when there are some. */
+  log_dropped?: LogDropped;
   /** Events recorded since the daemon started: written to a file, and ephemeral (store_permanently false). */
   recorded: { permanent: number; ephemeral: number };
   /** Whether requests need a token. */

@@ -47,6 +47,8 @@ test('du lists each day and run file with its size, gzip marked, and the totals'
 
 const line = (seq: number) => `{"seq":${seq},"ts":"2026-03-16T13:00:00.000Z","type":"w","data":${seq},"meta":{}}\n`;
 
+const TEMP = "a temp file left by an interrupted compression or restore: no reader takes it (the next housekeeping pass removes a compression's)";
+
 const UNKNOWN = "its name is no site day file's (site_<YYYYMMDD>.ndjson of a calendar date): the daemon neither reads, forwards, compresses nor deletes it";
 
 // [file (under the site dir), content, kind, name, the state column ('' when ok)]
@@ -60,18 +62,27 @@ const STATES: [string, Buffer, string, string, string][] = [
   ['site_20260314.ndjson.gz', encodeMember(Buffer.from(line(3).repeat(50))).subarray(0, 40), 'day', '20260314',
     'damaged: its member at byte 0 is cut short (truncated)'],
   ['site_20260315.ndjson.gz', Buffer.from('not gzip at all\n'), 'day', '20260315', 'damaged: bytes 0-16 of it hold no gzip member that decompresses'],
+  ['site_20260312.ndjson.gz.tmp', encodeMember(Buffer.from(line(2))).subarray(0, 20), 'day', '20260312', `temp: ${TEMP}`],
   ['001/telemetry.ndjson', Buffer.from(line(1)), 'run', '001', ''],
   ['001/telemetry.ndjson.gz', encodeMember(Buffer.from(line(1))), 'run', '001',
     'duplicate: the plain file beside it is the one read (a compression was interrupted; the next housekeeping pass keeps one of the two)'],
+  ['001/telemetry.ndjson.restore.tmp', Buffer.from(line(1).slice(0, 9)), 'run', '001', `temp: ${TEMP}`],
+  // a run directory only runs.json knows (three levels down), and one of the original service's (runs/<id>/)
+  ['deep/a/b/n1/telemetry.ndjson', Buffer.from(line(4)), 'run', 'deep/a/b/n1', ''],
+  ['runs/PAN001_seq1/telemetry.ndjson.gz', encodeMember(Buffer.from(line(5))), 'run', 'runs/PAN001_seq1', ''],
   ['site_20260230.ndjson', Buffer.from(line(7)), 'unknown', 'site_20260230.ndjson', `unknown: ${UNKNOWN}`],
   ['site_20261301.ndjson', Buffer.from(line(9)), 'unknown', 'site_20261301.ndjson', `unknown: ${UNKNOWN}`],
 ];
 
-test('du lists every file of a day or run and marks what is damaged, empty, a duplicate or no day; damage is named on stderr, exit 1', async () => {
+test('du lists every file of a day or run (at any depth it knows) and marks what is damaged, empty, a duplicate, a temp file or no day; damage is named on stderr, exit 1', async () => {
   const dir = tempDir();
   try {
-    fs.mkdirSync(path.join(dir, '001'));
-    for (const [file, content] of STATES) fs.writeFileSync(path.join(dir, file), content);
+    for (const [file, content] of STATES) {
+      fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+      fs.writeFileSync(path.join(dir, file), content);
+    }
+    fs.mkdirSync(path.join(dir, '.meridian'));
+    fs.writeFileSync(path.join(dir, '.meridian', 'runs.json'), JSON.stringify({ format: 1, runs: [{ run_id: 'n1', run_dir: 'deep/a/b/n1', started_at: '2026-03-16T13:00:00.000Z' }] }));
     const rows = STATES.map(([file, content, kind, name, state]) => [kind, name, `${content.length} B`, file.endsWith('.gz') ? 'gzip' : '', state]);
     const width = (i: number) => Math.max(...rows.map((r) => r[i]!.length));
     const total = (kind: string) => STATES.filter((r) => r[2] === kind).reduce((sum, r) => sum + r[1].length, 0);
@@ -79,7 +90,7 @@ test('du lists every file of a day or run and marks what is damaged, empty, a du
     const text = await cli(['du', '--site-dir', dir]);
     assert.equal(text.stdout, [
       ...rows.map((r) => `${r[0]!.padEnd(width(0))}  ${r[1]!.padEnd(width(1))}  ${r[2]!.padStart(width(2))}  ${r[3]!.padEnd(width(3))}  ${r[4]}`.trimEnd()),
-      `total ${all} B in ${dir} (6 day(s) ${total('day')} B, 1 run(s) ${total('run')} B, 2 unknown file(s) ${total('unknown')} B)`,
+      `total ${all} B in ${dir} (6 day(s) ${total('day')} B, 3 run(s) ${total('run')} B, 2 unknown file(s) ${total('unknown')} B)`,
       '',
     ].join('\n'));
     assert.equal([text.code, text.stderr], [1, [

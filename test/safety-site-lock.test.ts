@@ -32,6 +32,34 @@ test('a second daemon on the same site directory refuses to start and names the 
   }
 });
 
+test('a copy of a site directory taken while its daemon runs starts: the copied lock holds the other directory', async () => {
+  const first = await spawnDaemon();
+  const copy = tempDir();
+  let second: Awaited<ReturnType<typeof spawnDaemon>> | undefined;
+  try {
+    assert.is((await postEvent(first.url, { type: 'weather', data: 1 })).json.seq, 1);
+    fs.cpSync(first.siteDir, copy, { recursive: true, preserveTimestamps: true });
+    second = await spawnDaemon({ siteDir: copy });
+    const warned = second.stderr().split('\n').filter((l) => l.includes('took over the lock')).map((l) => l.replace(/^\S+Z /, ''));
+    assert.equal(warned, [`WARN took over the lock ${lockFile(copy)}: it was copied with the site directory (pid ${first.child.pid} holds the directory it was copied from)`]);
+    assert.is((await postEvent(second.url, { type: 'weather', data: 2 })).json.seq, 2, 'the copy records on');
+    assert.is(JSON.parse(fs.readFileSync(lockFile(copy), 'utf8')).pid, second.child.pid);
+    assert.is(JSON.parse(fs.readFileSync(lockFile(first.siteDir), 'utf8')).pid, first.child.pid, 'the original keeps its lock');
+    // and the copy's daemon keeps a second one on the copy out, as the original does
+    const third = await spawnDaemon({ siteDir: copy }).then(() => 'started', (error: Error) => error.message);
+    assert.match(third, `is in use by another telemetry daemon (pid ${second.child.pid})`);
+  } finally {
+    for (const d of [first, second]) {
+      if (d && d.child.exitCode === null) {
+        d.child.kill('SIGTERM');
+        await d.exited;
+      }
+    }
+    removeDir(first.siteDir);
+    removeDir(copy);
+  }
+});
+
 test('two daemons in one process on the same site directory: the second refuses', async () => {
   const first = await startTestDaemon();
   try {

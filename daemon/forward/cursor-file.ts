@@ -3,7 +3,7 @@ import { promisify } from 'node:util';
 import type { StreamPosition } from './log-tail.js';
 
 // A sink's cursor on disk: `<name>.cursor.json`, written whole (temp file, fsync, rename),
-// and between those writes `<name>.cursor.next`, overwritten in place once a batch (one
+// and between those writes `<name>.cursor.json.next`, overwritten in place once a batch (one
 // synchronous write into an open file: a rename per batch costs ms on ext4, which flushes the new file
 // on a rename over an old one). Each write carries a generation; the newer of the two that
 // reads whole wins. A crash of the daemon leaves both whole (a write is done or not); a power
@@ -123,11 +123,17 @@ async function writeWhole(file: string, text: string, sync: boolean): Promise<vo
   const buf = Buffer.from(text, 'utf8');
   const fd = await open(tmp, 'w');
   try {
-    const { bytesWritten } = await write(fd, buf, 0, buf.length, 0);
-    if (bytesWritten !== buf.length) throw Object.assign(new Error(`short write to ${tmp}: ${bytesWritten} of ${buf.length} bytes`), { code: 'EIO' });
-    if (sync) await fsync(fd);
-  } finally {
-    await close(fd);
+    try {
+      const { bytesWritten } = await write(fd, buf, 0, buf.length, 0);
+      if (bytesWritten !== buf.length) throw Object.assign(new Error(`short write to ${tmp}: ${bytesWritten} of ${buf.length} bytes`), { code: 'EIO' });
+      if (sync) await fsync(fd);
+    } finally {
+      await close(fd);
+    }
+    await rename(tmp, file);
+  } catch (error) {
+    // a full disk: no temp file left behind, the cursor file as it was
+    await fs.promises.rm(tmp, { force: true }).catch(() => undefined);
+    throw error;
   }
-  await rename(tmp, file);
 }

@@ -16,6 +16,8 @@ const SKIPPED_KEPT = 20;
 /** How a cursor is written: what to call on a failed write, how (the daemon's --fsync mode), the clock. */
 export interface CursorWriting {
   onSaveError(error: unknown): void;
+  /** A write succeeded (after failures: the cursor is on disk again). */
+  onSaved?(): void;
   sync: CursorSync;
   now(): number;
   /** How files are recorded (relative inside the site directory) and read back (where they are now): storage/site-places.ts. */
@@ -150,6 +152,7 @@ export class SinkCursor {
         if (this.skippedList.length > 0) body.skipped = this.skippedList;
         try {
           await this.writer.write(body, this.writing.now(), whole);
+          this.writing.onSaved?.();
         } catch (error) {
           this.writing.onSaveError(error);
         }

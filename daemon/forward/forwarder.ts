@@ -86,7 +86,17 @@ export class Forwarder {
     this.spec = deps.spec;
     const cursorFile = path.join(deps.stateDir, `${deps.spec.name}.cursor.json`);
     this.cursor = new SinkCursor(cursorFile, deps.spec.name, {
-      onSaveError: (error) => deps.logger.error(`sink ${deps.spec.name}: could not write ${cursorFile} (${errorText(error)}); records may be sent again after a restart`),
+      onSaveError: (error) => {
+        const reason = `could not write ${cursorFile} (${errorText(error)}); records may be sent again after a restart`;
+        // one line per outage, not per batch: /status keeps saying it
+        if (this.health.cursorError === undefined) deps.logger.error(`sink ${deps.spec.name}: ${reason}`);
+        this.health.cursorError = reason;
+      },
+      onSaved: () => {
+        if (this.health.cursorError === undefined) return;
+        this.health.cursorError = undefined;
+        deps.logger.info(`sink ${deps.spec.name}: ${cursorFile} written again`);
+      },
       sync: deps.cursorSync, now: () => deps.clock.now(), places: deps.places,
     });
     this.deadFile = path.join(deps.stateDir, `${deps.spec.name}.dead.ndjson`);
@@ -121,12 +131,18 @@ export class Forwarder {
     this.wake.wake();
   }
 
-  /** Stop: abandon the batch in flight (its cursor is not moved), close the sink; bounded by `graceMs`. */
+  /**
+   * Stop: no new batch is sent; the batch in flight is given `graceMs` to be
+   * acknowledged (its cursor then moves: a peer that took it is not sent it again after the
+   * restart), then abandoned (its cursor not moved); the cursor is written whole, the sink closed.
+   */
   async stop(graceMs: number): Promise<void> {
     this.stopped = true;
     this.wake.stop();
+    const loop = this.loop ?? Promise.resolve();
+    await within(loop, graceMs);
     this.abort.abort();
-    await within(this.loop ?? Promise.resolve(), graceMs);
+    await within(loop, graceMs);
     await within(Promise.all([this.cursor.close(), this.deps.sink.close(), this.held.close()]), graceMs);
   }
 

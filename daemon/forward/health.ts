@@ -3,8 +3,8 @@ import type { SinkStatus } from '../../lib/wire.js';
 import { redactUrl } from './secrets.js';
 import type { SinkSpec } from './sink.js';
 
-// What /status says about a sink: ok, retrying or failing (or skipped: it delivers, but passed
-// over something it could not read), its last success, how often it retried and how many
+// What /status says about a sink: ok, retrying or failing (also when its cursor cannot be
+// written), or skipped (it delivers, but passed over something it could not read), its last success, how often it retried and how many
 // records went to its dead-letter file.
 
 /** The state of a sink as /status shows it. */
@@ -20,6 +20,8 @@ export class SinkHealth {
   /** Records the peer acknowledged since start (not counting dead letters). */
   delivered = 0;
   lastError: string | undefined;
+  /** Why the cursor's last write failed (undefined once one succeeds): a restart would send again what was sent since. */
+  cursorError: string | undefined;
 
   /** A delivery was acknowledged: any outage is over. Returns how long the outage lasted (ms), if there was one. */
   success(nowMs: number): number | undefined {
@@ -58,12 +60,15 @@ export class SinkHealth {
   status(spec: SinkSpec, nowMs: number, lagEvents: number, oldestPendingTs: string | undefined, ephemeral: { sent: number; dropped: number },
     skipped: readonly string[]): SinkStatus {
     const pendingMs = oldestPendingTs === undefined ? NaN : Date.parse(oldestPendingTs);
-    const state = this.state(nowMs, spec.failingAfterMs);
+    const delivery = this.state(nowMs, spec.failingAfterMs);
+    // deliveries succeed but their cursor cannot be written: failing, with the reason
+    const unsaved = delivery === 'ok' && this.cursorError !== undefined;
+    const state = unsaved ? 'failing' : delivery === 'ok' && skipped.length > 0 ? 'skipped' : delivery;
     return {
-      name: spec.name, kind: spec.kind, url: redactUrl(spec.url), state: state === 'ok' && skipped.length > 0 ? 'skipped' : state,
+      name: spec.name, kind: spec.kind, url: redactUrl(spec.url), state,
       lag_events: lagEvents,
       lag_seconds: lagEvents === 0 || Number.isNaN(pendingMs) ? 0 : Math.max(0, Math.round((nowMs - pendingMs) / 100) / 10),
-      last_success: this.lastSuccess(), retries: this.retries, dead_letters: this.deadLetters, last_error: this.lastError ?? null,
+      last_success: this.lastSuccess(), retries: this.retries, dead_letters: this.deadLetters, last_error: (unsaved ? this.cursorError : this.lastError) ?? null,
       delivered: this.delivered, ephemeral_sent: ephemeral.sent, ephemeral_dropped: ephemeral.dropped, skipped: [...skipped],
     };
   }

@@ -123,8 +123,11 @@ export class LogTail {
       if (got.missing) {
         // the store's newest site file not written yet is nothing passed over
         if (stream === 'site' && at.file === siteHead) return { records: [], position: at, atEnd: true, gaps };
-        gaps.push(`${at.file} is gone: the ${stream === 'site' ? 'site events' : `events of run ${stream}`} after ${stream}:${at.seq} in it were not forwarded`);
         const next = stream === 'site' ? this.nextSiteFile(at.file) : undefined;
+        // a file moved away after the sink delivered all of it held nothing left to pass over
+        if (stream !== 'site' || !(await this.deliveredBefore(at.seq, next))) {
+          gaps.push(`${at.file} is gone: the ${stream === 'site' ? 'site events' : `events of run ${stream}`} after ${stream}:${at.seq} in it were not forwarded`);
+        }
         if (next === undefined) return { records: [], position: at, atEnd: true, gaps };
         at = { file: next, offset: 0, seq: at.seq };
         continue;
@@ -167,6 +170,21 @@ export class LogTail {
       if (got.missing) gaps.push(`${at.file} is gone: the site events after site:${at.seq} in it were not forwarded`);
       at = { ...(got.missing ? at : got.position), seq: Math.max(at.seq, got.position.seq, segment.until - 1) };
     }
+  }
+
+  /**
+   * Whether a site day file that is gone held no event after `seq`: the next seq recorded is
+   * `seq + 1`, by the first line of the next day file on disk (`next`) or by the seqs the
+   * store recorded since start (every one after `segments.before`).
+   */
+  private async deliveredBefore(seq: number, next: string | undefined): Promise<boolean> {
+    let following = this.segments ? this.segments.before + 1 : Infinity;
+    if (next !== undefined) {
+      const stored = await readStored({ file: next, offset: 0, seq: 0 }, { records: 1, bytes: 64 * 1024 }, undefined);
+      const head = stored?.tail.lines[0] ? lineHead(stored.tail.lines[0].line) : undefined;
+      if (head) following = Math.min(following, head.seq);
+    }
+    return following <= seq + 1;
   }
 
   private noteGaps(stream: string, at: StreamPosition, got: FileRead, gaps: string[]): void {
@@ -233,6 +251,11 @@ async function readLines(stream: string, pos: StreamPosition, limits: TailLimits
     seq = Math.max(seq, head.seq);
   }
   const damage = tail.damage.map((d) => `${file} is damaged (${d}): the ${stream === 'site' ? 'site events' : `events of run ${stream}`} in it there were not forwarded`);
+  // a site file replaced by a shorter one (moved away, a new one of the same day written): the
+  // seqs between the position and the new file's first were in the file that is gone
+  if (stream === 'site' && from !== pos.offset && records.length > 0 && records[0]!.seq > pos.seq + 1) {
+    damage.push(`${pos.file} is gone: the site events after site:${pos.seq} in it were not forwarded`);
+  }
   const leftover = tail.atEnd && tail.size !== undefined ? tail.size - tail.end : 0;
   const position = { file: pos.file, offset: bounded ? last : tail.end, seq, ...flags(pos) };
   return { records, position, atEnd: tail.atEnd && !bounded, skipped, missing: false, damage, leftover: bounded ? 0 : leftover, bounded };

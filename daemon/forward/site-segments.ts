@@ -20,9 +20,12 @@ export interface LocatedSegment extends SiteSegment {
 /** The site segments of this daemon's life, fed by the store's onRecorded. */
 export class SiteSegments {
   private readonly list: SiteSegment[] = [];
+  /** The last site seq the store had used when the daemon started: every later one is in a segment. */
+  readonly before: number;
 
   /** Start from the store's site head: its file and the last seq it used. */
   constructor(head: { file: string; seq: number }) {
+    this.before = head.seq;
     if (head.file !== '') this.list.push({ file: head.file, from: head.seq + 1 });
   }
 

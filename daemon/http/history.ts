@@ -1,8 +1,7 @@
 import { locate } from '../history/position.js';
-import { formatCursor } from '../ndjson/cursor.js';
 import { countParam, runParam, timeParam } from './history-query.js';
 import { invalid, readQuery, single, typesParam, type QueryPolicy } from './query.js';
-import { sendJson } from './respond.js';
+import { sendHistoryPage } from './history-page.js';
 import type { AppDeps, Handler } from './route.js';
 
 // GET /history: recorded events in record order, a page at a time (docs/http-api.md).
@@ -34,14 +33,8 @@ export function historyHandlers({ store, history, clock }: AppDeps): Record<'get
       }
       const cursor = single(query, 'cursor');
       const start = cursor === undefined ? { segment: 0, seq: 0 } : locate(head, cursor, 'cursor');
-      const lines: string[] = [];
-      const result = await history.read({
-        head, start, filter: { types, from, to, stream: run }, limit, maxBytes: PAGE_BYTES, onLine: (line) => lines.push(line),
-      });
-      const next = result.full && result.last ? formatCursor(result.last.stream, result.last.seq) : null;
-      // files that could not be read whole are named (only then: the body is otherwise as it was)
-      const damaged = result.damaged.length > 0 ? `,"damaged":${JSON.stringify(result.damaged)}` : '';
-      sendJson(res, 200, `{"events":[${lines.join(',')}],"next_cursor":${JSON.stringify(next)}${damaged}}`);
+      // read and written a slice at a time: a client that reads nothing holds one slice (history-page.ts)
+      await sendHistoryPage(res, history, { head, start, filter: { types, from, to, stream: run }, limit, maxBytes: PAGE_BYTES });
     },
   };
 }

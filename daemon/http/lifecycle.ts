@@ -5,6 +5,7 @@ import { fromLoopback, type Guard } from './guard.js';
 import { sendJson } from './respond.js';
 import type { AppDeps, Handler } from './route.js';
 import type { TelemetryStore } from '../storage/store.js';
+import type { LogDropped } from '../../lib/wire.js';
 
 // The daemon itself: liveness, readiness, status and shutdown.
 
@@ -29,6 +30,7 @@ export function lifecycleHandlers(deps: AppDeps, guard: Guard): Record<'health' 
       stale: freshness.judge.staleCount(deps.clock.now()), max_age: maxAge, recorded: store.recordedCounts(),
       authenticated, ...(warning === undefined ? {} : { warning }),
       suspended_run: suspendedRun(store), disk_full: store.diskFull() ?? null, forward: deps.forwardStatus(), ...damagedFiles(deps),
+      ...logDropped(deps),
     })),
 
     shutdown: (req, res) => {
@@ -49,6 +51,12 @@ export function lifecycleHandlers(deps: AppDeps, guard: Guard): Record<'health' 
 function damagedFiles(deps: AppDeps): { damaged?: { file: string; reason: string }[] } {
   const damaged = [...deps.store.damagedState(), ...deps.history.damagedFiles(), ...deps.keptFiles?.() ?? []];
   return damaged.length > 0 ? { damaged } : {};
+}
+
+/** `log_dropped`: the log lines that could not be written, only when there are some. */
+function logDropped(deps: AppDeps): { log_dropped?: LogDropped } {
+  const dropped = deps.logDropped?.();
+  return dropped ? { log_dropped: dropped } : {};
 }
 
 /** What /status says of a run that could not resume at start-up: null when there is none. */

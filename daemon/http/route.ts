@@ -3,7 +3,7 @@ import type { Request } from 'polka';
 import type { DaemonConfig } from '../../lib/config.js';
 import type { Logger } from '../../lib/log.js';
 import type { Clock } from '../../lib/time.js';
-import type { SinkStatus } from '../../lib/wire.js';
+import type { LogDropped, SinkStatus } from '../../lib/wire.js';
 import type { FreshnessJudge } from '../freshness/judge.js';
 import type { StaleWatch } from '../freshness/stale-events.js';
 import type { DaemonMetrics } from '../metrics/daemon-metrics.js';
@@ -35,6 +35,8 @@ export interface AppDeps {
   version: string;
   /** Each forwarding sink's line of GET /status. */
   forwardStatus: () => SinkStatus[];
+  /** The log lines that could not be written (GET /status `log_dropped`), undefined while none. */
+  logDropped?: () => LogDropped | undefined;
   /** The daemon's metrics (GET /metrics). */
   metrics: DaemonMetrics;
   /** Called once /shutdown has been answered. */

@@ -54,13 +54,22 @@ function describe(kind: DataFile['kind'], name: string, file: string): DataFile 
 /** A file of a site directory as `telemetry du` shows it: every file of a day or run, and the names the daemon leaves alone. */
 export interface StoredFile extends Omit<DataFile, 'kind'> {
   kind: DataFile['kind'] | 'unknown';
-  /** `duplicate`: a `.gz` beside the plain file of the same day or run (the plain one is read); `unknown`: no site day file's name. */
-  state: FileJudgement['state'] | 'duplicate' | 'unknown';
+  /** `duplicate`: a `.gz` beside the plain file of the same day or run (the plain one is read); `unknown`: no site day file's name; `temp`: a leftover temp file. */
+  state: FileJudgement['state'] | 'duplicate' | 'unknown' | 'temp';
   reason?: string;
 }
 
-/** Every file `listDataFiles` stands for, both of a day or run stored plain and `.gz`, each judged; then the lookalike names. */
-export function listStoredFiles(siteDir: string): StoredFile[] {
+// the temp files a compression (`<file>.gz.tmp`) or a restore (`<file>.restore.tmp`) writes beside a data file
+const TEMP_SUFFIXES = ['.gz.tmp', '.restore.tmp'];
+const TEMP_REASON = 'a temp file left by an interrupted compression or restore: no reader takes it (the next housekeeping pass removes a compression\'s)';
+
+/**
+ * Every file `listDataFiles` stands for, both of a day or run stored plain and `.gz`, each
+ * judged, with the temp files left beside them; run files directly under the site directory,
+ * two levels down (the original service's `runs/<id>/`) and wherever `knownRunDirs` (the
+ * runs.json run directories, absolute) say; then the lookalike names.
+ */
+export function listStoredFiles(siteDir: string, knownRunDirs: readonly string[] = []): StoredFile[] {
   let entries: fs.Dirent[] = [];
   try {
     entries = fs.readdirSync(siteDir, { withFileTypes: true });
@@ -68,16 +77,43 @@ export function listStoredFiles(siteDir: string): StoredFile[] {
   const files: StoredFile[] = [];
   const names = everySiteFile(entries);
   for (const name of names) files.push(...stored('day', siteDayOf(name)!, path.join(siteDir, name), names.includes(plainName(name))));
-  for (const dir of runDirectories(siteDir)) {
-    const plain = path.join(siteDir, dir, RUN_FILE);
+  for (const e of entries.filter((x) => !x.isDirectory()).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    const suffix = TEMP_SUFFIXES.find((t) => e.name.endsWith(t));
+    const day = suffix && siteDayOf(e.name.slice(0, -suffix.length));
+    if (day) files.push(...temp('day', day, path.join(siteDir, e.name)));
+  }
+  for (const [name, dir] of everyRunDirectory(siteDir, knownRunDirs)) {
+    const plain = path.join(dir, RUN_FILE);
     const hasPlain = fs.existsSync(plain);
-    files.push(...stored('run', dir, plain, false), ...stored('run', dir, plain + GZ, hasPlain));
+    files.push(...stored('run', name, plain, false), ...stored('run', name, plain + GZ, hasPlain));
+    for (const suffix of TEMP_SUFFIXES) files.push(...temp('run', name, plain + suffix));
   }
   for (const e of entries.filter((x) => !x.isDirectory() && isSiteLookalike(x.name)).sort((a, b) => (a.name < b.name ? -1 : 1))) {
     const reason = 'its name is no site day file\'s (site_<YYYYMMDD>.ndjson of a calendar date): the daemon neither reads, forwards, compresses nor deletes it';
     files.push(...stored('unknown', e.name, path.join(siteDir, e.name), false).map((f) => ({ ...f, state: 'unknown' as const, reason })));
   }
   return files;
+}
+
+// run directories by name (relative to the site directory when inside it): the ones directly
+// under it, their subdirectories, and the known ones
+function everyRunDirectory(siteDir: string, knownRunDirs: readonly string[]): [string, string][] {
+  const dirs = new Map<string, string>();
+  const add = (dir: string) => {
+    const rel = path.relative(siteDir, dir);
+    dirs.set(rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : dir, dir);
+  };
+  for (const dir of runDirectories(siteDir)) {
+    add(path.join(siteDir, dir));
+    for (const inner of runDirectories(path.join(siteDir, dir))) add(path.join(siteDir, dir, inner));
+  }
+  for (const dir of knownRunDirs) add(path.resolve(dir));
+  return [...dirs].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+}
+
+function temp(kind: DataFile['kind'], name: string, file: string): StoredFile[] {
+  const entry = describe(kind, name, file);
+  return entry ? [{ ...entry, state: 'temp', reason: TEMP_REASON }] : [];
 }
 
 function stored(kind: StoredFile['kind'], name: string, file: string, besidePlain: boolean): StoredFile[] {

@@ -222,6 +222,11 @@ export class Appender {
    * whole batch (POST /events: written whole or not at all) is written by its caller.
    */
   private openBatch(target: Target, whole: boolean): WriteBatch {
+    // once a turn: today's site file moved away under the daemon goes on in a new file at its path
+    if (target.kind === 'site' && target.reopenIfMoved()) {
+      this.core.opts.logger.warn(`${target.path} was moved away or deleted while the daemon wrote to it (the file moved holds the site events up to site:${target.seq}); ` +
+        'the next events go to a new file of that name');
+    }
     const batch = new WriteBatch(target, whole);
     if (!whole) {
       setImmediate(() => {

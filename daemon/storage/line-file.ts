@@ -69,6 +69,23 @@ export class LineFile {
     }
   }
 
+  /** Whether the open file is no longer the one at its path (moved away, deleted or replaced); false when it cannot tell. */
+  get movedAway(): boolean {
+    if (this.fd === undefined) return false;
+    let open: { ino: number; dev: number };
+    try {
+      open = this.io.fstatSync(this.fd);
+    } catch {
+      return false;
+    }
+    try {
+      const named = this.io.statSync(this.path);
+      return named.ino !== open.ino || named.dev !== open.dev;
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === 'ENOENT';
+    }
+  }
+
   /** Empty a file if it exists (ignores a missing one). */
   static truncate(file: string, io: StorageFs = nodeFs): void {
     try {

@@ -1,8 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-// One daemon per site directory: `.meridian/daemon.lock` names the process that holds it.
-// A lock whose process is gone (kill -9, a power cut) is stale and taken over.
+// One daemon per site directory: `.meridian/daemon.lock` names the process that holds it and
+// the directory it holds (its device and inode). A lock whose process is gone (kill -9, a power
+// cut) is stale and taken over, and so is one copied with the site directory (`cp -a` while
+// its daemon runs): its process holds another directory.
 
 export const LOCK_FILE = 'daemon.lock';
 const ATTEMPTS = 5;
@@ -15,6 +17,8 @@ interface Holder {
   pid: number;
   boot: string | null;
   started: string | null;
+  /** The site directory held, as `<dev>:<ino>` (null in locks of earlier versions). */
+  site?: string | null;
 }
 
 /** Another live process holds the site directory. */
@@ -49,19 +53,24 @@ export class SiteLock {
   static acquire(stateDir: string, siteDir: string, warn: (message: string) => void): SiteLock {
     const file = path.join(stateDir, LOCK_FILE);
     const { pid, boot, started } = identify(process.pid);
-    const text = `${JSON.stringify({ pid, boot, started })}\n`;
+    const site = siteIdentity(siteDir);
+    const text = `${JSON.stringify({ pid, boot, started, site })}\n`;
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       const created = create(file, text, warn);
       if (created !== false) return new SiteLock(file, created === true ? text : '', created === true ? undefined : created);
       const seen = readText(file);
       if (seen === undefined) continue; // released meanwhile
       const holder = parseHolder(seen);
-      if (holder && isRunning(holder)) throw new SiteLockedError(siteDir, holder.pid);
+      // a lock copied with the site directory: its process holds the directory it was copied from
+      const copied = holder?.site != null && site !== null && holder.site !== site;
+      if (holder && !copied && isRunning(holder)) throw new SiteLockedError(siteDir, holder.pid);
       // an empty lock: a daemon that started on a full disk holds it open (or one died writing it)
       const opener = seen === '' ? holderOfOpenFile(file) : undefined;
       if (opener !== undefined) throw new SiteLockedError(siteDir, opener);
       if (takeOver(file, seen)) {
-        warn(`took over the lock ${file}: ${holder ? `pid ${holder.pid} that held it is no longer running` : 'it was empty or unreadable'}`);
+        const why = !holder ? 'it was empty or unreadable'
+          : copied ? `it was copied with the site directory (pid ${holder.pid} holds the directory it was copied from)` : `pid ${holder.pid} that held it is no longer running`;
+        warn(`took over the lock ${file}: ${why}`);
       }
     }
     throw new Error(`could not take the lock ${file}: it kept changing`);
@@ -181,9 +190,19 @@ function parseHolder(text: string): Holder | undefined {
     const value = JSON.parse(text) as Partial<Holder>;
     if (!Number.isSafeInteger(value.pid) || value.pid! <= 0) return undefined;
     const optional = (v: unknown) => (typeof v === 'string' ? v : null);
-    return { pid: value.pid!, boot: optional(value.boot), started: optional(value.started) };
+    return { pid: value.pid!, boot: optional(value.boot), started: optional(value.started), site: optional(value.site) };
   } catch {
     return undefined;
+  }
+}
+
+// the site directory's identity: a copy is another directory, a move (same file system) the same
+function siteIdentity(siteDir: string): string | null {
+  try {
+    const stat = fs.statSync(siteDir);
+    return `${stat.dev}:${stat.ino}`;
+  } catch {
+    return null;
   }
 }
 

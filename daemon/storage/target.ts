@@ -114,6 +114,16 @@ export class Target {
     }
   }
 
+  /**
+   * Whether the open file was moved away (or deleted, or replaced) under the daemon: it is
+   * then closed (synced), and the next write opens a new file at the path. False otherwise.
+   */
+  reopenIfMoved(): boolean {
+    if (!this.file?.isOpen || !this.file.movedAway) return false;
+    this.close(true);
+    return true;
+  }
+
   /** false when a failed write could not be cut back (its file was closed): nothing more is written until it is reopened. */
   get writable(): boolean {
     return this.file?.isOpen !== false;

@@ -90,6 +90,8 @@ export interface PeerOptions {
   refuse?: (r: PeerRecord) => boolean;
   /** The number of the POST (1, 2, ...) to keep and never answer: a sink mid-batch. */
   holdPost?: number;
+  /** Each POST is kept at once and answered this many ms later: a batch stays in flight that long. */
+  answerDelayMs?: number;
 }
 
 /** A peer on a loopback port. */
@@ -113,6 +115,7 @@ export async function startPeer(opts: PeerOptions = {}): Promise<Peer> {
       }
       records.push(...batch);
       if (++posts === opts.holdPost) onHeld();
+      else if (opts.answerDelayMs) setTimeout(() => res.writeHead(204).end(), opts.answerDelayMs);
       else res.writeHead(204).end();
     });
   });

@@ -192,6 +192,11 @@ export const SCHEMAS = {
         ],
       },
       damaged: { $ref: '#/components/schemas/DamagedFiles' },
+      log_dropped: {
+        type: 'object', required: ['lines', 'since', 'code'], additionalProperties: false,
+        description: 'Only when log lines could not be written (stderr or the log file on a full disk, a closed pipe): they were dropped, the daemon went on.',
+        properties: { lines: { type: 'integer', minimum: 1 }, since: ts, code: { type: 'string', description: 'The error code of the last failed write, e.g. `ENOSPC`, `EPIPE`.' } },
+      },
       forward: {
         type: 'array', description: 'Each forwarding sink (docs/forwarding.md), in configuration order; empty without sinks.',
         items: {
