@@ -91,7 +91,7 @@ export async function startDaemon(config: DaemonConfig, deps: {
   });
   let store: TelemetryStore;
   try {
-    store = TelemetryStore.open({
+    store = await TelemetryStore.open({
       siteDir: config.siteDir, zone: config.zone, fsync: config.fsync, clock: deps.clock, logger,
       snapshotIntervalMs: deps.snapshotIntervalMs, fs: deps.fs, observer: metrics.storage, viewChunkChars: deps.viewChunkChars,
     });

@@ -12,6 +12,7 @@ import { assertSafeRunId, resolveRunDir } from './run-resolve.js';
 import { parseEnvelope } from '../ndjson/head.js';
 import { isCompressed, listSiteFiles, RUN_FILE } from '../ndjson/names.js';
 import { scanFile } from '../ndjson/scan.js';
+import { lastSeq } from '../ndjson/ends.js';
 import type { StorageFs } from './storage-fs.js';
 import type { SidePaths } from './target.js';
 import { discoverRuns, runFilesOf } from './run-files.js';
@@ -33,6 +34,8 @@ export interface SuspendedRun {
   record: RunRecord;
   /** Why it could not resume, e.g. `ENOENT`. */
   reason: string;
+  /** The highest seq the run is known to have given (its file, the snapshot's mark, its start): where its stop is journaled. */
+  lastSeq: number;
 }
 
 /** What the store starts from. */
@@ -78,7 +81,7 @@ export function restore(siteDir: string, logger: Logger, io: StorageFs, beforeRe
   if (site.damagedTop !== undefined && (recorded === 0 || recorded < site.seq)) continueUnknown(site, site.damagedTop, now, logger);
   continueSiteSeq(site, recorded, logger);
   const active = readActiveRun(paths.activeRun, (m) => logger.warn(m), places);
-  const resumed = active ? replayActiveRun(siteDir, active, snap?.run ?? null, paths.run, logger, io) : undefined;
+  const resumed = active ? replayActiveRun(siteDir, active, snap?.run ?? null, paths.run, logger, io, segments) : undefined;
   const run = resumed && 'recovered' in resumed ? resumed : undefined;
   const suspended = resumed && 'suspended' in resumed ? resumed.suspended : undefined;
   const received = snap?.received;
@@ -115,8 +118,8 @@ function placesOf(siteDir: string, snap: SnapshotFile | undefined, logger: Logge
  * daemon keeps), the run is suspended instead: its file is not recreated (its seqs would
  * repeat those of the missing one) and events go to the site file.
  */
-function replayActiveRun(siteDir: string, state: ActiveRunState, mark: SnapshotFile['run'], side: SidePaths, logger: Logger, io: StorageFs):
-  { state: ActiveRunState; recovered: Recovered; file: string } | { suspended: SuspendedRun } {
+function replayActiveRun(siteDir: string, state: ActiveRunState, mark: SnapshotFile['run'], side: SidePaths, logger: Logger, io: StorageFs,
+  segments: readonly Segment[]): { state: ActiveRunState; recovered: Recovered; file: string } | { suspended: SuspendedRun } {
   const { record } = state;
   const file = path.join(record.run_dir, RUN_FILE);
   try {
@@ -130,12 +133,29 @@ function replayActiveRun(siteDir: string, state: ActiveRunState, mark: SnapshotF
     const recovered = replayTarget([file], from, side, logger, `run ${record.run_id}`, io);
     return { state, recovered, file };
   } catch (error) {
-    const suspended = { record, reason: unusableReason(error) };
+    const suspended = { record, reason: unusableReason(error), lastSeq: knownLastSeq(state, mark, file, segments, io) };
     logger.error(`run ${record.run_id} cannot resume: its run_dir ${record.run_dir} is not usable (${suspended.reason}). ` +
       'The run is suspended: events go to the site file until it is stopped (POST /run/stop) ' +
       'or the daemon is restarted with the directory back');
     return { suspended };
   }
+}
+
+/**
+ * The highest seq a run that cannot resume is known to have given, from what is readable: its
+ * file (a directory not usable may still be read), the snapshot's mark of this run, its start's
+ * seq and the timeline's segments of its file. Seqs it gave after the last snapshot while its
+ * file is away cannot be known (docs/storage.md).
+ */
+function knownLastSeq(state: ActiveRunState, mark: SnapshotFile['run'], file: string, segments: readonly Segment[], io: StorageFs): number {
+  const { record } = state;
+  let seq = state.start_seq ?? 0;
+  if (mark && mark.run_id === record.run_id && mark.started_at === record.started_at) seq = Math.max(seq, mark.seq);
+  for (const s of segments) if (s.file === file) seq = Math.max(seq, s.after, Number.isFinite(s.to) ? s.to : 0);
+  try {
+    seq = Math.max(seq, lastSeq(file, undefined, io));
+  } catch { /* not readable: what the state files knew */ }
+  return seq;
 }
 
 /**

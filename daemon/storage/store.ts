@@ -5,6 +5,7 @@ import { RUN_FILE } from '../ndjson/names.js';
 import { formatTs } from '../../lib/time.js';
 import { plainName } from '../ndjson/names.js';
 import type { RunRecord } from '../../lib/wire.js';
+import { plainActiveRunFile } from './active-run-plain.js';
 import { Appender } from './appender.js';
 import { BatchJournal, settleBatchJournal } from './batch-journal.js';
 import { CurrentView } from './current-view.js';
@@ -72,7 +73,9 @@ export class TelemetryStore {
     }
     const active = run && { runId: run.record.run_id, file: run.target.path, startOffset: restored.run!.state.start_offset, startSeq: restored.run!.state.start_seq };
     const { places } = restored;
-    const timeline = Timeline.open(paths.timeline, restored.site.seq, active, formatTs(opts.clock.now()), (m) => opts.logger.warn(m), places, io);
+    const { suspended } = restored;
+    const stopped = suspended && { runId: suspended.record.run_id, file: path.join(suspended.record.run_dir, RUN_FILE), lastSeq: suspended.lastSeq };
+    const timeline = Timeline.open(paths.timeline, restored.site.seq, active, formatTs(opts.clock.now()), (m) => opts.logger.warn(m), places, io, stopped);
     this.core = {
       opts, view: this.view, io, paths, places, days,
       durability: new Durability(opts.fsync, opts.logger, opts.observer), site, closedSiteMark, timeline, journal, disk: new DiskSpace(opts.clock, opts.logger), run, suspended: restored.suspended, closed: false,
@@ -89,13 +92,14 @@ export class TelemetryStore {
    * can make it fail: an active run whose directory is not usable is suspended, damaged
    * state files are reported and set aside.
    */
-  static open(opts: StoreOptions): TelemetryStore {
+  static async open(opts: StoreOptions): Promise<TelemetryStore> {
     const paths = statePaths(opts.siteDir);
     makeDirectory(paths.dir, opts.fs);
     const lock = SiteLock.acquire(paths.dir, opts.siteDir, (m) => opts.logger.warn(m));
     let store: TelemetryStore;
     let restored: Restored;
     try {
+      await plainActiveRunFile(opts.siteDir, opts.logger, opts.fs ?? nodeFs);
       // a batch the daemon died writing is cut before anything is replayed
       restored = restore(opts.siteDir, opts.logger, opts.fs ?? nodeFs,
         (places) => settleBatchJournal(paths.batch, opts.logger, opts.fs ?? nodeFs, places), opts.clock.now());

@@ -68,7 +68,7 @@ export class Timeline {
    * written now (the counters have not moved since: nothing is written between the two).
    */
   static open(file: string, siteSeq: number, active: RecoveredRun | undefined, at: string, warn: (message: string) => void,
-    places: SitePlaces, io: StorageFs = nodeFs): Timeline {
+    places: SitePlaces, io: StorageFs = nodeFs, suspended?: { runId: string; file: string; lastSeq: number }): Timeline {
     const timeline = new Timeline(file, [{ stream: 'site', file: undefined, after: 0, to: Infinity }], io, places);
     for (const line of readLines(file, warn, io)) timeline.apply({ ...line, file: places.place(line.file) });
     // written when it can be; the order in memory is right either way (history and replay use it)
@@ -83,9 +83,10 @@ export class Timeline {
     const open = timeline.open();
     const openRun = open.stream === 'site' ? undefined : open;
     if (openRun && (!active || active.runId !== openRun.stream || active.file !== openRun.file)) {
-      // the run stopped (or is suspended: its directory is not usable) and events go to the site
+      // the run stopped (or is suspended: its directory is not usable, and its last seq is what the state files knew)
+      const known = suspended && suspended.runId === openRun.stream && suspended.file === openRun.file ? suspended.lastSeq : 0;
       repair({ event: 'run_stop', at, run_id: openRun.stream, file: openRun.file!, site_seq: siteSeq,
-        run_seq: Math.max(openRun.after, readableLastSeq(openRun.file!, undefined, io)) });
+        run_seq: Math.max(openRun.after, known, readableLastSeq(openRun.file!, undefined, io)) });
     }
     if (active && timeline.open().stream === 'site') {
       // the run goes on after its last journaled seq (a crash in the middle of its stop), else

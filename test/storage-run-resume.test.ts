@@ -1,0 +1,100 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ManualClock } from './helpers/clock.js';
+import { startTestDaemon, type TestDaemon } from './helpers/daemon.js';
+import { postEvent, request } from './helpers/http.js';
+import { removeDir, tempDir } from './helpers/tmp.js';
+
+// A run active when the daemon went down that cannot simply resume (hostile test C, issue 23,
+// finding 3): its file found only as .gz resumes from it; its directory away, the run is closed
+// with the last seq the state files knew, its events are served once the file is back, and a
+// later start of the same run id never gives one of its seqs again.
+
+const NOW = '2026-03-17T20:00:00.000Z';
+const MISSING = 'missing (ENOENT): the run file was moved away or deleted; its events are not served';
+
+async function posts(d: TestDaemon, clock: ManualClock, type: string, n: number): Promise<number[]> {
+  const seqs: number[] = [];
+  for (let i = 0; i < n; i++) {
+    clock.advance(1000);
+    const answer = await postEvent(d.url, { type, data: i });
+    assert.is(answer.status, 200);
+    seqs.push(answer.json.seq);
+  }
+  return seqs;
+}
+
+async function seqsOf(d: TestDaemon, query: string): Promise<{ seqs: string[]; damaged: unknown }> {
+  const body = (await request(d.url, `/history?${query}`)).json;
+  return { seqs: body.events.map((e: any) => `${e.meta.run_id ?? 'site'}:${e.seq}`), damaged: body.damaged };
+}
+
+test('an active run whose file was gzipped while the daemon was down resumes from it: no event lost, seq continues', async () => {
+  const siteDir = tempDir();
+  const clock = new ManualClock(NOW);
+  let d = await startTestDaemon({ siteDir, clock });
+  const file = path.join(siteDir, 'r7', 'telemetry.ndjson');
+  try {
+    await request(d.url, '/run/start', { body: { run_id: 'r7' } });
+    assert.equal(await posts(d, clock, 'cam', 3), [1, 2, 3]);
+    await d.close(); // the run stays active
+    fs.writeFileSync(`${file}.gz`, zlib.gzipSync(fs.readFileSync(file)));
+    fs.rmSync(file);
+    d = await startTestDaemon({ siteDir, clock });
+    assert.equal(d.logs.filter((l) => / (WARN|ERROR) /.test(l)).map((l) => l.slice(25)),
+      [`WARN ${file} was found only compressed: decompressed so that run r7 resumes`]);
+    assert.is((await request(d.url, '/run')).json.run_id, 'r7');
+    assert.equal(await posts(d, clock, 'cam', 1), [4]);
+    assert.equal(await seqsOf(d, 'run=r7'), { seqs: ['r7:1', 'r7:2', 'r7:3', 'r7:4'], damaged: undefined });
+    assert.is((await request(d.url, '/status')).json.suspended_run, null);
+  } finally {
+    await d.close();
+    removeDir(siteDir);
+  }
+});
+
+test('an active run whose directory is away at start-up keeps its events: closed at its last seq, named missing, served when back, never seq 1 again', async () => {
+  const siteDir = tempDir();
+  const clock = new ManualClock(NOW);
+  let d = await startTestDaemon({ siteDir, clock });
+  const runDir = path.join(siteDir, 'r7');
+  const away = path.join(siteDir, 'away');
+  const file = path.join(runDir, 'telemetry.ndjson');
+  try {
+    await posts(d, clock, 'a', 1);
+    await request(d.url, '/run/start', { body: { run_id: 'r7' } });
+    await posts(d, clock, 'cam', 3);
+    await d.close();
+    fs.renameSync(runDir, away);
+    d = await startTestDaemon({ siteDir, clock });
+    assert.equal((await request(d.url, '/status')).json.suspended_run, { run_id: 'r7', run_dir: runDir, reason: 'ENOENT' });
+    assert.equal(await posts(d, clock, 'a', 1), [2]);
+    assert.equal(await seqsOf(d, ''), { seqs: ['site:1', 'site:2'], damaged: [{ file, reason: MISSING }] });
+    assert.is((await request(d.url, '/run/stop', { method: 'POST' })).status, 200);
+    await d.close();
+    const timeline = fs.readFileSync(path.join(siteDir, '.meridian', 'timeline.ndjson'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    assert.equal(timeline.map((l) => [l.event, l.run_id, l.site_seq, l.run_seq]), [['run_start', 'r7', 1, 0], ['run_stop', 'r7', 1, 3]]);
+
+    // started again while the directory is still away: its seq continues after 3, never 1 again
+    d = await startTestDaemon({ siteDir, clock });
+    await request(d.url, '/run/start', { body: { run_id: 'r7', run_dir: 'r7b' } });
+    assert.equal(await posts(d, clock, 'cam', 2), [4, 5]);
+    await request(d.url, '/run/stop', { method: 'POST' });
+    await d.close();
+
+    fs.renameSync(away, runDir);
+    d = await startTestDaemon({ siteDir, clock });
+    assert.equal(await seqsOf(d, ''), { seqs: ['site:1', 'r7:1', 'r7:2', 'r7:3', 'site:2', 'r7:4', 'r7:5'], damaged: undefined });
+    assert.is((await request(d.url, '/status')).json.damaged, undefined);
+    await request(d.url, '/run/start', { body: { run_id: 'r7' } });
+    assert.equal(await posts(d, clock, 'cam', 1), [6]);
+  } finally {
+    await d.close();
+    removeDir(siteDir);
+  }
+});
+
+test.run();
