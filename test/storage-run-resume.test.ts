@@ -97,4 +97,32 @@ test('an active run whose directory is away at start-up keeps its events: closed
   }
 });
 
+// [a run start with a derived id (finding 6), its run_dir]
+const DERIVED: [string, Record<string, unknown>, string][] = [
+  ['run_dir alone', { run_dir: 'nn' }, 'nn'],
+  ['run_id null, POCS run_dir', { run_id: null, run_dir: 'runs/PAN001_seq1', meta: {} }, 'runs/PAN001_seq1'],
+];
+
+for (const [name, body, runDir] of DERIVED) {
+  test(`a derived run id on a compressed run directory (${name}): decompressed back, its seq continues`, async () => {
+    const siteDir = tempDir();
+    const clock = new ManualClock(NOW);
+    const file = path.join(siteDir, runDir, 'telemetry.ndjson');
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const line = (seq: number) => `${JSON.stringify({ seq, ts: '2026-03-01T00:00:00.000Z', type: 'cam', data: seq, meta: { run_id: '001' } })}\n`;
+    fs.writeFileSync(`${file}.gz`, zlib.gzipSync(line(1) + line(2)));
+    const d = await startTestDaemon({ siteDir, clock });
+    try {
+      const started = await request(d.url, '/run/start', { body });
+      assert.equal([started.status, started.json.run_id, started.json.run_dir], [200, '002', path.join(siteDir, runDir)]);
+      assert.equal(await posts(d, clock, 'cam', 1), [3]);
+      assert.equal(fs.readdirSync(path.dirname(file)), ['telemetry.ndjson']);
+      assert.equal(fs.readFileSync(file, 'utf8').split('\n').slice(0, 2).map((l) => JSON.parse(l).seq), [1, 2]);
+    } finally {
+      await d.close();
+      removeDir(siteDir);
+    }
+  });
+}
+
 test.run();

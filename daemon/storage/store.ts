@@ -233,15 +233,17 @@ export class TelemetryStore {
   /**
    * A stopped run's file compressed by --compress-after, started again: decompressed first as
    * a stream off the event loop (restore-plain.ts), so its seq continues. A derived run id
-   * names a new directory (nothing to do); an id or directory the start refuses is left to it.
+   * without run_dir names a new directory (nothing to do); one with run_dir (POCS) names the
+   * directory given, decompressed the same way; an id or directory the start refuses is left to it.
    */
   private async runFilePlain(req: ValidRunStart): Promise<void> {
     const runId = req.runId ?? req.metaRunId;
-    if (runId === undefined) return;
+    if (runId === undefined && req.runDir === undefined) return;
     let place: RunDirPlace;
     try {
-      assertSafeRunId(runId, 'run id');
-      place = resolveRunDir(this.core.opts.siteDir, runId, req.runDir);
+      if (runId !== undefined) assertSafeRunId(runId, 'run id');
+      // with run_dir given, the id only names the request in messages
+      place = resolveRunDir(this.core.opts.siteDir, runId ?? '', req.runDir);
     } catch {
       return;
     }
