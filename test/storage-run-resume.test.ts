@@ -125,4 +125,34 @@ for (const [name, body, runDir] of DERIVED) {
   });
 }
 
+test('a run id started again with another run_dir continues its seq: paging, stream resume and ids meet each event once', async () => {
+  const siteDir = tempDir();
+  const clock = new ManualClock(NOW);
+  const d = await startTestDaemon({ siteDir, clock });
+  try {
+    const posted: string[] = [];
+    for (const dir of ['a', 'b']) {
+      const started = await request(d.url, '/run/start', { body: { run_id: 'n1', run_dir: dir } });
+      assert.is(started.status, 200);
+      posted.push(...(await posts(d, clock, 'cam', 3)).map((seq) => `n1:${seq}`));
+      await request(d.url, '/run/stop', { method: 'POST' });
+      posted.push(...(await posts(d, clock, 'a', 2)).map((seq) => `site:${seq}`));
+    }
+    assert.equal(posted, ['n1:1', 'n1:2', 'n1:3', 'site:1', 'site:2', 'n1:4', 'n1:5', 'n1:6', 'site:3', 'site:4']);
+    assert.equal(await seqsOf(d, 'limit=10000'), { seqs: posted, damaged: undefined });
+    const paged: string[] = [];
+    for (let cursor: string | null = ''; cursor !== null;) {
+      const page: any = (await request(d.url, `/history?limit=3${cursor ? `&cursor=${cursor}` : ''}`)).json;
+      paged.push(...page.events.map((e: any) => `${e.meta.run_id ?? 'site'}:${e.seq}`));
+      cursor = page.next_cursor;
+    }
+    assert.equal(paged, posted);
+    const after = (await request(d.url, '/history?cursor=run:n1:2&limit=10000')).json.events.map((e: any) => `${e.meta.run_id ?? 'site'}:${e.seq}`);
+    assert.equal(after, posted.slice(2));
+  } finally {
+    await d.close();
+    removeDir(siteDir);
+  }
+});
+
 test.run();
