@@ -28,7 +28,8 @@ export interface ReadRequest {
   limit: number;
   /** Stop once the lines kept reach this many bytes (UTF-16 units); the first line is kept whatever its size. */
   maxBytes?: number;
-  onLine: (line: string, stream: string, seq: number) => void;
+  /** `segment`: the line's segment number in the head's timeline. */
+  onLine: (line: string, stream: string, seq: number, segment: number) => void;
 }
 
 /** What a read did: how many lines it kept, and the position of the last one (to read on from). */
@@ -107,7 +108,7 @@ export class History {
         result.count++;
         result.bytes += line.length;
         result.last = { segment: i, seq, stream: segment.stream };
-        req.onLine(line, segment.stream, seq);
+        req.onLine(line, segment.stream, seq, i);
       }
     }
     result.full = full();
