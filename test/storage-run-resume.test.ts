@@ -6,6 +6,7 @@ import * as assert from 'uvu/assert';
 import { ManualClock } from './helpers/clock.js';
 import { startTestDaemon, type TestDaemon } from './helpers/daemon.js';
 import { postEvent, request } from './helpers/http.js';
+import { withRestarts } from './helpers/restart.js';
 import { removeDir, tempDir } from './helpers/tmp.js';
 
 // A run active when the daemon went down that cannot simply resume (hostile test C, issue 23,
@@ -96,6 +97,21 @@ test('an active run whose directory is away at start-up keeps its events: closed
     removeDir(siteDir);
   }
 });
+
+test('a run killed with an ephemeral reading last and its directory away: closed at that seq, the next start of its id after it', () => withRestarts(async (site) => {
+  let d = await site.start();
+  await request(d.url, '/run/start', { body: { run_id: 'r7' } });
+  assert.is((await postEvent(d.url, { type: 'cam', data: 1 })).json.seq, 1);
+  assert.is((await postEvent(d.url, { type: 'weather', data: 2, store_permanently: false })).json.seq, 2);
+  await site.kill9();
+  fs.renameSync(path.join(site.dir, 'r7'), path.join(site.dir, 'away'));
+  d = await site.start();
+  assert.is((await request(d.url, '/run/stop', { method: 'POST' })).status, 200);
+  const timeline = fs.readFileSync(path.join(site.dir, '.meridian', 'timeline.ndjson'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  assert.equal(timeline.map((l) => [l.event, l.run_id, l.run_seq]), [['run_start', 'r7', 0], ['run_stop', 'r7', 2]]);
+  await request(d.url, '/run/start', { body: { run_id: 'r7', run_dir: 'r7b' } });
+  assert.is((await postEvent(d.url, { type: 'cam', data: 3 })).json.seq, 3);
+}));
 
 // [a run start with a derived id (finding 6), its run_dir]
 const DERIVED: [string, Record<string, unknown>, string][] = [

@@ -12,7 +12,7 @@ import { assertSafeRunId, resolveRunDir } from './run-resolve.js';
 import { parseEnvelope } from '../ndjson/head.js';
 import { isCompressed, listSiteFiles, RUN_FILE } from '../ndjson/names.js';
 import { scanFile } from '../ndjson/scan.js';
-import { lastSeq } from '../ndjson/ends.js';
+import { maxSeq } from '../ndjson/ends.js';
 import type { StorageFs } from './storage-fs.js';
 import type { SidePaths } from './target.js';
 import { discoverRuns, runFilesOf } from './run-files.js';
@@ -133,7 +133,7 @@ function replayActiveRun(siteDir: string, state: ActiveRunState, mark: SnapshotF
     const recovered = replayTarget([file], from, side, logger, `run ${record.run_id}`, io);
     return { state, recovered, file };
   } catch (error) {
-    const suspended = { record, reason: unusableReason(error), lastSeq: knownLastSeq(state, mark, file, segments, io) };
+    const suspended = { record, reason: unusableReason(error), lastSeq: knownLastSeq(state, mark, file, [file, side.ephemeral], segments, io) };
     logger.error(`run ${record.run_id} cannot resume: its run_dir ${record.run_dir} is not usable (${suspended.reason}). ` +
       'The run is suspended: events go to the site file until it is stopped (POST /run/stop) ' +
       'or the daemon is restarted with the directory back');
@@ -143,18 +143,20 @@ function replayActiveRun(siteDir: string, state: ActiveRunState, mark: SnapshotF
 
 /**
  * The highest seq a run that cannot resume is known to have given, from what is readable: its
- * file (a directory not usable may still be read), the snapshot's mark of this run, its start's
- * seq and the timeline's segments of its file. Seqs it gave after the last snapshot while its
+ * file (a directory not usable may still be read) and its ephemeral readings' side file
+ * (`readable`), the snapshot's mark of this run, its start's seq and the timeline's segments of its file. Seqs it gave after the last snapshot while its
  * file is away cannot be known (docs/storage.md).
  */
-function knownLastSeq(state: ActiveRunState, mark: SnapshotFile['run'], file: string, segments: readonly Segment[], io: StorageFs): number {
+function knownLastSeq(state: ActiveRunState, mark: SnapshotFile['run'], file: string, readable: string[], segments: readonly Segment[], io: StorageFs): number {
   const { record } = state;
   let seq = state.start_seq ?? 0;
   if (mark && mark.run_id === record.run_id && mark.started_at === record.started_at) seq = Math.max(seq, mark.seq);
   for (const s of segments) if (s.file === file) seq = Math.max(seq, s.after, Number.isFinite(s.to) ? s.to : 0);
-  try {
-    seq = Math.max(seq, lastSeq(file, undefined, io));
-  } catch { /* not readable: what the state files knew */ }
+  for (const known of readable) {
+    try {
+      seq = Math.max(seq, maxSeq(known, io).seq);
+    } catch { /* not readable: what the state files knew */ }
+  }
   return seq;
 }
 
