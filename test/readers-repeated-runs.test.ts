@@ -4,7 +4,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ManualClock } from './helpers/clock.js';
 import { startTestDaemon, type TestDaemon } from './helpers/daemon.js';
+import type { OpenAPIObject } from 'openapi3-ts/oas31';
 import { request } from './helpers/http.js';
+import { answerChecker } from './helpers/openapi.js';
 import { SseReader } from './helpers/sse.js';
 import { removeDir, tempDir } from './helpers/tmp.js';
 
@@ -50,6 +52,8 @@ test('a run id repeated with repeated seqs: every page size meets every event on
     for (const limit of [1, 2, 3, 7]) assert.equal((await paged(d, limit)).ids, all, `limit ${limit}`);
     assert.equal((await paged(d, 3)).cursors, ['run:001:1@1', 'site:3', 'run:001:3@2', null]);
     assert.equal((await paged(d, 5)).cursors, ['run:001:3@1', 'site:4', null]);
+    const check = answerChecker((await request(d.url, '/openapi.json')).json as OpenAPIObject);
+    check('GET', '/history?limit=5', await request(d.url, '/history?limit=5')); // next_cursor run:001:3@1 is a documented cursor
     assert.equal((await request(d.url, `/history?cursor=${encodeURIComponent('run:001:2@1')}`)).json.events.map(idOf), all.slice(4));
     assert.equal((await request(d.url, '/history?cursor=run:001:2')).json.events.map(idOf), all.slice(8), 'without @: the latest segment');
     const bad = await request(d.url, `/history?cursor=${encodeURIComponent('run:001:2@3')}`);
