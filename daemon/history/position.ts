@@ -50,23 +50,23 @@ function locateIn(head: StoreHead, stream: string, seq: number, ordinal: number,
 }
 
 /**
- * The cursor of the event `seq` in segment number `segment`: with the segment named
- * (`@n`) only when the seq lies in more than one segment of its run, so that resuming from
- * it continues there (not in the latest one).
+ * The cursor of the event `seq` in segment number `segment` of `head`'s timeline: with the
+ * segment named (`@n`) only when the seq lies in more than one segment of its run, so that
+ * resuming from it continues there (not in the latest one). Made once per head: a line costs
+ * a look at its own run's segments only.
  */
-export function cursorAt(head: StoreHead, segment: number, stream: string, seq: number): string {
+export function cursorNamer(head: StoreHead): (segment: number, stream: string, seq: number) => string {
   const { segments } = head;
-  if (stream === 'site') return formatCursor(stream, seq);
-  let holding = 0;
-  let ordinal = 0;
-  for (let i = 0; i < segments.length; i++) {
-    const s = segments[i]!;
-    if (s.stream !== stream) continue;
-    if (i <= segment) ordinal++;
-    const to = i === segments.length - 1 ? headSeq(head) : s.to;
-    if (seq > s.after && seq <= to) holding++;
-  }
-  return formatCursor(stream, seq, holding > 1 ? ordinal : undefined);
+  const byRun = new Map<string, number[]>();
+  segments.forEach((s, i) => {
+    if (s.stream !== 'site') byRun.set(s.stream, [...(byRun.get(s.stream) ?? []), i]);
+  });
+  return (segment, stream, seq) => {
+    const mine = byRun.get(stream);
+    if (stream === 'site' || !mine || mine.length < 2) return formatCursor(stream, seq);
+    const holding = mine.filter((i) => seq > segments[i]!.after && seq <= (i === segments.length - 1 ? headSeq(head) : segments[i]!.to));
+    return formatCursor(stream, seq, holding.length > 1 ? mine.indexOf(segment) + 1 : undefined);
+  };
 }
 
 /** The position just after everything written. */

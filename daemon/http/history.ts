@@ -1,4 +1,4 @@
-import { cursorAt, locate } from '../history/position.js';
+import { cursorNamer, locate } from '../history/position.js';
 import { countParam, runParam, timeParam } from './history-query.js';
 import { invalid, readQuery, single, typesParam, type QueryPolicy } from './query.js';
 import { sendJson } from './respond.js';
@@ -37,7 +37,7 @@ export function historyHandlers({ store, history, clock }: AppDeps): Record<'get
       const result = await history.read({
         head, start, filter: { types, from, to, stream: run }, limit, maxBytes: PAGE_BYTES, onLine: (line) => lines.push(line),
       });
-      const next = result.full && result.last ? cursorAt(head, result.last.segment, result.last.stream, result.last.seq) : null;
+      const next = result.full && result.last ? cursorNamer(head)(result.last.segment, result.last.stream, result.last.seq) : null;
       // files that could not be read whole are named (only then: the body is otherwise as it was)
       const damaged = result.damaged.length > 0 ? `,"damaged":${JSON.stringify(result.damaged)}` : '';
       sendJson(res, 200, `{"events":[${lines.join(',')}],"next_cursor":${JSON.stringify(next)}${damaged}}`);
