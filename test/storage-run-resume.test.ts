@@ -98,7 +98,7 @@ test('an active run whose directory is away at start-up keeps its events: closed
   }
 });
 
-test('a run killed with an ephemeral reading last and its directory away: closed at that seq, the next start of its id after it', () => withRestarts(async (site) => {
+test('a run killed with an ephemeral reading last and its directory away: its stop says at least that seq, and its end is unknown', () => withRestarts(async (site) => {
   let d = await site.start();
   await request(d.url, '/run/start', { body: { run_id: 'r7' } });
   assert.is((await postEvent(d.url, { type: 'cam', data: 1 })).json.seq, 1);
@@ -108,9 +108,33 @@ test('a run killed with an ephemeral reading last and its directory away: closed
   d = await site.start();
   assert.is((await request(d.url, '/run/stop', { method: 'POST' })).status, 200);
   const timeline = fs.readFileSync(path.join(site.dir, '.meridian', 'timeline.ndjson'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-  assert.equal(timeline.map((l) => [l.event, l.run_id, l.run_seq]), [['run_start', 'r7', 0], ['run_stop', 'r7', 2]]);
+  assert.equal(timeline.map((l) => [l.event, l.run_id, l.run_seq, l.end_unknown]), [['run_start', 'r7', 0, undefined], ['run_stop', 'r7', 2, true]]);
+  // the file away and the end unknown: the seq continues after the clock in ms since 1970, as the site seq does
+  const before = Date.now();
   await request(d.url, '/run/start', { body: { run_id: 'r7', run_dir: 'r7b' } });
-  assert.is((await postEvent(d.url, { type: 'cam', data: 3 })).json.seq, 3);
+  const seq = (await postEvent(d.url, { type: 'cam', data: 3 })).json.seq;
+  assert.ok(seq > before && seq <= Date.now() + 1, String(seq));
+}));
+
+test('a run killed before any snapshot marked it, its directory away: its end is unknown, its events served when back, no seq given twice', () => withRestarts(async (site) => {
+  let d = await site.start();
+  await request(d.url, '/run/start', { body: { run_id: 'r7' } });
+  for (let i = 1; i <= 3; i++) assert.is((await postEvent(d.url, { type: 'cam', data: i })).json.seq, i);
+  await site.kill9();
+  fs.renameSync(path.join(site.dir, 'r7'), path.join(site.dir, 'away'));
+  d = await site.start();
+  assert.is((await request(d.url, '/run/stop', { method: 'POST' })).status, 200);
+  const timeline = fs.readFileSync(path.join(site.dir, '.meridian', 'timeline.ndjson'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  assert.equal(timeline.map((l) => [l.event, l.run_id, l.run_seq, l.end_unknown]), [['run_start', 'r7', 0, undefined], ['run_stop', 'r7', 0, true]]);
+  await site.stop();
+  fs.renameSync(path.join(site.dir, 'away'), path.join(site.dir, 'r7'));
+  d = await site.start();
+  const served = (await request(d.url, '/history?run=r7')).json;
+  assert.equal([served.events.map((e: any) => e.seq), served.damaged], [[1, 2, 3], undefined]);
+  await request(d.url, '/run/start', { body: { run_id: 'r7' } });
+  assert.is((await postEvent(d.url, { type: 'cam', data: 4 })).json.seq, 4);
+  await request(d.url, '/run/stop', { method: 'POST' });
+  assert.equal((await request(d.url, '/history?run=r7')).json.events.map((e: any) => e.seq), [1, 2, 3, 4], 'each once');
 }));
 
 // [a run start with a derived id (finding 6), its run_dir]

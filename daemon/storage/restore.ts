@@ -36,6 +36,8 @@ export interface SuspendedRun {
   reason: string;
   /** The highest seq the run is known to have given (its file, the snapshot's mark, its start): where its stop is journaled. */
   lastSeq: number;
+  /** Whether lastSeq is the run's last seq (else only a floor: a crash left seqs past the snapshot unknown). */
+  exact: boolean;
 }
 
 /** What the store starts from. */
@@ -61,7 +63,8 @@ export interface Restored {
  * each type's reading recorded last wins: by seq in a target, by the timeline across targets,
  * by `ts` only where neither tells (see record-order.ts).
  */
-export function restore(siteDir: string, logger: Logger, io: StorageFs, beforeReplay: (places: SitePlaces) => void, now: number): Restored {
+export function restore(siteDir: string, logger: Logger, io: StorageFs, beforeReplay: (places: SitePlaces) => void, now: number,
+  crashed = false): Restored {
   const paths = statePaths(siteDir);
   let snap = readSnapshot(paths.snapshot);
   if (snap instanceof Error) {
@@ -81,7 +84,7 @@ export function restore(siteDir: string, logger: Logger, io: StorageFs, beforeRe
   if (site.damagedTop !== undefined && (recorded === 0 || recorded < site.seq)) continueUnknown(site, site.damagedTop, now, logger);
   continueSiteSeq(site, recorded, logger);
   const active = readActiveRun(paths.activeRun, (m) => logger.warn(m), places);
-  const resumed = active ? replayActiveRun(siteDir, active, snap?.run ?? null, paths.run, logger, io, segments) : undefined;
+  const resumed = active ? replayActiveRun(siteDir, active, snap?.run ?? null, paths.run, logger, io, segments, crashed) : undefined;
   const run = resumed && 'recovered' in resumed ? resumed : undefined;
   const suspended = resumed && 'suspended' in resumed ? resumed.suspended : undefined;
   const received = snap?.received;
@@ -119,7 +122,7 @@ function placesOf(siteDir: string, snap: SnapshotFile | undefined, logger: Logge
  * repeat those of the missing one) and events go to the site file.
  */
 function replayActiveRun(siteDir: string, state: ActiveRunState, mark: SnapshotFile['run'], side: SidePaths, logger: Logger, io: StorageFs,
-  segments: readonly Segment[]): { state: ActiveRunState; recovered: Recovered; file: string } | { suspended: SuspendedRun } {
+  segments: readonly Segment[], crashed: boolean): { state: ActiveRunState; recovered: Recovered; file: string } | { suspended: SuspendedRun } {
   const { record } = state;
   const file = path.join(record.run_dir, RUN_FILE);
   try {
@@ -133,7 +136,10 @@ function replayActiveRun(siteDir: string, state: ActiveRunState, mark: SnapshotF
     const recovered = replayTarget([file], from, side, logger, `run ${record.run_id}`, io);
     return { state, recovered, file };
   } catch (error) {
-    const suspended = { record, reason: unusableReason(error), lastSeq: knownLastSeq(state, mark, file, [file, side.ephemeral], segments, io) };
+    // exact when its file is readable, or when the daemon stopped cleanly (its last snapshot marked the run's end)
+    const mine = mark?.run_id === record.run_id && mark.started_at === record.started_at;
+    const exact = readableFile(file) || (mine && !crashed);
+    const suspended = { record, reason: unusableReason(error), lastSeq: knownLastSeq(state, mark, file, [file, side.ephemeral], segments, io), exact };
     logger.error(`run ${record.run_id} cannot resume: its run_dir ${record.run_dir} is not usable (${suspended.reason}). ` +
       'The run is suspended: events go to the site file until it is stopped (POST /run/stop) ' +
       'or the daemon is restarted with the directory back');
@@ -158,6 +164,14 @@ function knownLastSeq(state: ActiveRunState, mark: SnapshotFile['run'], file: st
     } catch { /* not readable: what the state files knew */ }
   }
   return seq;
+}
+
+function readableFile(file: string): boolean {
+  try {
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
 }
 
 /**

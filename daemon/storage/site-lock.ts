@@ -34,11 +34,14 @@ export class SiteLock {
   private readonly text: string;
   /** The lock held open because its text could not be written (a full disk). */
   private readonly fd: number | undefined;
+  /** Whether the lock was taken over from a daemon no longer running (it did not stop cleanly: a crash, kill -9). */
+  readonly tookOver: boolean;
 
-  private constructor(file: string, text: string, fd?: number) {
+  private constructor(file: string, text: string, fd: number | undefined, tookOver: boolean) {
     this.file = file;
     this.text = text;
     this.fd = fd;
+    this.tookOver = tookOver;
   }
 
   /**
@@ -50,9 +53,10 @@ export class SiteLock {
     const file = path.join(stateDir, LOCK_FILE);
     const { pid, boot, started } = identify(process.pid);
     const text = `${JSON.stringify({ pid, boot, started })}\n`;
+    let tookOver = false;
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       const created = create(file, text, warn);
-      if (created !== false) return new SiteLock(file, created === true ? text : '', created === true ? undefined : created);
+      if (created !== false) return new SiteLock(file, created === true ? text : '', created === true ? undefined : created, tookOver);
       const seen = readText(file);
       if (seen === undefined) continue; // released meanwhile
       const holder = parseHolder(seen);
@@ -61,6 +65,7 @@ export class SiteLock {
       const opener = seen === '' ? holderOfOpenFile(file) : undefined;
       if (opener !== undefined) throw new SiteLockedError(siteDir, opener);
       if (takeOver(file, seen)) {
+        tookOver = true;
         warn(`took over the lock ${file}: ${holder ? `pid ${holder.pid} that held it is no longer running` : 'it was empty or unreadable'}`);
       }
     }

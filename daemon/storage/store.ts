@@ -74,7 +74,7 @@ export class TelemetryStore {
     const active = run && { runId: run.record.run_id, file: run.target.path, startOffset: restored.run!.state.start_offset, startSeq: restored.run!.state.start_seq };
     const { places } = restored;
     const { suspended } = restored;
-    const stopped = suspended && { runId: suspended.record.run_id, file: path.join(suspended.record.run_dir, RUN_FILE), lastSeq: suspended.lastSeq };
+    const stopped = suspended && { runId: suspended.record.run_id, file: path.join(suspended.record.run_dir, RUN_FILE), lastSeq: suspended.lastSeq, exact: suspended.exact };
     const timeline = Timeline.open(paths.timeline, restored.site.seq, active, formatTs(opts.clock.now()), (m) => opts.logger.warn(m), places, io, stopped);
     this.core = {
       opts, view: this.view, io, paths, places, days,
@@ -102,7 +102,7 @@ export class TelemetryStore {
       await plainActiveRunFile(opts.siteDir, opts.logger, opts.fs ?? nodeFs);
       // a batch the daemon died writing is cut before anything is replayed
       restored = restore(opts.siteDir, opts.logger, opts.fs ?? nodeFs,
-        (places) => settleBatchJournal(paths.batch, opts.logger, opts.fs ?? nodeFs, places), opts.clock.now());
+        (places) => settleBatchJournal(paths.batch, opts.logger, opts.fs ?? nodeFs, places), opts.clock.now(), lock.tookOver);
       store = new TelemetryStore(opts, restored, lock);
     } catch (error) {
       lock.release();
