@@ -94,7 +94,7 @@ export async function startDaemon(config: DaemonConfig, deps: {
   });
   let store: TelemetryStore;
   try {
-    store = TelemetryStore.open({
+    store = await TelemetryStore.open({
       siteDir: config.siteDir, zone: config.zone, fsync: config.fsync, clock: deps.clock, logger,
       snapshotIntervalMs: deps.snapshotIntervalMs, fs: deps.fs, observer: metrics.storage, viewChunkChars: deps.viewChunkChars,
     });
@@ -142,7 +142,7 @@ export async function startDaemon(config: DaemonConfig, deps: {
   metrics.watchSinks(() => forwarding.status());
   const housekeeping = config.compressAfterMs === undefined && config.retainMs === undefined ? undefined : new Housekeeping({
     siteDir: config.siteDir, compressAfterMs: config.compressAfterMs, retainMs: config.retainMs, clock: deps.clock, logger,
-    inUse: () => store.filesInUse(), onDeleted: (file) => store.fileRemoved(file), heldBack: (file) => deps.heldBack?.(file) === true || forwarding.holds(file), intervalMs: deps.housekeepingIntervalMs,
+    inUse: () => store.filesInUse(), onDeleted: (file) => { store.fileRemoved(file); history.fileRemoved(file); }, heldBack: (file) => deps.heldBack?.(file) === true || forwarding.holds(file), intervalMs: deps.housekeepingIntervalMs,
   });
   let address = hostPort(config.host, config.port);
   const app = buildApp({

@@ -118,16 +118,23 @@ const SEGMENTS: Segment[] = [
 ];
 
 test('runsAfter and initialMark: the runs of the timeline a sink takes in, each from where its segment began', () => {
-  const none = () => false;
-  const rows: Array<[string, Segment[], number, (s: string) => boolean, string[]]> = [
-    ['all runs from the start', SEGMENTS, 0, none, ['042@0', '043@2']],
-    ['from the mark on', SEGMENTS, 2, none, ['043@2']],
-    ['a run the cursor follows is left as it is', SEGMENTS, 0, (s) => s === '042', ['043@2']],
-    ['past the end', SEGMENTS, 5, none, []],
-    ['a run in two segments, taken once from the first', [...SEGMENTS, { stream: '042', file: '/s/042/telemetry.ndjson', after: 7, to: Infinity }], 0, none, ['042@0', '043@2']],
+  const none = () => undefined;
+  const following = (id: string, file: string) => (s: string) => (s === id ? { file, offset: 10, seq: 3 } : undefined);
+  const run42 = '/s/042/telemetry.ndjson';
+  const again = (file: string): Segment[] => [...SEGMENTS, { stream: '042', file, after: 7, to: Infinity }];
+  const rows: Array<[string, Segment[], number, (s: string) => { file: string; offset: number; seq: number } | undefined, string[], number]> = [
+    ['all runs from the start', SEGMENTS, 0, none, ['042@0', '043@2'], 5],
+    ['from the mark on', SEGMENTS, 2, none, ['043@2'], 5],
+    ['a run the cursor follows is left as it is', SEGMENTS, 0, following('042', run42), ['043@2'], 5],
+    ['past the end', SEGMENTS, 5, none, [], 5],
+    ['a run in two segments of one file, taken once from the first', again(run42), 0, none, ['042@0', '043@2'], 6],
+    ['a run id used again in another file waits for the first (this sweep)', again('/s/b/telemetry.ndjson'), 0, none, ['042@0', '043@2'], 5],
+    ['a run id used again in another file waits for the first (followed)', again('/s/b/telemetry.ndjson'), 2, following('042', run42), ['043@2'], 5],
+    ['taken in once the first is forwarded', again('/s/b/telemetry.ndjson'), 5, none, ['042@7'], 6],
   ];
-  for (const [name, segments, from, follows, expected] of rows) {
-    assert.equal(runsAfter(segments, from, follows).map((r) => `${r.stream}@${r.position.seq}`), expected, name);
+  for (const [name, segments, from, at, expected, covered] of rows) {
+    const taken = runsAfter(segments, from, at);
+    assert.equal([taken.found.map((r) => `${r.stream}@${r.position.seq}`), taken.covered], [expected, covered], name);
   }
   assert.is(initialMark(SEGMENTS), 5, 'no active run: no run before now');
   assert.is(initialMark([...SEGMENTS.slice(0, 4), { stream: '044', file: '/s/044/telemetry.ndjson', after: 0, to: Infinity }]), 4, 'the active run is taken in');

@@ -222,7 +222,10 @@ export class Forwarder {
       this.ahead.drop();
       this.cursor.moveTo(stream, read.position);
       // a stopped run's file is forwarded to its end: forget it
-      if (read.atEnd && stream !== 'site' && head.run?.id !== stream) this.cursor.forget(stream);
+      if (read.atEnd && stream !== 'site' && head.run?.id !== stream) {
+        this.cursor.forget(stream);
+        takeRuns(this.cursor, head.segments); // a later segment of the same run id, in another file, waited for it
+      }
     }
     return undefined;
   }

@@ -1,3 +1,4 @@
+import { UNKNOWN_END } from '../storage/timeline.js';
 import type { StoreHead } from '../storage/store.js';
 import type { StreamPosition } from './log-tail.js';
 
@@ -20,6 +21,9 @@ function streamLag(stream: string, pos: StreamPosition, head: StoreHead, lineSeq
   if (end) return pos.file === end.file && pos.offset >= end.bytes ? 0 : Math.max(0, (lineSeq ?? end.seq) - pos.seq);
   // a stopped run: its last seq is where its last segment of the timeline ended
   let last = 0;
-  for (const segment of head.segments) if (segment.stream === stream && Number.isFinite(segment.to)) last = Math.max(last, segment.to);
+  // (an unknown end, UNKNOWN_END: a run that could not resume after a crash, counts from its start)
+  for (const segment of head.segments) {
+    if (segment.stream === stream && Number.isFinite(segment.to)) last = Math.max(last, segment.to === UNKNOWN_END ? segment.after : segment.to);
+  }
   return Math.max(0, last - pos.seq);
 }

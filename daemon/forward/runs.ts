@@ -15,16 +15,25 @@ export interface NewStream {
   position: StreamPosition;
 }
 
-/** The runs of `segments[from..]` a cursor (`follows`) does not know yet, in record order. */
-export function runsAfter(segments: readonly Segment[], from: number, follows: (stream: string) => boolean): NewStream[] {
+/**
+ * The runs of `segments[from..]` a cursor (`at`: where it follows a stream) does not know yet,
+ * in record order, and how many segments they cover: a run id used again in another run file
+ * while the cursor (or this sweep) still follows its earlier one ends the sweep there, so
+ * that segment is taken in once the earlier one is forwarded to its end (the cursor holds
+ * one position per stream).
+ */
+export function runsAfter(segments: readonly Segment[], from: number, at: (stream: string) => StreamPosition | undefined):
+  { found: NewStream[]; covered: number } {
   const found: NewStream[] = [];
   for (let i = from; i < segments.length; i++) {
     const segment = segments[i]!;
-    if (segment.stream === 'site' || segment.file === undefined || follows(segment.stream)) continue;
-    if (found.some((s) => s.stream === segment.stream)) continue;
+    if (segment.stream === 'site' || segment.file === undefined) continue;
+    const held = at(segment.stream)?.file ?? found.find((s) => s.stream === segment.stream)?.position.file;
+    if (held === segment.file) continue;
+    if (held !== undefined) return { found, covered: i };
     found.push({ stream: segment.stream, position: { file: segment.file, offset: 0, seq: segment.after } });
   }
-  return found;
+  return { found, covered: segments.length };
 }
 
 /**
@@ -38,8 +47,9 @@ export function initialMark(segments: readonly Segment[]): number {
 
 /** Take in the runs of the timeline the cursor does not follow yet (recorded while the sink was down, too). */
 export function takeRuns(cursor: SinkCursor, segments: readonly Segment[]): void {
-  for (const { stream, position } of runsAfter(segments, cursor.timeline ?? 0, (s) => cursor.has(s))) cursor.add(stream, position);
-  cursor.markTimeline(segments.length);
+  const { found, covered } = runsAfter(segments, cursor.timeline ?? 0, (s) => cursor.at(s));
+  for (const { stream, position } of found) cursor.add(stream, position);
+  cursor.markTimeline(covered);
 }
 
 /**

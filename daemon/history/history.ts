@@ -28,7 +28,8 @@ export interface ReadRequest {
   limit: number;
   /** Stop once the lines kept reach this many bytes (UTF-16 units); the first line is kept whatever its size. */
   maxBytes?: number;
-  onLine: (line: string, stream: string, seq: number) => void;
+  /** `segment`: the line's segment number in the head's timeline. */
+  onLine: (line: string, stream: string, seq: number, segment: number) => void;
 }
 
 /** What a read did: how many lines it kept, and the position of the last one (to read on from). */
@@ -63,6 +64,8 @@ export class History {
   private readonly members = new MemberCache();
   private readonly siteDir: string;
   private readonly damage = new Map<string, string>();
+  /** Run files retention deleted (plain paths): their absence is no loss to report. */
+  private readonly removed = new Set<string>();
   private readonly onDamage: (damaged: DamagedFile) => void;
 
   /** `onDamage`: told once per file found damaged (the daemon logs it). */
@@ -75,6 +78,14 @@ export class History {
   /** The files found damaged so far (by queries, replays and the indexing after start-up), with why. */
   damagedFiles(): DamagedFile[] {
     return [...this.damage].map(([file, reason]) => ({ file, reason }));
+  }
+
+  /** Retention deleted `file` (plain or `.gz`): it is no longer named missing, now or by a read or an indexing under way. */
+  fileRemoved(file: string): void {
+    const plain = plainName(file);
+    this.removed.add(plain);
+    if (this.damage.get(plain)?.startsWith(MISSING)) this.damage.delete(plain);
+    if (this.damage.get(plain + GZ)?.startsWith(MISSING)) this.damage.delete(plain + GZ);
   }
 
   /** Read the lines after `start` up to the head that pass the filter, in record order. */
@@ -97,7 +108,7 @@ export class History {
         result.count++;
         result.bytes += line.length;
         result.last = { segment: i, seq, stream: segment.stream };
-        req.onLine(line, segment.stream, seq);
+        req.onLine(line, segment.stream, seq, i);
       }
     }
     result.full = full();
@@ -148,7 +159,8 @@ export class History {
       if (named) this.note(missing(file, reader), damaged);
       return;
     }
-    for (const f of [file, reader.file]) if (this.damage.get(f)?.startsWith(MISSING)) this.damage.delete(f); // put back
+    // put back (as it was named missing: plain, though it may come back as its .gz)
+    for (const named of [file, plainName(file)]) if (this.damage.get(named)?.startsWith(MISSING)) this.damage.delete(named);
     try {
       const end = this.endOf(file, head) ?? reader.size;
       if (this.endOf(file, head) === undefined) await reader.noteTornTail(); // nothing writes it: a torn last line is named
@@ -177,6 +189,7 @@ export class History {
   /** Note one damaged (or missing) file: in the answer's list, and once in the daemon's (told to `onDamage`). */
   private note(found: DamagedFile, damaged: DamagedFile[]): void {
     const { file, reason } = found;
+    if (reason.startsWith(MISSING) && this.removed.has(plainName(file))) return; // retention's (a read begun before it journaled)
     if (!damaged.some((d) => d.file === file && d.reason === reason)) damaged.push({ file, reason });
     if (this.damage.has(file)) return; // the first reason found is the file's in /status, logged once
     this.damage.set(file, reason);

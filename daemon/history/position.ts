@@ -19,9 +19,10 @@ export interface Position {
  * (a run id used again for another run_dir starts a new segment). `site:0` is the start.
  */
 export function locate(head: StoreHead, text: string, what: string): Position {
-  const { stream, seq } = parseCursor(text, what);
+  const { stream, seq, segment } = parseCursor(text, what);
   const { segments } = head;
   const last = segments.length - 1;
+  if (segment !== undefined) return locateIn(head, stream, seq, segment, `${what} ${text}`);
   for (let i = last; i >= 0; i--) {
     const s = segments[i]!;
     if (s.stream !== stream || seq <= s.after) continue;
@@ -32,6 +33,40 @@ export function locate(head: StoreHead, text: string, what: string): Position {
   if (stream === 'site' && seq === 0) return { segment: 0, seq: 0 };
   throw new MeridianError('INVALID_CURSOR', `${what} ${text} names no recorded event of this site directory` +
     (stream === 'site' ? '.' : ` (no run ${stream} in its timeline).`));
+}
+
+/** A cursor naming its segment (`run:001:7@2`): the 2nd segment of run 001, which must hold seq 7. */
+function locateIn(head: StoreHead, stream: string, seq: number, ordinal: number, named: string): Position {
+  const { segments } = head;
+  let n = 0;
+  for (let i = 0; i < segments.length; i++) {
+    const s = segments[i]!;
+    if (s.stream !== stream || ++n !== ordinal) continue;
+    const to = i === segments.length - 1 ? headSeq(head) : s.to;
+    if (seq > s.after && seq <= to) return { segment: i, seq };
+    break;
+  }
+  throw new MeridianError('INVALID_CURSOR', `${named} names no recorded event of this site directory (segment ${ordinal} of run ${stream} holds no seq ${seq}).`);
+}
+
+/**
+ * The cursor of the event `seq` in segment number `segment` of `head`'s timeline: with the
+ * segment named (`@n`) only when the seq lies in more than one segment of its run, so that
+ * resuming from it continues there (not in the latest one). Made once per head: a line costs
+ * a look at its own run's segments only.
+ */
+export function cursorNamer(head: StoreHead): (segment: number, stream: string, seq: number) => string {
+  const { segments } = head;
+  const byRun = new Map<string, number[]>();
+  segments.forEach((s, i) => {
+    if (s.stream !== 'site') byRun.set(s.stream, [...(byRun.get(s.stream) ?? []), i]);
+  });
+  return (segment, stream, seq) => {
+    const mine = byRun.get(stream);
+    if (stream === 'site' || !mine || mine.length < 2) return formatCursor(stream, seq);
+    const holding = mine.filter((i) => seq > segments[i]!.after && seq <= (i === segments.length - 1 ? headSeq(head) : segments[i]!.to));
+    return formatCursor(stream, seq, holding.length > 1 ? mine.indexOf(segment) + 1 : undefined);
+  };
 }
 
 /** The position just after everything written. */

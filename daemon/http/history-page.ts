@@ -1,7 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { DamagedFile, History, ReadRequest } from '../history/history.js';
-import type { Position } from '../history/position.js';
-import { formatCursor } from '../ndjson/cursor.js';
+import { cursorNamer, type Position } from '../history/position.js';
 import { sendJson } from './respond.js';
 
 // A /history page written as it is read: in slices of about SLICE_BYTES, each read only once
@@ -23,7 +22,9 @@ export async function sendHistoryPage(res: ServerResponse, history: History, pag
   let count = 0;
   let bytes = 0;
   let started = false;
-  let last: { stream: string; seq: number } | undefined;
+  let last: (Position & { stream: string }) | undefined;
+  // a cursor names its run's segment where the run's seqs repeat (cursorNamer)
+  const name = cursorNamer(page.head);
   for (;;) {
     const lines: string[] = [];
     const read = history.read({
@@ -43,7 +44,7 @@ export async function sendHistoryPage(res: ServerResponse, history: History, pag
     const done = !result.full || pageFull;
     const body = lines.join(',');
     if (!started && done) {
-      sendJson(res, 200, `{"events":[${body}]${tail(pageFull ? last : undefined, damaged)}`);
+      sendJson(res, 200, `{"events":[${body}]${tail(pageFull && last ? name(last.segment, last.stream, last.seq) : null, damaged)}`);
       return;
     }
     if (!started) {
@@ -54,15 +55,14 @@ export async function sendHistoryPage(res: ServerResponse, history: History, pag
       return;
     }
     if (done) {
-      res.end(`]${tail(pageFull ? last : undefined, damaged)}`);
+      res.end(`]${tail(pageFull && last ? name(last.segment, last.stream, last.seq) : null, damaged)}`);
       return;
     }
   }
 }
 
 // the end of the body after the events: the next cursor, and the damaged files (only when some were)
-function tail(last: { stream: string; seq: number } | undefined, damaged: readonly DamagedFile[]): string {
-  const next = last ? formatCursor(last.stream, last.seq) : null;
+function tail(next: string | null, damaged: readonly DamagedFile[]): string {
   return `,"next_cursor":${JSON.stringify(next)}${damaged.length > 0 ? `,"damaged":${JSON.stringify(damaged)}` : ''}}`;
 }
 

@@ -7,9 +7,14 @@ import { MeridianError } from '../../lib/errors.js';
 //   and their consumers deduplicate on (already stored by consumers, so kept as it is).
 // A site event has the same text in both; a run event's cursor adds `run:` in front of the id.
 
-/** The cursor text of the event `seq` of `stream` (`site` or a run id). */
-export function formatCursor(stream: string, seq: number): string {
-  return stream === 'site' ? `site:${seq}` : `run:${stream}:${seq}`;
+/**
+ * The cursor text of the event `seq` of `stream` (`site` or a run id). `segment`: which of the
+ * run's segments holds it (1 first), given only where the seq repeats across its segments (a
+ * run id used again in data recorded before seqs continued, or the original service's nights):
+ * `run:001:7@2`.
+ */
+export function formatCursor(stream: string, seq: number, segment?: number): string {
+  return stream === 'site' ? `site:${seq}` : `run:${stream}:${seq}${segment === undefined ? '' : `@${segment}`}`;
 }
 
 /** The largest seq a cursor can name (a JSON number stays exact up to it). */
@@ -21,7 +26,7 @@ const EXAMPLES = 'such as site:1042 or run:014:17';
  * The stream and seq a cursor text names; INVALID_CURSOR (naming `what`: `cursor`, `since`,
  * `Last-Event-ID`) with one sentence saying what is wrong (docs/http-api.md#cursors-and-the-record-order).
  */
-export function parseCursor(text: string, what: string): { stream: string; seq: number } {
+export function parseCursor(text: string, what: string): { stream: string; seq: number; segment?: number } {
   const fail = (why: string): never => {
     throw new MeridianError('INVALID_CURSOR', `${what} ${JSON.stringify(text)} ${why}`);
   };
@@ -40,6 +45,8 @@ export function parseCursor(text: string, what: string): { stream: string; seq: 
     seqText = rest.slice(colon + 1);
     if (stream.includes(':')) fail(`is not a cursor: a run id never holds ":" (a run cursor is run:<run id>:<seq>, such as run:014:17).`);
     if (!RUN_ID.test(stream)) fail(`does not name a run id: ${JSON.stringify(stream)} is not 1-128 letters, digits, ".", "_" or "-".`);
+    const segment = /^(\d+)@([1-9]\d{0,8})$/.exec(seqText);
+    if (segment) return { stream, seq: seqOf(segment[1]!, stream, fail), segment: Number(segment[2]) };
   } else {
     fail(`is not a cursor: it must be site:<seq> or run:<run id>:<seq>, ${EXAMPLES}.`);
   }

@@ -12,6 +12,7 @@ import { assertSafeRunId, resolveRunDir } from './run-resolve.js';
 import { parseEnvelope } from '../ndjson/head.js';
 import { isCompressed, listSiteFiles, RUN_FILE } from '../ndjson/names.js';
 import { scanFile } from '../ndjson/scan.js';
+import { maxSeq } from '../ndjson/ends.js';
 import type { StorageFs } from './storage-fs.js';
 import type { SidePaths } from './target.js';
 import { runFilesOf } from './run-files.js';
@@ -34,6 +35,10 @@ export interface SuspendedRun {
   record: RunRecord;
   /** Why it could not resume, e.g. `ENOENT`. */
   reason: string;
+  /** The highest seq the run is known to have given (its file, the snapshot's mark, its start): where its stop is journaled. */
+  lastSeq: number;
+  /** Whether lastSeq is the run's last seq (else only a floor: a crash left seqs past the snapshot unknown). */
+  exact: boolean;
 }
 
 /** What the store starts from. */
@@ -63,7 +68,8 @@ export interface Restored {
  * each type's reading recorded last wins: by seq in a target, by the timeline across targets,
  * by `ts` only where neither tells (see record-order.ts).
  */
-export function restore(siteDir: string, logger: Logger, io: StorageFs, beforeReplay: (places: SitePlaces) => void, now: number): Restored {
+export function restore(siteDir: string, logger: Logger, io: StorageFs, beforeReplay: (places: SitePlaces) => void, now: number,
+  crashed = false): Restored {
   const paths = statePaths(siteDir);
   let snap = readSnapshot(paths.snapshot);
   let snapDamage: StateDamage | undefined;
@@ -98,7 +104,7 @@ export function restore(siteDir: string, logger: Logger, io: StorageFs, beforeRe
   const orphan = orphanRunOf(segments, active && { runId: active.record.run_id, file: path.join(active.record.run_dir, RUN_FILE) },
     (file) => (snap?.run?.file === file ? snap.run.seq : 0), paths.run.ephemeral, io);
   const knownRuns = withTimelineFloors(listed, segments, orphan, io);
-  const resumed = active ? replayActiveRun(siteDir, active, snap?.run ?? null, paths.run, logger, io) : undefined;
+  const resumed = active ? replayActiveRun(siteDir, active, snap?.run ?? null, paths.run, logger, io, segments, crashed) : undefined;
   const run = resumed && 'recovered' in resumed ? resumed : undefined;
   const suspended = resumed && 'suspended' in resumed ? resumed.suspended : undefined;
   const received = snap?.received;
@@ -148,8 +154,8 @@ function placesOf(siteDir: string, snap: SnapshotFile | undefined, logger: Logge
  * daemon keeps), the run is suspended instead: its file is not recreated (its seqs would
  * repeat those of the missing one) and events go to the site file.
  */
-function replayActiveRun(siteDir: string, state: ActiveRunState, mark: SnapshotFile['run'], side: SidePaths, logger: Logger, io: StorageFs):
-  { state: ActiveRunState; recovered: Recovered; file: string } | { suspended: SuspendedRun } {
+function replayActiveRun(siteDir: string, state: ActiveRunState, mark: SnapshotFile['run'], side: SidePaths, logger: Logger, io: StorageFs,
+  segments: readonly Segment[], crashed: boolean): { state: ActiveRunState; recovered: Recovered; file: string } | { suspended: SuspendedRun } {
   const { record } = state;
   const file = path.join(record.run_dir, RUN_FILE);
   try {
@@ -163,11 +169,41 @@ function replayActiveRun(siteDir: string, state: ActiveRunState, mark: SnapshotF
     const recovered = replayTarget([file], from, side, logger, `run ${record.run_id}`, io);
     return { state, recovered, file };
   } catch (error) {
-    const suspended = { record, reason: unusableReason(error) };
+    // exact when its file is readable, or when the daemon stopped cleanly (its last snapshot marked the run's end)
+    const mine = mark?.run_id === record.run_id && mark.started_at === record.started_at;
+    const exact = readableFile(file) || (mine && !crashed);
+    const suspended = { record, reason: unusableReason(error), lastSeq: knownLastSeq(state, mark, file, [file, side.ephemeral], segments, io), exact };
     logger.error(`run ${record.run_id} cannot resume: its run_dir ${record.run_dir} is not usable (${suspended.reason}). ` +
       'The run is suspended: events go to the site file until it is stopped (POST /run/stop) ' +
       'or the daemon is restarted with the directory back');
     return { suspended };
+  }
+}
+
+/**
+ * The highest seq a run that cannot resume is known to have given, from what is readable: its
+ * file (a directory not usable may still be read) and its ephemeral readings' side file
+ * (`readable`), the snapshot's mark of this run, its start's seq and the timeline's segments of its file. Seqs it gave after the last snapshot while its
+ * file is away cannot be known (docs/storage.md).
+ */
+function knownLastSeq(state: ActiveRunState, mark: SnapshotFile['run'], file: string, readable: string[], segments: readonly Segment[], io: StorageFs): number {
+  const { record } = state;
+  let seq = state.start_seq ?? 0;
+  if (mark && mark.run_id === record.run_id && mark.started_at === record.started_at) seq = Math.max(seq, mark.seq);
+  for (const s of segments) if (s.file === file) seq = Math.max(seq, s.after, Number.isFinite(s.to) ? s.to : 0);
+  for (const known of readable) {
+    try {
+      seq = Math.max(seq, maxSeq(known, io).seq);
+    } catch { /* not readable: what the state files knew */ }
+  }
+  return seq;
+}
+
+function readableFile(file: string): boolean {
+  try {
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
   }
 }
 

@@ -49,17 +49,22 @@ export class RunBook {
     this.places = places;
   }
 
-  /** Resolve id, directory and seq of a run start (docs/http-api.md, run start); creates the directory. */
-  resolve(req: ValidRunStart, startedAt: string, logger: Logger, io: StorageFs): ResolvedRun {
+  /**
+   * Resolve id, directory and seq of a run start (docs/http-api.md, run start); creates the
+   * directory. `given(runId)`: the highest seq the timeline says that run id ever had.
+   */
+  resolve(req: ValidRunStart, startedAt: string, logger: Logger, io: StorageFs, given: (runId: string) => number): ResolvedRun {
     const runId = req.runId ?? req.metaRunId ?? nextRunId(this.siteDir, this.runs.map((run) => run.run_id));
     assertSafeRunId(runId, req.runId !== undefined ? 'run_id' : req.metaRunId !== undefined ? 'meta.run_id' : 'run id');
     const place = resolveRunDir(this.siteDir, runId, req.runDir);
     const prepared = prepareRunDir(this.siteDir, place, RUN_FILE, logger, io);
     const runDir = place.dir;
     const file = prepared.file;
-    let seq = prepared.seq;
-    // an earlier run in this directory may have ended with ephemeral readings (seqs with no line)
-    for (const run of this.runs) if (run.run_dir === runDir && (run.last_seq ?? 0) > seq) seq = run.last_seq!;
+    // (stream, seq) is unique: the seq continues after the highest this run id ever had (in any
+    // directory, or while its file was away) and after an earlier run in this directory (it may
+    // have ended with ephemeral readings: seqs with no line)
+    let seq = Math.max(prepared.seq, given(runId));
+    for (const run of this.runs) if ((run.run_dir === runDir || run.run_id === runId) && (run.last_seq ?? 0) > seq) seq = run.last_seq!;
     const idJson = JSON.stringify(runId);
     const recordJson = `{"run_dir":${JSON.stringify(runDir)},"run_id":${idJson},"meta":${setMember(req.meta, 'run_id', idJson)},` +
       `"started_at":"${startedAt}"}`;

@@ -5,6 +5,9 @@ import { writeFailure } from './disk-space.js';
 import { errorCode, removeIfExists, writeActiveRun, type ActiveRunState } from './state-files.js';
 import { activeRunOf, type StoreCore } from './store-core.js';
 import { Target } from './target.js';
+import { UNKNOWN_END, type Segment } from './timeline.js';
+import { maxSeq } from '../ndjson/ends.js';
+import fs from 'node:fs';
 
 // The run start/stop protocol: what is written in which order so that a crash at any point
 // leaves either the run started (or stopped) or not, never half of it.
@@ -31,7 +34,7 @@ export class RunProtocol {
     if (core.run) {
       throw new MeridianError('RUN_ACTIVE', `Run ${core.run.record.run_id} is already active; stop it first.`);
     }
-    const resolved = this.runBook.resolve(req, formatTs(core.opts.clock.now()), logger, core.io);
+    const resolved = this.runBook.resolve(req, formatTs(core.opts.clock.now()), logger, core.io, (id) => highestSeqOf(core.timeline.segments(), id, core.opts.clock.now()));
     const { record, recordJson, file, seq } = resolved;
     const target = new Target('run', file, seq, core.paths.run, core.io, core.journal);
     // the record is the commit point: written whole, or the start did not happen
@@ -117,7 +120,28 @@ export class RunProtocol {
       throw writeFailure(error, `Could not record the stop of run ${suspended.record.run_id} (${errorCode(error)}); it is still suspended, try again.`);
     }
     core.suspended = undefined;
+    try {
+      this.runBook.stopped(suspended.record, suspended.lastSeq);
+    } catch (error) {
+      core.disk.failed(core.paths.runs, error);
+    }
     core.opts.logger.info(`suspended run ${suspended.record.run_id} ended`);
     return JSON.stringify({ ...suspended.record, stopped_at: formatTs(core.opts.clock.now()) });
   }
+}
+
+/**
+ * The highest seq the timeline records for a run id, in any of its segments (any run_dir). A
+ * segment whose end is unknown (a run that could not resume after a crash) counts what its
+ * file holds when it is back, else the clock in ms since 1970 (as the site seq does: a count
+ * no run reaches, so no seq is given twice).
+ */
+function highestSeqOf(segments: readonly Segment[], runId: string, now: number): number {
+  let seq = 0;
+  for (const s of segments) {
+    if (s.stream !== runId) continue;
+    if (s.to === UNKNOWN_END) seq = Math.max(seq, s.after, s.file !== undefined && fs.existsSync(s.file) ? maxSeq(s.file).seq : Math.floor(now));
+    else seq = Math.max(seq, s.after, Number.isFinite(s.to) ? s.to : 0);
+  }
+  return seq;
 }

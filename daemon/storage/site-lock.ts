@@ -38,11 +38,14 @@ export class SiteLock {
   private readonly text: string;
   /** The lock held open because its text could not be written (a full disk). */
   private readonly fd: number | undefined;
+  /** Whether the lock was taken over from a daemon no longer running (it did not stop cleanly: a crash, kill -9). */
+  readonly tookOver: boolean;
 
-  private constructor(file: string, text: string, fd?: number) {
+  private constructor(file: string, text: string, fd: number | undefined, tookOver: boolean) {
     this.file = file;
     this.text = text;
     this.fd = fd;
+    this.tookOver = tookOver;
   }
 
   /**
@@ -55,9 +58,11 @@ export class SiteLock {
     const { pid, boot, started } = identify(process.pid);
     const site = siteIdentity(siteDir);
     const text = `${JSON.stringify({ pid, boot, started, site })}\n`;
+    // the lock was taken over: its holder died (or it was copied with the directory while held), a crash as far as the state files tell
+    let tookOver = false;
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       const created = create(file, text, warn);
-      if (created !== false) return new SiteLock(file, created === true ? text : '', created === true ? undefined : created);
+      if (created !== false) return new SiteLock(file, created === true ? text : '', created === true ? undefined : created, tookOver);
       const seen = readText(file);
       if (seen === undefined) continue; // released meanwhile
       const holder = parseHolder(seen);
@@ -68,6 +73,7 @@ export class SiteLock {
       const opener = seen === '' ? holderOfOpenFile(file) : undefined;
       if (opener !== undefined) throw new SiteLockedError(siteDir, opener);
       if (takeOver(file, seen)) {
+        tookOver = true;
         const why = !holder ? 'it was empty or unreadable'
           : copied ? `it was copied with the site directory (pid ${holder.pid} holds the directory it was copied from)` : `pid ${holder.pid} that held it is no longer running`;
         warn(`took over the lock ${file}: ${why}`);

@@ -6,6 +6,7 @@ import { RUN_FILE } from '../ndjson/names.js';
 import { formatTs } from '../../lib/time.js';
 import { plainName } from '../ndjson/names.js';
 import type { RunRecord } from '../../lib/wire.js';
+import { plainActiveRunFile } from './active-run-plain.js';
 import { Appender } from './appender.js';
 import { BatchJournal, settleBatchJournal } from './batch-journal.js';
 import { CurrentView } from './current-view.js';
@@ -76,8 +77,10 @@ export class TelemetryStore {
     }
     const active = run && { runId: run.record.run_id, file: run.target.path, startOffset: restored.run!.state.start_offset, startSeq: restored.run!.state.start_seq };
     const { places } = restored;
+    const { suspended } = restored;
+    const stopped = suspended && { runId: suspended.record.run_id, file: path.join(suspended.record.run_dir, RUN_FILE), lastSeq: suspended.lastSeq, exact: suspended.exact };
     const timeline = Timeline.open(paths.timeline, restored.site.seq, active, formatTs(opts.clock.now()), (m) => opts.logger.warn(m), places, io,
-      restored.orphan?.seq);
+      restored.orphan?.seq, stopped);
     this.core = {
       opts, view: this.view, io, paths, places, days,
       durability: new Durability(opts.fsync, opts.logger, opts.observer), site, closedSiteMark, timeline, journal, disk: new DiskSpace(opts.clock, opts.logger), run, suspended: restored.suspended, closed: false,
@@ -94,16 +97,17 @@ export class TelemetryStore {
    * can make it fail: an active run whose directory is not usable is suspended, damaged
    * state files are reported and set aside.
    */
-  static open(opts: StoreOptions): TelemetryStore {
+  static async open(opts: StoreOptions): Promise<TelemetryStore> {
     const paths = statePaths(opts.siteDir);
     makeDirectory(paths.dir, opts.fs);
     const lock = SiteLock.acquire(paths.dir, opts.siteDir, (m) => opts.logger.warn(m));
     let store: TelemetryStore;
     let restored: Restored;
     try {
+      await plainActiveRunFile(opts.siteDir, opts.logger, opts.fs ?? nodeFs);
       // a batch the daemon died writing is cut before anything is replayed
       restored = restore(opts.siteDir, opts.logger, opts.fs ?? nodeFs,
-        (places) => settleBatchJournal(paths.batch, opts.logger, opts.fs ?? nodeFs, places), opts.clock.now());
+        (places) => settleBatchJournal(paths.batch, opts.logger, opts.fs ?? nodeFs, places), opts.clock.now(), lock.tookOver);
       store = new TelemetryStore(opts, restored, lock);
     } catch (error) {
       lock.release();
@@ -239,15 +243,17 @@ export class TelemetryStore {
   /**
    * A stopped run's file compressed by --compress-after, started again: decompressed first as
    * a stream off the event loop (restore-plain.ts), so its seq continues. A derived run id
-   * names a new directory (nothing to do); an id or directory the start refuses is left to it.
+   * without run_dir names a new directory (nothing to do); one with run_dir (POCS) names the
+   * directory given, decompressed the same way; an id or directory the start refuses is left to it.
    */
   private async runFilePlain(req: ValidRunStart): Promise<void> {
     const runId = req.runId ?? req.metaRunId;
-    if (runId === undefined) return;
+    if (runId === undefined && req.runDir === undefined) return;
     let place: RunDirPlace;
     try {
-      assertSafeRunId(runId, 'run id');
-      place = resolveRunDir(this.core.opts.siteDir, runId, req.runDir);
+      if (runId !== undefined) assertSafeRunId(runId, 'run id');
+      // with run_dir given, the id only names the request in messages
+      place = resolveRunDir(this.core.opts.siteDir, runId ?? '', req.runDir);
     } catch {
       return;
     }

@@ -25,6 +25,14 @@ export interface Segment {
   removed?: boolean;
 }
 
+/**
+ * The end of a run segment whose last seq cannot be known: the run could not resume after a
+ * crash and neither its file nor the state files say how far it got. Readers then read
+ * everything its file holds after the segment's start; a later start of the run id in the
+ * same file ends the segment where that start continues.
+ */
+export const UNKNOWN_END = Number.MAX_SAFE_INTEGER;
+
 /** One line of the timeline file. */
 interface TimelineLine {
   /** `run_removed`: retention deleted the run's file (site_seq and run_seq 0). */
@@ -36,6 +44,8 @@ interface TimelineLine {
   site_seq: number;
   /** The run file's seq when the run started (the run's events follow it) or stopped. */
   run_seq: number;
+  /** A stop whose run_seq is only what was known (a run that could not resume after a crash): its end is unknown. */
+  end_unknown?: true;
 }
 
 /** The active run as the store recovered it, to reconcile the timeline with after a crash. */
@@ -68,7 +78,7 @@ export class Timeline {
    * written now (the counters have not moved since: nothing is written between the two).
    */
   static open(file: string, siteSeq: number, active: RecoveredRun | undefined, at: string, warn: (message: string) => void,
-    places: SitePlaces, io: StorageFs = nodeFs, orphanSeq?: number): Timeline {
+    places: SitePlaces, io: StorageFs = nodeFs, orphanSeq?: number, suspended?: { runId: string; file: string; lastSeq: number; exact: boolean }): Timeline {
     const timeline = new Timeline(file, [{ stream: 'site', file: undefined, after: 0, to: Infinity }], io, places);
     for (const line of readLines(file, warn, io)) timeline.apply({ ...line, file: places.place(line.file) });
     // written when it can be; the order in memory is right either way (history and replay use it)
@@ -84,10 +94,13 @@ export class Timeline {
     const openRun = open.stream === 'site' ? undefined : open;
     if (openRun && (!active || active.runId !== openRun.stream || active.file !== openRun.file)) {
       // the run stopped (or is suspended: its directory is not usable, or its record is lost) and events go to the
-      // site; its stop is journaled after every seq it took (`orphanSeq`: its ephemeral readings' and the snapshot's too)
-      const runSeq = Math.max(openRun.after, readableLastSeq(openRun.file!, undefined, io), orphanSeq ?? 0);
+      // site; its stop is journaled after every seq it took (`orphanSeq`: its ephemeral readings' and the snapshot's
+      // too; `suspended`: what the state files knew of a run that could not resume)
+      const mine = suspended && suspended.runId === openRun.stream && suspended.file === openRun.file ? suspended : undefined;
+      const runSeq = Math.max(openRun.after, mine?.lastSeq ?? 0, readableLastSeq(openRun.file!, undefined, io), orphanSeq ?? 0);
       if (orphanSeq !== undefined) warn(`run ${openRun.stream} was active but has no active run record (active-run.json lost?): it is closed at seq ${runSeq}; what it recorded stays in /history and /current`);
-      repair({ event: 'run_stop', at, run_id: openRun.stream, file: openRun.file!, site_seq: siteSeq, run_seq: runSeq });
+      repair({ event: 'run_stop', at, run_id: openRun.stream, file: openRun.file!, site_seq: siteSeq, run_seq: runSeq,
+        ...(mine && !mine.exact ? { end_unknown: true } : {}) });
     }
     if (active && timeline.open().stream === 'site') {
       // the run goes on after its last journaled seq (a crash in the middle of its stop), else
@@ -189,9 +202,11 @@ export class Timeline {
     if (line.event === 'run_start') {
       if (open.stream !== 'site') open.to = Math.max(open.after, line.run_seq);
       else open.to = Math.max(open.after, line.site_seq);
+      // the same run continued in its file: an unknown end is where it continues
+      for (const s of this.list) if (s.to === UNKNOWN_END && s.stream === line.run_id && s.file === line.file) s.to = Math.max(s.after, line.run_seq);
       this.list.push({ stream: line.run_id, file: line.file, after: line.run_seq, to: Infinity });
     } else if (open.stream === line.run_id && open.file === line.file) {
-      open.to = Math.max(open.after, line.run_seq);
+      open.to = line.end_unknown ? UNKNOWN_END : Math.max(open.after, line.run_seq);
       this.list.push({ stream: 'site', file: undefined, after: line.site_seq, to: Infinity });
     }
   }

@@ -1,6 +1,5 @@
 import type { DamagedFile, History } from '../history/history.js';
-import { headCursor, headPosition, type Position } from '../history/position.js';
-import { formatCursor } from '../ndjson/cursor.js';
+import { cursorNamer, headCursor, headPosition, type Position } from '../history/position.js';
 import { ChunkedText } from '../storage/chunked-text.js';
 import type { StoreHead, TelemetryStore } from '../storage/store.js';
 import { frame } from './frames.js';
@@ -62,9 +61,10 @@ async function replayTo(history: History, headOf: () => StoreHead, from: Positio
   for (;;) {
     const head = headOf();
     let text = '';
+    const cursorAt = cursorNamer(head);
     const result = await history.read({
       head, start: position, limit: REPLAY_PAGE, maxBytes: REPLAY_PAGE_BYTES, filter: { types: sub.types },
-      onLine: (line, stream, seq) => { text += frame('replay', line, formatCursor(stream, seq)); },
+      onLine: (line, stream, seq, segment) => { text += frame('replay', line, cursorAt(segment, stream, seq)); },
     });
     for (const d of result.damaged) if (!done.damaged.some((k) => k.file === d.file)) done.damaged.push(d);
     if (text !== '' && !await sub.send(text)) return undefined;

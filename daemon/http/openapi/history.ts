@@ -8,7 +8,10 @@ const TYPES: ParameterObject = {
   name: 'type', in: 'query', required: false, schema: { type: 'string' },
   description: 'Event types, comma-separated (a comma inside a type as `%2C`); may repeat. Default: every type.',
 };
-const CURSOR = { type: 'string', pattern: '^(site|run:[A-Za-z0-9._-]{1,128}):[0-9]+$', description: '`site:<seq>` or `run:<run id>:<seq>`.' } as const;
+const CURSOR = {
+  type: 'string', pattern: '^(site:[0-9]+|run:[A-Za-z0-9._-]{1,128}:[0-9]+(@[1-9][0-9]{0,8})?)$',
+  description: '`site:<seq>` or `run:<run id>:<seq>` (`@<n>` after the seq names the run\'s segment where its seqs repeat: docs/http-api.md).',
+} as const;
 const TIME = {
   type: 'string',
   description: 'ISO-8601 with `Z` or an offset, `now`, or relative to the daemon\'s clock: `-90s`, `-15m`, `-2h`, `-1d`, `-1w`.',
