@@ -17,7 +17,7 @@ import type { StorageFs } from './storage-fs.js';
 import type { SidePaths } from './target.js';
 import { runFilesOf } from './run-files.js';
 import { SitePlaces } from './site-places.js';
-import { Timeline, type Segment } from './timeline.js';
+import { Timeline, UNKNOWN_END, type Segment } from './timeline.js';
 import { rebuildTimeline } from './timeline-rebuild.js';
 import { knownRunsOf, orphanRunOf, setDamagedTimelineAside, withTimelineFloors, type OrphanRun, type StateDamage } from './state-repair.js';
 import {
@@ -190,7 +190,7 @@ function knownLastSeq(state: ActiveRunState, mark: SnapshotFile['run'], file: st
   const { record } = state;
   let seq = state.start_seq ?? 0;
   if (mark && mark.run_id === record.run_id && mark.started_at === record.started_at) seq = Math.max(seq, mark.seq);
-  for (const s of segments) if (s.file === file) seq = Math.max(seq, s.after, Number.isFinite(s.to) ? s.to : 0);
+  for (const s of segments) if (s.file === file) seq = Math.max(seq, s.after, Number.isFinite(s.to) && s.to !== UNKNOWN_END ? s.to : 0);
   for (const known of readable) {
     try {
       seq = Math.max(seq, maxSeq(known, io).seq);

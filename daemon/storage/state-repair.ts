@@ -10,7 +10,7 @@ import { discoverRuns } from './run-files.js';
 import { readKnownRuns, type KnownRun } from './state-files.js';
 import type { SitePlaces } from './site-places.js';
 import type { StorageFs } from './storage-fs.js';
-import { timelineDamage, type Segment } from './timeline.js';
+import { timelineDamage, UNKNOWN_END, type Segment } from './timeline.js';
 
 // Start-up over damaged bookkeeping under `.meridian/`: a damaged file is named in the log and
 // treated like a lost one, so no recorded event is hidden and no seq or derived run id repeats.
@@ -66,7 +66,8 @@ export function withTimelineFloors(runs: KnownRun[], segments: readonly Segment[
   const top = new Map<string, { runId: string; file: string; seq: number }>();
   for (const s of segments) {
     if (s.stream === 'site' || s.file === undefined) continue;
-    const seq = Math.max(s.after, Number.isFinite(s.to) ? s.to : 0, orphan?.file === s.file ? orphan.seq : 0);
+    // an unknown end (a run that could not resume after a crash) is no seq: its start's floor counts, the run start reads its file
+    const seq = Math.max(s.after, Number.isFinite(s.to) && s.to !== UNKNOWN_END ? s.to : 0, orphan?.file === s.file ? orphan.seq : 0);
     const dir = path.dirname(s.file);
     top.set(dir, { runId: s.stream, file: s.file, seq: Math.max(seq, top.get(dir)?.seq ?? 0) });
   }
