@@ -205,7 +205,7 @@ export class History {
       if (stopped()) return;
       const reader = await openStored(file, this.members).catch((error: NodeJS.ErrnoException) => error);
       if (!(reader instanceof RecordedFile)) {
-        if (runFiles.includes(file) && file !== head.run?.file) this.note(missing(file, reader), []);
+        if (runFiles.includes(file) && file !== head.run?.file && !stopped()) this.note(missing(file, reader), []);
         continue;
       }
       try {
@@ -215,7 +215,8 @@ export class History {
         if (end !== undefined) await this.indexOf(reader, end);
       } catch { /* a file that cannot be read now is read (and reported) by the queries */ } finally {
         await reader.close();
-        this.noteDamage(reader, []);
+        // a daemon stopping meanwhile says nothing more (its log has ended)
+        if (!stopped()) this.noteDamage(reader, []);
       }
     }
   }
