@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert';
 import { follow } from './helpers/console-screen.js';
 import { spawnDaemon, type ChildDaemon } from './helpers/daemon.js';
 import { postEvent, request } from './helpers/http.js';
-import { removeDir, tempDir } from './helpers/tmp.js';
+import { fillDisk, removeDir, tempDir } from './helpers/tmp.js';
 import { Terminal } from './helpers/tmux.js';
 
 // A really full file system: a 1 MiB tmpfs filled to the last byte (needs root to mount; on a
@@ -24,21 +24,6 @@ function mountTmpfs(size: string): { dir: string } | { why: string } {
   } catch (error) {
     removeDir(dir);
     return { why: String((error as { stderr?: Buffer }).stderr ?? error).trim() };
-  }
-}
-
-/** Write `file` until the file system is full (ENOSPC). */
-function fill(file: string): void {
-  const fd = fs.openSync(file, 'w');
-  try {
-    for (const size of [65536, 4096, 1]) {
-      const buf = Buffer.alloc(size, 0x78);
-      for (;;) {
-        try { fs.writeSync(fd, buf); } catch { break; }
-      }
-    }
-  } finally {
-    fs.closeSync(fd);
   }
 }
 
@@ -67,7 +52,7 @@ if ('why' in mounted) {
       const first = await postEvent(d.url, { type: 'weather', data: { i: -1 } });
       d.child.kill('SIGTERM');
       assert.is(await d.exited, 0);
-      fill(filler);
+      fillDisk(filler);
 
       d = await spawnDaemon({ siteDir: site, env: { TZ: 'UTC' } });
       const lockLine = `WARN the disk is full (ENOSPC): the lock ${path.join(site, '.meridian', 'daemon.lock')} is held open without the pid in it`;

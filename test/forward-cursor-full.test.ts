@@ -6,25 +6,11 @@ import * as assert from 'uvu/assert';
 import { startTestDaemon } from './helpers/daemon.js';
 import { caughtUp, QUICK, sinkStatus, sinksOf, startPeer, waitFor } from './helpers/forward.js';
 import { postEvent } from './helpers/http.js';
-import { removeDir, tempDir } from './helpers/tmp.js';
+import { fillDisk, removeDir, tempDir } from './helpers/tmp.js';
 
 // A sink whose cursor cannot be written (its directory on a full tmpfs; needs root to mount,
 // else the test says so and checks nothing): /status says failing with the reason while it
 // delivers, no temp file is left, and once there is room again the cursor is written and ok.
-
-function fill(file: string): void {
-  const fd = fs.openSync(file, 'w');
-  try {
-    for (const size of [65536, 4096, 1]) {
-      const buf = Buffer.alloc(size, 0x78);
-      for (;;) {
-        try { fs.writeSync(fd, buf); } catch { break; }
-      }
-    }
-  } finally {
-    fs.closeSync(fd);
-  }
-}
 
 const siteDir = tempDir();
 const forwardDir = path.join(siteDir, '.meridian', 'forward');
@@ -46,7 +32,7 @@ if (why !== undefined) {
     const cursorFile = path.join(forwardDir, 'peer.cursor.json');
     const filler = path.join(forwardDir, 'filler');
     try {
-      fill(filler);
+      fillDisk(filler);
       const d = await startTestDaemon({ siteDir, forward: sinksOf(`[[sink]]\nname = "peer"\nurl = "${peer.url}"\n${QUICK}`) });
       try {
         for (let i = 1; i <= 3; i++) await postEvent(d.url, { type: 'a', data: i });

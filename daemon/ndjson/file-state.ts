@@ -1,6 +1,5 @@
-import fs from 'node:fs';
 import { isCompressed } from './names.js';
-import { membersSync, scanLines } from './scan.js';
+import { membersOfFile, scanLines } from './scan.js';
 
 // What a data file holds as far as can be told without reading every line: empty, or (a
 // compressed one) damaged, judged by the one reader's own rules (gzip-members.ts, scan.ts).
@@ -30,18 +29,9 @@ export function judgeFile(file: string, bytes: number): FileJudgement {
 }
 
 function gzipDamage(file: string): string | undefined {
-  const fd = fs.openSync(file, 'r');
-  try {
-    const readAt = (pos: number, len: number) => {
-      const buf = Buffer.alloc(len);
-      return buf.subarray(0, fs.readSync(fd, buf, 0, len, pos));
-    };
-    const list = membersSync(fs.fstatSync(fd).size, readAt);
-    if (list.damage.length > 0) return list.damage.join('; ');
-    if (list.indexed) return undefined;
-  } finally {
-    fs.closeSync(fd);
-  }
+  const list = membersOfFile(file);
+  if (list.damage.length > 0) return list.damage.join('; ');
+  if (list.indexed) return undefined;
   // members without the field: their lines are read to find a torn one, as the readers do
   const damage = scanLines(file, 0, () => true).damage;
   return damage.length > 0 ? damage.join('; ') : undefined;

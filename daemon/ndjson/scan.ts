@@ -123,17 +123,22 @@ export function plainSize(file: string, io: ReadFs = fs): number {
         io.closeSync(fd);
       }
     }
-    const fd = io.openSync(file, 'r');
-    try {
-      const size = io.fstatSync(fd).size;
-      return membersSync(size, (pos, len) => {
-        const buf = Buffer.alloc(Math.max(0, Math.min(len, size - pos)));
-        return buf.subarray(0, buf.length === 0 ? 0 : io.readSync(fd, buf, 0, buf.length, pos));
-      }).plainBytes;
-    } finally {
-      io.closeSync(fd);
-    }
+    return membersOfFile(file, io).plainBytes;
   } catch {
     return -1;
+  }
+}
+
+/** The member list of the gzip file `file` (membersSync over the file's bytes); throws when it cannot be opened. */
+export function membersOfFile(file: string, io: ReadFs = fs): MemberList {
+  const fd = io.openSync(file, 'r');
+  try {
+    const size = io.fstatSync(fd).size;
+    return membersSync(size, (pos, len) => {
+      const buf = Buffer.alloc(Math.max(0, Math.min(len, size - pos)));
+      return buf.subarray(0, buf.length === 0 ? 0 : io.readSync(fd, buf, 0, buf.length, pos));
+    });
+  } finally {
+    io.closeSync(fd);
   }
 }

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
-import { membersSync } from '../ndjson/scan.js';
+import { membersOfFile } from '../ndjson/scan.js';
 
 // Whether a `.gz` beside its plain data file is that file's whole copy: judged by reading it
 // whole, never by its headers (docs/storage.md "Crash safety of a compression"). Only then
@@ -17,7 +17,7 @@ class Differs extends Error {}
  * length), or undefined when every member inflates and the bytes equal the plain file's.
  */
 export async function whyNotWholeCopy(gz: string, plain: string): Promise<string | undefined> {
-  const walked = walk(gz);
+  const walked = membersOfFile(gz);
   if (walked.damage.length > 0) return `it is damaged: ${walked.damage[0]!}`;
   const plainBytes = (await fsp.stat(plain)).size;
   if (walked.plainBytes !== plainBytes) return `it holds ${walked.plainBytes} bytes of lines, the plain file ${plainBytes}`;
@@ -41,16 +41,3 @@ export async function whyNotWholeCopy(gz: string, plain: string): Promise<string
   return pos === plainBytes ? undefined : `it inflates to ${pos} bytes, the plain file holds ${plainBytes}`;
 }
 
-/** The readers' member walk of a `.gz` (members found, damage). */
-function walk(gz: string): ReturnType<typeof membersSync> {
-  const fd = fs.openSync(gz, 'r');
-  try {
-    const size = fs.fstatSync(fd).size;
-    return membersSync(size, (pos, len) => {
-      const buf = Buffer.alloc(Math.max(0, Math.min(len, size - pos)));
-      return buf.subarray(0, buf.length === 0 ? 0 : fs.readSync(fd, buf, 0, buf.length, pos));
-    });
-  } finally {
-    fs.closeSync(fd);
-  }
-}

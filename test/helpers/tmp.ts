@@ -17,3 +17,18 @@ export function readLines(file: string): unknown[] {
   const text = fs.readFileSync(file, 'utf8');
   return text.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l));
 }
+
+/** Write `file` until its file system is full (ENOSPC): 64 KiB, then 4 KiB, then single bytes. */
+export function fillDisk(file: string): void {
+  const fd = fs.openSync(file, 'w');
+  try {
+    for (const size of [65536, 4096, 1]) {
+      const buf = Buffer.alloc(size, 0x78);
+      for (;;) {
+        try { fs.writeSync(fd, buf); } catch { break; }
+      }
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+}
