@@ -39,7 +39,9 @@ test('20 clients that read nothing hold little memory; a reader gets the whole p
       const b = rssOf(d.child.pid!);
       return Math.abs(b - a) < 4 * 1024 * 1024 ? b - before : undefined;
     });
-    assert.ok(grown < 96 * 1024 * 1024, `the daemon grew by ${(grown / 1024 / 1024).toFixed(1)} MiB for 20 clients of 15 MiB pages`);
+    // 20 pages held whole grew it by ~1 GiB; slices by 60-140 MiB (the heap V8 keeps after
+    // building them differs between Node 20 and 22): the bound tells the two apart on each
+    assert.ok(grown < 256 * 1024 * 1024, `the daemon grew by ${(grown / 1024 / 1024).toFixed(1)} MiB for 20 clients of 15 MiB pages`);
     assert.is((await request(d.url, '/history?limit=1')).json.events[0].seq, 1, 'and answers others');
   } finally {
     for (const s of sockets) s.destroy();

@@ -27,9 +27,19 @@ export function freePort() {
 
 /** Start the real daemon (`meridian telemetry run`, with the Node flags every launch path uses); resolves once /ready answers. */
 export async function startDaemon({ siteDir, fsync = 'batch', pin = [], nodeArgs = DAEMON_NODE_FLAGS, args: extra = [], readyTimeoutMs = 120_000 }) {
-  const port = await freePort();
-  const args = [MERIDIAN, 'telemetry', 'run', '--host', '127.0.0.1', '--port', String(port), '--site-dir', siteDir, '--fsync', fsync, ...extra];
-  return launch([...pin, process.execPath, ...nodeArgs, ...args], port, `daemon (--fsync ${fsync})`, readyTimeoutMs);
+  // the port is free when picked, but another process (a test beside the bench's smoke run)
+  // may take it before the daemon binds it: the daemon then exits, and it is started again
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const args = [MERIDIAN, 'telemetry', 'run', '--host', '127.0.0.1', '--port', String(port), '--site-dir', siteDir, '--fsync', fsync, ...extra];
+    try {
+      // ready once this daemon says it listens on the port (not whoever else answers /ready there)
+      return await launch([...pin, process.execPath, ...nodeArgs, ...args], port, `daemon (--fsync ${fsync})`, readyTimeoutMs,
+        `listening on http://127.0.0.1:${port} `);
+    } catch (error) {
+      if (attempt >= 3 || !/port is already in use/.test(error.message)) throw error;
+    }
+  }
 }
 
 /** Start the bare Node baseline server; resolves once it answers. */
@@ -38,7 +48,7 @@ export async function startBaseline({ pin = [], batchFile }) {
   return launch([...pin, process.execPath, BASELINE, String(port), ...(batchFile ? [batchFile] : [])], port, 'baseline');
 }
 
-async function launch(argv, port, name, readyTimeoutMs = 120_000) {
+async function launch(argv, port, name, readyTimeoutMs = 120_000, readyLine = undefined) {
   const started = process.hrtime.bigint();
   const child = spawn(argv[0], argv.slice(1), { stdio: ['ignore', 'ignore', 'pipe'], env: cleanEnv() });
   let stderr = '';
@@ -48,7 +58,7 @@ async function launch(argv, port, name, readyTimeoutMs = 120_000) {
   const deadline = Date.now() + readyTimeoutMs;
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${name} exited before it was ready:\n${stderr}`);
-    if (await answers(`${url}/ready`)) break;
+    if ((readyLine === undefined || stderr.includes(readyLine)) && await answers(`${url}/ready`)) break;
     if (Date.now() > deadline) throw new Error(`${name} not ready after ${readyTimeoutMs / 1000} s:\n${stderr}`);
     await new Promise((r) => setTimeout(r, 5));
   }
