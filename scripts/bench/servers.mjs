@@ -113,7 +113,12 @@ export function request(url, { method = 'GET', body, headers = {}, fresh = false
       res.on('data', (c) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
     });
-    req.on('error', reject);
+    req.on('error', (error) => {
+      // a kept-alive socket the server closed as this request went out on it (Node 22 meets this
+      // more often): nothing was answered, the request is sent again on a connection of its own
+      if (!fresh && req.reusedSocket && error.code === 'ECONNRESET') resolve(request(url, { method, body, headers, fresh: true }));
+      else reject(error);
+    });
     req.end(body);
   });
 }
