@@ -137,6 +137,9 @@ test('runsAfter and initialMark: the runs of the timeline a sink takes in, each 
     assert.equal([taken.found.map((r) => `${r.stream}@${r.position.seq}`), taken.covered], [expected, covered], name);
   }
   assert.is(initialMark(SEGMENTS), 5, 'no active run: no run before now');
+  assert.is(initialMark(SEGMENTS, true), 0, 'a new sink from the beginning: every run');
+  const removed: Segment[] = SEGMENTS.map((s) => (s.stream === '042' ? { ...s, removed: true } : s));
+  assert.equal(runsAfter(removed, 0, none).found.map((r) => r.stream), ['043'], 'a run file retention deleted is passed over');
   assert.is(initialMark([...SEGMENTS.slice(0, 4), { stream: '044', file: '/s/044/telemetry.ndjson', after: 0, to: Infinity }]), 4, 'the active run is taken in');
 });
 

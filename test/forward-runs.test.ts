@@ -83,6 +83,57 @@ test('a run recorded while the sink was down is delivered after a restart, and r
   }
 });
 
+test('a sink added to a site directory with stopped runs forwards them all (start = "beginning", and again after its cursor is deleted); start = "end" none; retention holds them until delivered', async () => {
+  const peer = await startPeer();
+  const siteDir = tempDir();
+  const runFile = (id: string) => path.join(siteDir, id, 'telemetry.ndjson');
+  try {
+    const first = await startTestDaemon({ siteDir });
+    for (let i = 1; i <= 3; i++) await postEvent(first.url, { type: 'weather', data: i });
+    for (const id of ['x1', 'x2']) {
+      await request(first.url, '/run/start', { method: 'POST', body: { run_id: id } });
+      for (let i = 1; i <= 4; i++) await postEvent(first.url, { type: 'cam', data: i });
+      await request(first.url, '/run/stop', { method: 'POST' });
+    }
+    for (let i = 4; i <= 5; i++) await postEvent(first.url, { type: 'weather', data: i });
+    await first.close();
+    const old = new Date(Date.now() - 90 * DAY);
+    for (const id of ['x1', 'x2']) fs.utimesSync(runFile(id), old, old);
+    const expected = [...range('site', 1, 5), ...range('x1', 1, 4), ...range('x2', 1, 4)];
+    const atEnd = `[[sink]]\nname = "late"\nurl = "${peer.url}"\nstart = "end"\n${QUICK}`;
+
+    await peer.down();
+    const second = await startTestDaemon({ siteDir, forward: sinksOf(SINK(peer.url) + '\n' + atEnd), flags: { retain: '30d' } });
+    try {
+      const held = await second.daemon.housekeeping!.runOnce();
+      assert.equal({ deleted: held.deleted, protected: [runFile('x1'), runFile('x2')].every((f) => held.protected.includes(f)) }, { deleted: [], protected: true });
+      assert.equal([(await sinkStatus(second.url, 'peer')).lag_events, (await sinkStatus(second.url, 'late')).lag_events], [13, 0]);
+      await peer.up();
+      const status = await caughtUp(second.url, 'peer');
+      assert.equal(ids(peer.records).sort(), [...expected].sort());
+      assert.equal({ state: status.state, skipped: status.skipped }, { state: 'ok', skipped: [] });
+      assert.equal((await second.daemon.housekeeping!.runOnce()).deleted.sort(), [runFile('x1'), runFile('x2')], 'delivered: retention may delete them now');
+    } finally {
+      await second.close();
+    }
+
+    // the cursor deleted (the documented way to send the backlog again): what is on disk is sent again, the deleted runs are no loss
+    for (const name of ['peer.cursor.json', 'peer.cursor.json.next']) fs.rmSync(path.join(siteDir, '.meridian', 'forward', name), { force: true });
+    peer.records.length = 0;
+    const third = await startTestDaemon({ siteDir, forward: sinksOf(SINK(peer.url)) });
+    try {
+      const status = await caughtUp(third.url, 'peer');
+      assert.equal(ids(peer.records), range('site', 1, 5));
+      assert.equal({ state: status.state, skipped: status.skipped }, { state: 'ok', skipped: [] });
+    } finally {
+      await third.close();
+    }
+  } finally {
+    await peer.down();
+    removeDir(siteDir);
+  }
+});
+
 test('kill -9 right after a run recorded while the sink was down: the run is delivered after the restart', async () => {
   const peer = await startPeer();
   await peer.down();

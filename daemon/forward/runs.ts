@@ -7,7 +7,8 @@ import type { LogTail, StreamPosition } from './log-tail.js';
 // run segment from the sink's mark on that its cursor does not follow yet, each from where the
 // segment began (the reader passes over the run file's seqs up to it). The mark is saved with
 // the cursor, so a run recorded while the sink was down (and stopped before a restart) is
-// still found after the restart.
+// still found after the restart. A run file retention deleted (`removed`) is passed over: a
+// sink follows a file only until it has read it to its end, and retention waits for that.
 
 /** A stream to start following, and where. */
 export interface NewStream {
@@ -27,7 +28,7 @@ export function runsAfter(segments: readonly Segment[], from: number, at: (strea
   const found: NewStream[] = [];
   for (let i = from; i < segments.length; i++) {
     const segment = segments[i]!;
-    if (segment.stream === 'site' || segment.file === undefined) continue;
+    if (segment.stream === 'site' || segment.file === undefined || segment.removed === true) continue;
     const held = at(segment.stream)?.file ?? found.find((s) => s.stream === segment.stream)?.position.file;
     if (held === segment.file) continue;
     if (held !== undefined) return { found, covered: i };
@@ -37,10 +38,13 @@ export function runsAfter(segments: readonly Segment[], from: number, at: (strea
 }
 
 /**
- * The mark of a sink without one: a new sink (or a cursor of an earlier version) takes in the
- * active run, if any (the timeline's last segment is then the run's, open), and no run before it.
+ * The mark of a sink without one. A new sink starting at the beginning of the log takes in
+ * every run of the timeline (the runs on disk are the log as much as the site days are); one
+ * starting at the end, or a cursor of an earlier version (what it forwarded is not known), takes
+ * in the active run, if any (the timeline's last segment is then the run's, open), and no run before it.
  */
-export function initialMark(segments: readonly Segment[]): number {
+export function initialMark(segments: readonly Segment[], everyRun = false): number {
+  if (everyRun) return 0;
   const last = segments.at(-1);
   return last && last.stream !== 'site' && !Number.isFinite(last.to) ? segments.length - 1 : segments.length;
 }
@@ -65,8 +69,8 @@ export function openCursor(cursor: SinkCursor, start: 'beginning' | 'end', head:
   const siteEnd = () => (head.site.file === '' ? tail.siteEnd(head.site.seq) : endOf(head.site));
   if (loaded !== true) cursor.add('site', start === 'end' ? siteEnd() : tail.siteStart());
   if (cursor.timeline === undefined) {
-    // a new sink, or a cursor of an earlier version: the active run from its start (or its end)
-    cursor.markTimeline(initialMark(head.segments));
+    // a new sink: every run on disk (from the beginning) or the active run from its end; a cursor of an earlier version: the active run
+    cursor.markTimeline(initialMark(head.segments, start === 'beginning' && loaded !== true));
     if (start === 'end' && loaded !== true && head.run) cursor.add(head.run.id, endOf(head.run));
   }
   takeRuns(cursor, head.segments);
