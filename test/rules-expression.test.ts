@@ -100,6 +100,7 @@ const badRows: Array<[expression: string, message: string]> = [
   ['age(1) > 1', 'age() takes a type name (age(weather), age("dome status")) at position 1'],
   ['weather.data.s == "open', 'a string is not closed at position 19'],
   ['weather.data.x == null', 'null is not a value of the language (numbers, true, false and "strings" are) at position 19'],
+  ['weather.data.x < 1e400', '1e400 is too large for a number of the language at position 18'],
   ['[1, 2]', 'an array is not part of the language at position 1'],
   ['weather.data.x > 1; weather.data.y > 2', 'more than one expression is not part of the language at position 1'],
   ['weather.data.x\u2010 > 1', 'the character U+2010 is not part of the language at position 15'],

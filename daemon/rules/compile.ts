@@ -80,6 +80,7 @@ class Compiler {
 
   private literal(n: jsep.Literal): ExpressionNode {
     const value = n.value;
+    if (typeof value === 'number' && !Number.isFinite(value)) throw this.fail(`${n.raw} is too large for a number of the language`, n.raw);
     if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'string') return { kind: 'literal', value };
     throw this.fail(`${n.raw} is not a value of the language (numbers, true, false and "strings" are)`, n.raw);
   }
