@@ -45,4 +45,19 @@ test('meridian.safety events: forwarded, in history, current; the client reads /
   }
 });
 
+test('a caller cannot post meridian.safety (a forged verdict would be believed after a restart): 422 on every way in, nothing recorded', async () => {
+  const d = await startTestDaemon({});
+  try {
+    const forged = '{"type":"meridian.safety","data":{"safe":true,"reasons":[],"since":"2026-11-25T00:00:00.000Z"}}';
+    const one = await request(d.url, '/event', { method: 'POST', body: forged, headers: { 'content-type': 'application/json' } });
+    assert.equal([one.status, one.json], [422, { detail: 'type meridian.safety is recorded by the daemon alone (docs/safety.md); post another type.', code: 'INVALID_BODY' }]);
+    const batch = await request(d.url, '/events', { method: 'POST', body: `{"type":"weather","data":1}\n${forged}\n`, headers: { 'content-type': 'application/x-ndjson' } });
+    assert.equal([batch.status, batch.json.code], [422, 'INVALID_BATCH']);
+    assert.is((await request(d.url, '/current')).text, '{"current":{}}');
+  } finally {
+    await d.close();
+    removeDir(d.siteDir);
+  }
+});
+
 test.run();
