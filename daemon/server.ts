@@ -12,6 +12,8 @@ import type { SinkSpec } from './forward/sink.js';
 import { FreshnessJudge } from './freshness/judge.js';
 import { CHECK_INTERVAL_MS, StaleWatch } from './freshness/stale-events.js';
 import { History } from './history/history.js';
+import type { SafetySpec } from './safety/config.js';
+import { SafetyVerdict } from './safety/verdict.js';
 import { buildApp } from './http/app.js';
 import { Drain } from './http/drain.js';
 import { SiteLockedError } from './storage/site-lock.js';
@@ -33,6 +35,8 @@ export interface RunningDaemon {
   readonly forwarding: Forwarding;
   /** How fresh each type is, and the watch recording stale/fresh events (for metrics and tests). */
   readonly freshness: { readonly judge: FreshnessJudge; readonly watch: StaleWatch };
+  /** The safety verdict (GET /safety; `check()` for tests on a manual clock). */
+  readonly safety: SafetyVerdict;
   /** The bound address as `host:port` (port resolved when 0 was asked for). */
   readonly address: string;
   readonly port: number;
@@ -68,6 +72,10 @@ export async function startDaemon(config: DaemonConfig, deps: {
   housekeepingIntervalMs?: number;
   /** How often the daemon looks for types turning stale (ms; default 1000, 0: only at start). */
   freshnessIntervalMs?: number;
+  /** The config file's `[safety]` section, checked (none: the verdict is unsafe, not configured). */
+  safety?: SafetySpec;
+  /** How often the safety verdict judges every rule again (ms; default 1000, 0: only on readings and timers). */
+  safetyIntervalMs?: number;
   /** The chunk size (characters) of GET /current and the snapshot (default 1 Mi); tests make it small. */
   viewChunkChars?: number;
   /** The log lines that could not be written (GET /status `log_dropped`); the edge counts them. */
@@ -107,6 +115,7 @@ export async function startDaemon(config: DaemonConfig, deps: {
 
   judge = new FreshnessJudge(store.view, config.maxAge, deps.clock);
   const watch = new StaleWatch({ store, judge, clock: deps.clock, logger, intervalMs: deps.freshnessIntervalMs ?? CHECK_INTERVAL_MS });
+  const safety = new SafetyVerdict({ store, judge, clock: deps.clock, logger, spec: deps.safety, intervalMs: deps.safetyIntervalMs ?? CHECK_INTERVAL_MS });
 
   let resolveClosed!: () => void;
   const closed = new Promise<void>((resolve) => { resolveClosed = resolve; });
@@ -131,6 +140,7 @@ export async function startDaemon(config: DaemonConfig, deps: {
       await Promise.all([drain.stop(options?.now ? 0 : config.shutdownTimeoutMs), forwarding.stop()]);
       await housekeeping?.close();
       watch.stop();
+      safety.stop();
       await store.close();
       metrics.close();
       logger.info('stopped');
@@ -152,7 +162,7 @@ export async function startDaemon(config: DaemonConfig, deps: {
     forwardStatus: () => forwarding.status(), keptFiles: () => housekeeping?.keptFiles() ?? [],
     logDropped: deps.logDropped ?? (() => undefined),
     onShutdown: () => { logger.info('shutdown requested over HTTP'); void close(); },
-    freshness: { judge, watch },
+    freshness: { judge, watch }, safety,
   });
   server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
     drain.admit(res);
@@ -183,9 +193,10 @@ export async function startDaemon(config: DaemonConfig, deps: {
   // which Host names the guard accepts (a 403 "not one of this daemon's names" is explained here)
   logger.debug(`Host names accepted besides ${config.host} and loopback: ${config.allowedHosts.join(', ') || 'none'}`);
   watch.start();
+  safety.start();
   housekeeping?.start();
   return {
-    server, store, freshness: { judge, watch }, get forwarding() { return forwarding; }, address, port, closed, close, housekeeping,
+    server, store, freshness: { judge, watch }, safety, get forwarding() { return forwarding; }, address, port, closed, close, housekeeping,
     routes: app.routes.map(([method, path]) => [method, path] as const),
   };
 }

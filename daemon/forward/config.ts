@@ -1,4 +1,4 @@
-import { parse as parseToml } from 'smol-toml';
+import { parseConfigFile } from '../../lib/config-file.js';
 import { ConfigError } from '../../lib/errors.js';
 import { isTableName } from './postgres-schema.js';
 import { redactUrlText } from './secrets.js';
@@ -32,19 +32,17 @@ const KIND_KEYS: Record<SinkKind, string[]> = {
   http: ['headers', 'header_env', 'ephemeral', 'ephemeral_queue'],
 };
 
-/** The sinks of `--config FILE` (its text given) and of each `--forward URL`, checked. */
-export function resolveSinks(input: { configText?: string; configFile?: string; forward?: readonly string[] }, env: Env): SinkSpec[] {
+/**
+ * The sinks of the config file (`configDoc`, parsed once by lib/config-file.ts, or its text)
+ * and of each `--forward URL`, checked.
+ */
+export function resolveSinks(input: {
+  configDoc?: Readonly<Record<string, unknown>>; configText?: string; configFile?: string; forward?: readonly string[];
+}, env: Env): SinkSpec[] {
   const sinks: SinkSpec[] = [];
-  if (input.configText !== undefined) {
-    const where = input.configFile ?? 'the config file';
-    let doc: Table;
-    try {
-      doc = parseToml(input.configText) as Table;
-    } catch (error) {
-      throw new ConfigError('--config', `a TOML file (${where}: ${(error as Error).message.split('\n')[0]})`, where);
-    }
-    const unknown = Object.keys(doc).filter((k) => k !== 'sink');
-    if (unknown.length > 0) throw new ConfigError(`${where}: ${unknown[0]}`, 'a known key (only [[sink]] tables)', unknown[0]);
+  const where = input.configFile ?? 'the config file';
+  const doc = input.configDoc ?? (input.configText === undefined ? undefined : parseConfigFile(input.configText, where));
+  if (doc !== undefined) {
     const tables = doc.sink ?? [];
     if (!Array.isArray(tables)) throw new ConfigError(`${where}: sink`, 'an array of tables ([[sink]])', tables);
     tables.forEach((t, i) => sinks.push(sinkOf(t as Table, `${where}: sink ${i + 1}`, env)));

@@ -47,4 +47,6 @@ export interface AppDeps {
   process: { pid: number; startedAt: string; address: () => string };
   /** How fresh each type is (`--max-age`), and the watch that records stale/fresh events. */
   freshness: { judge: FreshnessJudge; watch: StaleWatch };
+  /** The safety verdict (daemon/safety/): the body of GET /safety, judged when asked. */
+  safety: { answerText(): string };
 }

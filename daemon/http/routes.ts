@@ -7,6 +7,7 @@ import { metricsHandlers } from './metrics.js';
 import { openApiHandlers } from './openapi/handler.js';
 import type { AppDeps, Route } from './route.js';
 import { runHandlers } from './runs.js';
+import { safetyHandlers } from './safety.js';
 import { streamHandlers } from './stream.js';
 
 // The route table: every endpoint of the daemon, one row each. polka's registrations, the
@@ -22,6 +23,7 @@ export function routeTable(deps: AppDeps, guard: Guard): Route[] {
   const metrics = metricsHandlers(deps);
   const history = historyHandlers(deps);
   const stream = streamHandlers(deps);
+  const safety = safetyHandlers(deps);
   return [
     ['GET', '/health', lifecycle.health],
     ['GET', '/ready', lifecycle.ready],
@@ -35,6 +37,7 @@ export function routeTable(deps: AppDeps, guard: Guard): Route[] {
     ['GET', '/current/:type', current.one, 'fast'],
     ['GET', '/history', history.get],
     ['GET', '/stream', stream.get],
+    ['GET', '/safety', safety.get],
     ['POST', '/shutdown', lifecycle.shutdown],
     ['GET', '/openapi.json', openapi.document],
     ['GET', '/metrics', metrics.scrape],

@@ -6,6 +6,7 @@ import { resolveDaemonConfig, type DaemonFlags } from '../../lib/config.js';
 import { createLogger } from '../../lib/log.js';
 import { systemClock, type Clock } from '../../lib/time.js';
 import type { SinkSpec } from '../../daemon/forward/sink.js';
+import type { SafetySpec } from '../../daemon/safety/config.js';
 import { startDaemon, type RunningDaemon } from '../../daemon/server.js';
 import type { StorageFs } from '../../daemon/storage/storage-fs.js';
 import { removeDir, tempDir } from './tmp.js';
@@ -40,6 +41,10 @@ export async function startTestDaemon(opts: {
   viewChunkChars?: number;
   /** This machine's names as the daemon's edge would find them (none by default). */
   machineNames?: readonly string[];
+  /** The config file's `[safety]` section, checked (daemon/safety/config.ts resolveSafety). */
+  safety?: SafetySpec;
+  /** How often the safety verdict judges every rule again (ms; default 1000, 0: only on readings and timers). */
+  safetyIntervalMs?: number;
 } = {}): Promise<TestDaemon> {
   const siteDir = opts.siteDir ?? tempDir();
   const config = { ...resolveDaemonConfig({ host: '127.0.0.1', siteDir, ...opts.flags }, opts.env ?? {}, siteDir, opts.machineNames), port: 0 };
@@ -47,7 +52,7 @@ export async function startTestDaemon(opts: {
   const clock = opts.clock ?? systemClock;
   const logger = createLogger((line) => logs.push(line.trimEnd()), 'debug', () => clock.now());
   const daemon = await startDaemon(config, { clock, logger, snapshotIntervalMs: 0, fs: opts.fs, forward: opts.forward, freshnessIntervalMs: opts.freshnessIntervalMs,
-    viewChunkChars: opts.viewChunkChars,
+    viewChunkChars: opts.viewChunkChars, safety: opts.safety, safetyIntervalMs: opts.safetyIntervalMs,
   });
   return { daemon, url: `http://127.0.0.1:${daemon.port}`, port: daemon.port, siteDir, logs, close: () => daemon.close() };
 }

@@ -5,6 +5,7 @@ import { historyPaths } from './history.js';
 import { lifecyclePaths } from './lifecycle.js';
 import { errorSchema, jsonAnswer, operation } from './responses.js';
 import { runPaths } from './runs.js';
+import { safetyPaths } from './safety.js';
 import { SCHEMAS } from './schemas.js';
 
 // The OpenAPI 3.1 document of the daemon, assembled from one file per resource. It must
@@ -51,8 +52,9 @@ export function openApiDocument(version: string): OpenAPIObject {
       { name: 'events', description: 'Recording events.' },
       { name: 'current', description: 'The latest reading of every type.' },
       { name: 'history', description: 'What was recorded: history pages and the live stream.' },
+      { name: 'safety', description: 'The safety verdict (docs/safety.md).' },
     ],
-    paths: { ...lifecyclePaths, ...runPaths, ...eventPaths, ...currentPaths, ...historyPaths, ...introspectionPaths },
+    paths: { ...lifecyclePaths, ...runPaths, ...eventPaths, ...currentPaths, ...historyPaths, ...safetyPaths, ...introspectionPaths },
     components: {
       schemas: SCHEMAS,
       securitySchemes: {

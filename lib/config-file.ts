@@ -1,0 +1,27 @@
+import { parse as parseToml } from 'smol-toml';
+import { ConfigError } from './errors.js';
+
+// The config file (`--config FILE`, TOML) parsed once; each section is checked by the room
+// that owns it (`[[sink]]`: daemon/forward/config.ts, `[safety]`: daemon/safety/config.ts).
+// A top-level key no room owns is refused, so a misspelt section is never silently ignored.
+
+/** The top-level keys of the config file and what each holds (the refusal of another key lists them). */
+export const CONFIG_SECTIONS: Readonly<Record<string, string>> = {
+  sink: '[[sink]]',
+  safety: '[safety]',
+};
+
+/** The config file's text parsed, its top-level keys checked; `where` names the file in errors. */
+export function parseConfigFile(text: string, where: string): Readonly<Record<string, unknown>> {
+  let doc: Record<string, unknown>;
+  try {
+    doc = parseToml(text) as Record<string, unknown>;
+  } catch (error) {
+    throw new ConfigError('--config', `a TOML file (${where}: ${(error as Error).message.split('\n')[0]})`, where);
+  }
+  const unknown = Object.keys(doc).find((k) => !Object.hasOwn(CONFIG_SECTIONS, k));
+  if (unknown !== undefined) {
+    throw new ConfigError(`${where}: ${unknown}`, `a known key (${Object.values(CONFIG_SECTIONS).join(', ')})`, unknown);
+  }
+  return doc;
+}
