@@ -108,6 +108,29 @@ export interface DamagedFile {
   reason: string;
 }
 
+/** One input of the safety verdict (GET /safety `inputs`): its reading's age, whether stale, its `data`. */
+export interface SafetyInput {
+  /** Seconds since the reading (null without one). */
+  age_s: number | null;
+  /** Stale or missing. */
+  stale: boolean;
+  /** The reading's `data` (null without a reading). */
+  value: JsonValue;
+}
+
+/** GET /safety: the safety verdict (docs/safety.md). */
+export interface SafetyAnswer {
+  safe: boolean;
+  /** When `safe` last changed (ts format). */
+  since: string;
+  /** Why unsafe (empty when safe). */
+  reasons: string[];
+  /** Every type the verdict reads, by type. */
+  inputs: Record<string, SafetyInput>;
+  /** false: the daemon has no [safety] section (always unsafe). */
+  configured: boolean;
+}
+
 export interface StatusAnswer {
   version: string;
   /** The daemon's process id. */

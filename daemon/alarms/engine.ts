@@ -6,6 +6,7 @@ import type { FreshnessJudge } from '../freshness/judge.js';
 import type { TelemetryStore } from '../storage/store.js';
 import type { AlarmSpec } from './config.js';
 import { alarmAnswer, compareAnswers } from './answer.js';
+import { lookContext } from './expression.js';
 import { lookAtLevels } from './levels.js';
 import { freshRecord, onAck, onActivity, onShelve, onUnshelve, rank, type AlarmRecord, type Transition } from './machine.js';
 import { nextWake } from './wake.js';
@@ -170,10 +171,11 @@ export class AlarmEngine {
   /** Judge `alarms` now: record their transitions and escalations, then set the timer to the next thing due. */
   private lookAt(alarms: readonly Alarm[]): void {
     if (this.stopped) return;
-    const { clock, judge, store } = this.deps;
+    const { clock, judge } = this.deps;
     const now = clock.now();
     const mono = this.mono();
-    const ctx = { view: store.view, judge, now };
+    // every alarm of this look reads each type once, at one instant
+    const ctx = lookContext(judge, now);
     for (const alarm of alarms) {
       const { spec, record } = alarm;
       // a debounce starts when the reading that made the condition hold was recorded, not when it was looked at
