@@ -17,7 +17,9 @@ const OUTAGE_MS = Number(process.env.ESCALATION_OUTAGE_MS ?? 300_000);
 interface Attempt {
   key: string | undefined;
   status: number;
+  /** The body parsed when it is JSON, else its text. */
   body: any;
+  headers: http.IncomingHttpHeaders;
 }
 
 /** A webhook on a loopback port that answers each POST as `answer` says and keeps every attempt. */
@@ -31,7 +33,10 @@ async function startWebhook(answer: (n: number) => number) {
     req.on('end', () => {
       const status = answer(attempts.length + 1);
       const key = req.headers['idempotency-key'];
-      attempts.push({ key: typeof key === 'string' ? key : undefined, status, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+      const text = Buffer.concat(chunks).toString('utf8');
+      let body: unknown = text;
+      try { body = JSON.parse(text); } catch { /* a text body (ntfy) */ }
+      attempts.push({ key: typeof key === 'string' ? key : undefined, status, body, headers: req.headers });
       res.writeHead(status).end();
       for (const w of waiters.splice(0)) w();
     });
@@ -127,6 +132,31 @@ test('an alarm acknowledged before escalate_after sends nothing', async () => {
     });
   } finally {
     await hook.close();
+  }
+});
+
+test('the bodies of the three formats: json, ntfy (text and headers), slack ({"text"})', async () => {
+  const hooks = [await startWebhook(() => 200), await startWebhook(() => 200), await startWebhook(() => 200)];
+  const notify = ['json', 'ntfy', 'slack'].map((format, i) => `[[notify]]\nurl = "${hooks[i]!.url()}"\nformat = "${format}"\n`).join('');
+  try {
+    await withTestDaemon({ config: `${config('http://127.0.0.1:9/x', '1s').split('[[notify]]')[0]}${notify}` }, async (d) => {
+      await postEvent(d.url, { type: 'power', data: { v: 12.5 } });
+      await Promise.all(hooks.map((h) => h.until((a) => a.length >= 1)));
+      const escalation = (await request(d.url, '/history?type=meridian.escalation')).json.events[0];
+      const key = `site:${escalation.seq}`;
+      const raisedAt = escalation.data.raised_at;
+      const line = `CRITICAL alarm power: mains lost (value 12.5, raised ${raisedAt}, unacknowledged)`;
+      const [json, ntfy, slack] = hooks.map((h) => h.attempts[0]!);
+      assert.equal(json!.body, { idempotency_key: key, ts: escalation.ts, alarm: escalation.data });
+      assert.equal([json!.key, json!.headers['content-type']], [key, 'application/json']);
+      assert.equal(ntfy!.body, `${line}\nkey ${key}`);
+      assert.equal([ntfy!.key, ntfy!.headers.title, ntfy!.headers.priority, ntfy!.headers.tags, ntfy!.headers['content-type']],
+        [key, 'Meridian alarm power (critical)', '5', 'rotating_light', 'text/plain; charset=utf-8']);
+      assert.equal(slack!.body, { text: line, idempotency_key: key });
+      assert.equal(hooks.map((h) => h.attempts.length), [1, 1, 1]);
+    });
+  } finally {
+    for (const h of hooks) await h.close();
   }
 });
 
