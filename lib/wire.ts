@@ -108,6 +108,13 @@ export interface DamagedFile {
   reason: string;
 }
 
+/**
+ * Types only the daemon records: a caller's event of one is refused (422 INVALID_BODY). A
+ * forged `meridian.safety` reading would be taken for the verdict after a restart (safe, its
+ * `safe_for` already served).
+ */
+export const DAEMON_ONLY_TYPES: ReadonlySet<string> = new Set(['meridian.safety']);
+
 /** One input of the safety verdict (GET /safety `inputs`): its reading's age, whether stale, its `data`. */
 export interface SafetyInput {
   /** Seconds since the reading (null without one). */

@@ -101,6 +101,10 @@ const badRows: Array<[expression: string, message: string]> = [
   ['weather.data.s == "open', 'a string is not closed at position 19'],
   ['weather.data.x == null', 'null is not a value of the language (numbers, true, false and "strings" are) at position 19'],
   ['weather.data.x < 1e400', '1e400 is too large for a number of the language at position 18'],
+  ['('.repeat(65) + '1' + ')'.repeat(65) + ' > 0', 'parentheses are nested more than 64 deep at position 65'],
+  ['1' + ' + 1'.repeat(1100) + ' > 0', 'an expression is at most 4096 characters at position 4097'],
+  ['!'.repeat(4000) + 'true', 'the expression is nested more than 200 levels deep at position 1'],
+  ['- '.repeat(201) + '1 < 0', 'the expression is nested more than 200 levels deep at position 1'],
   ['[1, 2]', 'an array is not part of the language at position 1'],
   ['weather.data.x > 1; weather.data.y > 2', 'more than one expression is not part of the language at position 1'],
   ['weather.data.x\u2010 > 1', 'the character U+2010 is not part of the language at position 15'],
@@ -125,6 +129,14 @@ test('compileExpression: a ConfigError naming the key, the position and the text
   assert.throws(() => compileExpression(40, where), (e: unknown) => e instanceof ConfigError
     && e.message === `${where} must be an expression in a string; got 40`);
   assert.throws(() => compileExpression('  ', where), (e: unknown) => e instanceof ConfigError);
+});
+
+test('the deepest and longest expressions taken are compiled and evaluated', () => {
+  const scope = scopeOf(judge, clock.now());
+  assert.equal(testExpression(parseExpression('('.repeat(64) + 'weather.data.wind_kmh' + ')'.repeat(64) + ' > 40'), scope), { truth: true, reasons: [] });
+  const long = 'weather.data.wind_kmh' + ' + 1'.repeat(197) + ' > 197';
+  assert.equal(testExpression(parseExpression('- '.repeat(198) + '1 > 0'), scope), { truth: true, reasons: [] });
+  assert.equal(testExpression(parseExpression(long), scope), { truth: true, reasons: [] });
 });
 
 test('the types an expression reads (every candidate of a dotted type, function arguments)', () => {

@@ -4,7 +4,7 @@ import { parseConfigFile } from '../lib/config-file.js';
 import { resolveSafety } from '../daemon/safety/config.js';
 import { ManualClock } from './helpers/clock.js';
 import { withTestDaemon, type TestDaemon } from './helpers/daemon.js';
-import { postEvent, request } from './helpers/http.js';
+import { request } from './helpers/http.js';
 
 // GET /safety against the real daemon on a manual clock: required types missing and stale, a
 // field missing or not a number, raise and clear with hysteresis, safe_for, the events.

@@ -132,10 +132,10 @@ test('a raise within 1 s of the POST that crosses the threshold: /safety at once
     const crossing = JSON.parse(await post('{"type":"weather","data":{"w":41}}')) as { ts: string };
     const answer = await request(d.url, '/safety');
     assert.equal([answer.json.safe, answer.json.reasons], [false, ['rule wind: weather.data.w > 40']]);
-    const deadline = new Promise<undefined>((resolve) => setTimeout(resolve, 1000).unref());
+    const deadline = new Promise<undefined>((resolve) => globalThis.setTimeout(resolve, 1000));
     const event = await Promise.race([recorded, deadline]);
     assert.ok(event, 'meridian.safety recorded within 1 s');
-    const envelope = event!.reading.envelope as { ts: string; data: { safe: boolean; since: string } };
+    const envelope = event!.reading.envelope as unknown as { ts: string; data: { safe: boolean; since: string } };
     assert.equal(envelope.data.safe, false);
     assert.ok(Date.parse(envelope.ts) - Date.parse(crossing.ts) < 1000, `${envelope.ts} within 1 s of ${crossing.ts}`);
     assert.is(envelope.data.since, answer.json.since);

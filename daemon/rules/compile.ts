@@ -29,6 +29,8 @@ export class ExpressionError extends Error {
   }
 }
 
+/** The deepest tree taken (operators and calls inside one another): evaluation recurses. */
+export const MAX_DEPTH = 200;
 const ARITHMETIC = new Set(['+', '-', '*', '/']);
 const COMPARE = new Set(['<', '<=', '>', '>=']);
 const FUNCTION_ARITY: Record<string, [min: number, max: number]> = { abs: [1, 1], min: [1, 64], max: [1, 64], dewpoint: [2, 2] };
@@ -52,6 +54,8 @@ export function parseExpression(text: string): CompiledExpression {
   try {
     tree = jsep(prepared.source);
   } catch (error) {
+    // jsep recurses too: `!!!!...` thousands deep overflows its stack before our depth check
+    if (error instanceof RangeError) throw new ExpressionError(`the expression is nested more than ${MAX_DEPTH} levels deep`, 0, text.length);
     const { description, index } = error as { description?: string; index?: number };
     throw new ExpressionError(lowerFirst(description ?? (error as Error).message), index ?? 0, text.length);
   }
@@ -61,9 +65,20 @@ export function parseExpression(text: string): CompiledExpression {
 }
 
 class Compiler {
+  private depth = 0;
+
   constructor(private readonly source: string, private readonly types: Set<string>) {}
 
   node(n: jsep.Expression): ExpressionNode {
+    if (++this.depth > MAX_DEPTH) throw new ExpressionError(`the expression is nested more than ${MAX_DEPTH} levels deep`, 0);
+    try {
+      return this.kind(n);
+    } finally {
+      this.depth--;
+    }
+  }
+
+  private kind(n: jsep.Expression): ExpressionNode {
     switch (n.type) {
       case 'Literal': return this.literal(n as jsep.Literal);
       case 'MemberExpression': return this.reference(n);

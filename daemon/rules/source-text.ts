@@ -12,6 +12,10 @@ const TYPE_ARGUMENT = /(\b(?:age|stale)\s*\(\s*)([A-Za-z_]\w*(?:[.-]\w+)*)(?=\s*
 const WORD_OPERATOR = /(?<![\w.$\u2010])(and|or|not)(?![\w.$\u2010])/g;
 const WORD_FOR: Record<string, string> = { and: '&& ', or: '||', not: '!  ' };
 
+/** The longest expression taken (characters), and the deepest nesting of parentheses and brackets. */
+export const MAX_EXPRESSION_CHARS = 4096;
+export const MAX_NESTING = 64;
+
 /** Where the text cannot be read at all (before jsep): a position and what is wrong there. */
 export interface SourceProblem {
   index: number;
@@ -22,9 +26,13 @@ export interface SourceProblem {
 export function prepareSource(text: string): { source: string } | { problem: SourceProblem } {
   const taken = text.indexOf(NAME_DASH);
   if (taken >= 0) return { problem: { index: taken, description: 'the character U+2010 is not part of the language' } };
+  // the parser and the evaluator recurse: an expression is kept to a size a person writes
+  if (text.length > MAX_EXPRESSION_CHARS) return { problem: { index: MAX_EXPRESSION_CHARS, description: `an expression is at most ${MAX_EXPRESSION_CHARS} characters` } };
   // strings are left alone: their characters are masked while the words are found
   const masked = maskStrings(text);
   if (typeof masked !== 'string') return { problem: masked };
+  const deep = tooDeep(masked);
+  if (deep !== undefined) return { problem: { index: deep, description: `parentheses are nested more than ${MAX_NESTING} deep` } };
   return { source: rewrite(text, masked) };
 }
 
@@ -40,6 +48,18 @@ function rewrite(text: string, masked: string): string {
     for (let i = 0; i < word.length; i++) out[m.index + i] = word[i]!;
   }
   return out.join('');
+}
+
+/** Where nesting first goes past MAX_NESTING, undefined when it never does. */
+function tooDeep(masked: string): number | undefined {
+  let depth = 0;
+  for (let i = 0; i < masked.length; i++) {
+    const ch = masked[i];
+    if (ch === '(' || ch === '[') depth++;
+    else if (ch === ')' || ch === ']') depth--;
+    if (depth > MAX_NESTING) return i;
+  }
+  return undefined;
 }
 
 /** The text with every character inside a string literal replaced by `_` (quotes kept). */

@@ -6,6 +6,7 @@ import type { ValidEvent } from '../storage/store.js';
 // `{"safe":bool,"reasons":[...],"since":ts}`. In the log, forwarded, in history and current like
 // any reading; after a restart the verdict starts from the view's latest one.
 
+/** The verdict's event type (in lib/wire.ts DAEMON_ONLY_TYPES: callers cannot post it). */
 export const SAFETY_TYPE = 'meridian.safety';
 
 /** The verdict at one moment. */

@@ -114,6 +114,18 @@ export class SafetyVerdict {
   check(all = true): void {
     if (this.soon) clearImmediate(this.soon);
     this.soon = undefined;
+    try {
+      this.judge(all);
+    } catch (error) {
+      // a bug in judging must neither stop the daemon (this runs from timers) nor leave a safe verdict standing
+      this.opts.logger.error(`judging the safety rules failed: ${(error as Error).stack ?? String(error)}`);
+      this.safeSince = undefined;
+      this.change(false, ['the rules could not be judged (an internal error; see the daemon log)'], this.opts.clock.now());
+      this.record();
+    }
+  }
+
+  private judge(all: boolean): void {
     const now = this.opts.clock.now();
     const mono = this.mono();
     const scope = scopeOf(this.opts.judge, now);
