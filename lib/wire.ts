@@ -109,11 +109,15 @@ export interface DamagedFile {
 }
 
 /**
- * Types only the daemon records: a caller's event of one is refused (422 INVALID_BODY). A
- * forged `meridian.safety` reading would be taken for the verdict after a restart (safe, its
- * `safe_for` already served).
+ * Types only the daemon records, each with the docs page that says why: a caller's event of
+ * one is refused (422 INVALID_BODY). A forged `meridian.safety` reading would be taken for the
+ * verdict after a restart (safe, its `safe_for` already served); a forged `meridian.escalation`
+ * would be sent to every [[notify]] webhook (someone woken for nothing), a forged
+ * `meridian.alarm` would stand in the alarm log as a transition that never happened.
  */
-export const DAEMON_ONLY_TYPES: ReadonlySet<string> = new Set(['meridian.safety']);
+export const DAEMON_ONLY_TYPES: ReadonlyMap<string, string> = new Map([
+  ['meridian.safety', 'docs/safety.md'], ['meridian.alarm', 'docs/alarms.md'], ['meridian.escalation', 'docs/alarms.md'],
+]);
 
 /** One input of the safety verdict (GET /safety `inputs`): its reading's age, whether stale, its `data`. */
 export interface SafetyInput {

@@ -3,6 +3,7 @@ import type net from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { withTestDaemon } from './helpers/daemon.js';
+import { caughtUp } from './helpers/forward.js';
 import { postEvent, request } from './helpers/http.js';
 
 // Escalation to a real local webhook through the forwarding machinery: an alarm left
@@ -157,6 +158,28 @@ test('the bodies of the three formats: json, ntfy (text and headers), slack ({"t
     });
   } finally {
     for (const h of hooks) await h.close();
+  }
+});
+
+test('a caller cannot post meridian.alarm or meridian.escalation (a forged escalation would wake someone): 422 on every way in, nothing sent', async () => {
+  const hook = await startWebhook(() => 200);
+  try {
+    await withTestDaemon({ config: config(hook.url(), '1h') }, async (d) => {
+      for (const type of ['meridian.escalation', 'meridian.alarm']) {
+        const forged = JSON.stringify({ type, data: { id: 'power', severity: 'critical', state: 'unack', message: 'x' } });
+        const one = await request(d.url, '/event', { method: 'POST', body: forged, headers: { 'content-type': 'application/json' } });
+        assert.equal([one.status, one.json], [422, { detail: `type ${type} is recorded by the daemon alone (docs/alarms.md); post another type.`, code: 'INVALID_BODY' }]);
+        const batch = await request(d.url, '/events?partial=true', { method: 'POST', body: `{"type":"weather","data":1}\n${forged}\n`, headers: { 'content-type': 'application/x-ndjson' } });
+        assert.equal([batch.status, batch.json.code, batch.json.recorded, batch.json.failures[0].detail],
+          [422, 'BATCH_PARTLY_RECORDED', 1, `type ${type} is recorded by the daemon alone (docs/alarms.md); post another type.`]);
+      }
+      // the webhook's sink has read past everything recorded: nothing was for it
+      await caughtUp(d.url, (await request(d.url, '/status')).json.forward[0].name);
+      assert.equal((await request(d.url, '/history?type=meridian.escalation,meridian.alarm')).json.events, []);
+      assert.equal(hook.attempts, []);
+    });
+  } finally {
+    await hook.close();
   }
 });
 
