@@ -11,7 +11,7 @@ const CONFIG = '[[alarm]]\nid = "wind"\nseverity = "serious"\nwhen = "weather.da
 
 test('alarm commands: usage mistakes exit 2, refusals exit 1, no daemon exit 3, an alarm waiting exit 4', () => withTestDaemon({ config: CONFIG }, async (d) => {
   const at = ['--host', '127.0.0.1', '--port', String(d.port)];
-  const rows: [string, string[], number, string, string | RegExp][] = [
+  const rows: [string, string[], number, string | RegExp, string | RegExp][] = [
     ['ack without an id', ['ack', ...at], 2, '', 'telemetry: missing ID (the alarm\'s id: telemetry ack wind) (see "telemetry ack --help")\n'],
     ['shelve without --for', ['shelve', 'wind', ...at], 2, '', 'telemetry: --for is required (how long: --for 30m, --for 2h; at most 7d) (see "telemetry shelve --help")\n'],
     ['shelve for 8 days', ['shelve', 'wind', '--for', '8d', ...at], 2, '', 'telemetry: --for must be at most 7d; got 8d (see "telemetry shelve --help")\n'],
