@@ -6,6 +6,7 @@ import type { FreshnessJudge } from '../freshness/judge.js';
 import type { TelemetryStore } from '../storage/store.js';
 import type { AlarmSpec } from './config.js';
 import { alarmAnswer, compareAnswers } from './answer.js';
+import { activeOf, ALARM_TYPE, changed, due, ESCALATION_TYPE, escalationData, sameRaised, transitionData } from './events.js';
 import { lookContext } from './expression.js';
 import { lookAtLevels } from './levels.js';
 import { freshRecord, onAck, onActivity, onShelve, onUnshelve, rank, type AlarmRecord, type Transition } from './machine.js';
@@ -18,8 +19,7 @@ import { readAlarmState, writeAlarmState } from './state-file.js';
 // `meridian.alarm` event. An alarm left unacknowledged past `escalate_after` records one
 // `meridian.escalation` event, which the [[notify]] sinks deliver (daemon/forward/notify.ts).
 
-export const ALARM_TYPE = 'meridian.alarm';
-export const ESCALATION_TYPE = 'meridian.escalation';
+export { ALARM_TYPE, ESCALATION_TYPE } from './events.js';
 
 /** What the engine runs on. */
 export interface AlarmEngineDeps {
@@ -251,35 +251,4 @@ export class AlarmEngine {
     const m = monotonicNow(this.deps.clock);
     return Number.isNaN(m) ? this.deps.clock.now() : m;
   }
-}
-
-function activeOf(r: AlarmRecord): AlarmSeverity | undefined {
-  return r.raised.reduce<AlarmSeverity | undefined>((w, s) => (w === undefined || rank(s) > rank(w) ? s : w), undefined);
-}
-
-function sameRaised(a: readonly AlarmSeverity[], b: readonly AlarmSeverity[]): boolean {
-  return a.length === b.length && a.every((s) => b.includes(s));
-}
-
-/** Whether the alarm is due to escalate: unacknowledged past `escalate_after` since it was raised, not yet escalated. */
-function due(spec: AlarmSpec, r: AlarmRecord, now: number): boolean {
-  return spec.escalateAfterMs !== undefined && (r.state === 'unack' || r.state === 'rtn_unack') && r.escalated_at === null
-    && r.raised_at !== null && now - r.raised_at >= spec.escalateAfterMs;
-}
-
-function changed(a: AlarmRecord, b: AlarmRecord): boolean {
-  return a.state !== b.state || a.severity !== b.severity || a.active !== b.active || a.unknown !== b.unknown
-    || a.escalated_at !== b.escalated_at || a.shelved_until !== b.shelved_until || a.acked_at !== b.acked_at;
-}
-
-function transitionData(t: Transition): Record<string, unknown> {
-  const { shelved_until: until, ...rest } = t;
-  return { ...rest, ...(until === undefined ? {} : { shelved_until: formatTs(until) }) };
-}
-
-function escalationData(spec: AlarmSpec, r: AlarmRecord): Record<string, unknown> {
-  return {
-    id: spec.id, severity: r.severity, state: r.state, message: spec.message, raised_at: r.raised_at === null ? null : formatTs(r.raised_at),
-    value: r.value, escalate_after_s: (spec.escalateAfterMs ?? 0) / 1000,
-  };
 }
