@@ -7,6 +7,9 @@ import type { Logger } from '../lib/log.js';
 import { formatTs, type Clock } from '../lib/time.js';
 import { VERSION } from '../lib/version.js';
 import { holderOf, portInUse } from './port-holder.js';
+import { AlarmEngine } from './alarms/engine.js';
+import type { AlarmSpec } from './alarms/config.js';
+import { alarmStateFile } from './alarms/state-file.js';
 import { startForwarding, type Forwarding } from './forward/forwarding.js';
 import type { SinkSpec } from './forward/sink.js';
 import { FreshnessJudge } from './freshness/judge.js';
@@ -37,6 +40,8 @@ export interface RunningDaemon {
   readonly freshness: { readonly judge: FreshnessJudge; readonly watch: StaleWatch };
   /** The safety verdict (GET /safety; `check()` for tests on a manual clock). */
   readonly safety: SafetyVerdict;
+  /** The configured alarms (none without [[alarm]] tables). */
+  readonly alarms: AlarmEngine;
   /** The bound address as `host:port` (port resolved when 0 was asked for). */
   readonly address: string;
   readonly port: number;
@@ -64,6 +69,8 @@ export class StartupError extends Error {
 /** Start the daemon with a resolved config (port 0 picks a free port: for embedding and tests). */
 export async function startDaemon(config: DaemonConfig, deps: {
   clock: Clock; logger: Logger; snapshotIntervalMs?: number; fs?: StorageFs; forward?: readonly SinkSpec[];
+  /** The [[alarm]] tables of the config file, checked (their [[notify]] sinks are among `forward`). */
+  alarms?: readonly AlarmSpec[];
   /** The cap on types with a reading-age series (default 1000, docs/operations.md). */
   maxAgeTypes?: number;
   /** Whether a forwarder has yet to deliver a data file (by plain path): housekeeping leaves it alone. */
@@ -116,6 +123,10 @@ export async function startDaemon(config: DaemonConfig, deps: {
   judge = new FreshnessJudge(store.view, config.maxAge, deps.clock);
   const watch = new StaleWatch({ store, judge, clock: deps.clock, logger, intervalMs: deps.freshnessIntervalMs ?? CHECK_INTERVAL_MS });
   const safety = new SafetyVerdict({ store, judge, clock: deps.clock, logger, spec: deps.safety, intervalMs: deps.safetyIntervalMs ?? CHECK_INTERVAL_MS });
+  const alarms = new AlarmEngine({
+    specs: deps.alarms ?? [], store, judge, clock: deps.clock, logger, file: alarmStateFile(config.siteDir),
+    intervalMs: deps.freshnessIntervalMs ?? CHECK_INTERVAL_MS,
+  });
 
   let resolveClosed!: () => void;
   const closed = new Promise<void>((resolve) => { resolveClosed = resolve; });
@@ -141,6 +152,7 @@ export async function startDaemon(config: DaemonConfig, deps: {
       await housekeeping?.close();
       watch.stop();
       safety.stop();
+      alarms.stop();
       await store.close();
       metrics.close();
       logger.info('stopped');
@@ -162,7 +174,7 @@ export async function startDaemon(config: DaemonConfig, deps: {
     forwardStatus: () => forwarding.status(), keptFiles: () => housekeeping?.keptFiles() ?? [],
     logDropped: deps.logDropped ?? (() => undefined),
     onShutdown: () => { logger.info('shutdown requested over HTTP'); void close(); },
-    freshness: { judge, watch }, safety,
+    freshness: { judge, watch }, safety, alarms,
   });
   server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
     drain.admit(res);
@@ -194,9 +206,12 @@ export async function startDaemon(config: DaemonConfig, deps: {
   logger.debug(`Host names accepted besides ${config.host} and loopback: ${config.allowedHosts.join(', ') || 'none'}`);
   watch.start();
   safety.start();
+  // after the forwarders: a [[notify]] sink's first cursor is taken before any escalation is recorded
+  alarms.onChange((alarm) => streams.deliverAlarm(JSON.stringify(alarm)));
+  alarms.start();
   housekeeping?.start();
   return {
-    server, store, freshness: { judge, watch }, safety, get forwarding() { return forwarding; }, address, port, closed, close, housekeeping,
+    server, store, freshness: { judge, watch }, safety, alarms, get forwarding() { return forwarding; }, address, port, closed, close, housekeeping,
     routes: app.routes.map(([method, path]) => [method, path] as const),
   };
 }

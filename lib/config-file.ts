@@ -2,17 +2,23 @@ import { parse as parseToml } from 'smol-toml';
 import { ConfigError } from './errors.js';
 
 // The config file (`--config FILE`, TOML) parsed once; each section is checked by the room
-// that owns it (`[[sink]]`: daemon/forward/config.ts, `[safety]`: daemon/safety/config.ts).
+// that owns it (`[[sink]]`: daemon/forward/config.ts, `[safety]`: daemon/safety/config.ts,
+// `[[alarm]]`: daemon/alarms/config.ts, `[[notify]]`: daemon/forward/notify-config.ts).
 // A top-level key no room owns is refused, so a misspelt section is never silently ignored.
+
+/** One TOML table as parsed. */
+export type ConfigTable = Readonly<Record<string, unknown>>;
 
 /** The top-level keys of the config file and what each holds (the refusal of another key lists them). */
 export const CONFIG_SECTIONS: Readonly<Record<string, string>> = {
   sink: '[[sink]]',
   safety: '[safety]',
+  alarm: '[[alarm]]',
+  notify: '[[notify]]',
 };
 
 /** The config file's text parsed, its top-level keys checked; `where` names the file in errors. */
-export function parseConfigFile(text: string, where: string): Readonly<Record<string, unknown>> {
+export function parseConfigFile(text: string, where: string): ConfigTable {
   let doc: Record<string, unknown>;
   try {
     doc = parseToml(text) as Record<string, unknown>;
@@ -24,4 +30,13 @@ export function parseConfigFile(text: string, where: string): Readonly<Record<st
     throw new ConfigError(`${where}: ${unknown}`, `a known key (${Object.values(CONFIG_SECTIONS).join(', ')})`, unknown);
   }
   return doc;
+}
+
+/** The tables of an array-of-tables section (`[[name]]`), none when absent. */
+export function tablesOf(doc: ConfigTable, key: string, where: string): ConfigTable[] {
+  const tables = doc[key] ?? [];
+  if (!Array.isArray(tables) || tables.some((t) => t === null || typeof t !== 'object' || Array.isArray(t))) {
+    throw new ConfigError(`${where}: ${key}`, `an array of tables ([[${key}]])`, tables);
+  }
+  return tables as ConfigTable[];
 }

@@ -109,11 +109,15 @@ export interface DamagedFile {
 }
 
 /**
- * Types only the daemon records: a caller's event of one is refused (422 INVALID_BODY). A
- * forged `meridian.safety` reading would be taken for the verdict after a restart (safe, its
- * `safe_for` already served).
+ * Types only the daemon records, each with the docs page that says why: a caller's event of
+ * one is refused (422 INVALID_BODY). A forged `meridian.safety` reading would be taken for the
+ * verdict after a restart (safe, its `safe_for` already served); a forged `meridian.escalation`
+ * would be sent to every [[notify]] webhook (someone woken for nothing), a forged
+ * `meridian.alarm` would stand in the alarm log as a transition that never happened.
  */
-export const DAEMON_ONLY_TYPES: ReadonlySet<string> = new Set(['meridian.safety']);
+export const DAEMON_ONLY_TYPES: ReadonlyMap<string, string> = new Map([
+  ['meridian.safety', 'docs/safety.md'], ['meridian.alarm', 'docs/alarms.md'], ['meridian.escalation', 'docs/alarms.md'],
+]);
 
 /** One input of the safety verdict (GET /safety `inputs`): its reading's age, whether stale, its `data`. */
 export interface SafetyInput {
@@ -240,4 +244,37 @@ export interface ShutdownAnswer {
 export interface ErrorAnswer {
   detail: string;
   code: string;
+}
+
+/** An alarm's severity, from least to worst. */
+export type AlarmSeverity = 'warning' | 'serious' | 'critical';
+
+/** An alarm's state (ISA-18.2 words; docs/alarms.md). */
+export type AlarmState = 'normal' | 'unack' | 'acked' | 'rtn_unack' | 'shelved';
+
+/** One alarm as GET /alarms and the stream's `alarm` frames show it. */
+export interface AlarmAnswer {
+  id: string;
+  severity: AlarmSeverity;
+  state: AlarmState;
+  /** Whether its condition holds now (a shelved alarm's too). */
+  active: boolean;
+  /** When it entered its state (ts). */
+  since: string;
+  /** When it was last raised (ts), null when never. */
+  raised_at: string | null;
+  /** The value its condition last read (the first field it names), null when none. */
+  value: JsonValue;
+  message: string;
+  acked_by: string | null;
+  acked_at: string | null;
+  shelved_until: string | null;
+  escalated_at: string | null;
+  /** Why its condition cannot be judged now (a stale or missing input), null when it can. */
+  unknown: string | null;
+}
+
+/** The answer to GET /alarms: every configured alarm, worst severity first, then by id. */
+export interface AlarmsAnswer {
+  alarms: AlarmAnswer[];
 }

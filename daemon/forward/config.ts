@@ -1,4 +1,4 @@
-import { parseConfigFile } from '../../lib/config-file.js';
+import { parseConfigFile, tablesOf, type ConfigTable } from '../../lib/config-file.js';
 import { ConfigError } from '../../lib/errors.js';
 import { isTableName } from './postgres-schema.js';
 import { redactUrlText } from './secrets.js';
@@ -33,20 +33,14 @@ const KIND_KEYS: Record<SinkKind, string[]> = {
 };
 
 /**
- * The sinks of the config file (`configDoc`, parsed once by lib/config-file.ts, or its text)
- * and of each `--forward URL`, checked.
+ * The sinks of `--config FILE` (its text given, or its parsed document: lib/config-file.ts) and
+ * of each `--forward URL`, checked.
  */
-export function resolveSinks(input: {
-  configDoc?: Readonly<Record<string, unknown>>; configText?: string; configFile?: string; forward?: readonly string[];
-}, env: Env): SinkSpec[] {
+export function resolveSinks(input: { configText?: string; configDoc?: ConfigTable; configFile?: string; forward?: readonly string[] }, env: Env): SinkSpec[] {
   const sinks: SinkSpec[] = [];
   const where = input.configFile ?? 'the config file';
   const doc = input.configDoc ?? (input.configText === undefined ? undefined : parseConfigFile(input.configText, where));
-  if (doc !== undefined) {
-    const tables = doc.sink ?? [];
-    if (!Array.isArray(tables)) throw new ConfigError(`${where}: sink`, 'an array of tables ([[sink]])', tables);
-    tables.forEach((t, i) => sinks.push(sinkOf(t as Table, `${where}: sink ${i + 1}`, env)));
-  }
+  if (doc !== undefined) tablesOf(doc, 'sink', where).forEach((t, i) => sinks.push(sinkOf(t, `${where}: sink ${i + 1}`, env)));
   for (const url of input.forward ?? []) sinks.push(sinkOf({ url }, '--forward', env));
   const seen = new Set<string>();
   for (const s of sinks) {
@@ -56,7 +50,8 @@ export function resolveSinks(input: {
   return sinks;
 }
 
-function sinkOf(t: Table, where: string, env: Env): SinkSpec {
+/** One sink's table checked (`where` names it in errors: `f.toml: sink 2`). */
+export function sinkOf(t: Table, where: string, env: Env): SinkSpec {
   const url = str(t, 'url', where, undefined);
   let parsed: URL;
   try {
@@ -104,8 +99,8 @@ function sinkOf(t: Table, where: string, env: Env): SinkSpec {
   return { ...common, kind, headers: headersOf(t, where, env) };
 }
 
-// --forward mqtt://broker:1883 -> mqtt-broker-1883: stable, so the cursor is found again
-function derivedName(kind: SinkKind, url: URL): string {
+/** The name of a sink without one: --forward mqtt://broker:1883 -> mqtt-broker-1883 (stable, so the cursor is found again). */
+export function derivedName(kind: SinkKind, url: URL): string {
   const words = [kind, url.hostname, url.port, ...url.pathname.split('/')].filter((w) => w !== '');
   return words.join('-').replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 64);
 }

@@ -27,7 +27,7 @@ export function parseEventBody(body: string | typeof NO_BODY): ValidEvent {
   const length = type.length > MAX_TYPE_LENGTH ? [...type].length : type.length;
   if (length > MAX_TYPE_LENGTH) invalid(`type must be at most ${MAX_TYPE_LENGTH} characters; got ${length}.`);
   if (TYPE_FORBIDDEN_CHARACTER.test(type)) invalid('type must not contain control characters.');
-  if (DAEMON_ONLY_TYPES.has(type)) invalid(`type ${type} is recorded by the daemon alone (docs/safety.md); post another type.`);
+  if (DAEMON_ONLY_TYPES.has(type)) invalid(`type ${type} is recorded by the daemon alone (${DAEMON_ONLY_TYPES.get(type)}); post another type.`);
   const data = members.get('data');
   if (data === undefined) invalid('data is required (null counts as given).');
   const event: ValidEvent = {

@@ -7,6 +7,7 @@ import { createLogger } from '../../lib/log.js';
 import { systemClock, type Clock } from '../../lib/time.js';
 import type { SinkSpec } from '../../daemon/forward/sink.js';
 import type { SafetySpec } from '../../daemon/safety/config.js';
+import { resolveConfigSections } from '../../daemon/config-sections.js';
 import { startDaemon, type RunningDaemon } from '../../daemon/server.js';
 import type { StorageFs } from '../../daemon/storage/storage-fs.js';
 import { removeDir, tempDir } from './tmp.js';
@@ -45,14 +46,18 @@ export async function startTestDaemon(opts: {
   safety?: SafetySpec;
   /** How often the safety verdict judges every rule again (ms; default 1000, 0: only on readings and timers). */
   safetyIntervalMs?: number;
+  /** A config file's text (TOML: [[sink]], [[alarm]], [[notify]]), checked as `--config` is; its sinks come after `forward`. */
+  config?: string;
 } = {}): Promise<TestDaemon> {
   const siteDir = opts.siteDir ?? tempDir();
   const config = { ...resolveDaemonConfig({ host: '127.0.0.1', siteDir, ...opts.flags }, opts.env ?? {}, siteDir, opts.machineNames), port: 0 };
   const logs: string[] = [];
   const clock = opts.clock ?? systemClock;
   const logger = createLogger((line) => logs.push(line.trimEnd()), 'debug', () => clock.now());
-  const daemon = await startDaemon(config, { clock, logger, snapshotIntervalMs: 0, fs: opts.fs, forward: opts.forward, freshnessIntervalMs: opts.freshnessIntervalMs,
-    viewChunkChars: opts.viewChunkChars, safety: opts.safety, safetyIntervalMs: opts.safetyIntervalMs,
+  const sections = opts.config === undefined ? undefined : resolveConfigSections({ configText: opts.config, configFile: 'test.toml' }, opts.env ?? {});
+  const forward = [...(opts.forward ?? []), ...(sections?.forward ?? [])];
+  const daemon = await startDaemon(config, { clock, logger, snapshotIntervalMs: 0, fs: opts.fs, forward, alarms: sections?.alarms, freshnessIntervalMs: opts.freshnessIntervalMs,
+    viewChunkChars: opts.viewChunkChars, safety: opts.safety ?? sections?.safety, safetyIntervalMs: opts.safetyIntervalMs,
   });
   return { daemon, url: `http://127.0.0.1:${daemon.port}`, port: daemon.port, siteDir, logs, close: () => daemon.close() };
 }

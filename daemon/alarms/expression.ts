@@ -1,0 +1,53 @@
+import type { JsonValue } from '../../lib/wire.js';
+import type { FreshnessJudge } from '../freshness/judge.js';
+import { compileExpression, type CompiledExpression } from '../rules/compile.js';
+import { firstValue, testExpression } from '../rules/evaluate.js';
+import { scopeOf, type RuleScope } from '../rules/scope.js';
+
+// The conditions of alarm rules as the alarms see them: an expression of the rule language
+// (daemon/rules/, docs/safety.md "The rule language") that is true, false or unknown (with the
+// reason), the types it reads, and the value of the first field it reads (the alarm's `value`).
+// This file is the one place the alarms meet daemon/rules/.
+
+/** What an expression is judged against: the types of the view judged at one instant (one look: daemon/rules/scope.ts). */
+export interface ConditionContext {
+  scope: RuleScope;
+}
+
+/** The context of one look at `now`. */
+export function lookContext(judge: FreshnessJudge, now: number): ConditionContext {
+  return { scope: scopeOf(judge, now) };
+}
+
+/** A condition's outcome: holds, does not, or cannot be judged (`truth` undefined, with the reason). */
+export interface Outcome {
+  truth: boolean | undefined;
+  reason?: string;
+  /** The value of the first field the expression reads, null when none (or it cannot be read). */
+  value: JsonValue;
+}
+
+/** A compiled condition. */
+export interface Condition {
+  readonly text: string;
+  /** The types it reads: a new reading of one of them may change it. */
+  readonly types: readonly string[];
+  evaluate(ctx: ConditionContext): Outcome;
+}
+
+/** Compile `text` (`where` names the key in errors: `f.toml: alarm 2 (wind): when`); a bad expression is a ConfigError with its position. */
+export function compileCondition(text: string, where: string): Condition {
+  const compiled = compileExpression(text, where);
+  return { text, types: compiled.types, evaluate: (ctx) => outcomeOf(compiled, ctx.scope) };
+}
+
+function outcomeOf(compiled: CompiledExpression, scope: RuleScope): Outcome {
+  const tested = testExpression(compiled, scope);
+  const first = firstValue(compiled, scope);
+  const value = first && 'value' in first && isJson(first.value) ? first.value : null;
+  return tested.truth === undefined ? { truth: undefined, reason: tested.reasons.join('; '), value } : { truth: tested.truth, value };
+}
+
+function isJson(v: unknown): v is JsonValue {
+  return v === null || ['number', 'string', 'boolean', 'object'].includes(typeof v);
+}
