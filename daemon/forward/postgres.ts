@@ -1,11 +1,14 @@
 import type net from 'node:net';
 import pg from 'pg';
-import { insertStatement, migrations, migrationScript } from './postgres-schema.js';
-import { SinkRejection, type PostgresSinkSpec, type Sink } from './sink.js';
+import { migrations, migrationScript } from './postgres-schema.js';
+import { fleetStatements, monthsOf, type FleetStatements } from './postgres-statements.js';
+import type { ForwardRecord } from './record.js';
+import { SinkRejection, type PostgresSinkSpec, type SendExtra, type Sink } from './sink.js';
 
-// The PostgreSQL sink: one INSERT ... SELECT FROM unnest(lines) per batch, keyed by
-// (stream, seq) with ON CONFLICT DO NOTHING, so a batch sent again after a crash or a retry
-// leaves the table with each event exactly once. The table is created (migrated) on connect.
+// The PostgreSQL sink: one transaction per batch: the month partitions it needs, one INSERT ...
+// SELECT FROM unnest(lines) keyed by (unit, stream, seq) with ON CONFLICT DO NOTHING (a batch
+// sent again after a crash or a retry leaves each event exactly once), the unit's current rows
+// and its line in the units table. The tables are created (migrated) on connect.
 // Each row keeps the envelope line exactly (`line`) beside its jsonb `data` and `meta`; a batch
 // jsonb refuses (\u0000, a lone surrogate, a number beyond numeric) is sent again with the
 // lenient statement, which stores such a line with NULL data and meta instead of refusing it.
@@ -14,10 +17,11 @@ import { SinkRejection, type PostgresSinkSpec, type Sink } from './sink.js';
 // violation. Anything else (connection, shutdown, locks) may pass later.
 const REFUSING_CLASSES = new Set(['22', '23']);
 
-/** A sink inserting into `spec.table` of the database at `spec.url`. */
-export function postgresSink(spec: PostgresSinkSpec): Sink {
-  const insert = insertStatement(spec.table, false);
-  const lenient = insertStatement(spec.table, true);
+/** A sink inserting the records of unit `unit` into `spec.table` of the database at `spec.url`. */
+export function postgresSink(spec: PostgresSinkSpec, unit: string): Sink {
+  const statements = fleetStatements(spec.table);
+  // the months whose partition this connection knows exists
+  let months = new Set<string>();
   let client: pg.Client | undefined;
   let connecting: Promise<pg.Client> | undefined;
   // the client being connected, so that a stop can cut a connection attempt that hangs
@@ -37,7 +41,8 @@ export function postgresSink(spec: PostgresSinkSpec): Sink {
     opening = c;
     try {
       await c.connect();
-      await migrate(c, spec.table);
+      await migrate(c, spec.table, unit);
+      months = new Set();
     } catch (error) {
       drop(c);
       throw error;
@@ -49,7 +54,7 @@ export function postgresSink(spec: PostgresSinkSpec): Sink {
   };
 
   return {
-    async send(records, signal) {
+    async send(records, signal, extra) {
       const cut = () => { if (opening) drop(opening); };
       signal.addEventListener('abort', cut, { once: true });
       const c = await (client ? Promise.resolve(client) : (connecting ??= connect().finally(() => { connecting = undefined; })))
@@ -57,11 +62,13 @@ export function postgresSink(spec: PostgresSinkSpec): Sink {
       const onAbort = () => drop(c);
       signal.addEventListener('abort', onAbort, { once: true });
       try {
-        const params = [records[0]!.stream, records.map((r) => r.line), records.map((r) => r.seq), records.map((r) => r.ts), records.map((r) => r.type)];
-        await c.query(insert, params).catch((error: unknown) => {
-          if (sqlState(error)?.startsWith('22')) return c.query(lenient, params);
+        const fresh = monthsOf(records.map((r) => r.ts)).filter((m) => !months.has(m));
+        const batch = { statements, unit, lockKey: `${spec.table} partitions`, records, months: fresh, extra };
+        await transaction(c, batch, false).catch((error: unknown) => {
+          if (sqlState(error)?.startsWith('22')) return transaction(c, batch, true);
           throw error;
         });
+        for (const m of fresh) months.add(m);
       } catch (error) {
         const code = sqlState(error);
         if (code !== undefined && REFUSING_CLASSES.has(code.slice(0, 2))) {
@@ -92,9 +99,46 @@ function sqlState(error: unknown): string | undefined {
   return typeof code === 'string' ? code : undefined;
 }
 
-async function migrate(c: pg.Client, table: string): Promise<void> {
+interface Batch {
+  statements: FleetStatements;
+  unit: string;
+  lockKey: string;
+  records: readonly ForwardRecord[];
+  /** Months of the batch whose partition may not exist yet. */
+  months: string[];
+  extra: SendExtra | undefined;
+}
+
+// One batch as one transaction: partitions, rows, current rows, the unit's line. Any failure
+// rolls it all back (a connection lost mid-way leaves nothing: the batch is sent again).
+async function transaction(c: pg.Client, b: Batch, lenient: boolean): Promise<void> {
+  const { statements: s, records, extra } = b;
+  await c.query('BEGIN');
+  try {
+    if (b.months.length > 0) {
+      await c.query(s.partitionLock, [b.lockKey]);
+      await c.query(s.partitions, [b.months]);
+    }
+    if (records.length > 0) {
+      const stream = records[0]!.stream;
+      await c.query(s.insert(lenient), [b.unit, stream, records.map((r) => r.line), records.map((r) => r.seq), records.map((r) => r.ts), records.map((r) => r.type)]);
+    }
+    const current = extra?.current ?? [];
+    if (current.length > 0) {
+      await c.query(s.current, [b.unit, current.map((r) => r.type), current.map((r) => r.stream), current.map((r) => r.seq), current.map((r) => r.ts), current.map((r) => r.line)]);
+    }
+    const newest = records.length > 0 ? records[records.length - 1]!.ts : null;
+    await c.query(s.unit, [b.unit, extra?.version ?? null, extra?.lag?.events ?? 0, extra?.lag?.seconds ?? 0, newest]);
+    await c.query('COMMIT');
+  } catch (error) {
+    await c.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+}
+
+async function migrate(c: pg.Client, table: string, unit: string): Promise<void> {
   const script = migrationScript(table);
-  const steps = migrations(table);
+  const steps = migrations(table, unit);
   await c.query('BEGIN');
   try {
     await c.query(script.lock, [table]);

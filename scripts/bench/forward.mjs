@@ -106,7 +106,7 @@ async function rawMqtt(url, prefix, records) {
 async function rawHttp(url, records) {
   const client = got.extend({ retry: { limit: 0 }, headers: { 'content-type': 'application/x-ndjson' } });
   return timed(records.length, async () => {
-    for (let i = 0; i < records.length; i += BATCH) await client.post(url, { body: ndjsonBody(records.slice(i, i + BATCH)) });
+    for (let i = 0; i < records.length; i += BATCH) await client.post(url, { body: ndjsonBody(records.slice(i, i + BATCH), 'bench') });
   });
 }
 

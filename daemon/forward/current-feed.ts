@@ -1,0 +1,57 @@
+import type { CurrentReading } from './sink.js';
+
+// Fresh first: a sink that starts, or comes back after a failed delivery, sends the unit's whole
+// current view before its backlog, so the central "now" is the unit's now within one delivery
+// however long the backlog (docs/fleet.md). A PostgreSQL sink also sends, with each batch, the
+// current readings changed since its last one (its current table follows the view live).
+
+/** The unit's current view as sinks read it. */
+export interface CurrentSource {
+  /** The types of the view. */
+  types(): string[];
+  /** The reading of a type as a sink sends it (undefined when the view has none). */
+  reading(type: string): CurrentReading | undefined;
+}
+
+/** Which current readings one sink has yet to send. */
+export class CurrentFeed {
+  private whole = true;
+  private readonly changed = new Set<string>();
+  private readonly source: CurrentSource;
+  private readonly everyChange: boolean;
+
+  /** `everyChange`: each changed reading is sent too (PostgreSQL), not only the whole view after an outage. */
+  constructor(source: CurrentSource, everyChange: boolean) {
+    this.source = source;
+    this.everyChange = everyChange;
+  }
+
+  /** A type's current reading changed. Cheap: runs on the write path. */
+  changedType(type: string): void {
+    if (this.everyChange && !this.whole) this.changed.add(type);
+  }
+
+  /** A delivery failed: the whole view goes first again once the peer is back. */
+  outage(): void {
+    this.whole = true;
+    this.changed.clear();
+  }
+
+  /** Whether the whole view waits to be sent before the next batch. */
+  get wholePending(): boolean {
+    return this.whole;
+  }
+
+  /** Whether changed readings wait to be sent. */
+  get changesPending(): boolean {
+    return this.changed.size > 0;
+  }
+
+  /** The readings to send now (the whole view, or the changed ones), no longer pending: a failed send calls outage(). */
+  take(): CurrentReading[] {
+    const types = this.whole ? this.source.types() : [...this.changed];
+    this.whole = false;
+    this.changed.clear();
+    return types.flatMap((type) => this.source.reading(type) ?? []);
+  }
+}
