@@ -1,9 +1,10 @@
 import type { CurrentReading } from './sink.js';
 
-// Fresh first: a sink that starts, or comes back after a failed delivery, sends the unit's whole
-// current view before its backlog, so the central "now" is the unit's now within one delivery
-// however long the backlog (docs/fleet.md). A PostgreSQL sink also sends, with each batch, the
-// current readings changed since its last one (its current table follows the view live).
+// Fresh first: a sink that comes back after a failed delivery, or starts with a backlog (a
+// PostgreSQL sink: at every start), sends the unit's whole current view before its backlog, so
+// the central "now" is the unit's now within one delivery however long the backlog
+// (docs/fleet.md). A PostgreSQL sink also sends, with each batch, the current readings changed
+// since its last one (its current table follows the view live).
 
 /** The unit's current view as sinks read it. */
 export interface CurrentSource {
@@ -15,7 +16,7 @@ export interface CurrentSource {
 
 /** Which current readings one sink has yet to send. */
 export class CurrentFeed {
-  private whole = true;
+  private whole = false;
   private readonly changed = new Set<string>();
   private readonly source: CurrentSource;
   private readonly everyChange: boolean;
@@ -31,7 +32,7 @@ export class CurrentFeed {
     if (this.everyChange && !this.whole) this.changed.add(type);
   }
 
-  /** A delivery failed: the whole view goes first again once the peer is back. */
+  /** A delivery failed (or the sink starts behind): the whole view goes first once the peer takes deliveries. */
   outage(): void {
     this.whole = true;
     this.changed.clear();
@@ -48,10 +49,11 @@ export class CurrentFeed {
   }
 
   /** The readings to send now (the whole view, or the changed ones), no longer pending: a failed send calls outage(). */
-  take(): CurrentReading[] {
-    const types = this.whole ? this.source.types() : [...this.changed];
+  take(): { current: CurrentReading[]; wholeView: boolean } {
+    const wholeView = this.whole;
+    const types = wholeView ? this.source.types() : [...this.changed];
     this.whole = false;
     this.changed.clear();
-    return types.flatMap((type) => this.source.reading(type) ?? []);
+    return { current: types.flatMap((type) => this.source.reading(type) ?? []), wholeView };
   }
 }

@@ -83,6 +83,8 @@ export class Forwarder {
     const problem = openCursor(this.cursor, this.spec.start, this.deps.head(), this.deps.tail);
     if (problem) logger.warn(`sink ${this.spec.name}: ${problem}; starting from the ${this.spec.start} of the log`);
     this.health.deadLetters = countDeadLetters(this.deadFile);
+    // fresh first: a sink behind (PostgreSQL: any, its current table is the central view) sends the view before the backlog
+    if (this.spec.kind === 'postgres' || this.lag() > 0) this.feed.outage();
     logger.info(`sink ${this.spec.name}: forwarding to ${redactUrl(this.spec.url)} (cursor ${this.cursor.file})`);
     this.loop = this.run();
   }
@@ -164,8 +166,6 @@ export class Forwarder {
       this.succeeded();
     }
     if (this.stopped) return;
-    // fresh first: the unit's current view before any backlog
-    if (this.feed.wholePending && !(await this.sendCurrent())) return;
     let batch = await this.nextBatch();
     if (batch?.partial && this.spec.lingerMs > 0) {
       // not a full batch: give the events that are coming the linger time to join it
@@ -183,8 +183,8 @@ export class Forwarder {
     }
     this.oldestPendingTs = undefined;
     const postgres = this.spec.kind === 'postgres';
-    // PostgreSQL: readings changed with no event to carry them (ephemeral), or a heartbeat of an idle unit
-    if (postgres && (this.feed.changesPending || this.deps.clock.now() - this.lastSentMs >= HEARTBEAT_MS)) {
+    // the view after an outage with no backlog; PostgreSQL: readings changed with no event to carry them (ephemeral), or a heartbeat
+    if (this.feed.wholePending || (postgres && (this.feed.changesPending || this.deps.clock.now() - this.lastSentMs >= HEARTBEAT_MS))) {
       await this.sendCurrent();
       return;
     }
@@ -194,7 +194,7 @@ export class Forwarder {
   /** Send the current readings pending, alone; false (after the retry delay) when the peer could not take them. */
   private async sendCurrent(): Promise<boolean> {
     try {
-      await this.send([], { current: this.feed.take(), version: VERSION, lag: { events: this.lag(), seconds: 0 } });
+      await this.send([], { ...this.feed.take(), version: VERSION, lag: { events: this.lag(), seconds: 0 } });
       this.succeeded();
       return true;
     } catch (error) {
@@ -252,6 +252,7 @@ export class Forwarder {
       try {
         // the cursor of the batch before is written while this one was read: on disk before this one goes
         await this.cursor.flushed();
+        // fresh first: the unit's current view before any of the backlog
         if (this.feed.wholePending && !(await this.sendCurrent())) continue;
         await this.send(chunk, this.extraOf(chunk));
         this.health.delivered += chunk.length;
@@ -276,7 +277,7 @@ export class Forwarder {
   /** What goes with a chunk: PostgreSQL's changed current readings (in its transaction), the lag after it. */
   private extraOf(chunk: ForwardRecord[]): SendExtra | undefined {
     if (this.spec.kind !== 'postgres') return undefined;
-    return { current: this.feed.take(), version: VERSION, lag: lagAfter(this.lag(), chunk, this.deps.clock.now()) };
+    return { ...this.feed.take(), version: VERSION, lag: lagAfter(this.lag(), chunk, this.deps.clock.now()) };
   }
 
   private lag(): number {

@@ -14,6 +14,8 @@ export interface FleetStatements {
   insert(lenient: boolean): string;
   /** The unit's current rows, replaced only by a reading of another stream or a higher seq of the same one (a ts PostgreSQL cannot hold: left out, never refused). */
   current: string;
+  /** $1 unit, $2 the types of its whole view: the unit's rows of other types go. */
+  notCurrent: string;
   /** The unit's line: last heard (the database's clock), version, lag, newest ts forwarded. */
   unit: string;
 }
@@ -43,6 +45,7 @@ export function fleetStatements(name: string): FleetStatements {
       ON CONFLICT (unit, type) DO UPDATE SET stream = excluded.stream, seq = excluded.seq, ts = excluded.ts, data = excluded.data,
         meta = excluded.meta, line = excluded.line, updated_at = excluded.updated_at
       WHERE c.stream <> excluded.stream OR excluded.seq > c.seq`,
+    notCurrent: `DELETE FROM ${t.current} WHERE unit = $1 AND NOT (type = ANY($2::text[]))`,
     // $1 unit, $2 version, $3 lag events, $4 lag seconds, $5 the newest ts of the batch (or NULL)
     unit: `INSERT INTO ${t.units} AS n (unit, first_heard, last_heard, version, lag_events, lag_seconds, newest_ts)
       VALUES ($1, now(), now(), $2, $3, $4, $5::timestamptz)

@@ -124,6 +124,7 @@ async function transaction(c: pg.Client, b: Batch, lenient: boolean): Promise<vo
       await c.query(s.insert(lenient), [b.unit, stream, records.map((r) => r.line), records.map((r) => r.seq), records.map((r) => r.ts), records.map((r) => r.type)]);
     }
     const current = extra?.current ?? [];
+    if (extra?.wholeView === true) await c.query(s.notCurrent, [b.unit, current.map((r) => r.type)]);
     if (current.length > 0) {
       await c.query(s.current, [b.unit, current.map((r) => r.type), current.map((r) => r.stream), current.map((r) => r.seq), current.map((r) => r.ts), current.map((r) => r.line)]);
     }

@@ -76,6 +76,8 @@ export interface CurrentReading {
 export interface SendExtra {
   /** Current readings to send with the batch (PostgreSQL: in its transaction), or alone when there are no records. */
   readonly current?: readonly CurrentReading[];
+  /** `current` is the whole view: a type it lacks is no longer current (PostgreSQL deletes its row). */
+  readonly wholeView?: boolean;
   /** Events still to deliver once this batch is acknowledged, and the age of the newest one it holds (s). */
   readonly lag?: { readonly events: number; readonly seconds: number };
   /** The version of this daemon (the units table). */
