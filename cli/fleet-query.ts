@@ -7,7 +7,7 @@ import { CommandFailure, NoPeer } from './failure.js';
 // line with its current readings, and each unit's seqs per stream. Ages are the database's
 // clock (`now()`), the clock every unit's last_heard is written with.
 
-/** One unit as the database knows it. */
+/** One unit as the database knows it (times in the envelope's form, UTC with ms). */
 export interface UnitRow {
   unit: string;
   version: string | null;
@@ -17,6 +17,9 @@ export interface UnitRow {
   /** Seconds since last_heard, by the database's clock. */
   heard_s: number;
   newest_ts: string | null;
+  /** When two daemons with this unit id were last seen taking turns, and how long ago (s, the database's clock); null: never. */
+  duplicate_at: string | null;
+  duplicate_s: number | null;
   /** Its current readings: type, age in seconds by the database's clock (null: no ts), the reading's own limit. */
   readings: { type: string; age_s: number | null; max_age_s: unknown }[];
 }
@@ -37,9 +40,11 @@ export interface CoverageRow {
 /** The units and their current readings. */
 export async function queryUnits(url: string, table: string, timeoutMs: number): Promise<UnitRow[]> {
   const t = tableNames(table);
+  const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
   return withDatabase(url, timeoutMs, table, async (c) => (await c.query<UnitRow>(`SELECT u.unit, u.version, u.lag_events::float8 AS lag_events,
-      u.lag_seconds, to_json(u.last_heard)#>>'{}' AS last_heard, extract(epoch FROM now() - u.last_heard)::float8 AS heard_s,
-      to_json(u.newest_ts)#>>'{}' AS newest_ts,
+      u.lag_seconds, ${iso('u.last_heard')} AS last_heard, extract(epoch FROM now() - u.last_heard)::float8 AS heard_s,
+      ${iso('u.newest_ts')} AS newest_ts, ${iso('u.duplicate_at')} AS duplicate_at,
+      extract(epoch FROM now() - u.duplicate_at)::float8 AS duplicate_s,
       coalesce(json_agg(json_build_object('type', c.type, 'age_s', extract(epoch FROM now() - c.ts)::float8, 'max_age_s', c.meta->'max_age_s')
         ORDER BY c.type) FILTER (WHERE c.type IS NOT NULL), '[]') AS readings
     FROM ${t.units} u LEFT JOIN ${t.current} c ON c.unit = u.unit GROUP BY u.unit ORDER BY u.unit`)).rows);

@@ -16,11 +16,13 @@ import { secondsOption, switchOption, textOption, UsageError, type ParsedOptions
 const DEFAULT_SILENT_MS = 60_000;
 const DEFAULT_MAX_AGE = '*=600';
 const DEFAULT_TIMEOUT_MS = 10_000;
+// two daemons with one unit id seen this recently: the unit shows as duplicate
+const DUPLICATE_WINDOW_S = 600;
 
 /** A unit as the table and --json show it. */
 export interface FleetUnit {
   unit: string;
-  state: 'silent' | 'stale' | 'ok';
+  state: 'silent' | 'duplicate' | 'stale' | 'ok';
   last_heard: string;
   heard_s: number;
   types: number;
@@ -30,6 +32,8 @@ export interface FleetUnit {
   lag_seconds: number;
   version: string | null;
   newest_ts: string | null;
+  /** When two daemons with this unit id were last seen taking turns (null: never). */
+  duplicate_at: string | null;
 }
 
 /** Run `fleet` or `fleet coverage`; resolves the exit code. */
@@ -58,7 +62,7 @@ export async function runFleet(what: unknown, opts: ParsedOptions, io: CliIo): P
   return EXIT.NOT_FRESH;
 }
 
-/** The units judged and ordered: silent first, then by stale readings (most first), then by name. */
+/** The units judged and ordered: silent first, then those with two daemons, then by stale readings (most first), then by name. */
 export function fleetUnits(rows: readonly UnitRow[], silentMs: number, rules: MaxAgeRules): FleetUnit[] {
   const units = rows.map((r): FleetUnit => {
     const staleTypes = r.readings.filter((reading) => {
@@ -66,13 +70,14 @@ export function fleetUnits(rows: readonly UnitRow[], silentMs: number, rules: Ma
       return limit !== undefined && (reading.age_s === null || reading.age_s > limit);
     }).map((reading) => reading.type);
     const silent = r.heard_s * 1000 > silentMs;
+    const duplicate = r.duplicate_s !== null && r.duplicate_s <= DUPLICATE_WINDOW_S;
     return {
-      unit: r.unit, state: silent ? 'silent' : staleTypes.length > 0 ? 'stale' : 'ok', last_heard: r.last_heard, heard_s: Math.max(0, r.heard_s),
+      unit: r.unit, state: silent ? 'silent' : duplicate ? 'duplicate' : staleTypes.length > 0 ? 'stale' : 'ok', last_heard: r.last_heard, heard_s: Math.max(0, r.heard_s),
       types: r.readings.length, stale: staleTypes.length, stale_types: staleTypes, lag_events: r.lag_events, lag_seconds: r.lag_seconds,
-      version: r.version, newest_ts: r.newest_ts,
+      version: r.version, newest_ts: r.newest_ts, duplicate_at: r.duplicate_at,
     };
   });
-  const rank = { silent: 0, stale: 1, ok: 2 };
+  const rank = { silent: 0, duplicate: 1, stale: 2, ok: 3 };
   return units.sort((a, b) => rank[a.state] - rank[b.state] || b.stale - a.stale || (a.unit < b.unit ? -1 : a.unit > b.unit ? 1 : 0));
 }
 
@@ -81,7 +86,8 @@ function unitLines(units: readonly FleetUnit[]): string[] {
   const rows = units.map((u) => [u.unit, u.state, `${u.stale}/${u.types}`, `${formatAge(u.heard_s * 1000)} ago`,
     u.lag_events === 0 ? '0' : `${u.lag_events} / ${formatAge(u.lag_seconds * 1000)}`, u.version ?? '-']);
   const count = (state: FleetUnit['state']) => units.filter((u) => u.state === state).length;
-  const total = `${units.length} unit(s): ${count('silent')} silent, ${count('stale')} with stale readings, ${count('ok')} ok`;
+  const duplicates = count('duplicate') > 0 ? `, ${count('duplicate')} with two daemons on one unit id` : '';
+  const total = `${units.length} unit(s): ${count('silent')} silent${duplicates}, ${count('stale')} with stale readings, ${count('ok')} ok`;
   return [...columns([['UNIT', 'STATE', 'STALE', 'HEARD', 'LAG', 'VERSION'], ...rows]), total];
 }
 

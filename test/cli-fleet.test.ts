@@ -56,7 +56,7 @@ test('fleet --json: the same units as objects; no unit silent under a longer --s
     .map((u) => ({ ...u, heard_s: Math.floor(u.heard_s), last_heard: typeof u.last_heard, newest_ts: typeof u.newest_ts }));
   const unit = (name: string, state: string, heard: number, types: number, stale: string[], lag: [number, number]) => ({
     unit: name, state, last_heard: 'string', heard_s: heard, types, stale: stale.length, stale_types: stale, lag_events: lag[0], lag_seconds: lag[1],
-    version: VERSION, newest_ts: 'string',
+    version: VERSION, newest_ts: 'string', duplicate_at: null,
   });
   // power=0.001: dome-b's power reading is older than a millisecond now; weather has no limit then
   assert.equal(units, [unit('dome-b', 'stale', 20, 2, ['power'], [120, 4.5]), unit('dome-a', 'ok', 5, 1, [], [0, 0]), unit('dome-c', 'ok', 600, 1, [], [0, 0])]);

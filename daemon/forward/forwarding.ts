@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -70,10 +71,12 @@ export function startForwarding(specs: readonly SinkSpec[], deps: ForwardingDeps
   // the stream of each type's current reading, as recorded since start (before: see currentSource)
   const streams = new Map<string, string>();
   const view = currentSource(store, streams);
+  // this daemon's run: the fleet's units table tells two daemons with one unit id apart by it
+  const unit = { id: deps.unit, instance: randomUUID() };
   let recorded = 0;
   const lineSeqs = new Map<string, number>();
   const forwarders = specs.map((spec) => new Forwarder({
-    spec, sink: lazySink(spec, deps.unit, current), tail, stateDir, cursorSync: CURSOR_SYNC[deps.fsync ?? 'batch'], places: store.places, head: () => store.head(), lineSeqs, recordedCount: () => recorded, current: view,
+    spec, sink: lazySink(spec, unit, current), tail, stateDir, cursorSync: CURSOR_SYNC[deps.fsync ?? 'batch'], places: store.places, head: () => store.head(), lineSeqs, recordedCount: () => recorded, current: view,
     loopSampler: deps.loopSampler ?? ((since) => performance.eventLoopUtilization(since)),
     clock: deps.clock, logger: deps.logger, random: deps.random ?? Math.random,
   }));

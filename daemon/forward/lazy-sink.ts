@@ -6,8 +6,11 @@ import { errorText, SinkRejection, type Sink, type SinkSpec } from './sink.js';
 // Every error leaving the sink is scrubbed of its secrets (the libraries quote URLs, peers
 // echo headers): what the forwarder logs, shows in /status or writes as a dead letter is safe.
 
-/** The sink of `spec` for the unit `unit`, its module imported on first use (a failed import is tried again on the next send). */
-export function lazySink(spec: SinkSpec, unit: string, current: (type: string) => string | undefined): Sink {
+/**
+ * The sink of `spec` for the unit `unit` (`instance`: this daemon's run, for the fleet's units
+ * table), its module imported on first use (a failed import is tried again on the next send).
+ */
+export function lazySink(spec: SinkSpec, unit: { id: string; instance: string }, current: (type: string) => string | undefined): Sink {
   let loading: Promise<Sink> | undefined;
   // the sink once its module is loaded (prepare is synchronous: it works only from then on)
   let loaded: Sink | undefined;
@@ -43,10 +46,10 @@ export function lazySink(spec: SinkSpec, unit: string, current: (type: string) =
   };
 }
 
-async function load(spec: SinkSpec, unit: string, current: (type: string) => string | undefined): Promise<Sink> {
+async function load(spec: SinkSpec, unit: { id: string; instance: string }, current: (type: string) => string | undefined): Promise<Sink> {
   switch (spec.kind) {
-    case 'mqtt': return (await import('./mqtt.js')).mqttSink(spec, unit, current);
-    case 'postgres': return (await import('./postgres.js')).postgresSink(spec, unit);
-    case 'http': return (await import('./http.js')).httpSink(spec, unit);
+    case 'mqtt': return (await import('./mqtt.js')).mqttSink(spec, unit.id, current);
+    case 'postgres': return (await import('./postgres.js')).postgresSink(spec, unit.id, unit.instance);
+    case 'http': return (await import('./http.js')).httpSink(spec, unit.id);
   }
 }

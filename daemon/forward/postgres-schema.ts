@@ -99,7 +99,8 @@ function fleetMigration(name: string, unit: string): string {
        SELECT DISTINCT ON (type) unit, type, stream, seq, ts, data, meta, line FROM ${t.events} ORDER BY type, ts DESC, seq DESC;
      CREATE TABLE ${t.units} (
        unit text PRIMARY KEY, first_heard timestamptz NOT NULL DEFAULT now(), last_heard timestamptz NOT NULL DEFAULT now(),
-       version text, lag_events bigint NOT NULL DEFAULT 0, lag_seconds double precision NOT NULL DEFAULT 0, newest_ts timestamptz);`;
+       version text, lag_events bigint NOT NULL DEFAULT 0, lag_seconds double precision NOT NULL DEFAULT 0, newest_ts timestamptz,
+       instance text, previous_instance text, duplicate_at timestamptz);`;
 }
 
 /** The statements that bring a database to the newest schema (run in one transaction). */

@@ -1,9 +1,9 @@
 import type net from 'node:net';
 import pg from 'pg';
 import { migrations, migrationScript } from './postgres-schema.js';
-import { fleetStatements, monthsOf, type FleetStatements } from './postgres-statements.js';
-import type { ForwardRecord } from './record.js';
-import { SinkRejection, type PostgresSinkSpec, type SendExtra, type Sink } from './sink.js';
+import { fleetStatements } from './postgres-statements.js';
+import { commitBatch, sqlState } from './postgres-transaction.js';
+import { SinkRejection, type PostgresSinkSpec, type Sink } from './sink.js';
 
 // The PostgreSQL sink: one transaction per batch: the month partitions it needs, one INSERT ...
 // SELECT FROM unnest(lines) keyed by (unit, stream, seq) with ON CONFLICT DO NOTHING (a batch
@@ -17,11 +17,14 @@ import { SinkRejection, type PostgresSinkSpec, type SendExtra, type Sink } from 
 // violation. Anything else (connection, shutdown, locks) may pass later.
 const REFUSING_CLASSES = new Set(['22', '23']);
 
-/** A sink inserting the records of unit `unit` into `spec.table` of the database at `spec.url`. */
-export function postgresSink(spec: PostgresSinkSpec, unit: string): Sink {
+/**
+ * A sink inserting the records of unit `unit` into `spec.table` of the database at `spec.url`;
+ * `instance` names this daemon's run (two daemons with one unit id are told apart by it).
+ */
+export function postgresSink(spec: PostgresSinkSpec, unit: string, instance: string): Sink {
   const statements = fleetStatements(spec.table);
   // the months whose partition this connection knows exists
-  let months = new Set<string>();
+  const months = new Set<string>();
   let client: pg.Client | undefined;
   let connecting: Promise<pg.Client> | undefined;
   // the client being connected, so that a stop can cut a connection attempt that hangs
@@ -42,7 +45,7 @@ export function postgresSink(spec: PostgresSinkSpec, unit: string): Sink {
     try {
       await c.connect();
       await migrate(c, spec.table, unit);
-      months = new Set();
+      months.clear();
     } catch (error) {
       drop(c);
       throw error;
@@ -62,13 +65,7 @@ export function postgresSink(spec: PostgresSinkSpec, unit: string): Sink {
       const onAbort = () => drop(c);
       signal.addEventListener('abort', onAbort, { once: true });
       try {
-        const fresh = monthsOf(records.map((r) => r.ts)).filter((m) => !months.has(m));
-        const batch = { statements, unit, lockKey: `${spec.table} partitions`, records, months: fresh, extra };
-        await transaction(c, batch, false).catch((error: unknown) => {
-          if (sqlState(error)?.startsWith('22')) return transaction(c, batch, true);
-          throw error;
-        });
-        for (const m of fresh) months.add(m);
+        await commitBatch(c, { statements, unit, instance, lockKey: `${spec.table} partitions`, records, extra }, months);
       } catch (error) {
         const code = sqlState(error);
         if (code !== undefined && REFUSING_CLASSES.has(code.slice(0, 2))) {
@@ -91,50 +88,6 @@ export function postgresSink(spec: PostgresSinkSpec, unit: string): Sink {
       clearTimeout(timer);
     },
   };
-}
-
-// the SQLSTATE of a PostgreSQL error
-function sqlState(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | undefined)?.code;
-  return typeof code === 'string' ? code : undefined;
-}
-
-interface Batch {
-  statements: FleetStatements;
-  unit: string;
-  lockKey: string;
-  records: readonly ForwardRecord[];
-  /** Months of the batch whose partition may not exist yet. */
-  months: string[];
-  extra: SendExtra | undefined;
-}
-
-// One batch as one transaction: partitions, rows, current rows, the unit's line. Any failure
-// rolls it all back (a connection lost mid-way leaves nothing: the batch is sent again).
-async function transaction(c: pg.Client, b: Batch, lenient: boolean): Promise<void> {
-  const { statements: s, records, extra } = b;
-  await c.query('BEGIN');
-  try {
-    if (b.months.length > 0) {
-      await c.query(s.partitionLock, [b.lockKey]);
-      await c.query(s.partitions, [b.months]);
-    }
-    if (records.length > 0) {
-      const stream = records[0]!.stream;
-      await c.query(s.insert(lenient), [b.unit, stream, records.map((r) => r.line), records.map((r) => r.seq), records.map((r) => r.ts), records.map((r) => r.type)]);
-    }
-    const current = extra?.current ?? [];
-    if (extra?.wholeView === true) await c.query(s.notCurrent, [b.unit, current.map((r) => r.type)]);
-    if (current.length > 0) {
-      await c.query(s.current, [b.unit, current.map((r) => r.type), current.map((r) => r.stream), current.map((r) => r.seq), current.map((r) => r.ts), current.map((r) => r.line)]);
-    }
-    const newest = records.length > 0 ? records[records.length - 1]!.ts : null;
-    await c.query(s.unit, [b.unit, extra?.version ?? null, extra?.lag?.events ?? 0, extra?.lag?.seconds ?? 0, newest]);
-    await c.query('COMMIT');
-  } catch (error) {
-    await c.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  }
 }
 
 async function migrate(c: pg.Client, table: string, unit: string): Promise<void> {
