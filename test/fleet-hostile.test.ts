@@ -62,14 +62,14 @@ test('two daemons with one unit id taking turns are named: the units row says wh
   }
 });
 
-test('the database failing mid-transaction (the rows in, the unit\'s row refused twice): rolled back and sent again, each event once, no dead letter', async () => {
+test('the database failing mid-transaction (the rows in, the unit\'s current row refused twice): rolled back and sent again, each event once, no dead letter', async () => {
   await withTestDaemon({ flags: { unitId: 'u1' }, forward: sinksOf(SINK('midway')) }, async (d) => {
     await postEvent(d.url, { type: 'weather', data: 0 });
     await caughtUp(d.url, 'db');
     await pg.query(`CREATE SEQUENCE fail_turns;
       CREATE FUNCTION fail_twice() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN
         IF nextval('fail_turns') <= 2 THEN RAISE EXCEPTION 'disk on fire' USING ERRCODE = '23514'; END IF; RETURN NEW; END$$;
-      CREATE TRIGGER units_fail BEFORE INSERT OR UPDATE ON midway_units FOR EACH ROW EXECUTE FUNCTION fail_twice()`);
+      CREATE TRIGGER current_fail BEFORE INSERT OR UPDATE ON midway_current FOR EACH ROW EXECUTE FUNCTION fail_twice()`);
     for (let i = 1; i <= 120; i++) await postEvent(d.url, { type: i % 2 ? 'weather' : 'dome', data: i });
     const status = await caughtUp(d.url, 'db');
     assert.equal([status.dead_letters, status.retries >= 2], [0, true]);

@@ -14,9 +14,13 @@ export interface CurrentSource {
   reading(type: string): CurrentReading | undefined;
 }
 
-/** Which current readings one sink has yet to send. */
+// a catching-up PostgreSQL sink writes the unit's line at most this often (each batch alone is one statement then)
+const UNIT_ROW_MS = 1000;
+
+/** Which current readings one sink has yet to send, and whether the unit's line is due. */
 export class CurrentFeed {
   private whole = false;
+  private unitRowAt = -Infinity;
   private readonly changed = new Set<string>();
   private readonly source: CurrentSource;
   private readonly everyChange: boolean;
@@ -46,6 +50,13 @@ export class CurrentFeed {
   /** Whether changed readings wait to be sent. */
   get changesPending(): boolean {
     return this.changed.size > 0;
+  }
+
+  /** Whether a batch sent at `nowMs` writes the unit's line too (then it is not due again for a second). */
+  unitRowDue(nowMs: number): boolean {
+    if (nowMs - this.unitRowAt < UNIT_ROW_MS && nowMs >= this.unitRowAt) return false;
+    this.unitRowAt = nowMs;
+    return true;
   }
 
   /** The readings to send now (the whole view, or the changed ones), no longer pending: a failed send calls outage(). */

@@ -277,7 +277,8 @@ export class Forwarder {
   /** What goes with a chunk: PostgreSQL's changed current readings (in its transaction), the lag after it. */
   private extraOf(chunk: ForwardRecord[]): SendExtra | undefined {
     if (this.spec.kind !== 'postgres') return undefined;
-    return { ...this.feed.take(), version: VERSION, lag: lagAfter(this.lag(), chunk, this.deps.clock.now()) };
+    const now = this.deps.clock.now();
+    return { ...this.feed.take(), version: VERSION, lag: lagAfter(this.lag(), chunk, now), unitRow: this.feed.unitRowDue(now) };
   }
 
   private lag(): number {

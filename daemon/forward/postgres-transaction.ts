@@ -46,17 +46,21 @@ export async function commitBatch(c: pg.Client, b: Batch, months: Set<string>): 
 }
 
 async function attempt(c: pg.Client, b: Batch, months: readonly string[], lenient: boolean): Promise<void> {
-  const { statements: s, records } = b;
+  const { statements: s, records, extra } = b;
+  const insert = () => c.query(s.insert(lenient), [b.unit, records[0]!.stream, records.map((r) => r.line), records.map((r) => r.seq), records.map((r) => r.ts),
+    records.map((r) => r.type)]);
+  // only rows to write (a batch while catching up): one statement, a transaction of its own
+  if (months.length === 0 && records.length > 0 && (extra?.current ?? []).length === 0 && !extra?.wholeView && extra?.unitRow === false) {
+    await insert();
+    return;
+  }
   await c.query('BEGIN');
   try {
     if (months.length > 0) {
       await c.query(s.partitionLock, [b.lockKey]);
       await c.query(s.partitions, [months]);
     }
-    if (records.length > 0) {
-      const stream = records[0]!.stream;
-      await c.query(s.insert(lenient), [b.unit, stream, records.map((r) => r.line), records.map((r) => r.seq), records.map((r) => r.ts), records.map((r) => r.type)]);
-    }
+    if (records.length > 0) await insert();
     await unitRows(c, b).catch((error: unknown) => {
       // the records were taken: this may pass (a lock, a constraint an operator added)
       const code = sqlState(error);
@@ -69,7 +73,7 @@ async function attempt(c: pg.Client, b: Batch, months: readonly string[], lenien
   }
 }
 
-// the unit's current rows (a whole view replaces them all, forced: the unit's own now) and its units row
+// the unit's current rows (a whole view replaces them all, forced: the unit's own now) and its units row (unless not due)
 async function unitRows(c: pg.Client, b: Batch): Promise<void> {
   const { statements: s, records, extra } = b;
   const current = extra?.current ?? [];
@@ -78,6 +82,7 @@ async function unitRows(c: pg.Client, b: Batch): Promise<void> {
     await c.query(s.current(extra?.wholeView === true), [b.unit, current.map((r) => r.type), current.map((r) => r.stream), current.map((r) => r.seq),
       current.map((r) => r.ts), current.map((r) => r.line)]);
   }
+  if (extra?.unitRow === false) return;
   const newest = records.length > 0 ? records[records.length - 1]!.ts : null;
   await c.query(s.unit, [b.unit, extra?.version ?? null, extra?.lag?.events ?? 0, extra?.lag?.seconds ?? 0, newest, b.instance]);
 }

@@ -82,6 +82,8 @@ export interface SendExtra {
   readonly lag?: { readonly events: number; readonly seconds: number };
   /** The version of this daemon (the units table). */
   readonly version?: string;
+  /** false: the unit's line is not written with this batch (written at most once a second while catching up). */
+  readonly unitRow?: boolean;
 }
 
 /** A delivery channel to one peer. */
