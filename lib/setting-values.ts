@@ -186,14 +186,12 @@ export function parseUnitId(value: string, name: string): string {
 
 /**
  * The default unit id: the host name in lower case (host names are case-insensitive), its
- * first label when the whole name is longer than a unit id may be. A host name that is no
- * unit id (empty, other characters) needs `--unit-id`.
+ * first label when the whole name is longer than a unit id may be, other characters as `-`
+ * (a daemon never refuses to start for its host name; docs/configuration.md). An empty name
+ * gives `localhost`.
  */
 export function unitIdOfHost(hostName: string): string {
   const host = hostName.trim().toLowerCase().replace(/\.$/, '');
-  const id = host.length > 64 ? host.split('.')[0]! : host;
-  if (!UNIT_ID.test(id) || id === '.' || id === '..') {
-    throw new ConfigError('--unit-id', `given (the host name is no unit id: ${UNIT_ID_EXPECTED})`, hostName);
-  }
-  return id;
+  const id = (host.length > 64 ? host.split('.')[0]! : host).replace(/[^a-z0-9._-]/g, '-').slice(0, 64);
+  return UNIT_ID.test(id) && id !== '.' && id !== '..' ? id : 'localhost';
 }

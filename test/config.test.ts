@@ -177,24 +177,21 @@ test('resolveClientAddress: flag > environment > default', () => {
   assert.equal({ ...resolveClientAddress({ token: ' t\n' }, ENV) }, { host: '127.0.0.2', port: 7000, token: 't' }, 'a token trimmed');
 });
 
-const HOST_NAMES: [string, string, string | undefined][] = [
-  // [name, host name, the default unit id (undefined: refused)]
+const HOST_NAMES: [string, string, string][] = [
+  // [name, host name, the default unit id]
   ['a short host name', 'pan012', 'pan012'],
   ['in lower case (host names are case-insensitive)', 'PAN012.Example.ORG.', 'pan012.example.org'],
   ['a name longer than 64: its first label', `dome.${'x'.repeat(70)}.org`, 'dome'],
-  ['a host name with a space', 'my unit', undefined],
-  ['an empty host name', '', undefined],
+  ['a first label longer than 64: cut to 64', 'y'.repeat(70), 'y'.repeat(64)],
+  ['other characters as -', 'My Unit/2', 'my-unit-2'],
+  ['an empty host name', '', 'localhost'],
+  ['a host name ".."', '..', 'localhost'],
 ];
 
 for (const [name, hostName, expected] of HOST_NAMES) {
   test(`resolveDaemonConfig: the default unit id from the host name: ${name}`, () => {
-    if (expected !== undefined) {
-      assert.is(resolveDaemonConfig({}, {}, HOME, [], hostName).unitId, expected);
-      return;
-    }
-    assert.throws(() => resolveDaemonConfig({}, {}, HOME, [], hostName), (error: unknown) => error instanceof ConfigError
-      && error.message === `--unit-id must be given (the host name is no unit id: 1-64 letters, digits, ".", "_" or "-" (not "." or "..")); got ${JSON.stringify(hostName)}`);
-    assert.is(resolveDaemonConfig({ unitId: 'u1' }, {}, HOME, [], hostName).unitId, 'u1', 'a unit id given: the host name is not looked at');
+    assert.is(resolveDaemonConfig({}, {}, HOME, [], hostName).unitId, expected);
+    assert.is(resolveDaemonConfig({ unitId: 'u1' }, {}, HOME, [], hostName).unitId, 'u1', 'a unit id given wins');
   });
 }
 
