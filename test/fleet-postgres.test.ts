@@ -67,6 +67,22 @@ for (const [name, table, schema] of TABLES) {
   });
 }
 
+test('the earlier recipe\'s views over a unit\'s tables stop the migration, named in /status, until they are dropped; nothing is lost', async () => {
+  await pg.query('CREATE SCHEMA unit9');
+  const [one, two] = migrations('unit9.events', 'unused');
+  await pg.query(`${one!}; ${two!}; CREATE TABLE unit9.events_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now());
+    INSERT INTO unit9.events_migrations (version) VALUES (1), (2);
+    CREATE VIEW all_current AS SELECT 'unit9' AS unit, * FROM unit9.events_current`);
+  await withTestDaemon({ flags: { unitId: 'unit9' }, forward: sinksOf(SINK('unit9.events')) }, async (d) => {
+    await postEvent(d.url, { type: 'weather', data: 1 });
+    const stuck = await failing(d.url, 'db');
+    assert.match(stuck.last_error ?? '', /^cannot drop view unit9\.events_current because other objects depend on it \(2BP01\)$/);
+    await pg.query('DROP VIEW all_current');
+    await caughtUp(d.url, 'db');
+    assert.equal(await pg.query('SELECT unit, seq::int AS seq FROM unit9.events'), [{ unit: 'unit9', seq: 1 }]);
+  });
+});
+
 test('two units in one table: rows apart by unit, each unit\'s current rows its own /current; a batch sent again adds nothing', async () => {
   const units = await Promise.all(['dome-a', 'dome-b'].map((unitId) => startTestDaemon({ flags: { unitId }, forward: sinksOf(SINK('shared')) })));
   try {
