@@ -20,6 +20,8 @@ export interface UnitRow {
   /** When two daemons with this unit id were last seen taking turns, and how long ago (s, the database's clock); null: never. */
   duplicate_at: string | null;
   duplicate_s: number | null;
+  /** `data.safe` of its current `meridian.safety` reading (the daemon's safety verdict) when a boolean; null: not known. */
+  safe: boolean | null;
   /** Its current readings: type, age in seconds by the database's clock (null: no ts), the reading's own limit. */
   readings: { type: string; age_s: number | null; max_age_s: unknown }[];
 }
@@ -45,6 +47,8 @@ export async function queryUnits(url: string, table: string, timeoutMs: number):
       u.lag_seconds, ${iso('u.last_heard')} AS last_heard, extract(epoch FROM now() - u.last_heard)::float8 AS heard_s,
       ${iso('u.newest_ts')} AS newest_ts, ${iso('u.duplicate_at')} AS duplicate_at,
       extract(epoch FROM now() - u.duplicate_at)::float8 AS duplicate_s,
+      (SELECT CASE WHEN jsonb_typeof(v.data->'safe') = 'boolean' THEN (v.data->>'safe')::boolean END FROM ${t.current} v
+        WHERE v.unit = u.unit AND v.type = 'meridian.safety') AS safe,
       coalesce(json_agg(json_build_object('type', c.type, 'age_s', extract(epoch FROM now() - c.ts)::float8, 'max_age_s', c.meta->'max_age_s')
         ORDER BY c.type) FILTER (WHERE c.type IS NOT NULL), '[]') AS readings
     FROM ${t.units} u LEFT JOIN ${t.current} c ON c.unit = u.unit GROUP BY u.unit ORDER BY u.unit`)).rows);

@@ -34,6 +34,8 @@ export interface FleetUnit {
   newest_ts: string | null;
   /** When two daemons with this unit id were last seen taking turns (null: never). */
   duplicate_at: string | null;
+  /** The unit's safety verdict (its current `meridian.safety` reading's `data.safe`); null: not known (none, or not a boolean). */
+  safe: boolean | null;
 }
 
 /** Run `fleet` or `fleet coverage`; resolves the exit code. */
@@ -62,7 +64,7 @@ export async function runFleet(what: unknown, opts: ParsedOptions, io: CliIo): P
   return EXIT.NOT_FRESH;
 }
 
-/** The units judged and ordered: silent first, then those with two daemons, then by stale readings (most first), then by name. */
+/** The units judged and ordered: silent first, then those with two daemons, then those with stale readings, unsafe ones first in each, then by stale readings (most first), then by name. */
 export function fleetUnits(rows: readonly UnitRow[], silentMs: number, rules: MaxAgeRules): FleetUnit[] {
   const units = rows.map((r): FleetUnit => {
     const staleTypes = r.readings.filter((reading) => {
@@ -74,21 +76,22 @@ export function fleetUnits(rows: readonly UnitRow[], silentMs: number, rules: Ma
     return {
       unit: r.unit, state: silent ? 'silent' : duplicate ? 'duplicate' : staleTypes.length > 0 ? 'stale' : 'ok', last_heard: r.last_heard, heard_s: Math.max(0, r.heard_s),
       types: r.readings.length, stale: staleTypes.length, stale_types: staleTypes, lag_events: r.lag_events, lag_seconds: r.lag_seconds,
-      version: r.version, newest_ts: r.newest_ts, duplicate_at: r.duplicate_at,
+      version: r.version, newest_ts: r.newest_ts, duplicate_at: r.duplicate_at, safe: r.safe,
     };
   });
   const rank = { silent: 0, duplicate: 1, stale: 2, ok: 3 };
-  return units.sort((a, b) => rank[a.state] - rank[b.state] || b.stale - a.stale || (a.unit < b.unit ? -1 : a.unit > b.unit ? 1 : 0));
+  const unsafe = (u: FleetUnit) => (u.safe === false ? 0 : 1);
+  return units.sort((a, b) => rank[a.state] - rank[b.state] || unsafe(a) - unsafe(b) || b.stale - a.stale || (a.unit < b.unit ? -1 : a.unit > b.unit ? 1 : 0));
 }
 
-// UNIT STATE STALE HEARD LAG VERSION, columns as wide as their widest cell, then the totals
+// UNIT STATE SAFE STALE HEARD LAG VERSION, columns as wide as their widest cell, then the totals
 function unitLines(units: readonly FleetUnit[]): string[] {
-  const rows = units.map((u) => [u.unit, u.state, `${u.stale}/${u.types}`, `${formatAge(u.heard_s * 1000)} ago`,
+  const rows = units.map((u) => [u.unit, u.state, u.safe === null ? '-' : u.safe ? 'safe' : 'UNSAFE', `${u.stale}/${u.types}`, `${formatAge(u.heard_s * 1000)} ago`,
     u.lag_events === 0 ? '0' : `${u.lag_events} / ${formatAge(u.lag_seconds * 1000)}`, u.version ?? '-']);
   const count = (state: FleetUnit['state']) => units.filter((u) => u.state === state).length;
   const duplicates = count('duplicate') > 0 ? `, ${count('duplicate')} with two daemons on one unit id` : '';
   const total = `${units.length} unit(s): ${count('silent')} silent${duplicates}, ${count('stale')} with stale readings, ${count('ok')} ok`;
-  return [...columns([['UNIT', 'STATE', 'STALE', 'HEARD', 'LAG', 'VERSION'], ...rows]), total];
+  return [...columns([['UNIT', 'STATE', 'SAFE', 'STALE', 'HEARD', 'LAG', 'VERSION'], ...rows]), total];
 }
 
 // UNIT STREAM SEQS EVENTS TWICE GAPS (the first three ranges, then how many more)

@@ -21,6 +21,9 @@ test.before(async () => {
   try {
     const [a, b, c] = units;
     for (let i = 1; i <= 4; i++) await postEvent(a!.url, { type: 'weather', data: i });
+    // the daemon's safety verdict as a unit records it (issue 24): dome-a safe, dome-b not, dome-c none
+    await postEvent(a!.url, { type: 'meridian.safety', data: { safe: true, reasons: [] } });
+    await postEvent(b!.url, { type: 'meridian.safety', data: { safe: false, reasons: ['weather is stale'] } });
     await postEvent(b!.url, { type: 'weather', data: 1, ts: new Date(Date.now() - 3_600_000).toISOString() });
     await postEvent(b!.url, { type: 'power', data: 230 });
     await postEvent(c!.url, { type: 'dome', data: 'open', max_age_s: 3600 });
@@ -39,10 +42,10 @@ const DB = () => ['--db', pg.url, '--table', 'fleet'];
 test('fleet: one line per unit, silent first, then stale; exit 4 naming the silent unit', async () => {
   const run = await cli(['fleet', ...DB()]);
   assert.is(run.stdout, [
-    'UNIT    STATE   STALE  HEARD       LAG       VERSION',
-    `dome-c  silent  0/1    10m00s ago  0         ${VERSION}`,
-    `dome-b  stale   1/2    20s ago     120 / 4s  ${VERSION}`,
-    `dome-a  ok      0/1    5s ago      0         ${VERSION}`,
+    'UNIT    STATE   SAFE    STALE  HEARD       LAG       VERSION',
+    `dome-c  silent  -       0/1    10m00s ago  0         ${VERSION}`,
+    `dome-b  stale   UNSAFE  1/3    20s ago     120 / 4s  ${VERSION}`,
+    `dome-a  ok      safe    0/2    5s ago      0         ${VERSION}`,
     '3 unit(s): 1 silent, 1 with stale readings, 1 ok',
     ''].join('\n'));
   assert.is(run.stderr, 'telemetry: 1 unit(s) silent for more than 60 s: dome-c\n');
@@ -54,12 +57,13 @@ test('fleet --json: the same units as objects; no unit silent under a longer --s
   assert.is(run.code, 0, run.stderr);
   const units = (JSON.parse(run.stdout) as { heard_s: number; last_heard: string; newest_ts: string }[])
     .map((u) => ({ ...u, heard_s: Math.floor(u.heard_s), last_heard: typeof u.last_heard, newest_ts: typeof u.newest_ts }));
-  const unit = (name: string, state: string, heard: number, types: number, stale: string[], lag: [number, number]) => ({
+  const unit = (name: string, state: string, safe: boolean | null, heard: number, types: number, stale: string[], lag: [number, number]) => ({
     unit: name, state, last_heard: 'string', heard_s: heard, types, stale: stale.length, stale_types: stale, lag_events: lag[0], lag_seconds: lag[1],
-    version: VERSION, newest_ts: 'string', duplicate_at: null,
+    version: VERSION, newest_ts: 'string', duplicate_at: null, safe,
   });
-  // power=0.001: dome-b's power reading is older than a millisecond now; weather has no limit then
-  assert.equal(units, [unit('dome-b', 'stale', 20, 2, ['power'], [120, 4.5]), unit('dome-a', 'ok', 5, 1, [], [0, 0]), unit('dome-c', 'ok', 600, 1, [], [0, 0])]);
+  // power=0.001: dome-b's power reading is older than a millisecond now; weather has no limit then (nor has meridian.safety ever)
+  assert.equal(units, [unit('dome-b', 'stale', false, 20, 3, ['power'], [120, 4.5]), unit('dome-a', 'ok', true, 5, 2, [], [0, 0]),
+    unit('dome-c', 'ok', null, 600, 1, [], [0, 0])]);
   assert.is(run.stderr, '');
 });
 
@@ -69,15 +73,15 @@ test('fleet coverage: each unit\'s seqs per stream, the gaps and the seqs held t
   const table = await cli(['fleet', 'coverage', ...DB()]);
   assert.is(table.stdout, [
     'UNIT    STREAM  SEQS  EVENTS  TWICE  GAPS',
-    'dome-a  site    1-4   3       0      2',
-    'dome-b  site    1-2   3       1      none',
+    'dome-a  site    1-5   4       0      2',
+    'dome-b  site    1-3   4       1      none',
     'dome-c  site    1-1   1       0      none',
     ''].join('\n'));
   assert.is(table.code, 0, table.stderr);
   const json = await cli(['fleet', 'coverage', ...DB(), '--json']);
   assert.equal(JSON.parse(json.stdout), [
-    { unit: 'dome-a', stream: 'site', first: 1, last: 4, events: 3, twice: 0, gaps: [[2, 2]] },
-    { unit: 'dome-b', stream: 'site', first: 1, last: 2, events: 3, twice: 1, gaps: [] },
+    { unit: 'dome-a', stream: 'site', first: 1, last: 5, events: 4, twice: 0, gaps: [[2, 2]] },
+    { unit: 'dome-b', stream: 'site', first: 1, last: 3, events: 4, twice: 1, gaps: [] },
     { unit: 'dome-c', stream: 'site', first: 1, last: 1, events: 1, twice: 0, gaps: [] },
   ]);
 });
