@@ -16,6 +16,8 @@ import { secondsOption, switchOption, textOption, UsageError, type ParsedOptions
 const DEFAULT_SILENT_MS = 60_000;
 const DEFAULT_MAX_AGE = '*=600';
 const DEFAULT_TIMEOUT_MS = 10_000;
+// where --db is read from when not given
+const DB_VARIABLE = 'MERIDIAN_TELEMETRY_FLEET_DB';
 // two daemons with one unit id seen this recently: the unit shows as duplicate
 const DUPLICATE_WINDOW_S = 600;
 
@@ -41,9 +43,11 @@ export interface FleetUnit {
 /** Run `fleet` or `fleet coverage`; resolves the exit code. */
 export async function runFleet(what: unknown, opts: ParsedOptions, io: CliIo): Promise<number> {
   if (what !== undefined && what !== 'coverage') throw new UsageError(`unknown fleet view ${JSON.stringify(what)} (the views: the units, or coverage)`);
-  const db = textOption(opts, 'db');
-  if (db === undefined) throw new UsageError('--db is required: the fleet\'s database, postgres://user@host/database');
-  if (!/^postgres(ql)?:\/\//.test(db)) throw new ConfigError('--db', 'a postgres:// or postgresql:// URL', redactUrlText(db));
+  const fromVariable = io.env[DB_VARIABLE]?.trim() || undefined;
+  const db = textOption(opts, 'db') ?? fromVariable;
+  if (db === undefined) throw new UsageError(`--db is required (or ${DB_VARIABLE}): the fleet's database, postgres://user@host/database`);
+  const dbName = textOption(opts, 'db') === undefined ? DB_VARIABLE : '--db';
+  if (!/^postgres(ql)?:\/\//.test(db)) throw new ConfigError(dbName, 'a postgres:// or postgresql:// URL', redactUrlText(db));
   const table = textOption(opts, 'table') ?? 'meridian_events';
   if (!isTableName(table)) throw new ConfigError('--table', 'a lower-case name (letters, digits, _), optionally schema.table', table);
   const timeoutMs = secondsOption(opts, 'timeout', DEFAULT_TIMEOUT_MS, { max: 600 });

@@ -131,7 +131,7 @@ export function buildProgram(io: CliIo) {
 
   prog.command(`${p}fleet [VIEW]`)
     .describe('Show a fleet from its PostgreSQL database (docs/fleet.md): one line per unit, silent units first (nothing heard for --silent-after), then those with stale readings, with their lag, version and when last heard. Exit 4 when a unit is silent. VIEW coverage: each unit\'s seqs per stream and the gaps between them (reads the whole events table).')
-    .option('--db', 'The fleet\'s database, postgres://user@host/database (the password from PGPASSWORD or ~/.pgpass)')
+    .option('--db', 'The fleet\'s database, postgres://user@host/database (env MERIDIAN_TELEMETRY_FLEET_DB; the password from PGPASSWORD or ~/.pgpass)')
     .option('--table', 'The events table the units forward to (default meridian_events)')
     .option('--json', 'Print JSON instead of the table')
     .option('--silent-after', 'Seconds without a word from a unit before it is silent (default 60)')

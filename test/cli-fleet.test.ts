@@ -52,8 +52,8 @@ test('fleet: one line per unit, silent first, then stale; exit 4 naming the sile
   assert.is(run.code, 4);
 });
 
-test('fleet --json: the same units as objects; no unit silent under a longer --silent-after: exit 0', async () => {
-  const run = await cli(['fleet', ...DB(), '--json', '--silent-after', '900', '--max-age', 'power=0.001']);
+test('fleet --json: the same units as objects; no unit silent under a longer --silent-after: exit 0 (the database from MERIDIAN_TELEMETRY_FLEET_DB)', async () => {
+  const run = await cli(['fleet', '--table', 'fleet', '--json', '--silent-after', '900', '--max-age', 'power=0.001'], { env: { MERIDIAN_TELEMETRY_FLEET_DB: pg.url } });
   assert.is(run.code, 0, run.stderr);
   const units = (JSON.parse(run.stdout) as { heard_s: number; last_heard: string; newest_ts: string }[])
     .map((u) => ({ ...u, heard_s: Math.floor(u.heard_s), last_heard: typeof u.last_heard, newest_ts: typeof u.newest_ts }));
@@ -91,7 +91,7 @@ test('fleet: each mistake is one line on stderr with its exit code', async () =>
   const closed = await freePort();
   const rows: [string, string[], number, string][] = [
     // [name, arguments, exit code, stderr]
-    ['no --db', ['fleet'], 2, 'telemetry: --db is required: the fleet\'s database, postgres://user@host/database (see "telemetry fleet --help")\n'],
+    ['no --db', ['fleet'], 2, 'telemetry: --db is required (or MERIDIAN_TELEMETRY_FLEET_DB): the fleet\'s database, postgres://user@host/database (see "telemetry fleet --help")\n'],
     ['not a postgres URL (its password hidden)', ['fleet', '--db', 'mysql://u:s3cret@db/x'], 2,
       'telemetry: --db must be a postgres:// or postgresql:// URL; got "mysql://***@db/x" (see "telemetry fleet --help")\n'],
     ['a bad table name', ['fleet', '--db', pg.url, '--table', 'Fleet;drop'], 2,
@@ -103,8 +103,10 @@ test('fleet: each mistake is one line on stderr with its exit code', async () =>
     ['a database without the tables', ['fleet', '--db', pg.url.replace(/\/postgres$/, '/empty')], 1,
       `telemetry: no fleet tables for meridian_events at postgres://***@127.0.0.1:${pg.port}/empty: relation "meridian_events_units" does not exist (no unit of this version has forwarded to it yet)\n`],
   ];
+  rows.push(['a variable that is not a postgres URL names the variable', ['fleet'], 2,
+    'telemetry: MERIDIAN_TELEMETRY_FLEET_DB must be a postgres:// or postgresql:// URL; got "http://db" (see "telemetry fleet --help")\n']);
   for (const [name, args, code, stderr] of rows) {
-    const run = await cli(args);
+    const run = await cli(args, name.startsWith('a variable') ? { env: { MERIDIAN_TELEMETRY_FLEET_DB: 'http://db' } } : {});
     assert.equal([run.code, run.stderr, run.stdout], [code, stderr, ''], name);
   }
 });
