@@ -125,4 +125,16 @@ test('a unit whose site directory started afresh (its seqs from 1 again): its wh
   });
 });
 
+test('an idle unit still says it is alive: its units row is written again within 10 s with nothing to send', async () => {
+  await withTestDaemon({ flags: { unitId: 'idle' }, forward: sinksOf(SINK('idle')) }, async (d) => {
+    await postEvent(d.url, { type: 'weather', data: 1 });
+    await caughtUp(d.url, 'db');
+    const heard = async () => (await pg.query<{ at: string }>(`SELECT to_char(last_heard, 'HH24:MI:SS.US') AS at FROM idle_units`))[0]!.at;
+    const first = await heard();
+    const since = Date.now();
+    await waitFor('a heartbeat', async () => ((await heard()) !== first ? true : undefined), 15_000);
+    assert.ok(Date.now() - since <= 12_000, `${Date.now() - since} ms`);
+  });
+});
+
 test.run();

@@ -16,11 +16,14 @@ export interface CurrentSource {
 
 // a catching-up PostgreSQL sink writes the unit's line at most this often (each batch alone is one statement then)
 const UNIT_ROW_MS = 1000;
+// an idle PostgreSQL sink says the unit is alive (its units row) this often
+const HEARTBEAT_MS = 10_000;
 
 /** Which current readings one sink has yet to send, and whether the unit's line is due. */
 export class CurrentFeed {
   private whole = false;
   private unitRowAt = -Infinity;
+  private deliveredAt = -Infinity;
   private readonly changed = new Set<string>();
   private readonly source: CurrentSource;
   private readonly everyChange: boolean;
@@ -47,9 +50,17 @@ export class CurrentFeed {
     return this.whole;
   }
 
-  /** Whether changed readings wait to be sent. */
-  get changesPending(): boolean {
-    return this.changed.size > 0;
+  /** The sink's peer acknowledged a delivery at `nowMs`. */
+  delivered(nowMs: number): void {
+    this.deliveredAt = nowMs;
+  }
+
+  /**
+   * Whether an idle sink sends current readings alone now: the whole view after an outage; for
+   * PostgreSQL also readings changed with no event to carry them (ephemeral), or a heartbeat.
+   */
+  dueWhenIdle(nowMs: number): boolean {
+    return this.whole || (this.everyChange && (this.changed.size > 0 || nowMs - this.deliveredAt >= HEARTBEAT_MS));
   }
 
   /** Whether a batch sent at `nowMs` writes the unit's line too (then it is not due again for a second). */

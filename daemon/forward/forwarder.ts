@@ -28,8 +28,6 @@ import type { Batch, ForwarderDeps } from './forwarder-deps.js';
 
 // an idle sink looks at the files this often even without being woken
 const IDLE_POLL_MS = 1000;
-// an idle PostgreSQL sink says the unit is alive (its units row) this often
-const HEARTBEAT_MS = 10_000;
 
 /** Forwards the log to one sink, from its cursor on, until stopped. */
 export class Forwarder {
@@ -50,7 +48,6 @@ export class Forwarder {
   private backingOff = false;
   private readonly share: IngestShare;
   private readonly feed: CurrentFeed;
-  private lastSentMs = -Infinity;
   private loop: Promise<void> | undefined;
 
   constructor(deps: ForwarderDeps) {
@@ -182,13 +179,8 @@ export class Forwarder {
       return;
     }
     this.oldestPendingTs = undefined;
-    const postgres = this.spec.kind === 'postgres';
-    // the view after an outage with no backlog; PostgreSQL: readings changed with no event to carry them (ephemeral), or a heartbeat
-    if (this.feed.wholePending || (postgres && (this.feed.changesPending || this.deps.clock.now() - this.lastSentMs >= HEARTBEAT_MS))) {
-      await this.sendCurrent();
-      return;
-    }
-    await this.wake.wait(IDLE_POLL_MS);
+    if (this.feed.dueWhenIdle(this.deps.clock.now())) await this.sendCurrent();
+    else await this.wake.wait(IDLE_POLL_MS);
   }
 
   /** Send the current readings pending, alone; false (after the retry delay) when the peer could not take them. */
@@ -293,7 +285,7 @@ export class Forwarder {
     try {
       await withTimeout(this.deps.sink.send(chunk, attempt.signal, extra), this.spec.timeoutMs,
         `no acknowledgement within ${this.spec.timeoutMs} ms`, () => attempt.abort());
-      this.lastSentMs = this.deps.clock.now();
+      this.feed.delivered(this.deps.clock.now());
     } finally {
       this.abort.signal.removeEventListener('abort', onStop);
     }
