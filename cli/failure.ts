@@ -6,7 +6,7 @@ import { UsageError } from './options.js';
 
 // The one place where an error becomes a message and an exit code:
 // 0 done, 1 the daemon answered an error (or a command failed), 2 usage, 3 no daemon reachable,
-// 4 the reading asked for is stale or missing, or `safety` says unsafe.
+// 4 the reading asked for is stale or missing, `safety` says unsafe, or (fleet) a unit is silent.
 
 /** Exit codes of every command. */
 export const EXIT = { OK: 0, DAEMON_ERROR: 1, USAGE: 2, NO_DAEMON: 3, NOT_FRESH: 4, UNSAFE: 4 } as const;
@@ -24,6 +24,14 @@ export class CommandFailure extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'CommandFailure';
+  }
+}
+
+/** The peer a command reads (the fleet's database) cannot be reached (exit 3, as no daemon). */
+export class NoPeer extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'NoPeer';
   }
 }
 
@@ -51,6 +59,7 @@ export function describeFailure(error: unknown, ctx: FailureContext): { code: nu
   if (error instanceof TelemetryClientError) return line(EXIT.DAEMON_ERROR, `${sentence(error.detail)} (${error.code})`);
   if (error instanceof TelemetryStartError) return line(EXIT.DAEMON_ERROR, `the daemon did not start: ${error.reason}`);
   if (error instanceof CommandFailure) return line(EXIT.DAEMON_ERROR, error.message);
+  if (error instanceof NoPeer) return line(EXIT.NO_DAEMON, error.message);
   if (error instanceof NotFresh) return line(EXIT.NOT_FRESH, error.message);
   // a bug, not a user mistake: the stack helps the report
   const text = error instanceof Error ? error.stack ?? error.message : String(error);

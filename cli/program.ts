@@ -10,7 +10,7 @@ import type { ParsedOptions } from './options.js';
 // its module when it runs, so --help and usage mistakes answer without loading got or execa.
 
 /** The bare command names, in the order of the help. */
-export const COMMANDS = ['run', 'stop', 'current', 'history', 'status', 'safety', 'post', 'import', 'du', 'alarms', 'ack', 'shelve', 'unshelve'] as const;
+export const COMMANDS = ['run', 'stop', 'current', 'history', 'status', 'safety', 'post', 'import', 'du', 'alarms', 'ack', 'shelve', 'unshelve', 'fleet'] as const;
 
 const HOST = 'Daemon host (env MERIDIAN_TELEMETRY_HOST; default localhost)';
 const PORT = 'Daemon port (env MERIDIAN_TELEMETRY_PORT; default 6562)';
@@ -179,6 +179,19 @@ export function buildProgram(io: CliIo) {
     .option('--by', 'Who unshelves it (default: the user name, $USER)')
     .example(`${p}unshelve wind`)
     .action(async (id: unknown, opts: ParsedOptions) => (await import('./alarms.js')).runUnshelve(id, opts, io));
+
+  prog.command(`${p}fleet [VIEW]`)
+    .describe('Show a fleet from its PostgreSQL database (docs/fleet.md): one line per unit, silent units first (nothing heard for --silent-after), then those with stale readings, with their lag, version and when last heard. Exit 4 when a unit is silent. VIEW coverage: each unit\'s seqs per stream and the gaps between them (reads the whole events table).')
+    .option('--db', 'The fleet\'s database, postgres://user@host/database (env MERIDIAN_TELEMETRY_FLEET_DB; the password from PGPASSWORD or ~/.pgpass)')
+    .option('--table', 'The events table the units forward to (default meridian_events)')
+    .option('--json', 'Print JSON instead of the table')
+    .option('--silent-after', 'Seconds without a word from a unit before it is silent (default 60)')
+    .option('--max-age', 'When readings turn stale, in seconds per type: weather=180,*=600 (default *=600; a reading\'s own max_age_s wins)')
+    .option('--timeout', 'Seconds to wait for the database (default 10)')
+    .example(`${p}fleet --db postgres://meridian@db.site/observatory`)
+    .example(`${p}fleet --db postgres://meridian@db.site/observatory --json | jq '.[] | select(.state != "ok")'`)
+    .example(`${p}fleet coverage --db postgres://meridian@db.site/observatory`)
+    .action(async (view: unknown, opts: ParsedOptions) => (await import('./fleet.js')).runFleet(view, opts, io));
 
   return prog;
 }

@@ -25,7 +25,7 @@ export interface ForwardFlags {
  * (1 when it cannot start). A bad setting throws ConfigError (the CLI's exit 2).
  */
 export async function runDaemonForeground(flags: DaemonFlags & ForwardFlags, options: { logFile?: string } = {}): Promise<number> {
-  const config = resolveDaemonConfig(flags, process.env, os.homedir(), await machineNames(SYSTEM));
+  const config = resolveDaemonConfig(flags, process.env, os.homedir(), await machineNames(SYSTEM), os.hostname());
   const { forward, alarms, safety } = resolveConfigSections({ configFile: flags.config, configText: readConfig(flags.config), forward: flags.forward }, process.env);
   let logFile: LogFile | undefined;
   const drops = new LogDrops(Date.now);

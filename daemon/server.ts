@@ -131,7 +131,7 @@ export async function startDaemon(config: DaemonConfig, deps: {
   let resolveClosed!: () => void;
   const closed = new Promise<void>((resolve) => { resolveClosed = resolve; });
   let closing: Promise<void> | undefined;
-  let forwarding: Forwarding = startForwarding([], { store, siteDir: config.siteDir, clock: deps.clock, logger });
+  let forwarding: Forwarding = startForwarding([], { store, siteDir: config.siteDir, clock: deps.clock, logger, unit: config.unitId });
   const drain = new Drain(logger, { keepAliveTimeout: 5000, requireHostHeader: false });
   const server = drain.server;
   const history = new History(config.siteDir, statePaths(config.siteDir).index,
@@ -197,7 +197,7 @@ export async function startDaemon(config: DaemonConfig, deps: {
   }
   const port = (server.address() as AddressInfo).port;
   address = hostPort(config.host, port);
-  forwarding = startForwarding(deps.forward ?? [], { store, siteDir: config.siteDir, clock: deps.clock, logger, fsync: config.fsync });
+  forwarding = startForwarding(deps.forward ?? [], { store, siteDir: config.siteDir, clock: deps.clock, logger, fsync: config.fsync, unit: config.unitId });
   // index the history in the background, so that the first query need not
   void history.warm(store.head(), () => !warming).catch((error) => logger.warn(`indexing the history failed: ${(error as Error).message}`));
   logger.info(`listening on http://${address} (site ${config.siteDir}, fsync ${config.fsync}, version ${VERSION})`);

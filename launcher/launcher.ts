@@ -60,7 +60,7 @@ export class TelemetryServer {
 
   constructor(options: TelemetryServerOptions = {}) {
     const env = options.env ?? process.env;
-    this.config = resolveDaemonConfig(options, env, os.homedir());
+    this.config = resolveDaemonConfig(options, env, os.homedir(), [], os.hostname());
     const c = this.config;
     this.url = `http://${hostPort(c.host, c.port)}`;
     this.defaultLog = options.logFile === undefined;

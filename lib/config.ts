@@ -33,10 +33,12 @@ type Env = Readonly<Record<string, string | undefined>>;
  * Resolve the daemon's configuration from flags, environment and defaults, one row of
  * DAEMON_SETTINGS at a time. `machineNames` are the names and addresses of this machine
  * (resolved at the daemon's edge: its host name, FQDN, interface addresses); requests naming
- * them in `Host` are accepted as well as the operator's `--allowed-hosts`.
+ * them in `Host` are accepted as well as the operator's `--allowed-hosts`. `hostName` (the
+ * machine's, read at the edge) is the default unit id.
  */
-export function resolveDaemonConfig(flags: DaemonFlags, env: Env, homeDir: string, machineNames: readonly string[] = []): DaemonConfig {
-  const context = { env, homeDir };
+export function resolveDaemonConfig(flags: DaemonFlags, env: Env, homeDir: string, machineNames: readonly string[] = [],
+  hostName = 'localhost'): DaemonConfig {
+  const context = { env, homeDir, hostName };
   const resolved = Object.assign({}, ...DAEMON_SETTINGS.map((setting) => setting.resolve(givenValue(setting, flags, env), context))) as DaemonConfig;
   const machine = machineNames.flatMap((name) => canonicalHost(name) ?? []);
   const allowedHosts = Object.freeze([...new Set([...resolved.allowedHosts, ...machine])]);

@@ -172,3 +172,26 @@ function isPlainHost(host: string, port: number): boolean {
   }
   return url.pathname === '/' && !url.username && (url.port || '80') === String(port) && !url.search && !url.hash;
 }
+
+// a unit id: one MQTT topic level, a database key, a file-name-safe word
+const UNIT_ID = /^[A-Za-z0-9._-]{1,64}$/;
+const UNIT_ID_EXPECTED = '1-64 letters, digits, ".", "_" or "-" (not "." or "..")';
+
+/** A unit id as given (`--unit-id`): kept as spelled, 1-64 of letters, digits, `.`, `_`, `-`. */
+export function parseUnitId(value: string, name: string): string {
+  const id = value.trim();
+  if (!UNIT_ID.test(id) || id === '.' || id === '..') throw new ConfigError(name, UNIT_ID_EXPECTED, value);
+  return id;
+}
+
+/**
+ * The default unit id: the host name in lower case (host names are case-insensitive), its
+ * first label when the whole name is longer than a unit id may be, other characters as `-`
+ * (a daemon never refuses to start for its host name; docs/configuration.md). An empty name
+ * gives `localhost`.
+ */
+export function unitIdOfHost(hostName: string): string {
+  const host = hostName.trim().toLowerCase().replace(/\.$/, '');
+  const id = (host.length > 64 ? host.split('.')[0]! : host).replace(/[^a-z0-9._-]/g, '-').slice(0, 64);
+  return UNIT_ID.test(id) && id !== '.' && id !== '..' ? id : 'localhost';
+}

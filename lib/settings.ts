@@ -3,7 +3,7 @@ import { ConfigError } from './errors.js';
 import { formatMaxAge, parseMaxAge, type MaxAgeRules } from './max-age.js';
 import {
   DEFAULT_HOST, DEFAULT_MAX_BODY, DEFAULT_PORT, DEFAULT_SHUTDOWN_TIMEOUT_S, defaultSiteDir, FSYNC_MODES, formatAge, LOG_FORMATS,
-  parseAge, parseChoice, parseHost, parseHostList, parseMaxBody, parsePort, parseShutdownTimeout, parseSwitch, parseToken,
+  parseAge, parseChoice, parseHost, parseHostList, parseMaxBody, parsePort, parseShutdownTimeout, parseSwitch, parseToken, parseUnitId, unitIdOfHost,
   type FsyncMode, type LogFormat,
 } from './setting-values.js';
 
@@ -36,6 +36,8 @@ export interface DaemonConfig {
   readonly compressAfterMs: number | undefined;
   /** Delete closed day files and stopped runs' files older than this (ms); undefined: keep all. */
   readonly retainMs: number | undefined;
+  /** This unit's name in every forwarded record (`--unit-id`; default: the host name in lower case). */
+  readonly unitId: string;
   /** The luxon zone of the site day: the zone TZ names, "system" when TZ is unset, "utc" when TZ is invalid. */
   readonly zone: string;
   /** Set when TZ named an unknown zone: the warning to log at start-up. */
@@ -61,6 +63,7 @@ export interface DaemonFlags {
   logFormat?: string;
   compressAfter?: string;
   retain?: string;
+  unitId?: string;
 }
 
 /** A value as given: the flag's or variable's name (for messages) and its raw value. */
@@ -74,6 +77,8 @@ export interface Given {
 export interface SettingContext {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly homeDir: string;
+  /** This machine's host name (the default unit id). */
+  readonly hostName: string;
 }
 
 /** One daemon setting. */
@@ -193,6 +198,12 @@ export const DAEMON_SETTINGS: readonly DaemonSetting[] = [
     about: 'Delete closed day files and stopped runs older than this age, e.g. 365d', defaultText: 'keep all',
     resolve: (g) => ({ retainMs: g === undefined ? undefined : parseAge(String(g.value), g.name) }),
     argv: (c) => (c.retainMs === undefined ? [] : ['--retain', formatAge(c.retainMs)]),
+  },
+  {
+    key: 'unitId', flag: '--unit-id', variables: ['MERIDIAN_TELEMETRY_UNIT_ID'], kind: 'value',
+    about: 'This unit\'s name in every forwarded record: 1-64 letters, digits, ".", "_" or "-"', defaultText: 'the host name in lower case',
+    resolve: (g, { hostName }) => ({ unitId: g === undefined ? unitIdOfHost(hostName) : parseUnitId(String(g.value), g.name) }),
+    argv: (c) => ['--unit-id', c.unitId],
   },
 ];
 

@@ -1,10 +1,12 @@
 import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startFailureReason } from '../launcher/launch-failure.js';
+import { unitIdOfHost } from '../lib/setting-values.js';
 import { killDaemon, waitUntilGone } from './helpers/cli.js';
 import { freePort, ROOT } from './helpers/daemon.js';
 import { postEvent } from './helpers/http.js';
@@ -29,6 +31,8 @@ test('autoStart false: nothing runs until start(); then ready() gives its status
     assert.is(server.command, process.execPath);
     assert.equal(server.args, ['--max-semi-space-size=8', '--heap-growing-percent=50', path.join(ROOT, 'dist', 'cli', 'meridian.js'), 'telemetry', 'run', '--host', '127.0.0.1', '--port', String(port),
       '--site-dir', siteDir, '--fsync', 'batch', '--max-body', '1048576', '--shutdown-timeout', '3', '--verbose', '--access-logs', '--log-format', 'text',
+      // the unit id the launcher resolved (the host name): the child names its records the same
+      '--unit-id', unitIdOfHost(os.hostname()),
       '--log-file', path.join(siteDir, '.meridian', 'daemon.log')]);
     assert.not.ok(fs.existsSync(server.logFile), 'not started: no log yet');
 

@@ -12,6 +12,7 @@ const DEFAULTS: DaemonConfig = {
   host: 'localhost', port: 6562, siteDir: '/home/operator/.local/share/meridian/telemetry', token: undefined,
   fsync: 'batch', maxBody: 1048576, verbose: false, accessLogs: false, shutdownTimeoutMs: 3000, logFormat: 'text', compressAfterMs: undefined,
   retainMs: undefined, allowUnauthenticated: false, allowedHosts: [], maxAge: [], zone: 'system', zoneWarning: undefined,
+  unitId: 'localhost',
 };
 const ENV = {
   MERIDIAN_TELEMETRY_HOST: '127.0.0.2', MERIDIAN_TELEMETRY_PORT: '7000',
@@ -85,6 +86,10 @@ const RESOLVED: [string, DaemonFlags, Record<string, string>, Partial<DaemonConf
   ['TZ names the site day zone', {}, { TZ: 'Europe/Berlin' }, { zone: 'Europe/Berlin' }],
   ['TZ with the POSIX leading colon', {}, { TZ: ':America/New_York' }, { zone: 'America/New_York' }],
   ['an empty TZ means the system zone', {}, { TZ: '' }, {}],
+  ['--unit-id as spelled', { unitId: 'Dome-2.north_A' }, {}, { unitId: 'Dome-2.north_A' }],
+  ['MERIDIAN_TELEMETRY_UNIT_ID', {}, { MERIDIAN_TELEMETRY_UNIT_ID: ' pan012 ' }, { unitId: 'pan012' }],
+  ['--unit-id over its variable', { unitId: 'a' }, { MERIDIAN_TELEMETRY_UNIT_ID: 'b' }, { unitId: 'a' }],
+  ['a unit id of 64 characters', { unitId: 'u'.repeat(64) }, {}, { unitId: 'u'.repeat(64) }],
   ['an unknown TZ gives UTC and a warning', {}, { TZ: 'Mars/Olympus_Mons' },
     { zone: 'utc', zoneWarning: 'TZ="Mars/Olympus_Mons" is not a known time zone; site days follow UTC' }],
 ];
@@ -142,6 +147,12 @@ const REFUSED: [string, DaemonFlags, Record<string, string>, string][] = [
     '--max-age must be PATTERN=SECONDS items separated by commas (weather=180,power=90,*=600), or seconds for every type; got ""'],
   ['a bad MERIDIAN_TELEMETRY_MAX_AGE', {}, { MERIDIAN_TELEMETRY_MAX_AGE: 'power=soon' },
     'MERIDIAN_TELEMETRY_MAX_AGE must be PATTERN=SECONDS items separated by commas (weather=180,power=90,*=600), or seconds for every type; the seconds of "power" must be a positive number or none; got "power=soon"'],
+  ['a unit id with a space', { unitId: 'unit 1' }, {}, '--unit-id must be 1-64 letters, digits, ".", "_" or "-" (not "." or ".."); got "unit 1"'],
+  ['a unit id with a slash (an MQTT topic level)', {}, { MERIDIAN_TELEMETRY_UNIT_ID: 'a/b' },
+    'MERIDIAN_TELEMETRY_UNIT_ID must be 1-64 letters, digits, ".", "_" or "-" (not "." or ".."); got "a/b"'],
+  ['a unit id of 65 characters', { unitId: 'u'.repeat(65) }, {}, `--unit-id must be 1-64 letters, digits, ".", "_" or "-" (not "." or ".."); got "${'u'.repeat(65)}"`],
+  ['a unit id ".."', { unitId: '..' }, {}, '--unit-id must be 1-64 letters, digits, ".", "_" or "-" (not "." or ".."); got ".."'],
+  ['an empty --unit-id', { unitId: '' }, {}, '--unit-id must be 1-64 letters, digits, ".", "_" or "-" (not "." or ".."); got ""'],
 ];
 
 for (const [name, flags, env, message] of REFUSED) {
@@ -165,6 +176,24 @@ test('resolveClientAddress: flag > environment > default', () => {
     'host and port variables trimmed alike');
   assert.equal({ ...resolveClientAddress({ token: ' t\n' }, ENV) }, { host: '127.0.0.2', port: 7000, token: 't' }, 'a token trimmed');
 });
+
+const HOST_NAMES: [string, string, string][] = [
+  // [name, host name, the default unit id]
+  ['a short host name', 'pan012', 'pan012'],
+  ['in lower case (host names are case-insensitive)', 'PAN012.Example.ORG.', 'pan012.example.org'],
+  ['a name longer than 64: its first label', `dome.${'x'.repeat(70)}.org`, 'dome'],
+  ['a first label longer than 64: cut to 64', 'y'.repeat(70), 'y'.repeat(64)],
+  ['other characters as -', 'My Unit/2', 'my-unit-2'],
+  ['an empty host name', '', 'localhost'],
+  ['a host name ".."', '..', 'localhost'],
+];
+
+for (const [name, hostName, expected] of HOST_NAMES) {
+  test(`resolveDaemonConfig: the default unit id from the host name: ${name}`, () => {
+    assert.is(resolveDaemonConfig({}, {}, HOME, [], hostName).unitId, expected);
+    assert.is(resolveDaemonConfig({ unitId: 'u1' }, {}, HOME, [], hostName).unitId, 'u1', 'a unit id given wins');
+  });
+}
 
 test('resolveDaemonConfig: a token of whitespace only is no token, from the flag and the variable alike (issue 22)', () => {
   assert.is(resolveDaemonConfig({ token: '  ' }, {}, HOME).token, undefined);

@@ -69,20 +69,27 @@ test('topicOfType: MQTT wildcards, % and a first level `current` are escaped, th
   for (const [type, topic] of rows) assert.is(topicOfType(type), topic, type);
 });
 
-test('ndjsonBody: one record per line with id, stream, seq and the envelope byte for byte', () => {
+test('ndjsonBody: one record per line with id, unit, stream, seq and the envelope byte for byte; the current view flagged', () => {
   const line = '{"seq":7,"ts":"2026-03-18T00:05:48.955Z","type":"w","data":1.0,"meta":{}}';
   const wide = '{"seq":9,"ts":"2026-03-18T00:05:48.955Z","type":"w","data":"\u00e9t\u00e9 \u2603 \ud83c\udf19","meta":{}}';
   const record: ForwardRecord = { stream: '042', seq: 7, ts: '', type: 'w', line, file: 'f', end: 0 };
-  const rows: Array<[string, ForwardRecord[], string]> = [
+  const rows: Array<[string, ForwardRecord[], string, 'current'?]> = [
     ['two records of a run', [record, { ...record, seq: 8 }],
-      `{"id":"042:7","stream":"042","seq":7,"envelope":${line}}\n{"id":"042:8","stream":"042","seq":8,"envelope":${line}}\n`],
+      `{"id":"042:7","unit":"pan012","stream":"042","seq":7,"envelope":${line}}\n{"id":"042:8","unit":"pan012","stream":"042","seq":8,"envelope":${line}}\n`],
     ['streams mixed, an ephemeral one, characters of 2 to 4 bytes', [{ ...record, stream: 'site', seq: 9, line: wide }, { ...record, ephemeral: true }],
-      `{"id":"site:9","stream":"site","seq":9,"envelope":${wide}}\n{"id":"042:7","stream":"042","seq":7,"ephemeral":true,"envelope":${line}}\n`],
+      `{"id":"site:9","unit":"pan012","stream":"site","seq":9,"envelope":${wide}}\n{"id":"042:7","unit":"pan012","stream":"042","seq":7,"ephemeral":true,"envelope":${line}}\n`],
     ['only characters of 3 bytes (the buffer grows)', [{ ...record, line: '\u2603'.repeat(200) }],
-      `{"id":"042:7","stream":"042","seq":7,"envelope":${'\u2603'.repeat(200)}}\n`],
+      `{"id":"042:7","unit":"pan012","stream":"042","seq":7,"envelope":${'\u2603'.repeat(200)}}\n`],
     ['no records', [], ''],
+    ['the current view: every record flagged current (an ephemeral one too)', [{ ...record, stream: 'site', seq: 9, line: wide }, { ...record, ephemeral: true }],
+      `{"id":"site:9","unit":"pan012","stream":"site","seq":9,"current":true,"envelope":${wide}}\n{"id":"042:7","unit":"pan012","stream":"042","seq":7,"current":true,"envelope":${line}}\n`, 'current'],
   ];
-  for (const [name, records, text] of rows) assert.is(ndjsonBody(records).toString('hex'), Buffer.from(text, 'utf8').toString('hex'), name);
+  for (const [name, records, text, flag] of rows) {
+    assert.is(ndjsonBody(records, 'pan012', flag).toString('hex'), Buffer.from(text, 'utf8').toString('hex'), name);
+  }
+  // a unit id of 64 characters and a long run id: the buffer grows for the record's head
+  const long = { ...record, stream: 'r'.repeat(128) };
+  assert.is(ndjsonBody([long], 'u'.repeat(64)).toString(), `{"id":"${long.stream}:7","unit":"${'u'.repeat(64)}","stream":"${long.stream}","seq":7,"envelope":${line}}\n`);
 });
 
 test('redactUrl: a password never shows', () => {

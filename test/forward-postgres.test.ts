@@ -8,7 +8,8 @@ import { postEvent, request } from './helpers/http.js';
 import { startPostgres, type TestPostgres } from './helpers/postgres.js';
 
 // The PostgreSQL sink against a real PostgreSQL 15 started by the test: rows keyed by
-// (stream, seq), the current view, the database down for a while, a row it refuses.
+// (unit, stream, seq), the current view, the database down for a while, a row it refuses
+// (fleet-postgres.test.ts: the fleet's tables, fresh first, several units).
 
 let pg: TestPostgres;
 test.before(async () => { pg = await startPostgres(); });
@@ -20,7 +21,7 @@ interface Row { stream: string; seq: string; ts: Date; type: string; data: unkno
 
 const rowsOf = (table: string) => pg.query<Row>(`SELECT stream, seq, ts, type, data, meta FROM ${table} ORDER BY stream, seq`);
 
-test('steady state: one row per event keyed by (stream, seq), data and meta as JSON, and the current view; no row for an ephemeral event', async () => {
+test('steady state: one row per event keyed by (unit, stream, seq), data and meta as JSON, and the current view (an ephemeral reading too); no row for an ephemeral event', async () => {
   await withTestDaemon({ forward: sinksOf(SINK('steady')) }, async (d) => {
     const sent = [];
     for (let i = 1; i <= 70; i++) sent.push((await postEvent(d.url, { type: i % 2 ? 'weather' : 'dome', data: { i, t: -3.5 } })).json);
@@ -37,10 +38,12 @@ test('steady state: one row per event keyed by (stream, seq), data and meta as J
     const got = rows.map((r) => ({ ...r, ts: r.ts.toISOString() }));
     expected.sort((a, b) => a.stream.localeCompare(b.stream) || Number(a.seq) - Number(b.seq));
     assert.equal(got, expected);
-    const current = await pg.query<{ type: string; stream: string; seq: string }>('SELECT type, stream, seq FROM steady_current ORDER BY type');
-    assert.equal(current, [{ type: 'camera', stream: '007', seq: '5' }, { type: 'dome', stream: 'site', seq: '70' }, { type: 'weather', stream: 'site', seq: '69' }]);
+    const current = await pg.query<{ unit: string; type: string; stream: string; seq: string }>('SELECT unit, type, stream, seq FROM steady_current ORDER BY type');
+    assert.equal(current, [{ unit: 'localhost', type: 'camera', stream: '007', seq: '5' }, { unit: 'localhost', type: 'dome', stream: 'site', seq: '70' },
+      { unit: 'localhost', type: 'weather', stream: 'site', seq: '69' }, { unit: 'localhost', type: 'wind', stream: 'site', seq: '71' }]);
+    assert.equal(await pg.query('SELECT DISTINCT unit FROM steady'), [{ unit: 'localhost' }]);
     const migrations = await pg.query<{ version: number }>('SELECT version FROM steady_migrations');
-    assert.equal(migrations, [{ version: 1 }, { version: 2 }]);
+    assert.equal(migrations, [{ version: 1 }, { version: 2 }, { version: 3 }]);
   });
 });
 
@@ -100,7 +103,7 @@ test('a table made by migration 1 (no line column) is migrated in place: old row
     await caughtUp(d.url, 'db');
     const got = await pg.query<{ stream: string; line: string | null; data: string }>('SELECT stream, line, data::text AS data FROM older ORDER BY stream');
     assert.equal(got.map((r) => [r.stream, r.line === null ? null : r.line.slice(r.line.indexOf('"data"')), r.data]), [['old', null, '1'], ['site', '"data":-0.0,"meta":{}}', '0.0']]);
-    assert.equal(await pg.query('SELECT version FROM older_migrations ORDER BY version'), [{ version: 1 }, { version: 2 }]);
+    assert.equal(await pg.query('SELECT version FROM older_migrations ORDER BY version'), [{ version: 1 }, { version: 2 }, { version: 3 }]);
   });
 });
 

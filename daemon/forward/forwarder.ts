@@ -1,65 +1,33 @@
 import path from 'node:path';
-import type { Logger } from '../../lib/log.js';
-import type { Clock } from '../../lib/time.js';
 import type { SinkStatus } from '../../lib/wire.js';
 import { retryDelay } from './backoff.js';
-import type { CursorSync } from './cursor-file.js';
-import { deliveredAll, SinkCursor, type CursorWriting } from './cursor.js';
+import { deliveredAll, SinkCursor } from './cursor.js';
 import { countDeadLetters, writeDeadLetter } from './dead-letter.js';
 import { within, withTimeout } from './deadline.js';
 import { EphemeralQueue } from './ephemeral.js';
 import { SinkHealth } from './health.js';
-import { IngestShare, type LoopSampler } from './ingest-share.js';
+import { IngestShare } from './ingest-share.js';
 import { HeldFile } from '../ndjson/held.js';
-import type { StoreHead } from '../storage/store.js';
-import { lagEvents } from './lag.js';
-import { flags, type LogTail, type StreamPosition } from './log-tail.js';
+import { lagAfter, lagEvents } from './lag.js';
+import { flags } from './log-tail.js';
 import type { ForwardRecord } from './record.js';
 import { ReadAhead } from './read-ahead.js';
 import { openCursor, takeRuns } from './runs.js';
 import { redactUrl } from './secrets.js';
-import { errorText, SinkRejection, type Sink, type SinkSpec } from './sink.js';
+import { errorText, SinkRejection, type SendExtra, type SinkSpec } from './sink.js';
+import { CurrentFeed } from './current-feed.js';
+import { VERSION } from '../../lib/version.js';
 import { Wake } from './wake.js';
+import type { Batch, ForwarderDeps } from './forwarder-deps.js';
 
 // The loop every sink shares: read the next batch after the cursor, send it (one batch in
 // flight), move the cursor once the peer acknowledged it, back off and retry on failure,
 // split a refused batch until the refused record is found and put it in the dead-letter file.
 // Ephemeral events (no line in the files) take the same loop from a small queue, live and once.
+// The unit's current view goes first, at start and after a failed delivery (current-feed.ts).
 
 // an idle sink looks at the files this often even without being woken
 const IDLE_POLL_MS = 1000;
-
-/** What a forwarder needs. */
-export interface ForwarderDeps {
-  spec: SinkSpec;
-  sink: Sink;
-  tail: LogTail;
-  /** The directory of cursor and dead-letter files. */
-  stateDir: string;
-  /** How the cursor is written: the daemon's --fsync mode. */
-  cursorSync: CursorSync;
-  /** How the store records paths (relative inside the site directory): the cursor records its files the same way. */
-  places?: CursorWriting['places'];
-  /** Where the store's writing stands: the timeline's segments (runs), the site's end, the active run's. */
-  head(): StoreHead;
-  /** The newest seq with a line per stream recorded since start (an ephemeral seq after it is nothing to deliver). */
-  lineSeqs: ReadonlyMap<string, number>;
-  /** How many events the daemon has recorded since start (changes while ingest is busy). */
-  recordedCount(): number;
-  /** The event loop's utilization (shared with ingest). */
-  loopSampler: LoopSampler;
-  clock: Clock;
-  logger: Logger;
-  random(): number;
-}
-
-interface Batch {
-  records: ForwardRecord[];
-  /** The stream's position after the batch (past lines that were no envelopes, too). */
-  position: StreamPosition;
-  /** Fewer records than a batch holds, and nothing more on disk yet. */
-  partial: boolean;
-}
 
 /** Forwards the log to one sink, from its cursor on, until stopped. */
 export class Forwarder {
@@ -79,6 +47,7 @@ export class Forwarder {
   // in a retry delay: ephemeral events that arrive now are dropped at once
   private backingOff = false;
   private readonly share: IngestShare;
+  private readonly feed: CurrentFeed;
   private loop: Promise<void> | undefined;
 
   constructor(deps: ForwarderDeps) {
@@ -102,6 +71,7 @@ export class Forwarder {
     this.deadFile = path.join(deps.stateDir, `${deps.spec.name}.dead.ndjson`);
     this.share = new IngestShare(deps.loopSampler);
     this.ephemeral = new EphemeralQueue(deps.spec.ephemeralQueue);
+    this.feed = new CurrentFeed(deps.current, deps.spec.kind === 'postgres');
   }
 
   /** Load the cursor (or start one) and run the loop in the background. */
@@ -110,6 +80,8 @@ export class Forwarder {
     const problem = openCursor(this.cursor, this.spec.start, this.deps.head(), this.deps.tail);
     if (problem) logger.warn(`sink ${this.spec.name}: ${problem}; starting from the ${this.spec.start} of the log`);
     this.health.deadLetters = countDeadLetters(this.deadFile);
+    // fresh first: a sink behind (PostgreSQL: any, its current table is the central view) sends the view before the backlog
+    if (this.spec.kind === 'postgres' || this.lag() > 0) this.feed.outage();
     logger.info(`sink ${this.spec.name}: forwarding to ${redactUrl(this.spec.url)} (cursor ${this.cursor.file})`);
     this.loop = this.run();
   }
@@ -118,6 +90,12 @@ export class Forwarder {
   notify(stream: string): void {
     if (!this.cursor.has(stream)) takeRuns(this.cursor, this.deps.head().segments);
     this.wake.wake();
+  }
+
+  /** A type's current reading changed: a PostgreSQL sink sends it (woken). Cheap: runs on the write path. */
+  currentChanged(type: string): void {
+    this.feed.changedType(type);
+    if (this.spec.kind === 'postgres') this.wake.wake();
   }
 
   /** An ephemeral event was recorded: queue it for the loop; during a retry delay it is dropped at once. Cheap: runs on the write path. */
@@ -153,9 +131,8 @@ export class Forwarder {
 
   /** The sink's line in /status. */
   status(): SinkStatus {
-    const lag = lagEvents(this.cursor.entries(), this.deps.head(), this.deps.lineSeqs);
     const { sent, dropped } = this.ephemeral;
-    return this.health.status(this.spec, this.deps.clock.now(), lag, this.oldestPendingTs, { sent, dropped }, this.cursor.skipped);
+    return this.health.status(this.spec, this.deps.clock.now(), this.lag(), this.oldestPendingTs, { sent, dropped }, this.cursor.skipped);
   }
 
   private async run(): Promise<void> {
@@ -202,7 +179,26 @@ export class Forwarder {
       return;
     }
     this.oldestPendingTs = undefined;
-    await this.wake.wait(IDLE_POLL_MS);
+    if (this.feed.dueWhenIdle(this.deps.clock.now())) await this.sendCurrent();
+    else await this.wake.wait(IDLE_POLL_MS);
+  }
+
+  /** Send the current readings pending, alone; false (after the retry delay) when the peer could not take them. */
+  private async sendCurrent(): Promise<boolean> {
+    try {
+      await this.send([], { ...this.feed.take(), version: VERSION, lag: { events: this.lag(), seconds: 0 } });
+      this.succeeded();
+      return true;
+    } catch (error) {
+      if (this.stopped) return false;
+      if (!(error instanceof SinkRejection)) {
+        await this.backOff(error);
+        return false;
+      }
+      // refused for good: not tried again and again (the backlog would wait behind it)
+      this.deps.logger.warn(`sink ${this.spec.name}: the current view was refused (${error.message}); the backlog goes on`);
+      return true;
+    }
   }
 
   /** The next records after the cursor, from the first stream that has any. */
@@ -248,7 +244,9 @@ export class Forwarder {
       try {
         // the cursor of the batch before is written while this one was read: on disk before this one goes
         await this.cursor.flushed();
-        await this.send(chunk);
+        // fresh first: the unit's current view before any of the backlog
+        if (this.feed.wholePending && !(await this.sendCurrent())) continue;
+        await this.send(chunk, this.extraOf(chunk));
         this.health.delivered += chunk.length;
         this.acknowledged(chunk);
         queue.shift();
@@ -268,14 +266,26 @@ export class Forwarder {
     if (!this.stopped) this.cursor.moveTo(batch.records[0]!.stream, batch.position);
   }
 
+  /** What goes with a chunk: PostgreSQL's changed current readings (in its transaction), the lag after it. */
+  private extraOf(chunk: ForwardRecord[]): SendExtra | undefined {
+    if (this.spec.kind !== 'postgres') return undefined;
+    const now = this.deps.clock.now();
+    return { ...this.feed.take(), version: VERSION, lag: lagAfter(this.lag(), chunk, now), unitRow: this.feed.unitRowDue(now) };
+  }
+
+  private lag(): number {
+    return lagEvents(this.cursor.entries(), this.deps.head(), this.deps.lineSeqs);
+  }
+
   /** Send one chunk; past the timeout (or at a stop) the attempt is aborted, so one batch is ever in flight. */
-  private async send(chunk: ForwardRecord[]): Promise<void> {
+  private async send(chunk: ForwardRecord[], extra?: SendExtra): Promise<void> {
     const attempt = new AbortController();
     const onStop = () => attempt.abort();
     this.abort.signal.addEventListener('abort', onStop, { once: true });
     try {
-      await withTimeout(this.deps.sink.send(chunk, attempt.signal), this.spec.timeoutMs,
+      await withTimeout(this.deps.sink.send(chunk, attempt.signal, extra), this.spec.timeoutMs,
         `no acknowledgement within ${this.spec.timeoutMs} ms`, () => attempt.abort());
+      this.feed.delivered(this.deps.clock.now());
     } finally {
       this.abort.signal.removeEventListener('abort', onStop);
     }
@@ -283,6 +293,8 @@ export class Forwarder {
 
   /** A refused chunk: halves to send on their own, or (one record) its dead letter. */
   private refused(chunk: ForwardRecord[], error: SinkRejection): ForwardRecord[][] {
+    // the current readings the refused chunk carried go again with the next one
+    this.feed.outage();
     if (chunk.length > 1) {
       const half = Math.ceil(chunk.length / 2);
       return [chunk.slice(0, half), chunk.slice(half)];
@@ -316,6 +328,7 @@ export class Forwarder {
     const reason = errorText(error);
     // ephemeral events are never retried: those waiting go now, later ones until a delivery succeeds
     this.ephemeral.dropAll();
+    this.feed.outage();
     const attempt = this.health.failure(this.deps.clock.now(), reason);
     const delay = retryDelay(attempt, this.spec.retry, this.deps.random);
     const message = `sink ${this.spec.name}: delivery failed (${reason}); retry ${attempt} in ${delay} ms`;

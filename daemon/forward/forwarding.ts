@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -15,7 +16,9 @@ import { lazySink } from './lazy-sink.js';
 import { SiteSegments } from './site-segments.js';
 import { LogTail } from './log-tail.js';
 import { ephemeralRecord } from './record.js';
-import type { SinkSpec } from './sink.js';
+import type { CurrentReading, SinkSpec } from './sink.js';
+import type { CurrentSource } from './current-feed.js';
+import { lineHead } from '../ndjson/head.js';
 
 // Forwarding as the daemon runs it: one forwarder per configured sink, woken by the store's
 // onRecorded listener, reading the backlog from the files. Ephemeral events, in no file, are
@@ -46,6 +49,8 @@ export interface ForwardingDeps {
   loopSampler?: LoopSampler;
   /** The daemon's --fsync mode, which cursor writes follow (default batch: synced at most once a second). */
   fsync?: FsyncMode;
+  /** This unit's id (`--unit-id`), in every record sent. */
+  unit: string;
 }
 
 // how a cursor is written, by --fsync mode: whole (and synced) after every batch, or whole once
@@ -63,16 +68,25 @@ export function startForwarding(specs: readonly SinkSpec[], deps: ForwardingDeps
   const stateDir = path.join(statePaths(siteDir).dir, 'forward');
   fs.mkdirSync(stateDir, { recursive: true });
   const current = (type: string) => store.view.get(type)?.json;
+  // the stream of each type's current reading, as recorded since start (before: see currentSource)
+  const streams = new Map<string, string>();
+  const view = currentSource(store, streams);
+  // this daemon's run: the fleet's units table tells two daemons with one unit id apart by it
+  const unit = { id: deps.unit, instance: randomUUID() };
   let recorded = 0;
   const lineSeqs = new Map<string, number>();
   const forwarders = specs.map((spec) => new Forwarder({
-    spec, sink: lazySink(spec, current), tail, stateDir, cursorSync: CURSOR_SYNC[deps.fsync ?? 'batch'], places: store.places, head: () => store.head(), lineSeqs, recordedCount: () => recorded,
+    spec, sink: lazySink(spec, unit, current), tail, stateDir, cursorSync: CURSOR_SYNC[deps.fsync ?? 'batch'], places: store.places, head: () => store.head(), lineSeqs, recordedCount: () => recorded, current: view,
     loopSampler: deps.loopSampler ?? ((since) => performance.eventLoopUtilization(since)),
     clock: deps.clock, logger: deps.logger, random: deps.random ?? Math.random,
   }));
   const wantEphemeral = specs.some((s) => s.ephemeral);
   const stopListening = store.onRecorded((event) => {
     recorded++;
+    if (event.makeCurrent) {
+      streams.set(event.reading.type, event.stream);
+      for (const f of forwarders) f.currentChanged(event.reading.type);
+    }
     if (event.permanent) {
       lineSeqs.set(event.stream, event.reading.seq);
       if (event.stream === 'site') segments.recorded(event.file, event.reading.seq);
@@ -92,6 +106,22 @@ export function startForwarding(specs: readonly SinkSpec[], deps: ForwardingDeps
     stop: async () => {
       stopListening();
       await Promise.all(forwarders.map((f) => f.stop(STOP_GRACE_MS)));
+    },
+  };
+}
+
+// The current view as sinks send it. The stream of a reading recorded before this start is not
+// kept anywhere: the run its meta names (the daemon sets meta.run_id in a run), else the site.
+function currentSource(store: TelemetryStore, streams: ReadonlyMap<string, string>): CurrentSource {
+  return {
+    types: () => store.view.typeNames(),
+    reading: (type): CurrentReading | undefined => {
+      const reading = store.view.get(type);
+      const head = reading && lineHead(reading.json);
+      if (!reading || !head) return undefined;
+      const runId = (reading.envelope.meta as { run_id?: unknown } | null | undefined)?.run_id;
+      const stream = streams.get(type) ?? (typeof runId === 'string' ? runId : 'site');
+      return { type, stream, seq: head.seq, ts: head.ts, line: reading.json };
     },
   };
 }

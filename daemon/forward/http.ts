@@ -6,19 +6,31 @@ import { redactUrlText } from './secrets.js';
 import { SinkRejection, type HttpSinkSpec, type Sink } from './sink.js';
 
 // The HTTP sink: each batch is one POST of NDJSON, one record per line:
-// {"id":"site:41","stream":"site","seq":41,"envelope":{...the line as stored...}}; an ephemeral
-// event (sent live, in a POST of its own) has "ephemeral":true after "seq".
+// {"id":"site:41","unit":"pan012","stream":"site","seq":41,"envelope":{...the line as stored...}}; an ephemeral
+// event (sent live, in a POST of its own) has "ephemeral":true after "seq"; the unit's current
+// view, sent first after an outage, is a POST of records with "current":true there.
 // A 2xx acknowledges the batch; a 4xx other than 408 and 429 refuses it for good. A redirect
 // is never followed (the batch and the headers, authorization among them, would go to a host
 // nobody configured): a 3xx is a failure that names where it pointed, retried like a 5xx.
 
+/** A record's flag after its seq: an ephemeral event, or a reading of the current view. */
+type Flag = 'ephemeral' | 'current' | undefined;
+
+/** A line of a body: what a record carries (a current reading too). */
+interface BodyRecord {
+  readonly stream: string;
+  readonly seq: number;
+  readonly line: string;
+  readonly ephemeral?: true;
+}
+
 /** The body of one POST: a record per line, the envelope embedded byte for byte (bytes: no body string to build and encode again). */
-export function ndjsonBody(records: readonly ForwardRecord[]): Buffer {
-  return bodyInto(records, undefined).body;
+export function ndjsonBody(records: readonly BodyRecord[], unit: string, flag?: Flag): Buffer {
+  return bodyInto(records, unit, undefined, flag).body;
 }
 
 /** The body written into `spare` when it is large enough (else a new buffer): the body, and the whole buffer behind it to use again. */
-function bodyInto(records: readonly ForwardRecord[], spare: Buffer | undefined): { body: Buffer; backing: Buffer } {
+function bodyInto(records: readonly BodyRecord[], unit: string, spare: Buffer | undefined, flag?: Flag): { body: Buffer; backing: Buffer } {
   let chars = 0;
   for (const r of records) chars += r.line.length;
   // ASCII lines fit at once; a line of other characters (up to 3 bytes each) grows the buffer
@@ -27,9 +39,11 @@ function bodyInto(records: readonly ForwardRecord[], spare: Buffer | undefined):
   let at = 0;
   let stream = '';
   let quoted = '';
+  const unitField = `"unit":${JSON.stringify(unit)},`;
   for (const r of records) {
     if (r.stream !== stream) [stream, quoted] = [r.stream, JSON.stringify(r.stream)];
-    const head = `{"id":"${quoted.slice(1, -1)}:${r.seq}","stream":${quoted},"seq":${r.seq},${r.ephemeral ? '"ephemeral":true,' : ''}"envelope":`;
+    const marked = flag ?? (r.ephemeral ? 'ephemeral' : undefined);
+    const head = `{"id":"${quoted.slice(1, -1)}:${r.seq}",${unitField}"stream":${quoted},"seq":${r.seq},${marked ? `"${marked}":true,` : ''}"envelope":`;
     const need = at + 3 * (head.length + r.line.length) + 2;
     if (need > buf.length) buf = grown(buf, at, need);
     at += buf.write(head, at, 'utf8');
@@ -46,8 +60,8 @@ function grown(buf: Buffer, used: number, need: number): Buffer {
   return next;
 }
 
-/** A sink POSTing to `spec.url` with `spec.headers` (for authorization). */
-export function httpSink(spec: HttpSinkSpec): Sink {
+/** A sink POSTing the records of unit `unit` to `spec.url` with `spec.headers` (for authorization). */
+export function httpSink(spec: HttpSinkSpec, unit: string): Sink {
   const agent = { http: new http.Agent({ keepAlive: true, maxSockets: 1 }), https: new https.Agent({ keepAlive: true, maxSockets: 1 }) };
   const client = got.extend({
     agent, retry: { limit: 0 }, throwHttpErrors: false, followRedirect: false, timeout: { request: spec.timeoutMs },
@@ -61,13 +75,16 @@ export function httpSink(spec: HttpSinkSpec): Sink {
   return {
     prepare(records) {
       if (prepared) spare.push(prepared.backing);
-      prepared = { records, ...bodyInto(records, spare.pop()) };
+      prepared = { records, ...bodyInto(records, unit, spare.pop()) };
     },
-    async send(records, signal) {
+    async send(records, signal, extra) {
       let built = prepared?.records === records ? prepared : undefined;
       if (prepared && !built) spare.push(prepared.backing);
       prepared = undefined;
-      built ??= { records, ...bodyInto(records, spare.pop()) };
+      // no records: the current view alone (fresh first after an outage)
+      const current = records.length === 0 ? extra?.current ?? [] : undefined;
+      if (current?.length === 0) return;
+      built ??= current ? { records, ...bodyInto(current, unit, spare.pop(), 'current') } : { records, ...bodyInto(records, unit, spare.pop()) };
       let res;
       try {
         res = await client.post(spec.url, { body: built.body, signal });

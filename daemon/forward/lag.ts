@@ -16,6 +16,13 @@ export function lagEvents(positions: readonly (readonly [string, StreamPosition]
   return lag;
 }
 
+/** A sink's lag once `chunk` is acknowledged: the events left, and how old the newest of the chunk is (0 when none are left). */
+export function lagAfter(lag: number, chunk: readonly { ts: string }[], nowMs: number): { events: number; seconds: number } {
+  const events = Math.max(0, lag - chunk.length);
+  const newest = chunk.length === 0 ? NaN : Date.parse(chunk[chunk.length - 1]!.ts);
+  return { events, seconds: events === 0 || Number.isNaN(newest) ? 0 : Math.max(0, (nowMs - newest) / 1000) };
+}
+
 function streamLag(stream: string, pos: StreamPosition, head: StoreHead, lineSeq: number | undefined): number {
   const end = stream === 'site' ? head.site : head.run?.id === stream ? head.run : undefined;
   if (end) return pos.file === end.file && pos.offset >= end.bytes ? 0 : Math.max(0, (lineSeq ?? end.seq) - pos.seq);

@@ -6,23 +6,26 @@ import { errorText, SinkRejection, type Sink, type SinkSpec } from './sink.js';
 // Every error leaving the sink is scrubbed of its secrets (the libraries quote URLs, peers
 // echo headers): what the forwarder logs, shows in /status or writes as a dead letter is safe.
 
-/** The sink of `spec`, its module imported on first use (a failed import is tried again on the next send). */
-export function lazySink(spec: SinkSpec, current: (type: string) => string | undefined): Sink {
+/**
+ * The sink of `spec` for the unit `unit` (`instance`: this daemon's run, for the fleet's units
+ * table), its module imported on first use (a failed import is tried again on the next send).
+ */
+export function lazySink(spec: SinkSpec, unit: { id: string; instance: string }, current: (type: string) => string | undefined): Sink {
   let loading: Promise<Sink> | undefined;
   // the sink once its module is loaded (prepare is synchronous: it works only from then on)
   let loaded: Sink | undefined;
   const scrub = scrubberOf(spec);
   const sink = () => {
-    loading ??= load(spec, current).then((s) => (loaded = s), (error: unknown) => {
+    loading ??= load(spec, unit, current).then((s) => (loaded = s), (error: unknown) => {
       loading = undefined;
       throw error;
     });
     return loading;
   };
   return {
-    send: async (records, signal) => {
+    send: async (records, signal, extra) => {
       try {
-        await (await sink()).send(records, signal);
+        await (await sink()).send(records, signal, extra);
       } catch (error) {
         // a new error of the same kind, without the cause (it may quote the URL)
         const text = scrub(errorText(error));
@@ -43,10 +46,10 @@ export function lazySink(spec: SinkSpec, current: (type: string) => string | und
   };
 }
 
-async function load(spec: SinkSpec, current: (type: string) => string | undefined): Promise<Sink> {
+async function load(spec: SinkSpec, unit: { id: string; instance: string }, current: (type: string) => string | undefined): Promise<Sink> {
   switch (spec.kind) {
-    case 'mqtt': return (await import('./mqtt.js')).mqttSink(spec, current);
-    case 'postgres': return (await import('./postgres.js')).postgresSink(spec);
-    case 'http': return spec.notify ? (await import('./notify.js')).notifySink(spec) : (await import('./http.js')).httpSink(spec);
+    case 'mqtt': return (await import('./mqtt.js')).mqttSink(spec, unit.id, current);
+    case 'postgres': return (await import('./postgres.js')).postgresSink(spec, unit.id, unit.instance);
+    case 'http': return spec.notify ? (await import('./notify.js')).notifySink(spec) : (await import('./http.js')).httpSink(spec, unit.id);
   }
 }

@@ -4,9 +4,11 @@ import type { ForwardRecord } from './record.js';
 import { redactUrl } from './secrets.js';
 import { SinkRejection, type MqttSinkSpec, type Sink } from './sink.js';
 
-// The MQTT sink (MQTT 5): each envelope to `<prefix>/<type>` at QoS 1 with the user properties
-// `stream`, `seq` and `id` (`stream:seq`), and `ephemeral` = `true` on an ephemeral event; then, for each type in the batch, the current reading
-// retained at `<prefix>/current/<type>`. A batch is acknowledged once every PUBACK has come.
+// The MQTT sink (MQTT 5): each envelope to `<prefix>/<type>` (`<prefix>/<unit>/<type>` with
+// `unit_topic`) at QoS 1 with the user properties `unit`, `stream`, `seq` and `id` (`stream:seq`),
+// and `ephemeral` = `true` on an ephemeral event; then, for each type in the batch, the current
+// reading retained at `<prefix>/current/<type>`. After an outage the whole current view is
+// published retained first. A batch is acknowledged once every PUBACK has come.
 
 // PUBACK reasons that refuse the message itself: not authorized, topic name invalid,
 // packet too large, payload format invalid. Others (quota exceeded...) may pass later.
@@ -22,8 +24,9 @@ export function topicOfType(type: string): string {
   return escaped === 'current' || escaped.startsWith('current/') ? `%63${escaped.slice(1)}` : escaped;
 }
 
-/** A sink publishing to the broker at `spec.url`; `current(type)` gives the current reading's JSON. */
-export function mqttSink(spec: MqttSinkSpec, current: (type: string) => string | undefined): Sink {
+/** A sink publishing the records of unit `unit` to the broker at `spec.url`; `current(type)` gives the current reading's JSON. */
+export function mqttSink(spec: MqttSinkSpec, unit: string, current: (type: string) => string | undefined): Sink {
+  const topics = { prefix: spec.unitTopic ? `${spec.prefix}/${unit}` : spec.prefix, unit };
   let conn: { client: mqtt.MqttClient; lost: Promise<never>; maxPacket: number } | undefined;
   // the client being connected, so that a stop can cut a connection attempt that hangs
   let opening: mqtt.MqttClient | undefined;
@@ -56,16 +59,17 @@ export function mqttSink(spec: MqttSinkSpec, current: (type: string) => string |
   };
 
   return {
-    async send(records, signal) {
+    async send(records, signal, extra) {
       const cut = () => opening?.end(true);
       signal.addEventListener('abort', cut, { once: true });
       const { client, lost, maxPacket } = await (conn ? Promise.resolve(conn) : connect()).finally(() => signal.removeEventListener('abort', cut));
-      const tooLarge = records.find((r) => packetSize(spec.prefix, r) > maxPacket);
+      const tooLarge = records.find((r) => packetSize(topics.prefix, unit, r) > maxPacket);
       if (tooLarge) throw new SinkRejection(`${tooLarge.stream}:${tooLarge.seq} is larger than the broker's maximum packet size (${maxPacket} bytes)`);
       const onAbort = () => client.end(true);
       signal.addEventListener('abort', onAbort, { once: true });
       try {
-        await Promise.race([Promise.all(publishes(client, spec, records, current, maxPacket)), lost]);
+        const sent = records.length > 0 ? publishes(client, spec, topics, records, current, maxPacket)  : spec.retainCurrent ? retained(client, topics.prefix, extra?.current ?? [], maxPacket) : [];
+        await Promise.race([Promise.all(sent), lost]);
       } catch (error) {
         const reason = (error as { code?: unknown }).code;
         if (typeof reason === 'number' && REFUSING_REASONS.has(reason)) {
@@ -88,28 +92,38 @@ export function mqttSink(spec: MqttSinkSpec, current: (type: string) => string |
 }
 
 // An upper bound of a PUBLISH packet's size: fixed header, topic, packet id, the user properties, payload.
-function packetSize(prefix: string, r: ForwardRecord): number {
+function packetSize(prefix: string, unit: string, r: ForwardRecord): number {
   const id = `${r.stream}:${r.seq}`;
   return 5 + 2 + Buffer.byteLength(`${prefix}/${topicOfType(r.type)}`) + 2 + 4
-    + 4 * 5 + Buffer.byteLength(`stream${r.stream}seq${r.seq}id${id}ephemeraltrue`) + Buffer.byteLength(r.line);
+    + 5 * 5 + Buffer.byteLength(`unit${unit}stream${r.stream}seq${r.seq}id${id}ephemeraltrue`) + Buffer.byteLength(r.line);
 }
 
-function publishes(client: mqtt.MqttClient, spec: MqttSinkSpec, records: readonly ForwardRecord[],
+function publishes(client: mqtt.MqttClient, spec: MqttSinkSpec, topics: { prefix: string; unit: string }, records: readonly ForwardRecord[],
   current: (type: string) => string | undefined, maxPacket: number): Promise<unknown>[] {
   const sent: Promise<unknown>[] = [];
   const types = new Set<string>();
   for (const r of records) {
-    const userProperties: Record<string, string> = { stream: r.stream, seq: String(r.seq), id: `${r.stream}:${r.seq}` };
+    const userProperties: Record<string, string> = { unit: topics.unit, stream: r.stream, seq: String(r.seq), id: `${r.stream}:${r.seq}` };
     if (r.ephemeral) userProperties.ephemeral = 'true';
-    sent.push(client.publishAsync(`${spec.prefix}/${topicOfType(r.type)}`, r.line, { qos: 1, properties: { userProperties } }));
+    sent.push(client.publishAsync(`${topics.prefix}/${topicOfType(r.type)}`, r.line, { qos: 1, properties: { userProperties } }));
     types.add(r.type);
   }
   if (spec.retainCurrent) {
-    for (const type of types) {
-      const reading = current(type);
-      const topic = `${spec.prefix}/current/${topicOfType(type)}`;
-      if (reading !== undefined && 16 + Buffer.byteLength(topic) + Buffer.byteLength(reading) <= maxPacket) sent.push(client.publishAsync(topic, reading, { qos: 1, retain: true }));
-    }
+    const readings = [...types].flatMap((type) => {
+      const line = current(type);
+      return line === undefined ? [] : [{ type, line }];
+    });
+    sent.push(...retained(client, topics.prefix, readings, maxPacket));
+  }
+  return sent;
+}
+
+// each reading retained at `<prefix>/current/<type>` (one larger than the broker takes is left out)
+function retained(client: mqtt.MqttClient, prefix: string, readings: readonly { type: string; line: string }[], maxPacket: number): Promise<unknown>[] {
+  const sent: Promise<unknown>[] = [];
+  for (const { type, line } of readings) {
+    const topic = `${prefix}/current/${topicOfType(type)}`;
+    if (16 + Buffer.byteLength(topic) + Buffer.byteLength(line) <= maxPacket) sent.push(client.publishAsync(topic, line, { qos: 1, retain: true }));
   }
   return sent;
 }

@@ -1,6 +1,8 @@
 // The PostgreSQL sink's schema and its migrations (docs/forwarding.md shows the result).
 // Each migration runs once, in order, in one transaction holding an advisory lock, so
 // several units starting at once against a central database apply it exactly once.
+// Migration 3 makes the table a fleet's: events keyed (unit, stream, seq), partitioned by month
+// on ts; a current table (unit, type) and a units table (docs/fleet.md).
 
 const IDENT = /^[a-z_][a-z0-9_]{0,62}$/;
 
@@ -16,17 +18,26 @@ export function tableNames(name: string) {
   const table = parts[parts.length - 1]!;
   const schema = parts.length === 2 ? `"${parts[0]}".` : '';
   return {
+    table, schema,
+    /** The schema as an SQL expression: the one named, else the connection's current schema. */
+    schemaValue: parts.length === 2 ? `'${parts[0]}'` : 'current_schema()',
     events: `${schema}"${table}"`,
     current: `${schema}"${table}_current"`,
+    units: `${schema}"${table}_units"`,
     migrations: `${schema}"${table}_migrations"`,
     index: `"${table}_type_ts"`,
     toJsonb: `${schema}"${table}_jsonb"`,
+    partition: `${schema}"${table}_partition"`,
+    toTs: `${schema}"${table}_ts"`,
     lockKey: name,
   };
 }
 
-/** The migrations, oldest first: version n is MIGRATIONS[n - 1]. */
-export function migrations(name: string): string[] {
+/**
+ * The migrations, oldest first: version n is MIGRATIONS[n - 1]. `unit` (a safe name: letters,
+ * digits, `.`, `_`, `-`) is the unit the rows of a table made before migration 3 are given.
+ */
+export function migrations(name: string, unit: string): string[] {
   const t = tableNames(name);
   return [
     `CREATE TABLE IF NOT EXISTS ${t.events} (
@@ -50,7 +61,46 @@ export function migrations(name: string): string[] {
      CREATE OR REPLACE VIEW ${t.current} AS
        SELECT DISTINCT ON (type) stream, seq, ts, type, data, meta, line FROM ${t.events}
        ORDER BY type, ts DESC, seq DESC;`,
+    fleetMigration(name, unit),
   ];
+}
+
+// 3: a fleet's tables. A partitioned table cannot be made from a plain one in place: the rows
+// move to a new table (each month its partition), given the migrating unit's id
+function fleetMigration(name: string, unit: string): string {
+  const t = tableNames(name);
+  const old = `${t.schema}"${t.table}_v2"`;
+  return `DROP VIEW IF EXISTS ${t.current};
+     ALTER TABLE ${t.events} RENAME TO "${t.table}_v2";
+     CREATE TABLE ${t.events} (
+       unit text NOT NULL, stream text NOT NULL, seq bigint NOT NULL, ts timestamptz NOT NULL, type text NOT NULL,
+       data jsonb, meta jsonb, line text,
+       CONSTRAINT "${t.table}_key" PRIMARY KEY (unit, stream, seq, ts)) PARTITION BY RANGE (ts);
+     CREATE INDEX "${t.table}_unit_type_ts" ON ${t.events} (unit, type, ts DESC);
+     CREATE OR REPLACE FUNCTION ${t.partition}(m timestamptz) RETURNS void LANGUAGE plpgsql AS $$
+       DECLARE
+         first timestamp := date_trunc('month', m AT TIME ZONE 'UTC');
+         part text := '${t.table}_p' || to_char(first, 'YYYYMM');
+       BEGIN
+         IF to_regclass(format('%I.%I', ${t.schemaValue}, part)) IS NOT NULL THEN RETURN; END IF;
+         EXECUTE format('CREATE TABLE IF NOT EXISTS %I.%I PARTITION OF %I.%I FOR VALUES FROM (%L) TO (%L)', ${t.schemaValue}, part,
+           ${t.schemaValue}, '${t.table}', first AT TIME ZONE 'UTC', (first + interval '1 month') AT TIME ZONE 'UTC');
+       END$$;
+     CREATE OR REPLACE FUNCTION ${t.toTs}(text) RETURNS timestamptz LANGUAGE plpgsql IMMUTABLE STRICT AS
+       $$BEGIN RETURN $1::timestamptz; EXCEPTION WHEN data_exception THEN RETURN NULL; END$$;
+     SELECT ${t.partition}(m) FROM (SELECT DISTINCT date_trunc('month', ts AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS m FROM ${old}) AS months;
+     INSERT INTO ${t.events} SELECT '${unit}', stream, seq, ts, type, data, meta, line FROM ${old};
+     DROP TABLE ${old};
+     CREATE TABLE ${t.current} (
+       unit text NOT NULL, type text NOT NULL, stream text NOT NULL, seq bigint NOT NULL, ts timestamptz NOT NULL,
+       data jsonb, meta jsonb, line text, updated_at timestamptz NOT NULL DEFAULT now(),
+       PRIMARY KEY (unit, type));
+     INSERT INTO ${t.current} (unit, type, stream, seq, ts, data, meta, line)
+       SELECT DISTINCT ON (type) unit, type, stream, seq, ts, data, meta, line FROM ${t.events} ORDER BY type, ts DESC, seq DESC;
+     CREATE TABLE ${t.units} (
+       unit text PRIMARY KEY, first_heard timestamptz NOT NULL DEFAULT now(), last_heard timestamptz NOT NULL DEFAULT now(),
+       version text, lag_events bigint NOT NULL DEFAULT 0, lag_seconds double precision NOT NULL DEFAULT 0, newest_ts timestamptz,
+       instance text, previous_instance text, duplicate_at timestamptz);`;
 }
 
 /** The statements that bring a database to the newest schema (run in one transaction). */
@@ -62,19 +112,4 @@ export function migrationScript(name: string): { lock: string; prepare: string; 
     applied: `SELECT coalesce(max(version), 0) AS version FROM ${t.migrations}`,
     record: `INSERT INTO ${t.migrations} (version) VALUES ($1)`,
   };
-}
-
-/**
- * The statement that inserts one batch: $1 the stream, $2 the envelope lines, $3 their seqs, $4 their ts,
- * $5 their types. `lenient`: a line jsonb refuses is stored with NULL data and meta (a function
- * catching the error, slower: used only after the plain statement was refused). Replays change nothing.
- */
-export function insertStatement(name: string, lenient: boolean): string {
-  const t = tableNames(name);
-  const parse = lenient ? `${t.toJsonb}(u.line)` : 'u.line::jsonb';
-  return `INSERT INTO ${t.events} (stream, seq, ts, type, data, meta, line)
-    SELECT $1, u.seq, u.ts::timestamptz, u.type, x.e->'data', CASE WHEN x.e IS NOT NULL THEN coalesce(x.e->'meta', '{}') END, u.line
-    FROM unnest($2::text[], $3::bigint[], $4::text[], $5::text[]) AS u(line, seq, ts, type)
-    CROSS JOIN LATERAL (SELECT ${parse} AS e) AS x
-    ON CONFLICT (stream, seq) DO NOTHING`;
 }

@@ -1,11 +1,14 @@
 import type net from 'node:net';
 import pg from 'pg';
-import { insertStatement, migrations, migrationScript } from './postgres-schema.js';
+import { migrations, migrationScript } from './postgres-schema.js';
+import { fleetStatements } from './postgres-statements.js';
+import { commitBatch, sqlState } from './postgres-transaction.js';
 import { SinkRejection, type PostgresSinkSpec, type Sink } from './sink.js';
 
-// The PostgreSQL sink: one INSERT ... SELECT FROM unnest(lines) per batch, keyed by
-// (stream, seq) with ON CONFLICT DO NOTHING, so a batch sent again after a crash or a retry
-// leaves the table with each event exactly once. The table is created (migrated) on connect.
+// The PostgreSQL sink: one transaction per batch: the month partitions it needs, one INSERT ...
+// SELECT FROM unnest(lines) keyed by (unit, stream, seq) with ON CONFLICT DO NOTHING (a batch
+// sent again after a crash or a retry leaves each event exactly once), the unit's current rows
+// and its line in the units table. The tables are created (migrated) on connect.
 // Each row keeps the envelope line exactly (`line`) beside its jsonb `data` and `meta`; a batch
 // jsonb refuses (\u0000, a lone surrogate, a number beyond numeric) is sent again with the
 // lenient statement, which stores such a line with NULL data and meta instead of refusing it.
@@ -14,10 +17,14 @@ import { SinkRejection, type PostgresSinkSpec, type Sink } from './sink.js';
 // violation. Anything else (connection, shutdown, locks) may pass later.
 const REFUSING_CLASSES = new Set(['22', '23']);
 
-/** A sink inserting into `spec.table` of the database at `spec.url`. */
-export function postgresSink(spec: PostgresSinkSpec): Sink {
-  const insert = insertStatement(spec.table, false);
-  const lenient = insertStatement(spec.table, true);
+/**
+ * A sink inserting the records of unit `unit` into `spec.table` of the database at `spec.url`;
+ * `instance` names this daemon's run (two daemons with one unit id are told apart by it).
+ */
+export function postgresSink(spec: PostgresSinkSpec, unit: string, instance: string): Sink {
+  const statements = fleetStatements(spec.table);
+  // the months whose partition this connection knows exists
+  const months = new Set<string>();
   let client: pg.Client | undefined;
   let connecting: Promise<pg.Client> | undefined;
   // the client being connected, so that a stop can cut a connection attempt that hangs
@@ -37,7 +44,8 @@ export function postgresSink(spec: PostgresSinkSpec): Sink {
     opening = c;
     try {
       await c.connect();
-      await migrate(c, spec.table);
+      await migrate(c, spec.table, unit);
+      months.clear();
     } catch (error) {
       drop(c);
       throw error;
@@ -49,7 +57,7 @@ export function postgresSink(spec: PostgresSinkSpec): Sink {
   };
 
   return {
-    async send(records, signal) {
+    async send(records, signal, extra) {
       const cut = () => { if (opening) drop(opening); };
       signal.addEventListener('abort', cut, { once: true });
       const c = await (client ? Promise.resolve(client) : (connecting ??= connect().finally(() => { connecting = undefined; })))
@@ -57,11 +65,7 @@ export function postgresSink(spec: PostgresSinkSpec): Sink {
       const onAbort = () => drop(c);
       signal.addEventListener('abort', onAbort, { once: true });
       try {
-        const params = [records[0]!.stream, records.map((r) => r.line), records.map((r) => r.seq), records.map((r) => r.ts), records.map((r) => r.type)];
-        await c.query(insert, params).catch((error: unknown) => {
-          if (sqlState(error)?.startsWith('22')) return c.query(lenient, params);
-          throw error;
-        });
+        await commitBatch(c, { statements, unit, instance, lockKey: `${spec.table} partitions`, records, extra }, months);
       } catch (error) {
         const code = sqlState(error);
         if (code !== undefined && REFUSING_CLASSES.has(code.slice(0, 2))) {
@@ -86,15 +90,9 @@ export function postgresSink(spec: PostgresSinkSpec): Sink {
   };
 }
 
-// the SQLSTATE of a PostgreSQL error
-function sqlState(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | undefined)?.code;
-  return typeof code === 'string' ? code : undefined;
-}
-
-async function migrate(c: pg.Client, table: string): Promise<void> {
+async function migrate(c: pg.Client, table: string, unit: string): Promise<void> {
   const script = migrationScript(table);
-  const steps = migrations(table);
+  const steps = migrations(table, unit);
   await c.query('BEGIN');
   try {
     await c.query(script.lock, [table]);

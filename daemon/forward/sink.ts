@@ -41,6 +41,8 @@ export interface MqttSinkSpec extends SinkCommon {
   readonly username: string | undefined;
   readonly password: string | undefined;
   readonly retainCurrent: boolean;
+  /** Topics gain the unit as a level: `<prefix>/<unit>/<type>` (`unit_topic`). */
+  readonly unitTopic: boolean;
 }
 
 /** A PostgreSQL sink: rows keyed by (stream, seq) in `table`. */
@@ -64,14 +66,39 @@ export type NotifyFormat = 'json' | 'ntfy' | 'slack';
 /** One configured sink. */
 export type SinkSpec = MqttSinkSpec | PostgresSinkSpec | HttpSinkSpec;
 
+/** One reading of the unit's current view as a sink sends it (`GET /current/<type>`'s envelope). */
+export interface CurrentReading {
+  readonly type: string;
+  /** The stream the reading was recorded in (`site` or the run id). */
+  readonly stream: string;
+  readonly seq: number;
+  readonly ts: string;
+  /** The envelope exactly as recorded. */
+  readonly line: string;
+}
+
+/** What goes with a batch besides its records: current readings, and the sink's lag after it. */
+export interface SendExtra {
+  /** Current readings to send with the batch (PostgreSQL: in its transaction), or alone when there are no records. */
+  readonly current?: readonly CurrentReading[];
+  /** `current` is the whole view: a type it lacks is no longer current (PostgreSQL deletes its row). */
+  readonly wholeView?: boolean;
+  /** Events still to deliver once this batch is acknowledged, and the age of the newest one it holds (s). */
+  readonly lag?: { readonly events: number; readonly seconds: number };
+  /** The version of this daemon (the units table). */
+  readonly version?: string;
+  /** false: the unit's line is not written with this batch (written at most once a second while catching up). */
+  readonly unitRow?: boolean;
+}
+
 /** A delivery channel to one peer. */
 export interface Sink {
   /**
-   * Deliver the records (all of one stream, in seq order). Resolves once the peer has
+   * Deliver the records (all of one stream, in seq order; none when only current readings go). Resolves once the peer has
    * acknowledged every one; rejects with SinkRejection when the peer refused them for good
    * (a 4xx, a row the database refuses), with any other error when delivery may succeed later.
    */
-  send(records: readonly ForwardRecord[], signal: AbortSignal): Promise<void>;
+  send(records: readonly ForwardRecord[], signal: AbortSignal, extra?: SendExtra): Promise<void>;
   /**
    * Optional: do ahead of time what `send` would do first with these records (the HTTP body),
    * while the batch before is in flight; a later `send` of the same array uses it.

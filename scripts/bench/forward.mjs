@@ -10,7 +10,8 @@ import got from 'got';
 import mqtt from 'mqtt';
 import pg from 'pg';
 import { tsImport } from 'tsx/esm/api';
-import { insertStatement, migrations } from '../../dist/daemon/forward/postgres-schema.js';
+import { migrations } from '../../dist/daemon/forward/postgres-schema.js';
+import { fleetStatements, monthsOf } from '../../dist/daemon/forward/postgres-statements.js';
 import { ndjsonBody } from '../../dist/daemon/forward/http.js';
 import { eventBodies } from './payload.mjs';
 import { freePort, request, startDaemon } from './servers.mjs';
@@ -83,12 +84,15 @@ function backlogRecords(siteDir) {
 async function rawPostgres(url, table, records) {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
-  for (const sql of migrations(table)) await client.query(sql);
-  const insert = insertStatement(table, false);
+  for (const sql of migrations(table, 'bench')) await client.query(sql);
+  // the sink's own statement (a batch of rows alone, as while catching up), its months' partitions made first
+  const statements = fleetStatements(table);
+  await client.query(statements.partitions, [monthsOf(records.map((r) => r.ts))]);
+  const insert = statements.insert(false);
   return timed(records.length, async () => {
     for (let i = 0; i < records.length; i += BATCH) {
       const batch = records.slice(i, i + BATCH);
-      await client.query(insert, ['site', batch.map((r) => r.line), batch.map((r) => r.seq), batch.map((r) => r.ts), batch.map((r) => r.type)]);
+      await client.query(insert, ['bench', 'site', batch.map((r) => r.line), batch.map((r) => r.seq), batch.map((r) => r.ts), batch.map((r) => r.type)]);
     }
   }).finally(() => client.end());
 }
@@ -106,7 +110,7 @@ async function rawMqtt(url, prefix, records) {
 async function rawHttp(url, records) {
   const client = got.extend({ retry: { limit: 0 }, headers: { 'content-type': 'application/x-ndjson' } });
   return timed(records.length, async () => {
-    for (let i = 0; i < records.length; i += BATCH) await client.post(url, { body: ndjsonBody(records.slice(i, i + BATCH)) });
+    for (let i = 0; i < records.length; i += BATCH) await client.post(url, { body: ndjsonBody(records.slice(i, i + BATCH), 'bench') });
   });
 }
 

@@ -64,16 +64,22 @@ export interface PeerRecord {
   id: string;
   stream: string;
   seq: number;
+  /** The unit that sent it. */
+  unit: string;
   /** Present (true) on an ephemeral event, sent live. */
   ephemeral?: boolean;
+  /** Present (true) on a reading of the unit's current view, sent first after an outage. */
+  current?: boolean;
   envelope: { seq: number; type: string; data: unknown; meta: Record<string, unknown>; ts: string };
 }
 
 /** The HTTP sink's peer. */
 export interface Peer {
   url: string;
-  /** Every record accepted, in arrival order. */
+  /** Every record accepted, in arrival order, but the current view's. */
   records: PeerRecord[];
+  /** Each POST of the unit's current view (records flagged current), in arrival order, and how many records had arrived before it. */
+  currentPosts: { before: number; records: PeerRecord[] }[];
   /** Headers of the last POST. */
   lastHeaders(): http.IncomingHttpHeaders | undefined;
   /** Stop listening and drop connections (the peer is down). */
@@ -98,6 +104,7 @@ export interface PeerOptions {
 export async function startPeer(opts: PeerOptions = {}): Promise<Peer> {
   const refuse = opts.refuse ?? (() => false);
   const records: PeerRecord[] = [];
+  const currentPosts: Peer['currentPosts'] = [];
   let posts = 0;
   let onHeld!: () => void;
   const held = new Promise<void>((resolve) => { onHeld = resolve; });
@@ -113,7 +120,8 @@ export async function startPeer(opts: PeerOptions = {}): Promise<Peer> {
         res.writeHead(422).end('refused');
         return;
       }
-      records.push(...batch);
+      if (batch.length > 0 && batch.every((r) => r.current === true)) currentPosts.push({ before: records.length, records: batch });
+      else records.push(...batch);
       if (++posts === opts.holdPost) onHeld();
       else if (opts.answerDelayMs) setTimeout(() => res.writeHead(204).end(), opts.answerDelayMs);
       else res.writeHead(204).end();
@@ -134,7 +142,7 @@ export async function startPeer(opts: PeerOptions = {}): Promise<Peer> {
     for (const s of sockets) s.destroy();
   });
   await up();
-  return { url: `http://127.0.0.1:${port}/ingest`, records, lastHeaders: () => headers, down, up, held };
+  return { url: `http://127.0.0.1:${port}/ingest`, records, currentPosts, lastHeaders: () => headers, down, up, held };
 }
 
 /** A site day file of envelopes seq from..to (type `a`), with `extra` lines after the first. */

@@ -56,6 +56,8 @@ export interface Received {
   seq: number | undefined;
   /** The `ephemeral` user property (`true` on an ephemeral event). */
   ephemeral: string | undefined;
+  /** The `unit` user property. */
+  unit: string | undefined;
 }
 
 /** A subscriber with a persistent session (QoS 1): it gets what was published while it was away. */
@@ -74,7 +76,7 @@ export async function subscribe(url: string, filter: string, clean = false): Pro
   client.on('error', () => undefined);
   client.on('message', (topic, payload, packet) => {
     const props = (packet.properties?.userProperties ?? {}) as Record<string, string>;
-    messages.push({ topic, payload: payload.toString(), retain: packet.retain, stream: props.stream, seq: props.seq === undefined ? undefined : Number(props.seq), ephemeral: props.ephemeral });
+    messages.push({ topic, payload: payload.toString(), retain: packet.retain, stream: props.stream, seq: props.seq === undefined ? undefined : Number(props.seq), ephemeral: props.ephemeral, unit: props.unit });
   });
   await client.subscribeAsync(filter, { qos: 1 });
   return { messages, close: async () => { await client.endAsync(true); } };

@@ -1,0 +1,90 @@
+import pg from 'pg';
+import { tableNames } from '../daemon/forward/postgres-schema.js';
+import { redactUrlText } from '../daemon/forward/secrets.js';
+import { CommandFailure, NoPeer } from './failure.js';
+
+// What `telemetry fleet` reads from the fleet's PostgreSQL tables (docs/fleet.md): each unit's
+// line with its current readings, and each unit's seqs per stream. Ages are the database's
+// clock (`now()`), the clock every unit's last_heard is written with.
+
+/** One unit as the database knows it (times in the envelope's form, UTC with ms). */
+export interface UnitRow {
+  unit: string;
+  version: string | null;
+  lag_events: number;
+  lag_seconds: number;
+  last_heard: string;
+  /** Seconds since last_heard, by the database's clock. */
+  heard_s: number;
+  newest_ts: string | null;
+  /** When two daemons with this unit id were last seen taking turns, and how long ago (s, the database's clock); null: never. */
+  duplicate_at: string | null;
+  duplicate_s: number | null;
+  /** `data.safe` of its current `meridian.safety` reading (the daemon's safety verdict) when a boolean; null: not known. */
+  safe: boolean | null;
+  /** Its current readings: type, age in seconds by the database's clock (null: no ts), the reading's own limit. */
+  readings: { type: string; age_s: number | null; max_age_s: unknown }[];
+}
+
+/** One stream of one unit: its seqs and the gaps between them. */
+export interface CoverageRow {
+  unit: string;
+  stream: string;
+  first: number;
+  last: number;
+  events: number;
+  /** Rows of a seq held before (two units with one id, or a unit's site directory started afresh). */
+  twice: number;
+  /** Missing seqs as [from, to] ranges, in order. */
+  gaps: [number, number][];
+}
+
+/** The units and their current readings. */
+export async function queryUnits(url: string, table: string, timeoutMs: number): Promise<UnitRow[]> {
+  const t = tableNames(table);
+  const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+  return withDatabase(url, timeoutMs, table, async (c) => (await c.query<UnitRow>(`SELECT u.unit, u.version, u.lag_events::float8 AS lag_events,
+      u.lag_seconds, ${iso('u.last_heard')} AS last_heard, extract(epoch FROM now() - u.last_heard)::float8 AS heard_s,
+      ${iso('u.newest_ts')} AS newest_ts, ${iso('u.duplicate_at')} AS duplicate_at,
+      extract(epoch FROM now() - u.duplicate_at)::float8 AS duplicate_s,
+      (SELECT CASE WHEN jsonb_typeof(v.data->'safe') = 'boolean' THEN (v.data->>'safe')::boolean END FROM ${t.current} v
+        WHERE v.unit = u.unit AND v.type = 'meridian.safety') AS safe,
+      coalesce(json_agg(json_build_object('type', c.type, 'age_s', extract(epoch FROM now() - c.ts)::float8, 'max_age_s', c.meta->'max_age_s')
+        ORDER BY c.type) FILTER (WHERE c.type IS NOT NULL), '[]') AS readings
+    FROM ${t.units} u LEFT JOIN ${t.current} c ON c.unit = u.unit GROUP BY u.unit ORDER BY u.unit`)).rows);
+}
+
+/** Each unit's streams: first and last seq, events, seqs held twice and the gaps (reads the whole events table). */
+export async function queryCoverage(url: string, table: string, timeoutMs: number): Promise<CoverageRow[]> {
+  const t = tableNames(table);
+  return withDatabase(url, timeoutMs, table, async (c) => (await c.query<CoverageRow>(`WITH s AS (
+      SELECT unit, stream, seq, lead(seq) OVER (PARTITION BY unit, stream ORDER BY seq, ts) AS next FROM ${t.events})
+    SELECT unit, stream, min(seq)::float8 AS first, max(seq)::float8 AS last, count(*)::float8 AS events,
+      count(*) FILTER (WHERE next = seq)::float8 AS twice,
+      coalesce(json_agg(json_build_array(seq + 1, next - 1) ORDER BY seq) FILTER (WHERE next > seq + 1), '[]') AS gaps
+    FROM s GROUP BY unit, stream ORDER BY unit, stream`)).rows);
+}
+
+// one connection for one query; connection failures are NoPeer (exit 3), the rest CommandFailure (exit 1)
+async function withDatabase<T>(url: string, timeoutMs: number, table: string, work: (c: pg.Client) => Promise<T>): Promise<T> {
+  const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs, application_name: 'meridian-fleet' });
+  c.on('error', () => undefined);
+  const where = redactUrlText(url);
+  try {
+    await c.connect();
+  } catch (error) {
+    await c.end().catch(() => undefined);
+    const e = error as { code?: unknown; message?: string };
+    if (typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code)) throw new CommandFailure(`the database at ${where} refused the connection: ${e.message} (SQLSTATE ${e.code})`);
+    throw new NoPeer(`no database at ${where} (${typeof e.code === 'string' ? e.code : e.message ?? 'no answer within the timeout'})`);
+  }
+  try {
+    return await work(c);
+  } catch (error) {
+    const e = error as { code?: unknown; message?: string };
+    if (e.code === '42P01') throw new CommandFailure(`no fleet tables for ${table} at ${where}: ${e.message} (no unit of this version has forwarded to it yet)`);
+    throw new CommandFailure(`the database at ${where} failed: ${e.message ?? String(error)}${typeof e.code === 'string' ? ` (SQLSTATE ${e.code})` : ''}`);
+  } finally {
+    await c.end().catch(() => undefined);
+  }
+}
