@@ -16,7 +16,9 @@ const RULES = ['--max-age', 'power=90,old.*=0.001,*=3600'];
 
 /** Ten readings that are stale at once and twenty fresh ones; the daemon then records meridian.stale (31 types with a reading, 32 rows with the missing power). */
 async function seed(d: ChildDaemon): Promise<void> {
-  for (let i = 1; i <= 10; i++) await post(d, `old.${String(i).padStart(2, '0')}`, { v: i });
+  // in one batch: the daemon records each one stale the moment its 1 ms has passed (after the batch: seq 1..10)
+  const old = Array.from({ length: 10 }, (_, i) => ({ type: `old.${String(i + 1).padStart(2, '0')}`, data: { v: i + 1 } }));
+  assert.is((await request(d.url, '/events', { method: 'POST', body: old })).status, 200);
   for (let i = 1; i <= 20; i++) await post(d, `sensor-${String(i).padStart(2, '0')}`, { temp_c: i / 2, ok: true });
 }
 
@@ -36,7 +38,7 @@ test('80x24: "11 STALE" in the header, stale rows on top, the position and "+24 
     boxed(''),
     ...[1, 2, 3, 4, 5, 6, 7, 8].map((n) => staleRow(n, 80)),
     `└${'─'.repeat(55)} +24 more (3 stale) ↓ ─┘`,
-    `┌─ old.01  Ns STALE  seq 1 ${'─'.repeat(52)}┐`,
+    `┌─ old.01  Ns STALE  max 0.001s  seq 1 ${'─'.repeat(40)}┐`,
     // the trend of its one numeric field (one reading), then the envelope
     boxed('last hour:'),
     boxed(`v${' '.repeat(66)}▄ 1..1  1`),
@@ -74,7 +76,7 @@ test('60x20: the whole screen, and the help laid out inside it', () => withConso
     boxed('', 0, 60),
     ...[1, 2, 3, 4, 5, 6].map((n) => staleRow(n, 60)),
     `└${'─'.repeat(35)} +26 more (5 stale) ↓ ─┘`,
-    `┌─ old.01  Ns STALE  seq 1 ${'─'.repeat(32)}┐`,
+    `┌─ old.01  Ns STALE  max 0.001s  seq 1 ${'─'.repeat(20)}┐`,
     boxed('last hour:', 0, 60),
     boxed(`v${' '.repeat(46)}▄ 1..1  1`, 0, 60),
     boxed('', 0, 60),
