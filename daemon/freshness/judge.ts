@@ -4,7 +4,7 @@ import { mayNameKey } from '../../lib/json-text.js';
 import { monotonicNow, type Clock } from '../../lib/time.js';
 import type { Freshness, MaxAgeFrom } from '../../lib/wire.js';
 import type { Reading } from '../storage/current-view.js';
-import { CadenceLearner } from './learner.js';
+import { CadenceLearner, LEARNED_FLOOR_S } from './learner.js';
 
 // How fresh each type of the current view is, by the reading's own `meta.max_age_s` (an
 // event's `max_age_s`) for that reading, else the `--max-age` rules, else the limit learned
@@ -82,6 +82,21 @@ export class FreshnessJudge {
   /** The limit of a current reading in seconds, whatever its source (undefined: none). */
   readingLimit(reading: Reading): number | undefined {
     return this.limitFor(reading.type, reading)[0];
+  }
+
+  /**
+   * The limit of a current reading in seconds when it is under `seconds`, else undefined: what
+   * the watch asks of every recorded reading, so the median is not taken when no learned limit
+   * (never under LEARNED_FLOOR_S) could be under it.
+   */
+  limitUnder(reading: Reading, seconds: number): number | undefined {
+    const own = this.limitOf(reading);
+    if (own !== undefined) return own < seconds ? own : undefined;
+    const rule = this.ruleLimit(reading.type);
+    if (rule !== undefined) return rule !== null && rule < seconds ? rule : undefined;
+    if (seconds <= LEARNED_FLOOR_S) return undefined;
+    const learned = this.learner.limitOf(reading.type);
+    return learned !== undefined && learned < seconds ? learned : undefined;
   }
 
   /** The learned limits in force (no rule, no reading's own limit), by type: GET /status `learned`. */

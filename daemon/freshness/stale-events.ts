@@ -75,8 +75,8 @@ export class StaleWatch {
       } else if (this.stale.has(event.reading.type)) {
         this.soon ??= setImmediate(() => this.check());
       } else if (this.opts.intervalMs > 0) {
-        // a new reading whose limit passes before the next look: the timer goes to it
-        const limit = judge.readingLimit(event.reading);
+        // a new reading whose limit passes before the timer fires: the timer goes to it
+        const limit = judge.limitUnder(event.reading, this.next ? (this.next.at - this.now()) / 1000 : Infinity);
         if (limit !== undefined) this.wakeAt(limit * 1000);
       }
     });
