@@ -10,7 +10,7 @@ import type { ParsedOptions } from './options.js';
 // its module when it runs, so --help and usage mistakes answer without loading got or execa.
 
 /** The bare command names, in the order of the help. */
-export const COMMANDS = ['run', 'stop', 'current', 'history', 'status', 'post', 'import', 'du'] as const;
+export const COMMANDS = ['run', 'stop', 'current', 'history', 'status', 'post', 'import', 'du', 'alarms', 'ack', 'shelve', 'unshelve'] as const;
 
 const HOST = 'Daemon host (env MERIDIAN_TELEMETRY_HOST; default localhost)';
 const PORT = 'Daemon port (env MERIDIAN_TELEMETRY_PORT; default 6562)';
@@ -27,7 +27,7 @@ export function buildProgram(io: CliIo) {
   for (const setting of DAEMON_SETTINGS) run.option(setting.flag, settingHelp(setting));
   run
     .option('--forward', 'Forward the log to this mqtt://, postgres:// or http(s):// URL (repeatable; see docs/forwarding.md)')
-    .option('--config', 'Forwarding sinks and their options from this TOML file (docs/forwarding.md)')
+    .option('--config', 'Forwarding sinks, alarms and their webhooks from this TOML file (docs/forwarding.md, docs/alarms.md)')
     .option('--log-file', 'Append the log to this file instead of stderr, reopened on SIGHUP (with --detach default <site-dir>/.meridian/daemon.log)')
     .option('--detach', 'Start in the background and exit once it answers /ready')
     .option('--timeout', 'With --detach: seconds to wait for /ready (default 10)')
@@ -128,6 +128,46 @@ export function buildProgram(io: CliIo) {
     .example(`${p}du`)
     .example(`${p}du --site-dir /srv/telemetry --json | jq .total_bytes`)
     .action(async (opts: ParsedOptions) => (await import('./du.js')).runDu(opts, io));
+
+  prog.command(`${p}alarms`)
+    .describe('Print every configured alarm, worst first: severity, id, state and since when, value, message, who acknowledged it, until when it is shelved. Exit 4 while any alarm is not acknowledged (unack or rtn_unack), their ids on stderr.')
+    .option('--host', HOST)
+    .option('--port', PORT)
+    .option('--token', TOKEN)
+    .option('--json', 'Print the JSON of GET /alarms instead')
+    .example(`${p}alarms`)
+    .example(`${p}alarms --json | jq '.alarms[] | select(.state == "unack")'`)
+    .action(async (opts: ParsedOptions) => (await import('./alarms.js')).runAlarms(opts, io));
+
+  prog.command(`${p}ack [ID]`)
+    .describe('Acknowledge alarm ID (unack: acked; returned to normal: normal) and print its line. Exit 1 when it has nothing to acknowledge.')
+    .option('--host', HOST)
+    .option('--port', PORT)
+    .option('--token', TOKEN)
+    .option('--by', 'Who acknowledges (default: the user name, $USER)')
+    .option('--note', 'A note kept in the acknowledgement\'s event')
+    .example(`${p}ack wind`)
+    .example(`${p}ack dew --by night-ops --note 'dome closed by hand'`)
+    .action(async (id: unknown, opts: ParsedOptions) => (await import('./alarms.js')).runAck(id, opts, io));
+
+  prog.command(`${p}shelve [ID]`)
+    .describe('Shelve alarm ID for a while: no transitions and no escalation until then (or until unshelve); then it is raised again if its condition holds.')
+    .option('--host', HOST)
+    .option('--port', PORT)
+    .option('--token', TOKEN)
+    .option('--for', 'How long (required): 30m, 2h, 1d (s, m, h, d; at most 7d)')
+    .option('--by', 'Who shelves it (default: the user name, $USER)')
+    .example(`${p}shelve wind --for 2h`)
+    .action(async (id: unknown, opts: ParsedOptions) => (await import('./alarms.js')).runShelve(id, opts, io));
+
+  prog.command(`${p}unshelve [ID]`)
+    .describe('Unshelve alarm ID now: raised again at once if its condition holds, else normal. Exit 1 when it is not shelved.')
+    .option('--host', HOST)
+    .option('--port', PORT)
+    .option('--token', TOKEN)
+    .option('--by', 'Who unshelves it (default: the user name, $USER)')
+    .example(`${p}unshelve wind`)
+    .action(async (id: unknown, opts: ParsedOptions) => (await import('./alarms.js')).runUnshelve(id, opts, io));
 
   return prog;
 }

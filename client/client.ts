@@ -4,6 +4,7 @@ import type {
   BatchAnswer, CurrentAnswer, DamagedFile, Envelope, EventRequest, HealthAnswer, JsonObject, JsonValue, ReadyAnswer, RunRecord, RunStartRequest,
   ShutdownAnswer, StatusAnswer, StoppedRunRecord,
 } from '../lib/wire.js';
+import { AlarmMethods, type AlarmMethod } from './alarms.js';
 import { TelemetryClientError } from './errors.js';
 import { toClientError } from './failure.js';
 import { currentEnvelopeTexts, historyEnvelopeTexts } from './answer-text.js';
@@ -90,13 +91,13 @@ export interface CurrentPoll {
 }
 
 /** What the client sends as a request body: the wire types of lib/wire.ts, snake_case. */
-type RequestBody = EventRequest | RunStartRequest | EventRequest[];
+type RequestBody = EventRequest | RunStartRequest | EventRequest[] | Record<string, unknown>;
 
 // Types that cannot travel as a path segment: URLs drop `.` and `..` segments (also as %2e), and `` is no segment.
 const UNADDRESSABLE_TYPES = new Set(['', '.', '..']);
 
 /** A client for the Meridian telemetry daemon: one instance per daemon, reused for every call. */
-export class TelemetryClient {
+export class TelemetryClient extends AlarmMethods {
   /** The base URL requests go to, e.g. `http://localhost:6562`. */
   readonly baseUrl: string;
   private readonly timeoutSeconds: number;
@@ -107,6 +108,7 @@ export class TelemetryClient {
   private readonly agent: http.Agent | undefined;
 
   constructor(options: TelemetryClientOptions = {}) {
+    super();
     const settings = resolveClientSettings(options, options.env ?? process.env);
     this.baseUrl = settings.baseUrl;
     this.timeoutSeconds = settings.timeoutSeconds;
@@ -315,11 +317,11 @@ export class TelemetryClient {
     this.agent?.destroy();
   }
 
-  private async call<T>(method: 'GET' | 'POST', path: string, body?: RequestBody): Promise<T> {
+  protected async call<T>(method: AlarmMethod, path: string, body?: RequestBody): Promise<T> {
     return (await this.send(method, path, body)).body as T;
   }
 
-  private async send(method: 'GET' | 'POST', path: string, body?: RequestBody | string, headers: Record<string, string> = {}) {
+  private async send(method: AlarmMethod, path: string, body?: RequestBody | string, headers: Record<string, string> = {}) {
     // serialised here, so a value JSON cannot hold (a BigInt, a cycle) throws its own TypeError; a string is JSON text already
     const payload = body === undefined || typeof body === 'string' ? body : JSON.stringify(body);
     if (payload !== undefined) headers = { ...headers, 'content-type': 'application/json' };

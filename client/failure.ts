@@ -8,7 +8,7 @@ import { TelemetryClientError, TelemetryConnectionError } from './errors.js';
 
 /** The request that failed, as the error message and fields name it. */
 export interface FailedRequest {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   baseUrl: string;
   /** The path under baseUrl, without the leading slash. */
   path: string;

@@ -4,3 +4,4 @@ export {
   type BatchEvent, type PostEventsOptions, type PostEventTextOptions, type HistoryOptions, type HistoryPage, type HistoryTextPage, type StreamMessage, type StreamOptions,
 } from './client.js';
 export { TelemetryClientError, TelemetryConnectionError } from './errors.js';
+export type { AckOptions, ShelveOptions } from './alarms.js';

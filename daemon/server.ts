@@ -7,6 +7,9 @@ import type { Logger } from '../lib/log.js';
 import { formatTs, type Clock } from '../lib/time.js';
 import { VERSION } from '../lib/version.js';
 import { holderOf, portInUse } from './port-holder.js';
+import { AlarmEngine } from './alarms/engine.js';
+import type { AlarmSpec } from './alarms/config.js';
+import { alarmStateFile } from './alarms/state-file.js';
 import { startForwarding, type Forwarding } from './forward/forwarding.js';
 import type { SinkSpec } from './forward/sink.js';
 import { FreshnessJudge } from './freshness/judge.js';
@@ -33,6 +36,8 @@ export interface RunningDaemon {
   readonly forwarding: Forwarding;
   /** How fresh each type is, and the watch recording stale/fresh events (for metrics and tests). */
   readonly freshness: { readonly judge: FreshnessJudge; readonly watch: StaleWatch };
+  /** The configured alarms (none without [[alarm]] tables). */
+  readonly alarms: AlarmEngine;
   /** The bound address as `host:port` (port resolved when 0 was asked for). */
   readonly address: string;
   readonly port: number;
@@ -60,6 +65,8 @@ export class StartupError extends Error {
 /** Start the daemon with a resolved config (port 0 picks a free port: for embedding and tests). */
 export async function startDaemon(config: DaemonConfig, deps: {
   clock: Clock; logger: Logger; snapshotIntervalMs?: number; fs?: StorageFs; forward?: readonly SinkSpec[];
+  /** The [[alarm]] tables of the config file, checked (their [[notify]] sinks are among `forward`). */
+  alarms?: readonly AlarmSpec[];
   /** The cap on types with a reading-age series (default 1000, docs/operations.md). */
   maxAgeTypes?: number;
   /** Whether a forwarder has yet to deliver a data file (by plain path): housekeeping leaves it alone. */
@@ -112,6 +119,10 @@ export async function startDaemon(config: DaemonConfig, deps: {
     if (event.makeCurrent) learning.observe(event.reading);
   });
   const watch = new StaleWatch({ store, judge, clock: deps.clock, logger, intervalMs: deps.freshnessIntervalMs ?? CHECK_INTERVAL_MS });
+  const alarms = new AlarmEngine({
+    specs: deps.alarms ?? [], store, judge, clock: deps.clock, logger, file: alarmStateFile(config.siteDir),
+    intervalMs: deps.freshnessIntervalMs ?? CHECK_INTERVAL_MS,
+  });
 
   let resolveClosed!: () => void;
   const closed = new Promise<void>((resolve) => { resolveClosed = resolve; });
@@ -137,6 +148,7 @@ export async function startDaemon(config: DaemonConfig, deps: {
       await housekeeping?.close();
       watch.stop();
       stopLearning();
+      alarms.stop();
       await store.close();
       metrics.close();
       logger.info('stopped');
@@ -158,7 +170,7 @@ export async function startDaemon(config: DaemonConfig, deps: {
     forwardStatus: () => forwarding.status(), keptFiles: () => housekeeping?.keptFiles() ?? [],
     logDropped: deps.logDropped ?? (() => undefined),
     onShutdown: () => { logger.info('shutdown requested over HTTP'); void close(); },
-    freshness: { judge, watch },
+    freshness: { judge, watch }, alarms,
   });
   server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
     drain.admit(res);
@@ -189,9 +201,12 @@ export async function startDaemon(config: DaemonConfig, deps: {
   // which Host names the guard accepts (a 403 "not one of this daemon's names" is explained here)
   logger.debug(`Host names accepted besides ${config.host} and loopback: ${config.allowedHosts.join(', ') || 'none'}`);
   watch.start();
+  // after the forwarders: a [[notify]] sink's first cursor is taken before any escalation is recorded
+  alarms.onChange((alarm) => streams.deliverAlarm(JSON.stringify(alarm)));
+  alarms.start();
   housekeeping?.start();
   return {
-    server, store, freshness: { judge, watch }, get forwarding() { return forwarding; }, address, port, closed, close, housekeeping,
+    server, store, freshness: { judge, watch }, alarms, get forwarding() { return forwarding; }, address, port, closed, close, housekeeping,
     routes: app.routes.map(([method, path]) => [method, path] as const),
   };
 }

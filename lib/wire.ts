@@ -218,3 +218,36 @@ export interface ErrorAnswer {
   detail: string;
   code: string;
 }
+
+/** An alarm's severity, from least to worst. */
+export type AlarmSeverity = 'warning' | 'serious' | 'critical';
+
+/** An alarm's state (ISA-18.2 words; docs/alarms.md). */
+export type AlarmState = 'normal' | 'unack' | 'acked' | 'rtn_unack' | 'shelved';
+
+/** One alarm as GET /alarms and the stream's `alarm` frames show it. */
+export interface AlarmAnswer {
+  id: string;
+  severity: AlarmSeverity;
+  state: AlarmState;
+  /** Whether its condition holds now (a shelved alarm's too). */
+  active: boolean;
+  /** When it entered its state (ts). */
+  since: string;
+  /** When it was last raised (ts), null when never. */
+  raised_at: string | null;
+  /** The value its condition last read (the first field it names), null when none. */
+  value: JsonValue;
+  message: string;
+  acked_by: string | null;
+  acked_at: string | null;
+  shelved_until: string | null;
+  escalated_at: string | null;
+  /** Why its condition cannot be judged now (a stale or missing input), null when it can. */
+  unknown: string | null;
+}
+
+/** The answer to GET /alarms: every configured alarm, worst severity first, then by id. */
+export interface AlarmsAnswer {
+  alarms: AlarmAnswer[];
+}

@@ -78,7 +78,7 @@ test('usage mistakes: exit 2, one line on stderr naming the problem and the --he
 test('--help on every command and --version, from both executables: exit 0 on stdout', async () => {
   const rows: Array<[Bin, string[], RegExp]> = [
     ['telemetry', ['--help'], /^\n {2}Usage\n {4}\$ telemetry <command> \[options\]\n/],
-    ['meridian', ['--help'], /^\n {2}Usage\n {4}\$ meridian <command> \[options\]\n[\s\S]* {4}telemetry current {4}Print the current reading/],
+    ['meridian', ['--help'], /^\n {2}Usage\n {4}\$ meridian <command> \[options\]\n[\s\S]* {4}telemetry current +Print the current reading/],
     ['meridian', ['telemetry', '--help'], /^\n {2}Usage\n {4}\$ meridian <command> \[options\]\n/],
     ...(['run', 'stop', 'current', 'status'] as const).flatMap((c): Array<[Bin, string[], RegExp]> => [
       ['telemetry', [c, '--help'], new RegExp(`\\n {2}Usage\\n {4}\\$ telemetry ${c} [\\s\\S]*\\n {2}Examples\\n {4}\\$ telemetry ${c}`)],

@@ -52,8 +52,11 @@ const concrete = (template: string) => template.replace(/\{[^}]+\}/g, 'weather')
 
 const JSON_TYPE = { 'content-type': 'application/json' };
 
+// one alarm, named as the path parameters of the loop below are (`weather`)
+const ALARM = '[[alarm]]\nid = "weather"\nseverity = "warning"\nwhen = "weather.data.t < 0"';
+
 test('every documented answer of every route is provoked, and each matches the document', () => withTestDaemon(
-  { clock: new ManualClock(AT), env: { TZ: 'UTC' }, flags: { maxBody: 300_000 } }, async (d) => {
+  { clock: new ManualClock(AT), env: { TZ: 'UTC' }, flags: { maxBody: 300_000 }, config: ALARM }, async (d) => {
     const doc = (await request(d.url, '/openapi.json')).json as OpenAPIObject;
     const { call, seen } = exerciser(d, doc);
     const routes = Object.entries(doc.paths!).flatMap(([p, item]) => Object.keys(item as object).map((m) => [m.toUpperCase(), p] as const));
@@ -84,6 +87,7 @@ test('every documented answer of every route is provoked, and each matches the d
     fs.unlinkSync(dayFile);
     const event = await call('POST', '/event', 200, { body: { type: 'weather', data: { t: -3.5 }, meta: { station: 'ws1' } } });
     assert.is(event.json.seq, 1);
+    await exerciseAlarms(d, call);
     await call('POST', '/event', 422, { body: { type: 'power', data: 1, max_age_s: 0 }, code: 'INVALID_MAX_AGE' });
     const own = await call('POST', '/event', 200, { body: { type: 'power', data: 1, max_age_s: 90 } });
     assert.equal(own.json.meta, { max_age_s: 90 });
@@ -107,7 +111,7 @@ test('every documented answer of every route is provoked, and each matches the d
     await call('POST', '/events?partial=maybe', 422, { body: [{ type: 'wind', data: 3 }], code: 'INVALID_QUERY' });
     const many = `${'{"type":"a","data":1}\n'.repeat(10_001)}`;
     await call('POST', '/events', 413, { body: many, headers: { 'content-type': 'application/x-ndjson' }, code: 'BATCH_TOO_LARGE' });
-    for (const route of ['/event', '/events', '/run/start']) {
+    for (const route of ['/event', '/events', '/run/start', '/alarms/weather/ack', '/alarms/weather/shelve']) {
       await call('POST', route, 400, { body: '{"type":', headers: JSON_TYPE, code: 'MALFORMED_JSON' });
       await call('POST', route, 413, { body: { type: 'x', data: 'y'.repeat(300_000) }, code: 'BODY_TOO_LARGE' });
       await call('POST', route, 415, { body: '{}', headers: { 'content-type': 'text/plain' }, code: 'UNSUPPORTED_MEDIA_TYPE' });
@@ -128,6 +132,38 @@ test('every documented answer of every route is provoked, and each matches the d
     assert.equal(missing, []);
     assert.is(seen.size, documentedAnswers(doc).filter((a) => !unreachable(a) && !a.endsWith(' 401')).length + 3); // + /nowhere, GET /event, /current/a/b
   }));
+
+/** The alarm routes' answers, the alarm raised by the reading just posted (t -3.5). */
+async function exerciseAlarms(d: TestDaemon, call: ReturnType<typeof exerciser>['call']): Promise<void> {
+  await call('GET', '/alarms', 200);
+  assert.is((await call('GET', '/alarms/weather', 200)).json.state, 'unack');
+  await call('GET', '/alarms/nope', 404, { code: 'UNKNOWN_ALARM' });
+  // the state file cannot be written (a directory in its place): nothing changes, 503
+  const state = path.join(d.siteDir, '.meridian', 'alarms.json');
+  fs.rmSync(state);
+  fs.mkdirSync(state);
+  await call('POST', '/alarms/weather/ack', 503, { body: { by: 'ops' }, code: 'STORAGE_UNAVAILABLE' });
+  await call('POST', '/alarms/weather/shelve', 503, { body: { by: 'ops', for_s: 60 }, code: 'STORAGE_UNAVAILABLE' });
+  fs.rmdirSync(state);
+  await call('POST', '/alarms/weather/ack', 200, { body: { by: 'ops', note: 'seen' } });
+  await call('POST', '/alarms/weather/ack', 409, { body: { by: 'ops' }, code: 'ALARM_NOT_UNACKED' });
+  await call('POST', '/alarms/nope/ack', 404, { body: { by: 'ops' }, code: 'UNKNOWN_ALARM' });
+  await call('POST', '/alarms/nope/shelve', 404, { body: { by: 'ops', for_s: 60 }, code: 'UNKNOWN_ALARM' });
+  await call('DELETE', '/alarms/weather/shelve', 409, { code: 'ALARM_NOT_SHELVED' });
+  await call('POST', '/alarms/weather/shelve', 200, { body: { by: 'ops', for_s: 60 } });
+  fs.mkdirSync(state + '.x');
+  fs.renameSync(state, state + '.y');
+  fs.renameSync(state + '.x', state);
+  await call('DELETE', '/alarms/weather/shelve', 503, { code: 'STORAGE_UNAVAILABLE' });
+  fs.rmdirSync(state);
+  fs.renameSync(state + '.y', state);
+  await call('DELETE', '/alarms/nope/shelve', 404, { code: 'UNKNOWN_ALARM' });
+  await call('DELETE', '/alarms/weather/shelve', 400, { body: '{"by":', headers: JSON_TYPE, code: 'MALFORMED_JSON' });
+  await call('DELETE', '/alarms/weather/shelve', 413, { body: { by: 'y'.repeat(300_000) }, code: 'BODY_TOO_LARGE' });
+  await call('DELETE', '/alarms/weather/shelve', 415, { body: '{}', headers: { 'content-type': 'text/plain' }, code: 'UNSUPPORTED_MEDIA_TYPE' });
+  await call('DELETE', '/alarms/weather/shelve', 422, { body: { by: 7 }, code: 'INVALID_BODY' });
+  await call('DELETE', '/alarms/weather/shelve', 200, { body: { by: 'ops' } });
+}
 
 test('with a token: 401 without it, 403 with a wrong one, on every route but /health and /ready', () => withTestDaemon(
   { flags: { token: 's3cret' } }, async (d) => {

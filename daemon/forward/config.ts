@@ -1,4 +1,4 @@
-import { parse as parseToml } from 'smol-toml';
+import { parseConfigFile, tablesOf, type ConfigTable } from '../../lib/config-file.js';
 import { ConfigError } from '../../lib/errors.js';
 import { isTableName } from './postgres-schema.js';
 import { redactUrlText } from './secrets.js';
@@ -32,23 +32,15 @@ const KIND_KEYS: Record<SinkKind, string[]> = {
   http: ['headers', 'header_env', 'ephemeral', 'ephemeral_queue'],
 };
 
-/** The sinks of `--config FILE` (its text given) and of each `--forward URL`, checked. */
-export function resolveSinks(input: { configText?: string; configFile?: string; forward?: readonly string[] }, env: Env): SinkSpec[] {
+/**
+ * The sinks of `--config FILE` (its text given, or its parsed document: lib/config-file.ts) and
+ * of each `--forward URL`, checked.
+ */
+export function resolveSinks(input: { configText?: string; configDoc?: ConfigTable; configFile?: string; forward?: readonly string[] }, env: Env): SinkSpec[] {
   const sinks: SinkSpec[] = [];
-  if (input.configText !== undefined) {
-    const where = input.configFile ?? 'the config file';
-    let doc: Table;
-    try {
-      doc = parseToml(input.configText) as Table;
-    } catch (error) {
-      throw new ConfigError('--config', `a TOML file (${where}: ${(error as Error).message.split('\n')[0]})`, where);
-    }
-    const unknown = Object.keys(doc).filter((k) => k !== 'sink');
-    if (unknown.length > 0) throw new ConfigError(`${where}: ${unknown[0]}`, 'a known key (only [[sink]] tables)', unknown[0]);
-    const tables = doc.sink ?? [];
-    if (!Array.isArray(tables)) throw new ConfigError(`${where}: sink`, 'an array of tables ([[sink]])', tables);
-    tables.forEach((t, i) => sinks.push(sinkOf(t as Table, `${where}: sink ${i + 1}`, env)));
-  }
+  const where = input.configFile ?? 'the config file';
+  const doc = input.configDoc ?? (input.configText === undefined ? undefined : parseConfigFile(input.configText, where));
+  if (doc !== undefined) tablesOf(doc, 'sink', where).forEach((t, i) => sinks.push(sinkOf(t, `${where}: sink ${i + 1}`, env)));
   for (const url of input.forward ?? []) sinks.push(sinkOf({ url }, '--forward', env));
   const seen = new Set<string>();
   for (const s of sinks) {
@@ -58,7 +50,8 @@ export function resolveSinks(input: { configText?: string; configFile?: string; 
   return sinks;
 }
 
-function sinkOf(t: Table, where: string, env: Env): SinkSpec {
+/** One sink's table checked (`where` names it in errors: `f.toml: sink 2`). */
+export function sinkOf(t: Table, where: string, env: Env): SinkSpec {
   const url = str(t, 'url', where, undefined);
   let parsed: URL;
   try {
@@ -106,8 +99,8 @@ function sinkOf(t: Table, where: string, env: Env): SinkSpec {
   return { ...common, kind, headers: headersOf(t, where, env) };
 }
 
-// --forward mqtt://broker:1883 -> mqtt-broker-1883: stable, so the cursor is found again
-function derivedName(kind: SinkKind, url: URL): string {
+/** The name of a sink without one: --forward mqtt://broker:1883 -> mqtt-broker-1883 (stable, so the cursor is found again). */
+export function derivedName(kind: SinkKind, url: URL): string {
   const words = [kind, url.hostname, url.port, ...url.pathname.split('/')].filter((w) => w !== '');
   return words.join('-').replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 64);
 }

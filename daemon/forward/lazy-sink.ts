@@ -47,6 +47,6 @@ async function load(spec: SinkSpec, current: (type: string) => string | undefine
   switch (spec.kind) {
     case 'mqtt': return (await import('./mqtt.js')).mqttSink(spec, current);
     case 'postgres': return (await import('./postgres.js')).postgresSink(spec);
-    case 'http': return (await import('./http.js')).httpSink(spec);
+    case 'http': return spec.notify ? (await import('./notify.js')).notifySink(spec) : (await import('./http.js')).httpSink(spec);
   }
 }

@@ -54,7 +54,12 @@ export interface PostgresSinkSpec extends SinkCommon {
 export interface HttpSinkSpec extends SinkCommon {
   readonly kind: 'http';
   readonly headers: Readonly<Record<string, string>>;
+  /** A `[[notify]]` sink: only `meridian.escalation` records, one POST each in this format (notify.ts). */
+  readonly notify?: NotifyFormat;
 }
+
+/** How a `[[notify]]` sink writes an escalation: Meridian's JSON, an ntfy message, or a chat webhook's `{"text"}`. */
+export type NotifyFormat = 'json' | 'ntfy' | 'slack';
 
 /** One configured sink. */
 export type SinkSpec = MqttSinkSpec | PostgresSinkSpec | HttpSinkSpec;

@@ -105,8 +105,12 @@ function patternOf(routes: readonly Route[], path: string): string {
 /** The routes whose pattern matches `path`, whatever their method. */
 function matchingRoutes(routes: readonly Route[], path: string): readonly Route[] {
   return routes.filter(([, pattern]) => {
-    const colon = pattern.indexOf('/:');
-    return colon === -1 ? pattern === path : path.startsWith(pattern.slice(0, colon + 1));
+    if (!pattern.includes('/:')) return pattern === path;
+    // a parameter inside the path is one segment; a last one may hold more (GET /current/a/b: the 404 explains %2F)
+    const want = pattern.split('/');
+    const got = path.split('/');
+    if (got.length < want.length || (got.length > want.length && !want.at(-1)!.startsWith(':'))) return false;
+    return want.every((w, i) => (w.startsWith(':') ? i === want.length - 1 || got[i] !== '' : w === got[i]));
   });
 }
 
@@ -121,8 +125,8 @@ function noMatch(routes: readonly Route[], req: Request, res: ServerResponse): M
   }
   if (allowed.length > 0) {
     // GET /current/a/b: a parameter with a slash must be sent encoded (/current/a%2Fb)
-    const param = matching[0]![1].slice(matching[0]![1].indexOf('/:') + 2);
-    return new MeridianError('NOT_FOUND', `There is no ${path} here; a ${param} containing "/" must be URL-encoded (%2F).`);
+    const param = /\/:(\w+)/.exec(matching[0]![1])![1]!;
+    return new MeridianError('NOT_FOUND', `There is no ${path} here; ${/^[aeiou]/.test(param) ? 'an' : 'a'} ${param} containing "/" must be URL-encoded (%2F).`);
   }
   return new MeridianError('NOT_FOUND', `There is no ${path} here; see docs/http-api.md for the endpoints.`);
 }

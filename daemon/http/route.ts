@@ -4,6 +4,7 @@ import type { DaemonConfig } from '../../lib/config.js';
 import type { Logger } from '../../lib/log.js';
 import type { Clock } from '../../lib/time.js';
 import type { LogDropped, SinkStatus } from '../../lib/wire.js';
+import type { AlarmEngine } from '../alarms/engine.js';
 import type { FreshnessJudge } from '../freshness/judge.js';
 import type { StaleWatch } from '../freshness/stale-events.js';
 import type { DaemonMetrics } from '../metrics/daemon-metrics.js';
@@ -47,4 +48,6 @@ export interface AppDeps {
   process: { pid: number; startedAt: string; address: () => string };
   /** How fresh each type is (`--max-age`), and the watch that records stale/fresh events. */
   freshness: { judge: FreshnessJudge; watch: StaleWatch };
+  /** The configured alarms (GET /alarms; none without [[alarm]] tables). */
+  alarms: AlarmEngine;
 }

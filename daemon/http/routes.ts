@@ -1,3 +1,4 @@
+import { alarmHandlers } from './alarms.js';
 import { currentHandlers } from './current.js';
 import { eventHandlers } from './events.js';
 import type { Guard } from './guard.js';
@@ -22,6 +23,7 @@ export function routeTable(deps: AppDeps, guard: Guard): Route[] {
   const metrics = metricsHandlers(deps);
   const history = historyHandlers(deps);
   const stream = streamHandlers(deps);
+  const alarms = alarmHandlers(deps);
   return [
     ['GET', '/health', lifecycle.health],
     ['GET', '/ready', lifecycle.ready],
@@ -35,6 +37,11 @@ export function routeTable(deps: AppDeps, guard: Guard): Route[] {
     ['GET', '/current/:type', current.one, 'fast'],
     ['GET', '/history', history.get],
     ['GET', '/stream', stream.get],
+    ['GET', '/alarms', alarms.list],
+    ['GET', '/alarms/:id', alarms.one],
+    ['POST', '/alarms/:id/ack', alarms.ack],
+    ['POST', '/alarms/:id/shelve', alarms.shelve],
+    ['DELETE', '/alarms/:id/shelve', alarms.unshelve],
     ['POST', '/shutdown', lifecycle.shutdown],
     ['GET', '/openapi.json', openapi.document],
     ['GET', '/metrics', metrics.scrape],

@@ -24,17 +24,24 @@ export interface FeedDeps {
 const REPLAY_PAGE = 1000;
 export const REPLAY_PAGE_BYTES = 256 * 1024;
 
-/** Send the snapshot or the replay after `since`, then the marker, then live events until the client goes. */
-export async function feedSubscriber(deps: FeedDeps, sub: Subscriber, since: Position | undefined, who: string): Promise<void> {
+/**
+ * Send the snapshot or the replay after `since`, then the marker, then live events until the
+ * client goes. `prelude`: frames sent just before the marker, made in the turn the client
+ * joins the hub (the alarms as they are then: every later change comes live).
+ */
+export async function feedSubscriber(deps: FeedDeps, sub: Subscriber, since: Position | undefined, who: string,
+  prelude: () => string = () => ''): Promise<void> {
   const { store, history, hub } = deps;
   if (!hub.admit(sub, who)) return;
   if (since === undefined) {
     const head = store.head();
     const readings = store.view.entries().filter((r) => sub.wants(r.type)).sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : 0));
     hub.add(sub, who);
+    const before = prelude();
     // in chunks, as GET /current: the view may be larger than one string
     const text = new ChunkedText(store.view.bodyChunkChars);
     for (const r of readings) text.add(frame('snapshot', r.json));
+    if (before !== '') text.add(before);
     text.add(marker(head, { snapshot: readings.length }));
     for (const chunk of text.finish()) {
       if (!await sub.send(chunk)) return;
@@ -49,9 +56,10 @@ export async function feedSubscriber(deps: FeedDeps, sub: Subscriber, since: Pos
   // ...then join the hub and read what was written during the last page
   const head = store.head();
   hub.add(sub, who);
+  const before = prelude();
   position = await replayTo(history, () => head, position, sub, done);
   if (position === undefined) return;
-  if (await sub.send(marker(head, done))) sub.release();
+  if (await sub.send(before + marker(head, done))) sub.release();
 }
 
 /** Replay pages after `from` until one ends at the head; the position reached, or undefined once the client is gone. */

@@ -8,10 +8,12 @@ import { EventBuffer } from 'better-sse';
 //   event     an event recorded while connected that became current, id = its cursor
 //   held      an event recorded while connected with make_current false, id = its cursor
 //   dropped   the client read too slowly; the stream ends (resume from the last id)
+//   alarm     only with ?alarms=true: an alarm as GET /alarms shows it, every alarm before the
+//             `live` marker, then each time one changes; no id
 // `data` is always one line of JSON: an envelope exactly as stored, or a small object.
 
 /** The names of the stream's events. */
-export type FrameName = 'snapshot' | 'replay' | 'live' | 'event' | 'held' | 'dropped';
+export type FrameName = 'snapshot' | 'replay' | 'live' | 'event' | 'held' | 'dropped' | 'alarm';
 
 /** One event as SSE text (an id only when given). `data` must hold no newline (JSON lines hold none). */
 export function frame(name: FrameName, data: string, id?: string): string {

@@ -76,6 +76,17 @@ export class StreamHub {
     this.feeding.clear();
   }
 
+  /** Send an alarm (its JSON) to every live client that asked for alarms (`?alarms=true`). */
+  deliverAlarm(json: string): void {
+    let text: string | undefined;
+    for (const sub of this.subscribers) {
+      if (!sub.alarms) continue;
+      text ??= frame('alarm', json);
+      sub.enqueue(text);
+    }
+    if (text !== undefined) this.flushSoon();
+  }
+
   private deliver(event: RecordedEvent): void {
     if (this.subscribers.size === 0 && this.feeding.size === 0) return;
     const { type, seq, json } = event.reading;
@@ -86,13 +97,16 @@ export class StreamHub {
       text ??= frame(event.makeCurrent ? 'event' : 'held', json, formatCursor(event.stream, seq));
       sub.enqueue(text);
     }
-    if (text !== undefined && !this.flushQueued) {
-      // the store calls listeners once per event of a write: send them all with one write per client
-      this.flushQueued = true;
-      queueMicrotask(() => {
-        this.flushQueued = false;
-        for (const sub of this.subscribers) sub.flush();
-      });
-    }
+    if (text !== undefined) this.flushSoon();
+  }
+
+  private flushSoon(): void {
+    if (this.flushQueued) return;
+    // the store calls listeners once per event of a write: send them all with one write per client
+    this.flushQueued = true;
+    queueMicrotask(() => {
+      this.flushQueued = false;
+      for (const sub of this.subscribers) sub.flush();
+    });
   }
 }

@@ -17,6 +17,8 @@ export interface SubscriberLimits {
 /** A connected /stream client. */
 export class Subscriber {
   readonly types: ReadonlySet<string> | undefined;
+  /** Whether the client asked for alarm frames (`?alarms=true`). */
+  readonly alarms: boolean;
   /** Called once if the client is dropped, with the reason (the hub logs it and forgets the client). */
   onDrop: ((reason: string) => void) | undefined;
   private readonly res: ServerResponse;
@@ -29,9 +31,10 @@ export class Subscriber {
   private waiting = false;
   private ended = false;
 
-  constructor(res: ServerResponse, types: ReadonlySet<string> | undefined, limits: SubscriberLimits) {
+  constructor(res: ServerResponse, types: ReadonlySet<string> | undefined, limits: SubscriberLimits, alarms = false) {
     this.res = res;
     this.types = types;
+    this.alarms = alarms;
     this.limits = limits;
     res.once('close', () => { this.ended = true; });
   }

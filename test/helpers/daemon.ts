@@ -6,6 +6,7 @@ import { resolveDaemonConfig, type DaemonFlags } from '../../lib/config.js';
 import { createLogger } from '../../lib/log.js';
 import { systemClock, type Clock } from '../../lib/time.js';
 import type { SinkSpec } from '../../daemon/forward/sink.js';
+import { resolveConfigSections } from '../../daemon/config-sections.js';
 import { startDaemon, type RunningDaemon } from '../../daemon/server.js';
 import type { StorageFs } from '../../daemon/storage/storage-fs.js';
 import { removeDir, tempDir } from './tmp.js';
@@ -40,13 +41,17 @@ export async function startTestDaemon(opts: {
   viewChunkChars?: number;
   /** This machine's names as the daemon's edge would find them (none by default). */
   machineNames?: readonly string[];
+  /** A config file's text (TOML: [[sink]], [[alarm]], [[notify]]), checked as `--config` is; its sinks come after `forward`. */
+  config?: string;
 } = {}): Promise<TestDaemon> {
   const siteDir = opts.siteDir ?? tempDir();
   const config = { ...resolveDaemonConfig({ host: '127.0.0.1', siteDir, ...opts.flags }, opts.env ?? {}, siteDir, opts.machineNames), port: 0 };
   const logs: string[] = [];
   const clock = opts.clock ?? systemClock;
   const logger = createLogger((line) => logs.push(line.trimEnd()), 'debug', () => clock.now());
-  const daemon = await startDaemon(config, { clock, logger, snapshotIntervalMs: 0, fs: opts.fs, forward: opts.forward, freshnessIntervalMs: opts.freshnessIntervalMs,
+  const sections = opts.config === undefined ? undefined : resolveConfigSections({ configText: opts.config, configFile: 'test.toml' }, opts.env ?? {});
+  const forward = [...(opts.forward ?? []), ...(sections?.forward ?? [])];
+  const daemon = await startDaemon(config, { clock, logger, snapshotIntervalMs: 0, fs: opts.fs, forward, alarms: sections?.alarms, freshnessIntervalMs: opts.freshnessIntervalMs,
     viewChunkChars: opts.viewChunkChars,
   });
   return { daemon, url: `http://127.0.0.1:${daemon.port}`, port: daemon.port, siteDir, logs, close: () => daemon.close() };

@@ -1,4 +1,5 @@
 import type { OpenAPIObject, PathsObject } from 'openapi3-ts/oas31';
+import { alarmPaths } from './alarms.js';
 import { currentPaths } from './current.js';
 import { eventPaths } from './events.js';
 import { historyPaths } from './history.js';
@@ -51,8 +52,9 @@ export function openApiDocument(version: string): OpenAPIObject {
       { name: 'events', description: 'Recording events.' },
       { name: 'current', description: 'The latest reading of every type.' },
       { name: 'history', description: 'What was recorded: history pages and the live stream.' },
+      { name: 'alarms', description: 'Alarm rules of the config file: their states, acknowledging and shelving.' },
     ],
-    paths: { ...lifecyclePaths, ...runPaths, ...eventPaths, ...currentPaths, ...historyPaths, ...introspectionPaths },
+    paths: { ...lifecyclePaths, ...runPaths, ...eventPaths, ...currentPaths, ...historyPaths, ...alarmPaths, ...introspectionPaths },
     components: {
       schemas: SCHEMAS,
       securitySchemes: {

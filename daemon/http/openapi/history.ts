@@ -43,11 +43,12 @@ export const historyPaths: PathsObject = {
     get: operation({
       operationId: 'stream', tags: ['history'],
       summary: 'Server-Sent Events: the current view (or a replay after a cursor), a `live` marker, then every event as it is recorded.',
-      description: 'Events `snapshot`, `replay`, `live`, `event`, `held`, `dropped`; ids are cursors. docs/http-api.md describes each. Any other query parameter is refused (422 `INVALID_QUERY`, as JSON before the stream).',
+      description: 'Events `snapshot`, `replay`, `live`, `event`, `held`, `dropped`; ids are cursors; with `alarms=true` also `alarm` (no id). docs/http-api.md describes each. Any other query parameter is refused (422 `INVALID_QUERY`, as JSON before the stream).',
       parameters: [
         TYPES,
         { name: 'since', in: 'query', required: false, schema: CURSOR, description: 'Resume after this cursor (replayed from the files).' },
         { name: 'Last-Event-ID', in: 'header', required: false, schema: CURSOR, description: 'As `since`; wins over it.' },
+        { name: 'alarms', in: 'query', required: false, schema: { enum: ['true', 'false'], default: 'false' }, description: 'Also `alarm` events: every alarm before `live`, then each change (docs/alarms.md).' },
       ],
       answers: { 200: { description: 'The event stream.', content: { 'text/event-stream': { schema: { type: 'string' } } } } },
       // STREAM_OVERFLOW is no HTTP answer but the `dropped` event's data; listed here, by its status

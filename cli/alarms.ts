@@ -1,0 +1,95 @@
+import os from 'node:os';
+import type { AlarmAnswer } from '../lib/wire.js';
+import { connect } from './connect.js';
+import { spanMs } from './durations.js';
+import { EXIT } from './failure.js';
+import { say, show, type CliIo } from './io.js';
+import { noExtraArguments, switchOption, textOption, UsageError, type ParsedOptions } from './options.js';
+
+// `telemetry alarms`, `ack ID`, `shelve ID --for D` and `unshelve ID` (docs/cli.md, docs/alarms.md).
+// `alarms` exits 4 while any alarm waits for an acknowledgement (unack or rtn_unack), so a
+// script can page someone: `telemetry alarms >/dev/null || notify-ops`.
+
+/** The longest shelf (the daemon's bound): a week. */
+const MAX_SHELVE_MS = 7 * 86_400_000;
+
+/** List the alarms: a line each (or the daemon's JSON); exit 4 while any is unacknowledged. */
+export async function runAlarms(opts: ParsedOptions, io: CliIo): Promise<number> {
+  noExtraArguments(opts);
+  const json = switchOption(opts, 'json');
+  const { client } = connect(opts, io);
+  const answer = await client.alarms();
+  show(io, json ? `${JSON.stringify(answer)}\n` : answer.alarms.map((a) => `${alarmLine(a)}\n`).join('') || 'no alarms are configured\n');
+  const waiting = answer.alarms.filter((a) => a.state === 'unack' || a.state === 'rtn_unack');
+  if (waiting.length === 0) return EXIT.OK;
+  say(io, `${waiting.length} alarm${waiting.length === 1 ? '' : 's'} not acknowledged: ${waiting.map((a) => a.id).join(', ')}`);
+  return EXIT.NOT_FRESH;
+}
+
+/**
+ * One alarm as a line: `CRITICAL  wind  unack since <ts>  value 45  wind high`, then who
+ * acknowledged it, until when it is shelved, when it escalated, and why it cannot be judged.
+ */
+export function alarmLine(a: AlarmAnswer): string {
+  const parts = [a.severity.toUpperCase(), a.id, `${a.state} since ${a.since}`];
+  if (a.value !== null) parts.push(`value ${JSON.stringify(a.value)}`);
+  parts.push(a.message);
+  if (a.acked_by !== null) parts.push(`acked by ${a.acked_by} at ${a.acked_at ?? '?'}`);
+  if (a.shelved_until !== null) parts.push(`shelved until ${a.shelved_until}`);
+  if (a.escalated_at !== null) parts.push(`escalated at ${a.escalated_at}`);
+  if (a.unknown !== null) parts.push(`unknown: ${a.unknown}`);
+  return parts.join('  ');
+}
+
+/** Acknowledge alarm ID (by --by, else the user's name) and print its line. */
+export async function runAck(id: unknown, opts: ParsedOptions, io: CliIo): Promise<number> {
+  const alarm = alarmId(id, 'ack');
+  const by = byOption(opts, io);
+  const note = textOption(opts, 'note');
+  const { client } = connect(opts, io);
+  show(io, `${alarmLine(await client.ack(alarm, { by, note }))}\n`);
+  return EXIT.OK;
+}
+
+/** Shelve alarm ID for --for (a duration: 30m, 2h, at most 7d) and print its line. */
+export async function runShelve(id: unknown, opts: ParsedOptions, io: CliIo): Promise<number> {
+  const alarm = alarmId(id, 'shelve');
+  const forText = textOption(opts, 'for');
+  if (forText === undefined) throw new UsageError('--for is required (how long: --for 30m, --for 2h; at most 7d)');
+  const ms = spanMs('--for', forText);
+  if (ms > MAX_SHELVE_MS) throw new UsageError(`--for must be at most 7d; got ${forText}`);
+  const by = byOption(opts, io);
+  const { client } = connect(opts, io);
+  show(io, `${alarmLine(await client.shelve(alarm, { by, forSeconds: ms / 1000 }))}\n`);
+  return EXIT.OK;
+}
+
+/** Unshelve alarm ID now and print its line. */
+export async function runUnshelve(id: unknown, opts: ParsedOptions, io: CliIo): Promise<number> {
+  const alarm = alarmId(id, 'unshelve');
+  const by = byOption(opts, io);
+  const { client } = connect(opts, io);
+  show(io, `${alarmLine(await client.unshelve(alarm, { by }))}\n`);
+  return EXIT.OK;
+}
+
+function alarmId(id: unknown, command: string): string {
+  if (typeof id !== 'string' && typeof id !== 'number') throw new UsageError(`missing ID (the alarm's id: telemetry ${command} wind)`);
+  return String(id);
+}
+
+// who does it: --by, else the user's login name (USER, LOGNAME, USERNAME, else the system's account name)
+function byOption(opts: ParsedOptions, io: CliIo): string {
+  noExtraArguments(opts);
+  const by = textOption(opts, 'by') ?? (io.env.USER || io.env.LOGNAME || io.env.USERNAME || accountName());
+  if (by === undefined || by === '') throw new UsageError('--by is required when the user name is unknown (USER is not set)');
+  return by;
+}
+
+function accountName(): string | undefined {
+  try {
+    return os.userInfo().username;
+  } catch {
+    return undefined; // no entry for this uid (a container)
+  }
+}

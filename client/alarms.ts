@@ -1,0 +1,52 @@
+import type { AlarmAnswer, AlarmsAnswer } from '../lib/wire.js';
+
+// The alarm methods of TelemetryClient (docs/client.md "Alarms"), in a file of their own: the
+// client's class extends this one, which sends through the client's one request path.
+
+/** What `ack()` takes besides the alarm's id. */
+export interface AckOptions {
+  /** Who acknowledges (required by the daemon, at most 64 characters). */
+  by: string;
+  /** A note kept in the acknowledgement's event. */
+  note?: string;
+}
+
+/** What `shelve()` takes besides the alarm's id. */
+export interface ShelveOptions {
+  by: string;
+  /** How long, in seconds (more than 0, at most 7 days). */
+  forSeconds: number;
+}
+
+/** The HTTP methods the alarm calls use. */
+export type AlarmMethod = 'GET' | 'POST' | 'DELETE';
+
+/** The alarm methods; the client supplies `call`. */
+export abstract class AlarmMethods {
+  protected abstract call<T>(method: AlarmMethod, path: string, body?: Record<string, unknown>): Promise<T>;
+
+  /** GET /alarms: every configured alarm, worst severity first. */
+  alarms(): Promise<AlarmsAnswer> {
+    return this.call('GET', 'alarms');
+  }
+
+  /** GET /alarms/{id}: one alarm (404 UNKNOWN_ALARM). */
+  alarm(id: string): Promise<AlarmAnswer> {
+    return this.call('GET', `alarms/${encodeURIComponent(id)}`);
+  }
+
+  /** POST /alarms/{id}/ack: acknowledge (409 ALARM_NOT_UNACKED when there is nothing to acknowledge). */
+  ack(id: string, options: AckOptions): Promise<AlarmAnswer> {
+    return this.call('POST', `alarms/${encodeURIComponent(id)}/ack`, { by: options.by, ...(options.note === undefined ? {} : { note: options.note }) });
+  }
+
+  /** POST /alarms/{id}/shelve: no transitions and no escalation for `forSeconds`. */
+  shelve(id: string, options: ShelveOptions): Promise<AlarmAnswer> {
+    return this.call('POST', `alarms/${encodeURIComponent(id)}/shelve`, { by: options.by, for_s: options.forSeconds });
+  }
+
+  /** DELETE /alarms/{id}/shelve: unshelve now (409 ALARM_NOT_SHELVED when it is not shelved). */
+  unshelve(id: string, options: { by?: string } = {}): Promise<AlarmAnswer> {
+    return this.call('DELETE', `alarms/${encodeURIComponent(id)}/shelve`, options.by === undefined ? undefined : { by: options.by });
+  }
+}

@@ -1,0 +1,273 @@
+import { MeridianError } from '../../lib/errors.js';
+import type { Logger } from '../../lib/log.js';
+import { formatTs, monotonicNow, type Clock } from '../../lib/time.js';
+import type { AlarmAnswer, AlarmSeverity } from '../../lib/wire.js';
+import type { FreshnessJudge } from '../freshness/judge.js';
+import type { TelemetryStore } from '../storage/store.js';
+import type { AlarmSpec } from './config.js';
+import { alarmAnswer, compareAnswers } from './answer.js';
+import { lookAtLevels } from './levels.js';
+import { freshRecord, onAck, onActivity, onShelve, onUnshelve, rank, type AlarmRecord, type Transition } from './machine.js';
+import { nextWake } from './wake.js';
+import { readAlarmState, writeAlarmState } from './state-file.js';
+
+// The alarms as the daemon runs them: each alarm's levels are looked at when a reading of a type
+// they read is recorded, when a debounce completes, when an input's age passes its limit, and
+// every interval; a transition is written to the state file, then recorded as one
+// `meridian.alarm` event. An alarm left unacknowledged past `escalate_after` records one
+// `meridian.escalation` event, which the [[notify]] sinks deliver (daemon/forward/notify.ts).
+
+export const ALARM_TYPE = 'meridian.alarm';
+export const ESCALATION_TYPE = 'meridian.escalation';
+
+/** What the engine runs on. */
+export interface AlarmEngineDeps {
+  specs: readonly AlarmSpec[];
+  store: TelemetryStore;
+  judge: FreshnessJudge;
+  clock: Clock;
+  logger: Logger;
+  /** The state file (`.meridian/alarms.json`). */
+  file: string;
+  /** How often every alarm is looked at besides the events that wake it (ms; 0: only those). */
+  intervalMs: number;
+}
+
+interface Alarm {
+  spec: AlarmSpec;
+  worst: AlarmSeverity;
+  record: AlarmRecord;
+  pending: Map<AlarmSeverity, number>;
+  /** When (monotonic ms) this alarm must be looked at again, Infinity when nothing is due. */
+  wake: number;
+}
+
+/** Runs the configured alarms. */
+export class AlarmEngine {
+  private readonly deps: AlarmEngineDeps;
+  private readonly alarms = new Map<string, Alarm>();
+  /** The alarms that read each type. */
+  private readonly byType = new Map<string, Alarm[]>();
+  private readonly dirty = new Set<Alarm>();
+  private readonly listeners = new Set<(alarm: AlarmAnswer) => void>();
+  private soon: NodeJS.Immediate | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private interval: NodeJS.Timeout | undefined;
+  private stopListening: (() => void) | undefined;
+  private stopped = false;
+
+  constructor(deps: AlarmEngineDeps) {
+    this.deps = deps;
+  }
+
+  /** Whether any alarm is configured. */
+  get configured(): boolean {
+    return this.deps.specs.length > 0;
+  }
+
+  /** Load the state file, look at every alarm, then follow the store and the clock. */
+  start(): void {
+    const { specs, store, logger, file, clock } = this.deps;
+    if (specs.length === 0) return;
+    const saved = readAlarmState(file, (m) => logger.error(m), clock.now());
+    for (const spec of specs) {
+      const worst = spec.levels.reduce((w, l) => (rank(l.severity) > rank(w) ? l.severity : w), spec.levels[0]!.severity);
+      const alarm: Alarm = { spec, worst, record: saved.get(spec.id) ?? freshRecord(worst, clock.now()), pending: new Map(), wake: Infinity };
+      this.alarms.set(spec.id, alarm);
+      for (const type of new Set(spec.levels.flatMap((l) => [...l.when.types, ...(l.clear?.types ?? [])]))) {
+        this.byType.set(type, [...(this.byType.get(type) ?? []), alarm]);
+      }
+    }
+    this.stopListening = store.onRecorded((event) => {
+      const readers = event.makeCurrent ? this.byType.get(event.reading.type) : undefined;
+      if (!readers) return;
+      for (const alarm of readers) this.dirty.add(alarm);
+      this.soon ??= setImmediate(() => this.lookAtDirty());
+    });
+    if (this.deps.intervalMs > 0) {
+      this.interval = setInterval(() => this.lookAt([...this.alarms.values()]), this.deps.intervalMs);
+      this.interval.unref();
+    }
+    this.lookAt([...this.alarms.values()]);
+  }
+
+  /** Stop looking (at shutdown, before the store closes). */
+  stop(): void {
+    this.stopped = true;
+    this.stopListening?.();
+    if (this.soon) clearImmediate(this.soon);
+    clearTimeout(this.timer);
+    clearInterval(this.interval);
+  }
+
+  /** Call `listener` with an alarm each time its state, severity, activity or judgeability changes. */
+  onChange(listener: (alarm: AlarmAnswer) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Every alarm, worst severity first, then by id. */
+  list(): AlarmAnswer[] {
+    return [...this.alarms.values()].map((a) => alarmAnswer(a.spec, a.record)).sort(compareAnswers);
+  }
+
+  /** The alarm `id`; 404 UNKNOWN_ALARM when none is configured. */
+  get(id: string): AlarmAnswer {
+    const alarm = this.find(id);
+    return alarmAnswer(alarm.spec, alarm.record);
+  }
+
+  /** Acknowledge `id` (409 ALARM_NOT_UNACKED when there is nothing to acknowledge). */
+  async ack(id: string, by: string, note: string | undefined): Promise<AlarmAnswer> {
+    const alarm = this.find(id);
+    const done = onAck(id, alarm.record, by, note, { worst: alarm.worst, now: this.deps.clock.now() });
+    if (!done) {
+      const r = alarm.record;
+      const why = r.state === 'acked' ? `it was acknowledged by ${r.acked_by ?? 'someone'} at ${formatTs(r.acked_at ?? r.since)}`
+        : r.state === 'shelved' ? `it is shelved until ${formatTs(r.shelved_until ?? r.since)}` : 'it is normal';
+      throw new MeridianError('ALARM_NOT_UNACKED', `Alarm ${id} has nothing to acknowledge: ${why}.`);
+    }
+    await this.commit(alarm, done.record, [done.transition], true);
+    return alarmAnswer(alarm.spec, alarm.record);
+  }
+
+  /** Shelve `id` for `forMs`: no transitions, no escalation until then. */
+  async shelve(id: string, by: string, forMs: number): Promise<AlarmAnswer> {
+    const alarm = this.find(id);
+    const now = this.deps.clock.now();
+    const done = onShelve(id, alarm.record, by, now + forMs, now);
+    await this.commit(alarm, done.record, [done.transition], true);
+    this.schedule();
+    return alarmAnswer(alarm.spec, alarm.record);
+  }
+
+  /** Unshelve `id` (409 ALARM_NOT_SHELVED when it is not shelved). */
+  async unshelve(id: string, by: string | undefined): Promise<AlarmAnswer> {
+    const alarm = this.find(id);
+    if (alarm.record.state !== 'shelved') throw new MeridianError('ALARM_NOT_SHELVED', `Alarm ${id} is not shelved (it is ${alarm.record.state}).`);
+    const done = onUnshelve(id, alarm.record, activeOf(alarm.record), by, { worst: alarm.worst, now: this.deps.clock.now() });
+    await this.commit(alarm, done.record, [done.transition], true);
+    return alarmAnswer(alarm.spec, alarm.record);
+  }
+
+  private find(id: string): Alarm {
+    const alarm = this.alarms.get(id);
+    if (!alarm) throw new MeridianError('UNKNOWN_ALARM', `No alarm ${JSON.stringify(id)} is configured.`);
+    return alarm;
+  }
+
+  private lookAtDirty(): void {
+    this.soon = undefined;
+    const alarms = [...this.dirty];
+    this.dirty.clear();
+    this.lookAt(alarms);
+  }
+
+  /** Judge `alarms` now: record their transitions and escalations, then set the timer to the next thing due. */
+  private lookAt(alarms: readonly Alarm[]): void {
+    if (this.stopped) return;
+    const { clock, judge, store } = this.deps;
+    const now = clock.now();
+    const mono = this.mono();
+    const ctx = { view: store.view, judge, now };
+    for (const alarm of alarms) {
+      const { spec, record } = alarm;
+      const look = lookAtLevels(spec.levels, record.raised, alarm.pending, spec.forMs, ctx, mono);
+      // an input that cannot be read keeps the value last read (the reason says why it is not current)
+      const value = look.value === null && look.unknown !== null ? record.value : look.value;
+      const seen: AlarmRecord = { ...record, raised: look.raised, value, unknown: look.unknown };
+      let next = onActivity(spec.id, seen, look.active, { latch: spec.latch, worst: alarm.worst, now });
+      const transitions: Transition[] = next.transition ? [next.transition] : [];
+      if (next.record.state === 'shelved' && next.record.shelved_until !== null && next.record.shelved_until <= now) {
+        const out = onUnshelve(spec.id, next.record, look.active, undefined, { worst: alarm.worst, now });
+        next = out;
+        transitions.push(out.transition);
+      }
+      const escalate = due(spec, next.record, now);
+      if (escalate) next = { record: { ...next.record, escalated_at: now } };
+      const durable = transitions.length > 0 || escalate || !sameRaised(record.raised, look.raised);
+      void this.commit(alarm, next.record, transitions, durable, escalate).catch(() => undefined);
+      alarm.wake = nextWake({ spec, record: alarm.record, pendingUntil: look.pendingUntil, judge, now, mono });
+    }
+    this.schedule();
+  }
+
+  /**
+   * Take `record` for `alarm`: written to the state file first (when `durable`), then each
+   * transition (and the escalation) recorded as an event. A request's change (`throwing`)
+   * that cannot be written is undone and its error thrown; a look's is logged.
+   */
+  private async commit(alarm: Alarm, record: AlarmRecord, transitions: Transition[], durable: boolean, escalate = false): Promise<void> {
+    const before = alarm.record;
+    alarm.record = record;
+    if (durable) {
+      try {
+        writeAlarmState(this.deps.file, new Map([...this.alarms].map(([id, a]) => [id, a.record])));
+      } catch (error) {
+        alarm.record = before;
+        const text = `the alarm state could not be written (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`;
+        this.deps.logger.error(`alarm ${alarm.spec.id}: ${text}`);
+        throw new MeridianError('STORAGE_UNAVAILABLE', `Alarm ${alarm.spec.id} was left as it was: ${text}.`);
+      }
+    }
+    if (changed(before, record)) for (const l of this.listeners) l(alarmAnswer(alarm.spec, record));
+    const events = transitions.map((t) => ({ type: ALARM_TYPE, data: transitionData(t) }));
+    if (escalate) events.push({ type: ESCALATION_TYPE, data: escalationData(alarm.spec, record) });
+    for (const e of events) {
+      try {
+        await this.deps.store.append({ type: e.type, data: JSON.stringify(e.data), makeCurrent: true, storePermanently: true, meta: '{}' });
+      } catch (error) {
+        this.deps.logger.warn(`alarm ${alarm.spec.id}: ${e.type} ${JSON.stringify(e.data)} could not be recorded (${(error as Error).message}); its state is kept`);
+      }
+    }
+  }
+
+  /** Set the one timer to the earliest wake of any alarm. */
+  private schedule(): void {
+    clearTimeout(this.timer);
+    if (this.stopped) return;
+    let wake = Infinity;
+    for (const a of this.alarms.values()) wake = Math.min(wake, a.wake);
+    if (wake === Infinity) return;
+    // a timer of 2^31 ms or more fires at once: the interval looks again long before
+    const delay = Math.min(Math.max(0, Math.ceil(wake - this.mono())), 2 ** 31 - 1);
+    this.timer = setTimeout(() => this.lookAt([...this.alarms.values()]), delay);
+    this.timer.unref();
+  }
+
+  private mono(): number {
+    const m = monotonicNow(this.deps.clock);
+    return Number.isNaN(m) ? this.deps.clock.now() : m;
+  }
+}
+
+function activeOf(r: AlarmRecord): AlarmSeverity | undefined {
+  return r.raised.reduce<AlarmSeverity | undefined>((w, s) => (w === undefined || rank(s) > rank(w) ? s : w), undefined);
+}
+
+function sameRaised(a: readonly AlarmSeverity[], b: readonly AlarmSeverity[]): boolean {
+  return a.length === b.length && a.every((s) => b.includes(s));
+}
+
+/** Whether the alarm is due to escalate: unacknowledged past `escalate_after` since it was raised, not yet escalated. */
+function due(spec: AlarmSpec, r: AlarmRecord, now: number): boolean {
+  return spec.escalateAfterMs !== undefined && (r.state === 'unack' || r.state === 'rtn_unack') && r.escalated_at === null
+    && r.raised_at !== null && now - r.raised_at >= spec.escalateAfterMs;
+}
+
+function changed(a: AlarmRecord, b: AlarmRecord): boolean {
+  return a.state !== b.state || a.severity !== b.severity || a.active !== b.active || a.unknown !== b.unknown
+    || a.escalated_at !== b.escalated_at || a.shelved_until !== b.shelved_until || a.acked_at !== b.acked_at;
+}
+
+function transitionData(t: Transition): Record<string, unknown> {
+  const { shelved_until: until, ...rest } = t;
+  return { ...rest, ...(until === undefined ? {} : { shelved_until: formatTs(until) }) };
+}
+
+function escalationData(spec: AlarmSpec, r: AlarmRecord): Record<string, unknown> {
+  return {
+    id: spec.id, severity: r.severity, state: r.state, message: spec.message, raised_at: r.raised_at === null ? null : formatTs(r.raised_at),
+    value: r.value, escalate_after_s: (spec.escalateAfterMs ?? 0) / 1000,
+  };
+}

@@ -1,0 +1,32 @@
+import { parseConfigFile } from '../lib/config-file.js';
+import { ConfigError } from '../lib/errors.js';
+import { resolveAlarms, type AlarmSpec } from './alarms/config.js';
+import { resolveSinks } from './forward/config.js';
+import { resolveNotify } from './forward/notify-config.js';
+import type { SinkSpec } from './forward/sink.js';
+
+// The `--config FILE` (TOML) parsed once and each section checked by the room that owns it:
+// [[sink]] and [[notify]] (daemon/forward/), [[alarm]] (daemon/alarms/). Any mistake is a
+// ConfigError naming the key's path (`f.toml: alarm 2: severity`).
+
+/** What the config file and the `--forward` URLs configure. */
+export interface ConfigSections {
+  /** Every forwarding sink: the [[sink]] tables, the --forward URLs, then the [[notify]] webhooks. */
+  forward: SinkSpec[];
+  alarms: AlarmSpec[];
+}
+
+/** The sections of the config file's text (none without one) and the `--forward` URLs, checked. */
+export function resolveConfigSections(input: { configText?: string; configFile?: string; forward?: readonly string[] },
+  env: Readonly<Record<string, string | undefined>>): ConfigSections {
+  const where = input.configFile ?? 'the config file';
+  const configDoc = input.configText === undefined ? {} : parseConfigFile(input.configText, where);
+  const sinks = resolveSinks({ configFile: input.configFile, configDoc, forward: input.forward }, env);
+  const notify = resolveNotify(configDoc, where, env);
+  const names = new Set(sinks.map((s) => s.name));
+  for (const n of notify) {
+    if (names.has(n.name)) throw new ConfigError('sink name', 'unique across [[sink]] and [[notify]] (it names the cursor file)', n.name);
+    names.add(n.name);
+  }
+  return { forward: [...sinks, ...notify], alarms: resolveAlarms(configDoc, where, notify.length > 0) };
+}

@@ -1,0 +1,88 @@
+import http from 'node:http';
+import https from 'node:https';
+import got from 'got';
+import { recordId, type ForwardRecord } from './record.js';
+import { redactUrlText } from './secrets.js';
+import { SinkRejection, type HttpSinkSpec, type NotifyFormat, type Sink } from './sink.js';
+
+// A `[[notify]]` sink: each `meridian.escalation` record of the log is one POST to the webhook,
+// with the header `Idempotency-Key: <record id>` (`site:41`) and the same key in the body, so
+// a receiver can drop the repeat that at-least-once delivery may send after a failure or a
+// crash. Every other record is passed over (the cursor moves past it). The bodies are in
+// docs/alarms.md "Escalation". As the HTTP sink: a 2xx delivers, a 4xx other than 408 and 429
+// refuses for good (a dead letter), anything else is retried; redirects are not followed.
+
+/** The type of the records a notify sink sends. */
+export const ESCALATION_TYPE = 'meridian.escalation';
+
+/** What the body of one escalation is built from. */
+interface Escalation {
+  key: string;
+  ts: string;
+  /** The escalation event's data: id, severity, state, message, raised_at, value, escalate_after_s. */
+  data: Record<string, unknown>;
+}
+
+/** One request: its body and its content type, and headers of the format. */
+export interface NotifyRequest {
+  body: string;
+  headers: Record<string, string>;
+}
+
+const PRIORITY: Record<string, string> = { critical: '5', serious: '4', warning: '3' };
+
+/** The request of one escalation in `format`. */
+export function notifyRequest(format: NotifyFormat, e: Escalation): NotifyRequest {
+  const key = { 'idempotency-key': e.key };
+  const d = e.data;
+  const line = `${String(d.severity).toUpperCase()} alarm ${String(d.id)}: ${String(d.message)} ` +
+    `(value ${JSON.stringify(d.value ?? null)}, raised ${String(d.raised_at)}, unacknowledged)`;
+  if (format === 'ntfy') {
+    return {
+      body: `${line}\nkey ${e.key}`,
+      headers: { ...key, 'content-type': 'text/plain; charset=utf-8', title: `Meridian alarm ${String(d.id)} (${String(d.severity)})`,
+        priority: PRIORITY[String(d.severity)] ?? '3', tags: 'rotating_light' },
+    };
+  }
+  if (format === 'slack') return { body: JSON.stringify({ text: line, idempotency_key: e.key }), headers: { ...key, 'content-type': 'application/json' } };
+  return { body: JSON.stringify({ idempotency_key: e.key, ts: e.ts, alarm: d }), headers: { ...key, 'content-type': 'application/json' } };
+}
+
+/** The escalation a record holds, undefined for a record of any other type. */
+export function escalationOf(record: ForwardRecord): Escalation | undefined {
+  if (record.type !== ESCALATION_TYPE) return undefined;
+  const envelope = JSON.parse(record.line) as { ts: string; data: unknown };
+  const data = envelope.data !== null && typeof envelope.data === 'object' ? envelope.data as Record<string, unknown> : { value: envelope.data };
+  return { key: recordId(record), ts: envelope.ts, data };
+}
+
+/** A sink POSTing each escalation to `spec.url` in `spec.notify`'s format. */
+export function notifySink(spec: HttpSinkSpec): Sink {
+  const agent = { http: new http.Agent({ keepAlive: true, maxSockets: 1 }), https: new https.Agent({ keepAlive: true, maxSockets: 1 }) };
+  const client = got.extend({
+    agent, retry: { limit: 0 }, throwHttpErrors: false, followRedirect: false, timeout: { request: spec.timeoutMs }, headers: { ...spec.headers },
+  });
+  return {
+    async send(records, signal) {
+      for (const record of records) {
+        const escalation = escalationOf(record);
+        if (!escalation) continue;
+        const req = notifyRequest(spec.notify ?? 'json', escalation);
+        const res = await client.post(spec.url, { body: req.body, headers: req.headers, signal });
+        const status = res.statusCode;
+        if (status >= 200 && status < 300) continue;
+        if (status >= 300 && status < 400) {
+          const where = res.headers.location === undefined ? 'without a Location' : `to ${redactUrlText(res.headers.location)}`;
+          throw new Error(`HTTP ${status}: the webhook redirected ${where}; redirects are not followed (set the url to the final address)`);
+        }
+        const detail = `HTTP ${status}${res.body ? `: ${String(res.body).slice(0, 200)}` : ''}`;
+        if (status >= 400 && status < 500 && status !== 408 && status !== 429) throw new SinkRejection(detail);
+        throw new Error(detail);
+      }
+    },
+    async close() {
+      agent.http.destroy();
+      agent.https.destroy();
+    },
+  };
+}

@@ -1,0 +1,84 @@
+import { MeridianError } from '../../lib/errors.js';
+import { TYPE_FORBIDDEN_CHARACTER } from '../../lib/wire.js';
+import type { AlarmEngine } from '../alarms/engine.js';
+import { NO_BODY, readJsonBody } from './body.js';
+import { sendJson } from './respond.js';
+import type { AppDeps, Handler } from './route.js';
+
+// Alarms (docs/alarms.md): every alarm, one alarm, acknowledging, shelving and unshelving.
+// Bodies are small objects checked whole: a missing or ill-typed field, or a key the endpoint
+// does not take, is a 422 INVALID_BODY naming it, and nothing changes.
+
+/** The longest shelf time (a week): a forgotten shelf must end by itself. */
+export const MAX_SHELVE_S = 7 * 86_400;
+const MAX_BY = 64;
+const MAX_NOTE = 1024;
+
+/** Handlers of GET /alarms, GET /alarms/{id}, POST /alarms/{id}/ack, POST and DELETE /alarms/{id}/shelve. */
+export function alarmHandlers({ alarms, config }: AppDeps): Record<'list' | 'one' | 'ack' | 'shelve' | 'unshelve', Handler> {
+  const id = (params: Record<string, string> | undefined) => params?.id ?? '';
+  return {
+    list: (_req, res) => sendJson(res, 200, JSON.stringify({ alarms: alarms.list() })),
+    one: (req, res) => sendJson(res, 200, JSON.stringify(alarms.get(id(req.params)))),
+    ack: async (req, res) => {
+      const alarm = known(alarms, id(req.params));
+      const body = fields(await readJsonBody(req, config.maxBody), 'an acknowledgement', ['by', 'note']);
+      const by = byOf(body, true)!;
+      const note = text(body, 'note', MAX_NOTE, false);
+      sendJson(res, 200, JSON.stringify(await alarms.ack(alarm, by, note)));
+    },
+    shelve: async (req, res) => {
+      const alarm = known(alarms, id(req.params));
+      const body = fields(await readJsonBody(req, config.maxBody), 'a shelve request', ['by', 'for_s']);
+      const by = byOf(body, true)!;
+      const forS = body.for_s;
+      if (typeof forS !== 'number' || !Number.isFinite(forS) || forS <= 0 || forS > MAX_SHELVE_S) {
+        invalid(`for_s must be a number of seconds above 0 and at most ${MAX_SHELVE_S} (7 days); got ${describe(forS)}.`);
+      }
+      sendJson(res, 200, JSON.stringify(await alarms.shelve(alarm, by, Math.round(forS * 1000))));
+    },
+    unshelve: async (req, res) => {
+      const alarm = known(alarms, id(req.params));
+      const raw = await readJsonBody(req, config.maxBody);
+      const body = raw === NO_BODY ? {} : fields(raw, 'an unshelve request', ['by']);
+      sendJson(res, 200, JSON.stringify(await alarms.unshelve(alarm, byOf(body, false))));
+    },
+  };
+}
+
+/** The id of a configured alarm (404 UNKNOWN_ALARM before the body is read). */
+function known(alarms: AlarmEngine, id: string): string {
+  alarms.get(id);
+  return id;
+}
+
+function fields(body: unknown, what: string, keys: readonly string[]): Record<string, unknown> {
+  if (body === NO_BODY) invalid(`The body must be ${what}, a JSON object such as {"by": "name"}; the body is empty.`);
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) invalid(`The body must be ${what}, a JSON object; got ${describe(body)}.`);
+  const extra = Object.keys(body).find((k) => !keys.includes(k));
+  if (extra !== undefined) invalid(`The body of ${what} takes ${keys.join(' and ')}; ${JSON.stringify(extra)} is not one of them.`);
+  return body as Record<string, unknown>;
+}
+
+function byOf(body: Record<string, unknown>, required: boolean): string | undefined {
+  return text(body, 'by', MAX_BY, required);
+}
+
+function text(body: Record<string, unknown>, key: string, max: number, required: boolean): string | undefined {
+  const v = body[key];
+  if (v === undefined && !required) return undefined;
+  if (typeof v !== 'string' || v.trim() === '' || v.length > max || TYPE_FORBIDDEN_CHARACTER.test(v)) {
+    invalid(`${key} must be a non-empty string of at most ${max} characters without control characters${required ? ' (who does this)' : ''}; got ${describe(v)}.`);
+  }
+  return v;
+}
+
+function describe(v: unknown): string {
+  if (v === undefined) return 'nothing';
+  const json = JSON.stringify(v);
+  return json.length > 80 ? `${json.slice(0, 77)}...` : json;
+}
+
+function invalid(detail: string): never {
+  throw new MeridianError('INVALID_BODY', detail);
+}
