@@ -48,7 +48,8 @@ export class AlarmEngine {
   private readonly alarms = new Map<string, Alarm>();
   /** The alarms that read each type. */
   private readonly byType = new Map<string, Alarm[]>();
-  private readonly dirty = new Set<Alarm>();
+  /** The alarms a recorded reading may have changed, each with when (monotonic ms) the first such reading came. */
+  private readonly dirty = new Map<Alarm, number>();
   private readonly listeners = new Set<(alarm: AlarmAnswer) => void>();
   private soon: NodeJS.Immediate | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -56,18 +57,10 @@ export class AlarmEngine {
   private stopListening: (() => void) | undefined;
   private stopped = false;
 
+  /** Reads the state file (a damaged one is reported and set aside: before the daemon says it listens). */
   constructor(deps: AlarmEngineDeps) {
     this.deps = deps;
-  }
-
-  /** Whether any alarm is configured. */
-  get configured(): boolean {
-    return this.deps.specs.length > 0;
-  }
-
-  /** Load the state file, look at every alarm, then follow the store and the clock. */
-  start(): void {
-    const { specs, store, logger, file, clock } = this.deps;
+    const { specs, logger, file, clock } = deps;
     if (specs.length === 0) return;
     const saved = readAlarmState(file, (m) => logger.error(m), clock.now());
     for (const spec of specs) {
@@ -78,10 +71,22 @@ export class AlarmEngine {
         this.byType.set(type, [...(this.byType.get(type) ?? []), alarm]);
       }
     }
+  }
+
+  /** Whether any alarm is configured. */
+  get configured(): boolean {
+    return this.deps.specs.length > 0;
+  }
+
+  /** Look at every alarm, then follow the store and the clock. */
+  start(): void {
+    const { specs, store } = this.deps;
+    if (specs.length === 0) return;
     this.stopListening = store.onRecorded((event) => {
       const readers = event.makeCurrent ? this.byType.get(event.reading.type) : undefined;
       if (!readers) return;
-      for (const alarm of readers) this.dirty.add(alarm);
+      const at = this.mono();
+      for (const alarm of readers) if (!this.dirty.has(alarm)) this.dirty.set(alarm, at);
       this.soon ??= setImmediate(() => this.lookAtDirty());
     });
     if (this.deps.intervalMs > 0) {
@@ -158,8 +163,7 @@ export class AlarmEngine {
 
   private lookAtDirty(): void {
     this.soon = undefined;
-    const alarms = [...this.dirty];
-    this.dirty.clear();
+    const alarms = [...this.dirty.keys()];
     this.lookAt(alarms);
   }
 
@@ -172,7 +176,10 @@ export class AlarmEngine {
     const ctx = { view: store.view, judge, now };
     for (const alarm of alarms) {
       const { spec, record } = alarm;
-      const look = lookAtLevels(spec.levels, record.raised, alarm.pending, spec.forMs, ctx, mono);
+      // a debounce starts when the reading that made the condition hold was recorded, not when it was looked at
+      const seenAt = this.dirty.get(alarm) ?? mono;
+      this.dirty.delete(alarm);
+      const look = lookAtLevels(spec.levels, record.raised, alarm.pending, spec.forMs, ctx, { at: seenAt, now: mono });
       // an input that cannot be read keeps the value last read (the reason says why it is not current)
       const value = look.value === null && look.unknown !== null ? record.value : look.value;
       const seen: AlarmRecord = { ...record, raised: look.raised, value, unknown: look.unknown };

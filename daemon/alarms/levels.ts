@@ -21,9 +21,13 @@ export interface LevelsLook {
   pendingUntil: number | undefined;
 }
 
-/** Judge `levels` from the raised ones of the last look; `pending`: when each level's `when` began to hold (monotonic ms, kept by the caller). */
+/**
+ * Judge `levels` from the raised ones of the last look; `pending`: when each level's `when`
+ * began to hold (monotonic ms, kept by the caller); `mono.at`: when what is judged was
+ * recorded (a debounce starts then), `mono.now`: the time of this look.
+ */
 export function lookAtLevels(levels: readonly AlarmLevel[], raised: readonly AlarmSeverity[], pending: Map<AlarmSeverity, number>,
-  forMs: number, ctx: ConditionContext, mono: number): LevelsLook {
+  forMs: number, ctx: ConditionContext, mono: { at: number; now: number }): LevelsLook {
   const next: AlarmSeverity[] = [];
   let value: JsonValue = null;
   let unknown: string | null = null;
@@ -35,9 +39,9 @@ export function lookAtLevels(levels: readonly AlarmLevel[], raised: readonly Ala
     let is = was;
     if (!was) {
       if (when.truth === true) {
-        const since = pending.get(level.severity) ?? mono;
+        const since = pending.get(level.severity) ?? mono.at;
         pending.set(level.severity, since);
-        if (mono - since >= forMs) is = true;
+        if (mono.now - since >= forMs) is = true;
         else pendingUntil = Math.min(pendingUntil ?? Infinity, since + forMs);
       } else pending.delete(level.severity);
       if (when.truth === undefined) unknown ??= when.reason ?? 'cannot be judged';

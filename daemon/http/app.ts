@@ -102,8 +102,18 @@ function patternOf(routes: readonly Route[], path: string): string {
   return matchingRoutes(routes, path)[0]?.[1] ?? UNMATCHED_ROUTE;
 }
 
-/** The routes whose pattern matches `path`, whatever their method. */
+/**
+ * The routes whose pattern matches `path`, whatever their method: those of as many segments
+ * as the path first; else a last parameter taking the rest (GET /current/a/b: the 404 explains %2F).
+ */
 function matchingRoutes(routes: readonly Route[], path: string): readonly Route[] {
+  const matching = routesOver(routes, path);
+  const segments = path.split('/').length;
+  const whole = matching.filter(([, pattern]) => pattern.split('/').length === segments);
+  return whole.length > 0 ? whole : matching;
+}
+
+function routesOver(routes: readonly Route[], path: string): readonly Route[] {
   return routes.filter(([, pattern]) => {
     if (!pattern.includes('/:')) return pattern === path;
     // a parameter inside the path is one segment; a last one may hold more (GET /current/a/b: the 404 explains %2F)
