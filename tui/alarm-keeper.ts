@@ -10,6 +10,8 @@ import { selectedAlarm } from './alarm-line.js';
 
 /** How long `S` shelves an alarm (docs/console.md "Alarms"). */
 export const SHELVE_FOR_S = 3600;
+/** A note (what `a` or `S` did) stays this many polls, at least 3 s. */
+const NOTE_POLLS = 3;
 
 /** What the keeper runs on. */
 export interface AlarmKeeperOptions {
@@ -29,6 +31,8 @@ export class AlarmKeeper {
   private readonly o: AlarmKeeperOptions;
   private list: AlarmAnswer[] | undefined;
   private message = '';
+  /** Polls left before the note goes (it is said for a few seconds). */
+  private noteFor = 0;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
 
@@ -83,6 +87,7 @@ export class AlarmKeeper {
 
   private say(note: string): void {
     this.message = note;
+    this.noteFor = NOTE_POLLS;
     this.o.changed();
   }
 
@@ -91,6 +96,7 @@ export class AlarmKeeper {
       const next = (await this.o.client.alarms()).alarms;
       if (this.o.bell && this.list && next.some((a) => a.state === 'unack' && !this.list!.some((b) => b.id === a.id && b.state === 'unack'))) this.o.ring();
       this.list = next;
+      if (this.noteFor > 0 && --this.noteFor === 0) this.message = '';
     } catch (error) {
       // a daemon without alarms (404): no line; a daemon away: the line keeps what it last said
       if (error instanceof TelemetryClientError && error.statusCode === 404) this.list = undefined;

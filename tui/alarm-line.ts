@@ -31,8 +31,10 @@ const STATE_WORDS: Readonly<Record<AlarmState, string>> = {
 };
 
 /**
- * The line's text, cut to `width`: `CRITICAL UNACK wind: wind high (45) since 01:02:03  a ack  S shelve  +1 more`,
- * `SERIOUS ACKED wind by alice: ...`, `alarms: 3, none active`; `note` (what the last key did) goes after.
+ * The line's text, cut to `width`, what matters first (the message may be cut):
+ * `CRITICAL UNACK power 01:02:03 +1 more [a ack, S shelve] mains lost (0)`,
+ * `CRITICAL ACKED power by alice 01:02:09 [S shelve] mains lost (0)`, `alarms: 3, none active`;
+ * `note` (what the last key did) goes first until the next key.
  */
 export function alarmLineText(alarms: readonly AlarmAnswer[], width: number, note = ''): string {
   const alarm = selectedAlarm(alarms);
@@ -45,11 +47,11 @@ export function alarmLineText(alarms: readonly AlarmAnswer[], width: number, not
     const until = alarm.state === 'shelved' && alarm.shelved_until !== null ? ` until ${clock(alarm.shelved_until)}` : '';
     const value = alarm.value === null ? '' : ` (${JSON.stringify(alarm.value)})`;
     const unknown = alarm.unknown === null ? '' : ` [unknown: ${alarm.unknown}]`;
-    const keys = alarm.state === 'unack' || alarm.state === 'rtn_unack' ? '  a ack  S shelve' : alarm.state === 'shelved' ? '' : '  S shelve';
-    text = `${alarm.severity.toUpperCase()} ${STATE_WORDS[alarm.state]} ${alarm.id}${who}${until}: ${alarm.message}${value}${unknown}` +
-      ` since ${clock(alarm.since)}${keys}${others > 0 ? `  +${others} more` : ''}`;
+    const keys = alarm.state === 'unack' || alarm.state === 'rtn_unack' ? ' [a ack, S shelve]' : alarm.state === 'shelved' ? '' : ' [S shelve]';
+    text = `${alarm.severity.toUpperCase()} ${STATE_WORDS[alarm.state]} ${alarm.id}${who}${until} ${clock(alarm.since)}` +
+      `${others > 0 ? ` +${others} more` : ''}${keys} ${alarm.message}${value}${unknown}`;
   }
-  return fitText(note === '' ? text : `${text}  ${note}`, width).trimEnd();
+  return fitText(note === '' ? text : `${note} | ${text}`, width).trimEnd();
 }
 
 /** The line's marks: a critical alarm nobody acknowledged as the header's `down`, another as its `alert`, else none. */

@@ -90,7 +90,9 @@ export function placeWidgets(w: ConsoleWidgets, showDetail: boolean, singleType:
   Object.assign(w.detail, { top: top + tableHeight, left: 0, width: '100%', height: Math.max(0, middle - tableHeight) });
   if (showDetail && middle - tableHeight >= 3) w.detail.show(); else w.detail.hide();
   w.help.width = Math.min(HELP_WIDTH, width);
-  w.help.height = Math.min(helpLines + 2, height);
+  w.help.height = Math.min(helpLines + 2, height - (alarmLine ? top : 0));
+  // the help never covers the alarm line
+  w.help.top = alarmLine ? top : 'center';
   placeTooSmall(w, width, height);
 }
 
