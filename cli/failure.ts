@@ -6,10 +6,10 @@ import { UsageError } from './options.js';
 
 // The one place where an error becomes a message and an exit code:
 // 0 done, 1 the daemon answered an error (or a command failed), 2 usage, 3 no daemon reachable,
-// 4 the reading asked for is stale or missing.
+// 4 the reading asked for is stale or missing, or `safety` says unsafe.
 
 /** Exit codes of every command. */
-export const EXIT = { OK: 0, DAEMON_ERROR: 1, USAGE: 2, NO_DAEMON: 3, NOT_FRESH: 4 } as const;
+export const EXIT = { OK: 0, DAEMON_ERROR: 1, USAGE: 2, NO_DAEMON: 3, NOT_FRESH: 4, UNSAFE: 4 } as const;
 
 /** The reading `current TYPE` was asked for is stale or missing (exit 4); the message says its age. */
 export class NotFresh extends Error {

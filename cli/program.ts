@@ -10,7 +10,7 @@ import type { ParsedOptions } from './options.js';
 // its module when it runs, so --help and usage mistakes answer without loading got or execa.
 
 /** The bare command names, in the order of the help. */
-export const COMMANDS = ['run', 'stop', 'current', 'history', 'status', 'post', 'import', 'du', 'alarms', 'ack', 'shelve', 'unshelve'] as const;
+export const COMMANDS = ['run', 'stop', 'current', 'history', 'status', 'safety', 'post', 'import', 'du', 'alarms', 'ack', 'shelve', 'unshelve'] as const;
 
 const HOST = 'Daemon host (env MERIDIAN_TELEMETRY_HOST; default localhost)';
 const PORT = 'Daemon port (env MERIDIAN_TELEMETRY_PORT; default 6562)';
@@ -27,7 +27,7 @@ export function buildProgram(io: CliIo) {
   for (const setting of DAEMON_SETTINGS) run.option(setting.flag, settingHelp(setting));
   run
     .option('--forward', 'Forward the log to this mqtt://, postgres:// or http(s):// URL (repeatable; see docs/forwarding.md)')
-    .option('--config', 'Forwarding sinks, alarms and their webhooks from this TOML file (docs/forwarding.md, docs/alarms.md)')
+    .option('--config', 'A TOML file: forwarding sinks (docs/forwarding.md), the [safety] verdict (docs/safety.md), alarms and their webhooks (docs/alarms.md)')
     .option('--log-file', 'Append the log to this file instead of stderr, reopened on SIGHUP (with --detach default <site-dir>/.meridian/daemon.log)')
     .option('--detach', 'Start in the background and exit once it answers /ready')
     .option('--timeout', 'With --detach: seconds to wait for /ready (default 10)')
@@ -94,6 +94,17 @@ export function buildProgram(io: CliIo) {
     .example(`${p}status`)
     .example(`${p}status --json`)
     .action(async (opts: ParsedOptions) => (await import('./status.js')).runStatus(opts, io));
+
+  prog.command(`${p}safety`)
+    .describe("Print the daemon's safety verdict in one line: SAFE since <ts>, or UNSAFE since <ts> and the reasons (docs/safety.md). Exit 0 safe, 4 unsafe (the reasons on stderr too), 3 when no daemon answers.")
+    .option('--host', HOST)
+    .option('--port', PORT)
+    .option('--token', TOKEN)
+    .option('--json', 'Print the JSON of GET /safety instead (the exit code is the same)')
+    .example(`${p}safety`)
+    .example(`${p}safety && open-the-dome`)
+    .example(`${p}safety --json | jq .reasons`)
+    .action(async (opts: ParsedOptions) => (await import('./safety.js')).runSafety(opts, io));
 
   prog.command(`${p}post [TYPE]`)
     .describe('Record one event of TYPE and print its envelope (the JSON line the daemon stored).')

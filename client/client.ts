@@ -2,7 +2,7 @@ import http from 'node:http';
 import got, { type Got, type OptionsInit } from 'got';
 import type {
   BatchAnswer, CurrentAnswer, DamagedFile, Envelope, EventRequest, HealthAnswer, JsonObject, JsonValue, ReadyAnswer, RunRecord, RunStartRequest,
-  ShutdownAnswer, StatusAnswer, StoppedRunRecord,
+  SafetyAnswer, ShutdownAnswer, StatusAnswer, StoppedRunRecord,
 } from '../lib/wire.js';
 import { AlarmMethods, type AlarmMethod } from './alarms.js';
 import { TelemetryClientError } from './errors.js';
@@ -146,6 +146,16 @@ export class TelemetryClient extends AlarmMethods {
   /** GET /status: the daemon's pid, start time, address, active run id and number of current types. */
   status(): Promise<StatusAnswer> {
     return this.call('GET', 'status');
+  }
+
+  /** GET /safety: the safety verdict, its reasons and inputs (unsafe and `configured: false` without a [safety] section). */
+  safety(): Promise<SafetyAnswer> {
+    return this.call('GET', 'safety');
+  }
+
+  /** GET /safety as the daemon's text (the inputs' values as recorded, never re-spelled). */
+  async safetyText(): Promise<string> {
+    return (await this.send('GET', 'safety')).rawBody.toString('utf8');
   }
 
   /** GET /run: the active run's record (404 NO_ACTIVE_RUN when none). */

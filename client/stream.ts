@@ -1,7 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { Got } from 'got';
-import type { Envelope } from '../lib/wire.js';
+import type { AlarmAnswer, Envelope } from '../lib/wire.js';
 import { TelemetryClientError, TelemetryConnectionError } from './errors.js';
 import { toClientError } from './failure.js';
 import { typeParam } from './type-query.js';
@@ -22,6 +22,8 @@ export interface StreamOptions {
   signal?: AbortSignal;
   /** First wait before reconnecting, ms (default 250; doubled per failure up to 5 s). */
   retryMs?: number;
+  /** Also `alarm` messages: every alarm before `live`, then each change (`?alarms=true`; default false). */
+  alarms?: boolean;
 }
 
 /** One thing the stream said. */
@@ -33,6 +35,8 @@ export type StreamMessage =
   /** A recorded event: `current` true when it became the current reading, false when posted with
    * make_current false, undefined when replayed from the files (which do not record it). `text`: the envelope as sent. */
   | { kind: 'event'; envelope: Envelope; text: string; cursor: string; current: boolean | undefined }
+  /** An alarm as GET /alarms shows it (only with `alarms: true`): each one before `live`, then each change. */
+  | { kind: 'alarm'; alarm: AlarmAnswer }
   /** The connection was lost (or the daemon dropped this client as too slow); reconnecting. */
   | { kind: 'disconnected'; error: TelemetryClientError };
 
@@ -53,8 +57,8 @@ export async function* streamMessages(transport: StreamTransport, options: Strea
   while (!signal?.aborted) {
     const messages: StreamMessage[] = [];
     let failure: TelemetryClientError | undefined;
-    const type = typeParam(options.types);
-    const request = transport.http.stream(type === undefined ? 'stream' : `stream?${type}`, {
+    const query = [typeParam(options.types), options.alarms ? 'alarms=true' : undefined].filter((q) => q !== undefined);
+    const request = transport.http.stream(query.length === 0 ? 'stream' : `stream?${query.join('&')}`, {
       headers: { accept: 'text/event-stream', ...(since !== undefined ? { 'last-event-id': since } : {}) },
       throwHttpErrors: false, signal,
     });
@@ -106,6 +110,7 @@ function toMessage(e: EventSourceMessage): StreamMessage | undefined {
     case 'event': case 'held': case 'replay':
       return { kind: 'event', envelope: JSON.parse(e.data) as Envelope, text: e.data, cursor: e.id ?? '',
         current: e.event === 'replay' ? undefined : e.event === 'event' };
+    case 'alarm': return { kind: 'alarm', alarm: JSON.parse(e.data) as AlarmAnswer };
     default: return undefined;
   }
 }

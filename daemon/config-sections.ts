@@ -4,9 +4,10 @@ import { resolveAlarms, type AlarmSpec } from './alarms/config.js';
 import { resolveSinks } from './forward/config.js';
 import { resolveNotify } from './forward/notify-config.js';
 import type { SinkSpec } from './forward/sink.js';
+import { resolveSafety, type SafetySpec } from './safety/config.js';
 
 // The `--config FILE` (TOML) parsed once and each section checked by the room that owns it:
-// [[sink]] and [[notify]] (daemon/forward/), [[alarm]] (daemon/alarms/). Any mistake is a
+// [[sink]] and [[notify]] (daemon/forward/), [safety] (daemon/safety/), [[alarm]] (daemon/alarms/). Any mistake is a
 // ConfigError naming the key's path (`f.toml: alarm 2: severity`).
 
 /** What the config file and the `--forward` URLs configure. */
@@ -14,6 +15,8 @@ export interface ConfigSections {
   /** Every forwarding sink: the [[sink]] tables, the --forward URLs, then the [[notify]] webhooks. */
   forward: SinkSpec[];
   alarms: AlarmSpec[];
+  /** The [safety] section; undefined without one (the verdict is then unsafe, not configured). */
+  safety: SafetySpec | undefined;
 }
 
 /** The sections of the config file's text (none without one) and the `--forward` URLs, checked. */
@@ -28,5 +31,6 @@ export function resolveConfigSections(input: { configText?: string; configFile?:
     if (names.has(n.name)) throw new ConfigError('sink name', 'unique across [[sink]] and [[notify]] (it names the cursor file)', n.name);
     names.add(n.name);
   }
-  return { forward: [...sinks, ...notify], alarms: resolveAlarms(configDoc, where, notify.length > 0) };
+  const safety = resolveSafety(configDoc.safety, where);
+  return { forward: [...sinks, ...notify], alarms: resolveAlarms(configDoc, where, notify.length > 0), safety };
 }

@@ -15,6 +15,8 @@ import type { SinkSpec } from './forward/sink.js';
 import { FreshnessJudge } from './freshness/judge.js';
 import { CHECK_INTERVAL_MS, StaleWatch } from './freshness/stale-events.js';
 import { History } from './history/history.js';
+import type { SafetySpec } from './safety/config.js';
+import { SafetyVerdict } from './safety/verdict.js';
 import { buildApp } from './http/app.js';
 import { Drain } from './http/drain.js';
 import { SiteLockedError } from './storage/site-lock.js';
@@ -36,6 +38,8 @@ export interface RunningDaemon {
   readonly forwarding: Forwarding;
   /** How fresh each type is, and the watch recording stale/fresh events (for metrics and tests). */
   readonly freshness: { readonly judge: FreshnessJudge; readonly watch: StaleWatch };
+  /** The safety verdict (GET /safety; `check()` for tests on a manual clock). */
+  readonly safety: SafetyVerdict;
   /** The configured alarms (none without [[alarm]] tables). */
   readonly alarms: AlarmEngine;
   /** The bound address as `host:port` (port resolved when 0 was asked for). */
@@ -75,6 +79,10 @@ export async function startDaemon(config: DaemonConfig, deps: {
   housekeepingIntervalMs?: number;
   /** How often the daemon looks for types turning stale (ms; default 1000, 0: only at start). */
   freshnessIntervalMs?: number;
+  /** The config file's `[safety]` section, checked (none: the verdict is unsafe, not configured). */
+  safety?: SafetySpec;
+  /** How often the safety verdict judges every rule again (ms; default 1000, 0: only on readings and timers). */
+  safetyIntervalMs?: number;
   /** The chunk size (characters) of GET /current and the snapshot (default 1 Mi); tests make it small. */
   viewChunkChars?: number;
   /** The log lines that could not be written (GET /status `log_dropped`); the edge counts them. */
@@ -119,6 +127,7 @@ export async function startDaemon(config: DaemonConfig, deps: {
     if (event.makeCurrent) learning.observe(event.reading);
   });
   const watch = new StaleWatch({ store, judge, clock: deps.clock, logger, intervalMs: deps.freshnessIntervalMs ?? CHECK_INTERVAL_MS });
+  const safety = new SafetyVerdict({ store, judge, clock: deps.clock, logger, spec: deps.safety, intervalMs: deps.safetyIntervalMs ?? CHECK_INTERVAL_MS });
   const alarms = new AlarmEngine({
     specs: deps.alarms ?? [], store, judge, clock: deps.clock, logger, file: alarmStateFile(config.siteDir),
     intervalMs: deps.freshnessIntervalMs ?? CHECK_INTERVAL_MS,
@@ -148,6 +157,7 @@ export async function startDaemon(config: DaemonConfig, deps: {
       await housekeeping?.close();
       watch.stop();
       stopLearning();
+      safety.stop();
       alarms.stop();
       await store.close();
       metrics.close();
@@ -170,7 +180,7 @@ export async function startDaemon(config: DaemonConfig, deps: {
     forwardStatus: () => forwarding.status(), keptFiles: () => housekeeping?.keptFiles() ?? [],
     logDropped: deps.logDropped ?? (() => undefined),
     onShutdown: () => { logger.info('shutdown requested over HTTP'); void close(); },
-    freshness: { judge, watch }, alarms,
+    freshness: { judge, watch }, safety, alarms,
   });
   server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
     drain.admit(res);
@@ -201,12 +211,13 @@ export async function startDaemon(config: DaemonConfig, deps: {
   // which Host names the guard accepts (a 403 "not one of this daemon's names" is explained here)
   logger.debug(`Host names accepted besides ${config.host} and loopback: ${config.allowedHosts.join(', ') || 'none'}`);
   watch.start();
+  safety.start();
   // after the forwarders: a [[notify]] sink's first cursor is taken before any escalation is recorded
   alarms.onChange((alarm) => streams.deliverAlarm(JSON.stringify(alarm)));
   alarms.start();
   housekeeping?.start();
   return {
-    server, store, freshness: { judge, watch }, alarms, get forwarding() { return forwarding; }, address, port, closed, close, housekeeping,
+    server, store, freshness: { judge, watch }, safety, alarms, get forwarding() { return forwarding; }, address, port, closed, close, housekeeping,
     routes: app.routes.map(([method, path]) => [method, path] as const),
   };
 }

@@ -1,27 +1,33 @@
 import { parse as parseToml } from 'smol-toml';
 import { ConfigError } from './errors.js';
 
-// The daemon's `--config FILE` (TOML), parsed once: each top-level section is checked by the
-// room that owns it ([[sink]]: daemon/forward/config.ts; [[alarm]] and [[notify]]:
-// daemon/alarms/config.ts and daemon/forward/notify-config.ts). A key no room owns is refused.
+// The config file (`--config FILE`, TOML) parsed once; each section is checked by the room
+// that owns it (`[[sink]]`: daemon/forward/config.ts, `[safety]`: daemon/safety/config.ts,
+// `[[alarm]]`: daemon/alarms/config.ts, `[[notify]]`: daemon/forward/notify-config.ts).
+// A top-level key no room owns is refused, so a misspelt section is never silently ignored.
 
 /** One TOML table as parsed. */
-export type ConfigTable = Record<string, unknown>;
+export type ConfigTable = Readonly<Record<string, unknown>>;
 
-/** The top-level keys the config file may hold. */
-export const CONFIG_SECTIONS = ['sink', 'alarm', 'notify'] as const;
+/** The top-level keys of the config file and what each holds (the refusal of another key lists them). */
+export const CONFIG_SECTIONS: Readonly<Record<string, string>> = {
+  sink: '[[sink]]',
+  safety: '[safety]',
+  alarm: '[[alarm]]',
+  notify: '[[notify]]',
+};
 
-/** The parsed config file, its top-level keys checked; `where` names the file in errors. */
+/** The config file's text parsed, its top-level keys checked; `where` names the file in errors. */
 export function parseConfigFile(text: string, where: string): ConfigTable {
-  let doc: ConfigTable;
+  let doc: Record<string, unknown>;
   try {
-    doc = parseToml(text) as ConfigTable;
+    doc = parseToml(text) as Record<string, unknown>;
   } catch (error) {
     throw new ConfigError('--config', `a TOML file (${where}: ${(error as Error).message.split('\n')[0]})`, where);
   }
-  const unknown = Object.keys(doc).filter((k) => !(CONFIG_SECTIONS as readonly string[]).includes(k));
-  if (unknown.length > 0) {
-    throw new ConfigError(`${where}: ${unknown[0]}`, `a known key (${CONFIG_SECTIONS.map((s) => `[[${s}]]`).join(', ')} tables)`, unknown[0]);
+  const unknown = Object.keys(doc).find((k) => !Object.hasOwn(CONFIG_SECTIONS, k));
+  if (unknown !== undefined) {
+    throw new ConfigError(`${where}: ${unknown}`, `a known key (${Object.values(CONFIG_SECTIONS).join(', ')})`, unknown);
   }
   return doc;
 }

@@ -108,6 +108,40 @@ export interface DamagedFile {
   reason: string;
 }
 
+/**
+ * Types only the daemon records, each with the docs page that says why: a caller's event of
+ * one is refused (422 INVALID_BODY). A forged `meridian.safety` reading would be taken for the
+ * verdict after a restart (safe, its `safe_for` already served); a forged `meridian.escalation`
+ * would be sent to every [[notify]] webhook (someone woken for nothing), a forged
+ * `meridian.alarm` would stand in the alarm log as a transition that never happened.
+ */
+export const DAEMON_ONLY_TYPES: ReadonlyMap<string, string> = new Map([
+  ['meridian.safety', 'docs/safety.md'], ['meridian.alarm', 'docs/alarms.md'], ['meridian.escalation', 'docs/alarms.md'],
+]);
+
+/** One input of the safety verdict (GET /safety `inputs`): its reading's age, whether stale, its `data`. */
+export interface SafetyInput {
+  /** Seconds since the reading (null without one). */
+  age_s: number | null;
+  /** Stale or missing. */
+  stale: boolean;
+  /** The reading's `data` (null without a reading). */
+  value: JsonValue;
+}
+
+/** GET /safety: the safety verdict (docs/safety.md). */
+export interface SafetyAnswer {
+  safe: boolean;
+  /** When `safe` last changed (ts format). */
+  since: string;
+  /** Why unsafe (empty when safe). */
+  reasons: string[];
+  /** Every type the verdict reads, by type. */
+  inputs: Record<string, SafetyInput>;
+  /** false: the daemon has no [safety] section (always unsafe). */
+  configured: boolean;
+}
+
 export interface StatusAnswer {
   version: string;
   /** The daemon's process id. */

@@ -14,7 +14,7 @@ import { removeDir, tempDir } from './helpers/tmp.js';
 
 const PHASE_FIGURES = [
   'POST /event baseline c1', 'POST /event --fsync batch c16', 'GET /current c16 (1,000 types)', 'GET /current/{type} c16',
-  'memory', 'startup', 'forward', 'batchIngest', 'metricsScrape', 'compression', 'history', 'historyGz', 'fanout', 'console',
+  'memory', 'startup', 'forward', 'batchIngest', 'metricsScrape', 'compression', 'history', 'historyGz', 'fanout', 'console', 'rules',
 ];
 
 const REPORT_LINES = [
@@ -26,6 +26,7 @@ const REPORT_LINES = [
   /^ {2}http {6}2000 events: raw \d+\/s, sink \d+\/s = /m,
   /^ {2}POST \/event c16 with postgres\+mqtt catching up: \d+ req\/s vs \d+ without = /m,
   /^history over compressed days \/ plain days, 5000 lines: /m,
+  /^POST \/event c16 with 50 safety rules: \d+ req\/s vs \d+ without \(medians\); rounds paired: \d+\.\d\dx \(target >= 0\.9x: (met|NOT met)\)/m,
   /^correctness: every acknowledged event is on disk, seq contiguous, answers match the files$/m,
 ];
 

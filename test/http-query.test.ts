@@ -99,7 +99,7 @@ test('GET /history: the shared mistakes, an unknown name refused', () => withTes
 test('GET /stream: the shared mistakes, an unknown name refused (JSON, before any stream)', () => withTestDaemon({}, (d) => expectRefused(d, 'GET', '/stream', [
   ['%ZZ=1', NAME_ESCAPE], ['type=a,,b', EMPTY_TYPE], ['type=%E0%A4%A', TYPE_ESCAPE],
   ['since=site:0&since=site:0', 'since is given more than once.'],
-  ['stream=1', 'unknown query parameter "stream"; this path takes type, since.'],
+  ['stream=1', 'unknown query parameter "stream"; this path takes type, since, alarms.'],
 ])));
 
 test('GET /current: the shared mistakes; an unknown name ignored, its value never read', () => withTestDaemon({}, async (d) => {

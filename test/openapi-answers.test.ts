@@ -67,6 +67,7 @@ test('every documented answer of every route is provoked, and each matches the d
     await call('GET', '/health', 200);
     await call('GET', '/ready', 200);
     await call('GET', '/status', 200);
+    await call('GET', '/safety', 200);
     await call('GET', '/openapi.json', 200);
     await call('GET', '/metrics', 200);
     await call('GET', '/run', 404, { code: 'NO_ACTIVE_RUN' });

@@ -202,7 +202,7 @@ const REFUSED: [string, string, Record<string, string>, string, string][] = [
   ['a malformed since', '/stream?since=42', {}, 'INVALID_CURSOR', 'since "42" is not a cursor: it must be site:<seq> or run:<run id>:<seq>, such as site:1042 or run:014:17.'],
   ['a Last-Event-ID of an unknown run', '/stream', { 'last-event-id': 'run:zz:1' }, 'INVALID_CURSOR', 'Last-Event-ID run:zz:1 names no recorded event of this site directory (no run zz in its timeline).'],
   ['a cursor beyond the end', '/stream?since=site:5', {}, 'INVALID_CURSOR', 'since site:5 is beyond the last seq recorded in the site (1).'],
-  ['an unknown parameter', '/stream?from=-1h', {}, 'INVALID_QUERY', 'unknown query parameter "from"; this path takes type, since.'],
+  ['an unknown parameter', '/stream?from=-1h', {}, 'INVALID_QUERY', 'unknown query parameter "from"; this path takes type, since, alarms.'],
 ];
 
 test('a bad cursor or parameter is answered 422 as JSON before any stream', () => withTestDaemon({}, async (d) => {

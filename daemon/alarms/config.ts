@@ -1,6 +1,7 @@
 import { tablesOf, type ConfigTable } from '../../lib/config-file.js';
 import { ConfigError } from '../../lib/errors.js';
 import type { AlarmSeverity } from '../../lib/wire.js';
+import { parseDuration } from '../rules/duration.js';
 import { compileCondition, type Condition } from './expression.js';
 
 // `[[alarm]]` tables of the config file, checked at start (docs/alarms.md "Rules"): a bad one
@@ -34,10 +35,6 @@ export interface AlarmSpec {
 const ID = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 const KEYS = ['id', 'severity', 'when', 'clear', 'for', 'latch', 'escalate_after', 'message', 'level'];
 const LEVEL_KEYS = ['severity', 'when', 'clear'];
-/** The longest debounce and escalation delay: a week (a timer of 2^31 ms or more fires at once in Node). */
-export const MAX_DURATION_MS = 7 * 86_400_000;
-const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/;
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 /** The alarms of the config file; `notifying`: whether any [[notify]] is configured (escalate_after needs one). */
 export function resolveAlarms(doc: ConfigTable, where: string, notifying: boolean): AlarmSpec[] {
@@ -93,16 +90,9 @@ function levelOf(t: ConfigTable, where: string): AlarmLevel {
   return { severity: severity as AlarmSeverity, when, clear };
 }
 
-/** A duration of the config file: "90s", "15m", "1h", "2d", "500ms", or a number of seconds; at least `minMs`, at most a week. */
+/** A span of time of the config file (the rule language's: "90s", "15m", "1h30m", or seconds; at most 7 days), at least `minMs`. */
 export function durationMs(value: unknown, where: string, minMs: number): number {
-  let ms: number | undefined;
-  if (typeof value === 'number' || typeof value === 'bigint') ms = Number(value) * 1000;
-  else if (typeof value === 'string') {
-    const m = DURATION.exec(value.trim());
-    ms = m ? Number(m[1]) * UNIT_MS[m[2]!]! : undefined;
-  }
-  if (ms === undefined || !Number.isFinite(ms) || ms < minMs || ms > MAX_DURATION_MS) {
-    throw new ConfigError(where, `a duration from ${minMs / 1000}s to 7d ("90s", "15m", "1h", or a number of seconds)`, value);
-  }
-  return Math.round(ms);
+  const ms = parseDuration(value, where);
+  if (ms < minMs) throw new ConfigError(where, `a span of time of at least ${minMs / 1000}s`, value);
+  return ms;
 }

@@ -6,6 +6,7 @@ import type { FreshnessJudge } from '../freshness/judge.js';
 import type { TelemetryStore } from '../storage/store.js';
 import type { AlarmSpec } from './config.js';
 import { alarmAnswer, compareAnswers } from './answer.js';
+import { lookContext } from './expression.js';
 import { lookAtLevels } from './levels.js';
 import { freshRecord, onAck, onActivity, onShelve, onUnshelve, rank, type AlarmRecord, type Transition } from './machine.js';
 import { nextWake } from './wake.js';
@@ -125,14 +126,15 @@ export class AlarmEngine {
   /** Acknowledge `id` (409 ALARM_NOT_UNACKED when there is nothing to acknowledge). */
   async ack(id: string, by: string, note: string | undefined): Promise<AlarmAnswer> {
     const alarm = this.find(id);
-    const done = onAck(id, alarm.record, by, note, { worst: alarm.worst, now: this.deps.clock.now() });
+    const now = this.deps.clock.now();
+    const done = onAck(id, alarm.record, by, note, { worst: alarm.worst, now });
     if (!done) {
       const r = alarm.record;
       const why = r.state === 'acked' ? `it was acknowledged by ${r.acked_by ?? 'someone'} at ${formatTs(r.acked_at ?? r.since)}`
         : r.state === 'shelved' ? `it is shelved until ${formatTs(r.shelved_until ?? r.since)}` : 'it is normal';
       throw new MeridianError('ALARM_NOT_UNACKED', `Alarm ${id} has nothing to acknowledge: ${why}.`);
     }
-    await this.commit(alarm, done.record, [done.transition], true);
+    await this.commit(alarm, done.record, [done.transition], now, true);
     return alarmAnswer(alarm.spec, alarm.record);
   }
 
@@ -141,7 +143,7 @@ export class AlarmEngine {
     const alarm = this.find(id);
     const now = this.deps.clock.now();
     const done = onShelve(id, alarm.record, by, now + forMs, now);
-    await this.commit(alarm, done.record, [done.transition], true);
+    await this.commit(alarm, done.record, [done.transition], now, true);
     this.schedule();
     return alarmAnswer(alarm.spec, alarm.record);
   }
@@ -150,8 +152,9 @@ export class AlarmEngine {
   async unshelve(id: string, by: string | undefined): Promise<AlarmAnswer> {
     const alarm = this.find(id);
     if (alarm.record.state !== 'shelved') throw new MeridianError('ALARM_NOT_SHELVED', `Alarm ${id} is not shelved (it is ${alarm.record.state}).`);
-    const done = onUnshelve(id, alarm.record, activeOf(alarm.record), by, { worst: alarm.worst, now: this.deps.clock.now() });
-    await this.commit(alarm, done.record, [done.transition], true);
+    const now = this.deps.clock.now();
+    const done = onUnshelve(id, alarm.record, activeOf(alarm.record), by, { worst: alarm.worst, now });
+    await this.commit(alarm, done.record, [done.transition], now, true);
     return alarmAnswer(alarm.spec, alarm.record);
   }
 
@@ -170,10 +173,11 @@ export class AlarmEngine {
   /** Judge `alarms` now: record their transitions and escalations, then set the timer to the next thing due. */
   private lookAt(alarms: readonly Alarm[]): void {
     if (this.stopped) return;
-    const { clock, judge, store } = this.deps;
+    const { clock, judge } = this.deps;
     const now = clock.now();
     const mono = this.mono();
-    const ctx = { view: store.view, judge, now };
+    // every alarm of this look reads each type once, at one instant
+    const ctx = lookContext(judge, now);
     for (const alarm of alarms) {
       const { spec, record } = alarm;
       // a debounce starts when the reading that made the condition hold was recorded, not when it was looked at
@@ -193,18 +197,18 @@ export class AlarmEngine {
       const escalate = due(spec, next.record, now);
       if (escalate) next = { record: { ...next.record, escalated_at: now } };
       const durable = transitions.length > 0 || escalate || !sameRaised(record.raised, look.raised);
-      void this.commit(alarm, next.record, transitions, durable, escalate).catch(() => undefined);
+      void this.commit(alarm, next.record, transitions, now, durable, escalate).catch(() => undefined);
       alarm.wake = nextWake({ spec, record: alarm.record, pendingUntil: look.pendingUntil, judge, now, mono });
     }
     this.schedule();
   }
 
   /**
-   * Take `record` for `alarm`: written to the state file first (when `durable`), then each
+   * Take `record` for `alarm` at `at` (ms): written to the state file first (when `durable`), then each
    * transition (and the escalation) recorded as an event. A request's change (`throwing`)
    * that cannot be written is undone and its error thrown; a look's is logged.
    */
-  private async commit(alarm: Alarm, record: AlarmRecord, transitions: Transition[], durable: boolean, escalate = false): Promise<void> {
+  private async commit(alarm: Alarm, record: AlarmRecord, transitions: Transition[], at: number, durable: boolean, escalate = false): Promise<void> {
     const before = alarm.record;
     alarm.record = record;
     if (durable) {
@@ -222,7 +226,8 @@ export class AlarmEngine {
     if (escalate) events.push({ type: ESCALATION_TYPE, data: escalationData(alarm.spec, record) });
     for (const e of events) {
       try {
-        await this.deps.store.append({ type: e.type, data: JSON.stringify(e.data), makeCurrent: true, storePermanently: true, meta: '{}' });
+        // the event's ts is the transition's time: the alarm's since (or escalated_at) and its event say the same instant
+        await this.deps.store.append({ type: e.type, data: JSON.stringify(e.data), makeCurrent: true, storePermanently: true, meta: '{}', ts: formatTs(at), tsMs: at });
       } catch (error) {
         this.deps.logger.warn(`alarm ${alarm.spec.id}: ${e.type} ${JSON.stringify(e.data)} could not be recorded (${(error as Error).message}); its state is kept`);
       }

@@ -1,25 +1,29 @@
-import { ConfigError } from '../../lib/errors.js';
 import type { JsonValue } from '../../lib/wire.js';
 import type { FreshnessJudge } from '../freshness/judge.js';
-import type { JudgedView } from '../freshness/judge.js';
+import { compileExpression, type CompiledExpression } from '../rules/compile.js';
+import { firstValue, testExpression } from '../rules/evaluate.js';
+import { scopeOf, type RuleScope } from '../rules/scope.js';
 
-// The conditions of alarm rules as the alarms see them: an expression over the current view
-// that is true, false or unknown (with the reason), the types it reads, and the value it read.
-// The expression language itself is daemon/rules/ (docs/alarms.md links its page); this file
-// is the one place the alarms meet it.
+// The conditions of alarm rules as the alarms see them: an expression of the rule language
+// (daemon/rules/, docs/safety.md "The rule language") that is true, false or unknown (with the
+// reason), the types it reads, and the value of the first field it reads (the alarm's `value`).
+// This file is the one place the alarms meet daemon/rules/.
 
-/** What an expression is judged against: the view, the freshness judge and the time. */
+/** What an expression is judged against: the types of the view judged at one instant (one look: daemon/rules/scope.ts). */
 export interface ConditionContext {
-  view: JudgedView;
-  judge: FreshnessJudge;
-  now: number;
+  scope: RuleScope;
+}
+
+/** The context of one look at `now`. */
+export function lookContext(judge: FreshnessJudge, now: number): ConditionContext {
+  return { scope: scopeOf(judge, now) };
 }
 
 /** A condition's outcome: holds, does not, or cannot be judged (`truth` undefined, with the reason). */
 export interface Outcome {
   truth: boolean | undefined;
   reason?: string;
-  /** The value of the first field the expression reads (for the alarm's `value`), null when none. */
+  /** The value of the first field the expression reads, null when none (or it cannot be read). */
   value: JsonValue;
 }
 
@@ -28,83 +32,22 @@ export interface Condition {
   readonly text: string;
   /** The types it reads: a new reading of one of them may change it. */
   readonly types: readonly string[];
-  /** Whether it reads ages or staleness (then time alone changes it). */
-  readonly timed: boolean;
   evaluate(ctx: ConditionContext): Outcome;
 }
 
-const COMPARE = /^\s*(.+?)\s*(<=|>=|==|!=|<|>)\s*(.+?)\s*$/;
-const STALE = /^\s*(not\s+|!\s*)?stale\(\s*([^()]+?)\s*\)\s*$/;
-const NUMBER = /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/;
-const FIELD = /^(.+?)\.data((?:\.[A-Za-z_][A-Za-z0-9_]*)+)$/;
-
-type Operand = { number: number } | { type: string; path: string[]; text: string };
-
-/** Compile `text` (the rule `where` names it in errors); a bad expression is a ConfigError. */
+/** Compile `text` (`where` names the key in errors: `f.toml: alarm 2 (wind): when`); a bad expression is a ConfigError with its position. */
 export function compileCondition(text: string, where: string): Condition {
-  const stale = STALE.exec(text);
-  if (stale) {
-    const negated = stale[1] !== undefined;
-    const type = stale[2]!;
-    return {
-      text, types: [type], timed: true,
-      evaluate: ({ judge, now }) => {
-        const judged = judge.judge(type, now);
-        const value = judged?.ageMs === undefined ? null : judged.ageMs / 1000;
-        const isStale = judged?.freshness.stale ?? false;
-        return { truth: negated ? !isStale : isStale, value };
-      },
-    };
-  }
-  const m = COMPARE.exec(text);
-  if (!m) throw new ConfigError(`${where}`, 'an expression such as "weather.data.wind_kmh > 40" or "stale(weather)"', text);
-  const left = operand(m[1]!, where, text);
-  const right = operand(m[3]!, where, text);
-  const op = m[2]!;
-  const types = [left, right].flatMap((o) => ('type' in o ? [o.type] : []));
-  return {
-    text, types, timed: false,
-    evaluate: (ctx) => {
-      const a = read(left, ctx);
-      const b = read(right, ctx);
-      const value = 'type' in left ? a.value : 'type' in right ? b.value : null;
-      if (a.reason !== undefined || b.reason !== undefined) return { truth: undefined, reason: a.reason ?? b.reason, value };
-      return { truth: compare(op, a.n!, b.n!), value };
-    },
-  };
+  const compiled = compileExpression(text, where);
+  return { text, types: compiled.types, evaluate: (ctx) => outcomeOf(compiled, ctx.scope) };
 }
 
-function operand(text: string, where: string, whole: string): Operand {
-  if (NUMBER.test(text)) return { number: Number(text) };
-  const f = FIELD.exec(text);
-  if (!f) throw new ConfigError(where, 'an expression of numbers and fields TYPE.data.FIELD', whole);
-  return { type: f[1]!, path: f[2]!.slice(1).split('.'), text };
+function outcomeOf(compiled: CompiledExpression, scope: RuleScope): Outcome {
+  const tested = testExpression(compiled, scope);
+  const first = firstValue(compiled, scope);
+  const value = first && 'value' in first && isJson(first.value) ? first.value : null;
+  return tested.truth === undefined ? { truth: undefined, reason: tested.reasons.join('; '), value } : { truth: tested.truth, value };
 }
 
-function read(o: Operand, { view, judge, now }: ConditionContext): { n?: number; value: JsonValue; reason?: string } {
-  if ('number' in o) return { n: o.number, value: o.number };
-  const reading = view.get(o.type);
-  if (!reading) return { value: null, reason: `${o.type} has no reading` };
-  const judged = judge.judge(o.type, now);
-  if (judged?.freshness.stale) {
-    return { value: null, reason: `${o.type} is stale (age ${judged.freshness.age_s} s, limit ${judged.freshness.max_age_s} s)` };
-  }
-  let v: JsonValue | undefined = reading.envelope.data;
-  for (const key of o.path) {
-    v = v !== null && typeof v === 'object' && !Array.isArray(v) ? v[key] : undefined;
-  }
-  if (v === undefined) return { value: null, reason: `${o.text} is missing` };
-  if (typeof v !== 'number') return { value: v, reason: `${o.text} is not a number` };
-  return { n: v, value: v };
-}
-
-function compare(op: string, a: number, b: number): boolean {
-  switch (op) {
-    case '<': return a < b;
-    case '<=': return a <= b;
-    case '>': return a > b;
-    case '>=': return a >= b;
-    case '==': return a === b;
-    default: return a !== b;
-  }
+function isJson(v: unknown): v is JsonValue {
+  return v === null || ['number', 'string', 'boolean', 'object'].includes(typeof v);
 }

@@ -50,4 +50,6 @@ export interface AppDeps {
   freshness: { judge: FreshnessJudge; watch: StaleWatch };
   /** The configured alarms (GET /alarms; none without [[alarm]] tables). */
   alarms: AlarmEngine;
+  /** The safety verdict (daemon/safety/): the body of GET /safety, judged when asked. */
+  safety: { answerText(): string };
 }

@@ -8,6 +8,7 @@ import { metricsHandlers } from './metrics.js';
 import { openApiHandlers } from './openapi/handler.js';
 import type { AppDeps, Route } from './route.js';
 import { runHandlers } from './runs.js';
+import { safetyHandlers } from './safety.js';
 import { streamHandlers } from './stream.js';
 
 // The route table: every endpoint of the daemon, one row each. polka's registrations, the
@@ -24,6 +25,7 @@ export function routeTable(deps: AppDeps, guard: Guard): Route[] {
   const history = historyHandlers(deps);
   const stream = streamHandlers(deps);
   const alarms = alarmHandlers(deps);
+  const safety = safetyHandlers(deps);
   return [
     ['GET', '/health', lifecycle.health],
     ['GET', '/ready', lifecycle.ready],
@@ -42,6 +44,7 @@ export function routeTable(deps: AppDeps, guard: Guard): Route[] {
     ['POST', '/alarms/:id/ack', alarms.ack],
     ['POST', '/alarms/:id/shelve', alarms.shelve],
     ['DELETE', '/alarms/:id/shelve', alarms.unshelve],
+    ['GET', '/safety', safety.get],
     ['POST', '/shutdown', lifecycle.shutdown],
     ['GET', '/openapi.json', openapi.document],
     ['GET', '/metrics', metrics.scrape],

@@ -2,7 +2,7 @@ import { MeridianError } from '../../lib/errors.js';
 import { compactText, JsonSyntaxError, mayNameKey, scanMembers, setMember, spanString, type Members, type MemberSpan } from '../../lib/json-text.js';
 import { normaliseTs } from '../../lib/time.js';
 import { DAEMON_TYPE_PREFIX } from '../../lib/max-age.js';
-import { TYPE_FORBIDDEN_CHARACTER } from '../../lib/wire.js';
+import { DAEMON_ONLY_TYPES, TYPE_FORBIDDEN_CHARACTER } from '../../lib/wire.js';
 import { NO_BODY, parseJson } from './body.js';
 import type { ValidEvent, ValidRunStart } from '../storage/store.js';
 
@@ -27,6 +27,7 @@ export function parseEventBody(body: string | typeof NO_BODY): ValidEvent {
   const length = type.length > MAX_TYPE_LENGTH ? [...type].length : type.length;
   if (length > MAX_TYPE_LENGTH) invalid(`type must be at most ${MAX_TYPE_LENGTH} characters; got ${length}.`);
   if (TYPE_FORBIDDEN_CHARACTER.test(type)) invalid('type must not contain control characters.');
+  if (DAEMON_ONLY_TYPES.has(type)) invalid(`type ${type} is recorded by the daemon alone (${DAEMON_ONLY_TYPES.get(type)}); post another type.`);
   const data = members.get('data');
   if (data === undefined) invalid('data is required (null counts as given).');
   const event: ValidEvent = {

@@ -6,6 +6,7 @@ import { resolveDaemonConfig, type DaemonFlags } from '../../lib/config.js';
 import { createLogger } from '../../lib/log.js';
 import { systemClock, type Clock } from '../../lib/time.js';
 import type { SinkSpec } from '../../daemon/forward/sink.js';
+import type { SafetySpec } from '../../daemon/safety/config.js';
 import { resolveConfigSections } from '../../daemon/config-sections.js';
 import { startDaemon, type RunningDaemon } from '../../daemon/server.js';
 import type { StorageFs } from '../../daemon/storage/storage-fs.js';
@@ -41,6 +42,10 @@ export async function startTestDaemon(opts: {
   viewChunkChars?: number;
   /** This machine's names as the daemon's edge would find them (none by default). */
   machineNames?: readonly string[];
+  /** The config file's `[safety]` section, checked (daemon/safety/config.ts resolveSafety). */
+  safety?: SafetySpec;
+  /** How often the safety verdict judges every rule again (ms; default 1000, 0: only on readings and timers). */
+  safetyIntervalMs?: number;
   /** A config file's text (TOML: [[sink]], [[alarm]], [[notify]]), checked as `--config` is; its sinks come after `forward`. */
   config?: string;
 } = {}): Promise<TestDaemon> {
@@ -52,7 +57,7 @@ export async function startTestDaemon(opts: {
   const sections = opts.config === undefined ? undefined : resolveConfigSections({ configText: opts.config, configFile: 'test.toml' }, opts.env ?? {});
   const forward = [...(opts.forward ?? []), ...(sections?.forward ?? [])];
   const daemon = await startDaemon(config, { clock, logger, snapshotIntervalMs: 0, fs: opts.fs, forward, alarms: sections?.alarms, freshnessIntervalMs: opts.freshnessIntervalMs,
-    viewChunkChars: opts.viewChunkChars,
+    viewChunkChars: opts.viewChunkChars, safety: opts.safety ?? sections?.safety, safetyIntervalMs: opts.safetyIntervalMs,
   });
   return { daemon, url: `http://127.0.0.1:${daemon.port}`, port: daemon.port, siteDir, logs, close: () => daemon.close() };
 }

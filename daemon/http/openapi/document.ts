@@ -6,6 +6,7 @@ import { historyPaths } from './history.js';
 import { lifecyclePaths } from './lifecycle.js';
 import { errorSchema, jsonAnswer, operation } from './responses.js';
 import { runPaths } from './runs.js';
+import { safetyPaths } from './safety.js';
 import { SCHEMAS } from './schemas.js';
 
 // The OpenAPI 3.1 document of the daemon, assembled from one file per resource. It must
@@ -52,9 +53,10 @@ export function openApiDocument(version: string): OpenAPIObject {
       { name: 'events', description: 'Recording events.' },
       { name: 'current', description: 'The latest reading of every type.' },
       { name: 'history', description: 'What was recorded: history pages and the live stream.' },
-      { name: 'alarms', description: 'Alarm rules of the config file: their states, acknowledging and shelving.' },
+      { name: 'safety', description: 'The safety verdict (docs/safety.md).' },
+      { name: 'alarms', description: 'Alarm rules of the config file: their states, acknowledging and shelving (docs/alarms.md).' },
     ],
-    paths: { ...lifecyclePaths, ...runPaths, ...eventPaths, ...currentPaths, ...historyPaths, ...alarmPaths, ...introspectionPaths },
+    paths: { ...lifecyclePaths, ...runPaths, ...eventPaths, ...currentPaths, ...historyPaths, ...safetyPaths, ...alarmPaths, ...introspectionPaths },
     components: {
       schemas: SCHEMAS,
       securitySchemes: {

@@ -255,4 +255,26 @@ export const SCHEMAS = {
   Shutdown: {
     type: 'object', required: ['shutting_down'], properties: { shutting_down: { const: true } }, additionalProperties: false,
   },
+  Safety: {
+    type: 'object',
+    required: ['safe', 'since', 'reasons', 'inputs', 'configured'],
+    properties: {
+      safe: { type: 'boolean' },
+      since: { ...ts, description: 'When `safe` last changed (the daemon\'s start when it never did).' },
+      reasons: { type: 'array', items: { type: 'string' }, description: 'Why unsafe, one sentence each; empty when safe.' },
+      inputs: {
+        type: 'object', description: 'Every type the verdict reads (required ones and those the rules name), by type.',
+        additionalProperties: {
+          type: 'object', required: ['age_s', 'stale', 'value'], additionalProperties: false,
+          properties: {
+            age_s: { type: ['number', 'null'], description: 'Seconds since its reading (null without one).' },
+            stale: { type: 'boolean', description: 'Stale, or no reading.' },
+            value: { description: 'The reading\'s `data` as recorded; null without a reading.' },
+          },
+        },
+      },
+      configured: { type: 'boolean', description: 'false: the daemon has no `[safety]` section (always unsafe).' },
+    },
+    additionalProperties: false,
+  },
 } satisfies Record<string, SchemaObject>;

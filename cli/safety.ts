@@ -1,0 +1,28 @@
+import type { SafetyAnswer } from '../lib/wire.js';
+import { connect } from './connect.js';
+import { EXIT } from './failure.js';
+import { say, show, type CliIo } from './io.js';
+import { noExtraArguments, switchOption, type ParsedOptions } from './options.js';
+
+// `telemetry safety`: the daemon's safety verdict (GET /safety) as one line, or its JSON with
+// --json; exit 0 safe, 4 unsafe (the reasons on stderr too), 3 no daemon. For scripts:
+// `telemetry safety && open-the-dome`.
+
+/** Print the verdict; exit 4 when unsafe. */
+export async function runSafety(opts: ParsedOptions, io: CliIo): Promise<number> {
+  noExtraArguments(opts);
+  const json = switchOption(opts, 'json');
+  const { client } = connect(opts, io);
+  const text = await client.safetyText();
+  const answer = JSON.parse(text) as SafetyAnswer;
+  show(io, json ? `${text}\n` : `${safetyLine(answer)}\n`);
+  if (answer.safe) return EXIT.OK;
+  say(io, `unsafe: ${answer.reasons.join('; ') || 'no reason given'}`);
+  return EXIT.UNSAFE;
+}
+
+/** `SAFE since <ts>` or `UNSAFE since <ts>: reason; reason`. */
+export function safetyLine(answer: SafetyAnswer): string {
+  if (answer.safe) return `SAFE since ${answer.since}`;
+  return `UNSAFE since ${answer.since}${answer.reasons.length > 0 ? `: ${answer.reasons.join('; ')}` : ''}`;
+}

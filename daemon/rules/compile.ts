@@ -1,0 +1,206 @@
+import jsep from 'jsep';
+import { ConfigError } from '../../lib/errors.js';
+import { NAME_DASH, prepareSource } from './source-text.js';
+import type { ExpressionNode, ReferenceCandidate } from './syntax.js';
+
+// An expression's text compiled once, at start-up, into our own tree: jsep parses (it is the
+// standard small JS expression parser, and it never evaluates anything), this file keeps only
+// what the language has (docs/safety.md) and refuses the rest with a position. Nothing is ever
+// run through eval or new Function.
+
+/** A compiled expression: its text, its tree, and every type it may read (for re-evaluation by type). */
+export interface CompiledExpression {
+  readonly text: string;
+  readonly root: ExpressionNode;
+  readonly types: readonly string[];
+}
+
+/** Why an expression cannot be compiled: what, and where (0-based character index). */
+export class ExpressionError extends Error {
+  readonly index: number;
+  readonly description: string;
+
+  /** `length`: the expression's, so that a problem past its last character is said to be at the end. */
+  constructor(description: string, index: number, length = Infinity) {
+    super(`${description} at ${index >= length ? 'the end' : `position ${index + 1}`}`);
+    this.name = 'ExpressionError';
+    this.index = index;
+    this.description = description;
+  }
+}
+
+/** The deepest tree taken (operators and calls inside one another): evaluation recurses. */
+export const MAX_DEPTH = 200;
+const ARITHMETIC = new Set(['+', '-', '*', '/']);
+const COMPARE = new Set(['<', '<=', '>', '>=']);
+const FUNCTION_ARITY: Record<string, [min: number, max: number]> = { abs: [1, 1], min: [1, 64], max: [1, 64], dewpoint: [2, 2] };
+
+/** Compile `text`, or throw ConfigError naming `where` (`the config file: safety rule 1 (wind): when`) and the position. */
+export function compileExpression(text: unknown, where: string): CompiledExpression {
+  if (typeof text !== 'string' || text.trim() === '') throw new ConfigError(where, 'an expression in a string', text ?? '(missing)');
+  try {
+    return parseExpression(text);
+  } catch (error) {
+    if (!(error instanceof ExpressionError)) throw error;
+    throw new ConfigError(where, `an expression of the rule language (${error.message}; see docs/safety.md)`, text);
+  }
+}
+
+/** Compile `text`, or throw ExpressionError. */
+export function parseExpression(text: string): CompiledExpression {
+  const prepared = prepareSource(text);
+  if ('problem' in prepared) throw new ExpressionError(prepared.problem.description, prepared.problem.index, text.length);
+  let tree: jsep.Expression;
+  try {
+    tree = jsep(prepared.source);
+  } catch (error) {
+    // jsep recurses too: `!!!!...` thousands deep overflows its stack before our depth check
+    if (error instanceof RangeError) throw new ExpressionError(`the expression is nested more than ${MAX_DEPTH} levels deep`, 0, text.length);
+    const { description, index } = error as { description?: string; index?: number };
+    throw new ExpressionError(lowerFirst(description ?? (error as Error).message), index ?? 0, text.length);
+  }
+  const types = new Set<string>();
+  const root = new Compiler(prepared.source, types).node(tree);
+  return { text, root, types: [...types] };
+}
+
+class Compiler {
+  private depth = 0;
+
+  constructor(private readonly source: string, private readonly types: Set<string>) {}
+
+  node(n: jsep.Expression): ExpressionNode {
+    if (++this.depth > MAX_DEPTH) throw new ExpressionError(`the expression is nested more than ${MAX_DEPTH} levels deep`, 0);
+    try {
+      return this.kind(n);
+    } finally {
+      this.depth--;
+    }
+  }
+
+  private kind(n: jsep.Expression): ExpressionNode {
+    switch (n.type) {
+      case 'Literal': return this.literal(n as jsep.Literal);
+      case 'MemberExpression': return this.reference(n);
+      case 'UnaryExpression': return this.unary(n as jsep.UnaryExpression);
+      case 'BinaryExpression': return this.binary(n as jsep.BinaryExpression);
+      case 'CallExpression': return this.call(n as jsep.CallExpression);
+      case 'Identifier': {
+        const name = plain((n as jsep.Identifier).name);
+        throw this.fail(`unknown name ${name} (a field is written TYPE.data.FIELD)`, (n as jsep.Identifier).name);
+      }
+      default: throw this.fail(`${describeNode(n.type)} is not part of the language`, undefined);
+    }
+  }
+
+  private literal(n: jsep.Literal): ExpressionNode {
+    const value = n.value;
+    if (typeof value === 'number' && !Number.isFinite(value)) throw this.fail(`${n.raw} is too large for a number of the language`, n.raw);
+    if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'string') return { kind: 'literal', value };
+    throw this.fail(`${n.raw} is not a value of the language (numbers, true, false and "strings" are)`, n.raw);
+  }
+
+  private unary(n: jsep.UnaryExpression): ExpressionNode {
+    if (n.operator === '-') return { kind: 'negate', argument: this.node(n.argument) };
+    if (n.operator === '!') return { kind: 'not', argument: this.node(n.argument) };
+    throw this.fail(`the operator ${n.operator} is not part of the language`, n.operator);
+  }
+
+  private binary(n: jsep.BinaryExpression): ExpressionNode {
+    const op = n.operator;
+    const left = this.node(n.left);
+    const right = this.node(n.right);
+    if (ARITHMETIC.has(op)) return { kind: 'arithmetic', operator: op as '+', left, right };
+    if (COMPARE.has(op)) return { kind: 'compare', operator: op as '<', left, right };
+    if (op === '==' || op === '!=') return { kind: 'equal', operator: op, left, right };
+    if (op === '&&' || op === '||') return { kind: 'logic', operator: op === '&&' ? 'and' : 'or', left, right };
+    throw this.fail(`the operator ${op} is not part of the language`, op);
+  }
+
+  private call(n: jsep.CallExpression): ExpressionNode {
+    const callee = n.callee.type === 'Identifier' ? (n.callee as jsep.Identifier).name : undefined;
+    if (callee === 'age' || callee === 'stale') {
+      if (n.arguments.length !== 1) throw this.fail(`${callee}() takes one type name`, callee);
+      const type = this.typeName(n.arguments[0]!);
+      if (type === undefined) throw this.fail(`${callee}() takes a type name (age(weather), age("dome status"))`, callee);
+      this.types.add(type);
+      return { kind: 'type-call', name: callee, type };
+    }
+    const arity = callee === undefined ? undefined : FUNCTION_ARITY[callee];
+    if (callee === undefined || arity === undefined) {
+      throw this.fail(`unknown function ${callee ?? '(an expression)'} (the functions are abs, min, max, age, stale, dewpoint)`, callee);
+    }
+    const [min, max] = arity;
+    if (n.arguments.length < min || n.arguments.length > max) {
+      throw this.fail(`${callee}() takes ${min === max ? min : `${min} or more`} argument${max === 1 ? '' : 's'}`, callee);
+    }
+    return { kind: 'call', name: callee as 'abs', args: n.arguments.map((a) => this.node(a)) };
+  }
+
+  /** A type named as a function's argument: a name (dots and dashes allowed) or a string. */
+  private typeName(n: jsep.Expression): string | undefined {
+    if (n.type === 'Literal') return typeof n.value === 'string' && n.value !== '' ? n.value : undefined;
+    const names = chain(n);
+    return names?.every((s) => typeof s === 'string') ? names.join('.') : undefined;
+  }
+
+  private reference(n: jsep.Expression): ExpressionNode {
+    const names = chain(n);
+    const candidates: ReferenceCandidate[] = [];
+    for (let i = 1; names && i < names.length; i++) {
+      const part = names[i];
+      const head = names.slice(0, i);
+      if ((part === 'data' || part === 'meta') && head.every((s) => typeof s === 'string')) {
+        candidates.push({ type: head.join('.'), part, path: names.slice(i + 1) });
+      }
+    }
+    if (candidates.length === 0) {
+      throw this.fail('a field is written TYPE.data.FIELD or TYPE.meta.FIELD', typeof names?.[0] === 'string' ? names[0] : undefined);
+    }
+    candidates.sort((a, b) => b.type.length - a.type.length);
+    for (const c of candidates) this.types.add(c.type);
+    return { kind: 'reference', text: referenceText(candidates[candidates.length - 1]!), candidates };
+  }
+
+  /** An ExpressionError at the first place `word` is written (0 when unknown). */
+  private fail(description: string, word: string | undefined): ExpressionError {
+    const at = word === undefined ? -1 : this.source.indexOf(word);
+    return new ExpressionError(description, Math.max(at, 0));
+  }
+}
+
+/** A member chain's names, root first (`weather.data.wind[0]` -> weather, data, wind, 0); undefined for anything else. */
+function chain(n: jsep.Expression): (string | number)[] | undefined {
+  if (n.type === 'Identifier') return [plain((n as jsep.Identifier).name)];
+  if (n.type === 'Literal') return typeof n.value === 'string' ? [n.value] : undefined;
+  if (n.type !== 'MemberExpression' || n.optional) return undefined;
+  const m = n as jsep.MemberExpression;
+  const head = chain(m.object);
+  if (!head) return undefined;
+  if (!m.computed && m.property.type === 'Identifier') return [...head, plain((m.property as jsep.Identifier).name)];
+  const value = m.computed && m.property.type === 'Literal' ? (m.property as jsep.Literal).value : undefined;
+  if (typeof value === 'string' || (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0)) return [...head, value];
+  return undefined;
+}
+
+function referenceText(c: ReferenceCandidate): string {
+  const type = /^[A-Za-z_][\w.-]*$/.test(c.type) ? c.type : JSON.stringify(c.type);
+  const path = c.path.map((p) => (typeof p === 'number' ? `[${p}]` : /^[A-Za-z_]\w*$/.test(p) ? `.${p}` : `[${JSON.stringify(p)}]`));
+  return `${type}.${c.part}${path.join('')}`;
+}
+
+function plain(name: string): string {
+  return name.split(NAME_DASH).join('-');
+}
+
+function describeNode(type: string): string {
+  const names: Record<string, string> = {
+    Compound: 'more than one expression', SequenceExpression: 'a list of expressions', ArrayExpression: 'an array',
+    ConditionalExpression: 'a ? b : c', ThisExpression: 'this',
+  };
+  return names[type] ?? type;
+}
+
+function lowerFirst(text: string): string {
+  return text.charAt(0).toLowerCase() + text.slice(1);
+}

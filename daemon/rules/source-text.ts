@@ -1,0 +1,83 @@
+// An expression's text made ready for jsep, character for character (so that jsep's positions
+// are the operator's): the words `and`, `or`, `not` become `&&`, `||`, `!` padded with spaces,
+// and a dash inside a type name (`dome-status.data.open`, `age(dome-status)`) becomes U+2010,
+// a character jsep reads as part of a name; compile.ts turns it back into a dash.
+
+/** The stand-in for a dash inside a type name. */
+export const NAME_DASH = '\u2010';
+
+// a word starting a name (not after a dot, a dash or a name character), up to the first `.data`/`.meta`
+const TYPE_BEFORE_PART = /(?<![\w.\u2010-])([A-Za-z_]\w*(?:[.-]\w+)*?)(?=\.(?:data|meta)\b)/g;
+const TYPE_ARGUMENT = /(\b(?:age|stale)\s*\(\s*)([A-Za-z_]\w*(?:[.-]\w+)*)(?=\s*\))/g;
+const WORD_OPERATOR = /(?<![\w.$\u2010])(and|or|not)(?![\w.$\u2010])/g;
+const WORD_FOR: Record<string, string> = { and: '&& ', or: '||', not: '!  ' };
+
+/** The longest expression taken (characters), and the deepest nesting of parentheses and brackets. */
+export const MAX_EXPRESSION_CHARS = 4096;
+export const MAX_NESTING = 64;
+
+/** Where the text cannot be read at all (before jsep): a position and what is wrong there. */
+export interface SourceProblem {
+  index: number;
+  description: string;
+}
+
+/** The text jsep parses, or the first problem found. */
+export function prepareSource(text: string): { source: string } | { problem: SourceProblem } {
+  const taken = text.indexOf(NAME_DASH);
+  if (taken >= 0) return { problem: { index: taken, description: 'the character U+2010 is not part of the language' } };
+  // the parser and the evaluator recurse: an expression is kept to a size a person writes
+  if (text.length > MAX_EXPRESSION_CHARS) return { problem: { index: MAX_EXPRESSION_CHARS, description: `an expression is at most ${MAX_EXPRESSION_CHARS} characters` } };
+  // strings are left alone: their characters are masked while the words are found
+  const masked = maskStrings(text);
+  if (typeof masked !== 'string') return { problem: masked };
+  const deep = tooDeep(masked);
+  if (deep !== undefined) return { problem: { index: deep, description: `parentheses are nested more than ${MAX_NESTING} deep` } };
+  return { source: rewrite(text, masked) };
+}
+
+function rewrite(text: string, masked: string): string {
+  const out = text.split('');
+  const dashes = (start: number, word: string) => {
+    for (let i = 0; i < word.length; i++) if (word[i] === '-') out[start + i] = NAME_DASH;
+  };
+  for (const m of masked.matchAll(TYPE_BEFORE_PART)) dashes(m.index, m[1]!);
+  for (const m of masked.matchAll(TYPE_ARGUMENT)) dashes(m.index + m[1]!.length, m[2]!);
+  for (const m of masked.matchAll(WORD_OPERATOR)) {
+    const word = WORD_FOR[m[1]!]!;
+    for (let i = 0; i < word.length; i++) out[m.index + i] = word[i]!;
+  }
+  return out.join('');
+}
+
+/** Where nesting first goes past MAX_NESTING, undefined when it never does. */
+function tooDeep(masked: string): number | undefined {
+  let depth = 0;
+  for (let i = 0; i < masked.length; i++) {
+    const ch = masked[i];
+    if (ch === '(' || ch === '[') depth++;
+    else if (ch === ')' || ch === ']') depth--;
+    if (depth > MAX_NESTING) return i;
+  }
+  return undefined;
+}
+
+/** The text with every character inside a string literal replaced by `_` (quotes kept). */
+function maskStrings(text: string): string | SourceProblem {
+  let out = '';
+  let i = 0;
+  while (i < text.length) {
+    const ch = text[i]!;
+    if (ch !== '"' && ch !== "'") {
+      out += ch;
+      i++;
+      continue;
+    }
+    let j = i + 1;
+    while (j < text.length && text[j] !== ch) j += text[j] === '\\' ? 2 : 1;
+    if (j >= text.length) return { index: i, description: 'a string is not closed' };
+    out += ch + '_'.repeat(j - i - 1) + ch;
+    i = j + 1;
+  }
+  return out;
+}

@@ -1,0 +1,35 @@
+// The expression language's own tree (compile.ts builds it from jsep's; evaluate.ts walks it).
+
+/** Where a field reference may point: the type and the path under its `data` or `meta`. */
+export interface ReferenceCandidate {
+  type: string;
+  part: 'data' | 'meta';
+  path: readonly (string | number)[];
+}
+
+/** One node of a compiled expression. */
+export type ExpressionNode =
+  | { kind: 'literal'; value: number | boolean | string }
+  /** `TYPE.data.FIELD...`: candidates longest type first (the longest known type wins). */
+  | { kind: 'reference'; text: string; candidates: readonly ReferenceCandidate[] }
+  | { kind: 'negate'; argument: ExpressionNode }
+  | { kind: 'not'; argument: ExpressionNode }
+  | { kind: 'arithmetic'; operator: '+' | '-' | '*' | '/'; left: ExpressionNode; right: ExpressionNode }
+  | { kind: 'compare'; operator: '<' | '<=' | '>' | '>='; left: ExpressionNode; right: ExpressionNode }
+  | { kind: 'equal'; operator: '==' | '!='; left: ExpressionNode; right: ExpressionNode }
+  | { kind: 'logic'; operator: 'and' | 'or'; left: ExpressionNode; right: ExpressionNode }
+  | { kind: 'call'; name: 'abs' | 'min' | 'max' | 'dewpoint'; args: readonly ExpressionNode[] }
+  | { kind: 'type-call'; name: 'age' | 'stale'; type: string };
+
+/** The node as text, for reasons (`weather.data.wind_kmh`, `dewpoint(...)`). */
+export function showNode(node: ExpressionNode): string {
+  switch (node.kind) {
+    case 'literal': return JSON.stringify(node.value);
+    case 'reference': return node.text;
+    case 'negate': return `-${showNode(node.argument)}`;
+    case 'not': return `not ${showNode(node.argument)}`;
+    case 'call': return `${node.name}(${node.args.map(showNode).join(', ')})`;
+    case 'type-call': return `${node.name}(${node.type})`;
+    default: return `(${showNode(node.left)} ${node.operator} ${showNode(node.right)})`;
+  }
+}

@@ -1,0 +1,218 @@
+import type { Logger } from '../../lib/log.js';
+import { formatTs, monotonicNow, type Clock } from '../../lib/time.js';
+import type { FreshnessJudge } from '../freshness/judge.js';
+import { FRESH_TYPE, STALE_TYPE } from '../freshness/stale-events.js';
+import { Condition, conditionTypes, type ConditionStep } from '../rules/condition.js';
+import { formatDuration } from '../rules/duration.js';
+import { staleReason } from '../rules/evaluate.js';
+import { scopeOf, type RuleScope } from '../rules/scope.js';
+import { TypeIndex } from '../rules/type-index.js';
+import type { RecordedEvent, TelemetryStore } from '../storage/store.js';
+import { safetyAnswer } from './answer.js';
+import type { SafetyRule, SafetySpec } from './config.js';
+import { raisedReason, raisedRules, recordedVerdict, SAFETY_TYPE, verdictEvent, type VerdictState } from './verdict-event.js';
+
+// The safety verdict (docs/safety.md): unsafe at once when a required type is missing or
+// stale, or a rule is raised or cannot be judged (fail-safe); safe only once the inputs have
+// said safe for `safe_for` without a break. Judged again when a reading a rule or the
+// required list reads becomes current (rules indexed by type; many readings in one turn are
+// judged once), when a type turns stale or fresh, every interval (for `age()` and limits
+// passing), when a `for` or `safe_for` wait ends, and before GET /safety answers.
+
+/** Without a `[safety]` section: unsafe, for this reason. */
+export const NOT_CONFIGURED = "no [safety] section in the daemon's config";
+
+/** What the verdict runs on. */
+export interface SafetyVerdictOptions {
+  store: TelemetryStore;
+  judge: FreshnessJudge;
+  clock: Clock;
+  logger: Logger;
+  spec: SafetySpec | undefined;
+  /** How often every rule is judged again (ms); 0: only on readings and timers. */
+  intervalMs: number;
+}
+
+interface RuleState {
+  readonly rule: SafetyRule;
+  readonly condition: Condition;
+  last: ConditionStep | undefined;
+}
+
+/** The daemon's one safety verdict. */
+export class SafetyVerdict {
+  private readonly opts: SafetyVerdictOptions;
+  private readonly rules: RuleState[];
+  private readonly index = new TypeIndex<RuleState>();
+  private readonly required: ReadonlySet<string>;
+  private readonly inputTypes: readonly string[];
+  private state: VerdictState;
+  /** The safe value last recorded as an event (undefined: none yet). */
+  private recorded: boolean | undefined;
+  private recording = false;
+  /** Since when (monotonic ms) the inputs have said safe without a break. */
+  private safeSince: number | undefined;
+  private readonly dirty = new Set<string>();
+  private soon: NodeJS.Immediate | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private due: NodeJS.Timeout | undefined;
+  private stopListening: (() => void) | undefined;
+
+  constructor(opts: SafetyVerdictOptions) {
+    this.opts = opts;
+    const previous = recordedVerdict(opts.store.view.get(SAFETY_TYPE));
+    const specRules = opts.spec?.rules ?? [];
+    const raised = raisedRules(previous, specRules.map((r) => r.name));
+    this.rules = specRules.map((rule) => ({ rule, condition: new Condition(rule.condition, raised.has(rule.name)), last: undefined }));
+    for (const r of this.rules) this.index.add(r, conditionTypes(r.rule.condition));
+    this.required = new Set(opts.spec?.required ?? []);
+    this.inputTypes = [...new Set([...this.required, ...this.rules.flatMap((r) => conditionTypes(r.rule.condition))])].sort();
+    const now = opts.clock.now();
+    this.state = previous ?? { safe: false, since: formatTs(now), reasons: [] };
+    // a daemon without [safety] records nothing until a recorded safe verdict must be taken back
+    this.recorded = previous?.safe ?? (opts.spec ? undefined : false);
+    // a safe verdict survives a restart (with its since) only if the inputs still say safe: the first check decides
+  }
+
+  /** Whether a `[safety]` section configured it. */
+  get configured(): boolean {
+    return this.opts.spec !== undefined;
+  }
+
+  /** Judge now, then on readings, stale turns and the interval. */
+  start(): void {
+    this.stopListening = this.opts.store.onRecorded((event) => this.onRecorded(event));
+    this.check(true);
+    if (this.opts.spec && this.opts.intervalMs > 0) {
+      this.timer = setInterval(() => this.check(true), this.opts.intervalMs);
+      this.timer.unref();
+    }
+  }
+
+  /** Stop judging (at shutdown, before the store closes). */
+  stop(): void {
+    this.stopListening?.();
+    clearInterval(this.timer);
+    clearTimeout(this.due);
+    if (this.soon) clearImmediate(this.soon);
+    this.soon = undefined;
+  }
+
+  /** The verdict now (judged again first: ages and `safe_for` move on between readings). */
+  current(): VerdictState {
+    this.check(true);
+    return this.state;
+  }
+
+  /** The body of GET /safety. */
+  answerText(): string {
+    const state = this.current();
+    return safetyAnswer(state, this.inputTypes, this.opts.judge, this.opts.clock.now(), this.configured);
+  }
+
+  /** Judge the required types and the rules (all of them, or those whose types changed) and record a change. */
+  check(all = true): void {
+    if (this.soon) clearImmediate(this.soon);
+    this.soon = undefined;
+    try {
+      this.judge(all);
+    } catch (error) {
+      // a bug in judging must neither stop the daemon (this runs from timers) nor leave a safe verdict standing
+      this.opts.logger.error(`judging the safety rules failed: ${(error as Error).stack ?? String(error)}`);
+      this.safeSince = undefined;
+      this.change(false, ['the rules could not be judged (an internal error; see the daemon log)'], this.opts.clock.now());
+      this.record();
+    }
+  }
+
+  private judge(all: boolean): void {
+    const now = this.opts.clock.now();
+    const mono = this.mono();
+    const scope = scopeOf(this.opts.judge, now);
+    const stepped = all ? this.rules : [...new Set([...this.dirty].flatMap((type) => this.index.itemsFor(type)))];
+    this.dirty.clear();
+    for (const r of stepped) r.last = r.condition.step(scope, mono);
+    const reasons = this.opts.spec ? this.reasons(scope) : [NOT_CONFIGURED];
+    let wakeAt = this.rules.reduce<number | undefined>((at, r) => earliest(at, r.last?.dueAt), undefined);
+    if (reasons.length > 0) {
+      this.safeSince = undefined;
+      this.change(false, reasons, now);
+    } else if (this.state.safe) {
+      this.state = { ...this.state, reasons: [] };
+    } else {
+      this.safeSince ??= mono;
+      const held = mono - this.safeSince;
+      const needed = this.opts.spec!.safeForMs;
+      if (held >= needed) this.change(true, [], now);
+      else {
+        this.state = { ...this.state, reasons: [`safe for ${formatDuration(held)} of ${formatDuration(needed)}`] };
+        wakeAt = earliest(wakeAt, this.safeSince + needed);
+      }
+    }
+    this.wakeAt(wakeAt, mono);
+    this.record();
+  }
+
+  private reasons(scope: RuleScope): string[] {
+    const reasons: string[] = [];
+    for (const type of this.required) {
+      const judged = scope.judged(type);
+      if (!judged?.reading) reasons.push(`${type} is missing (no reading)`);
+      else if (judged.freshness.stale) reasons.push(staleReason(judged));
+    }
+    for (const { rule, condition, last } of this.rules) {
+      if (condition.raised) reasons.push(raisedReason(rule.name, rule.condition.when.text));
+      if (last?.unknown) reasons.push(`rule ${rule.name} cannot be judged: ${last.unknown.join(', ')}`);
+    }
+    return reasons;
+  }
+
+  private change(safe: boolean, reasons: string[], now: number): void {
+    const since = safe === this.state.safe ? this.state.since : formatTs(now);
+    this.state = { safe, since, reasons };
+  }
+
+  private onRecorded(event: RecordedEvent): void {
+    if (!event.makeCurrent) return;
+    const type = event.reading.type;
+    if (type === STALE_TYPE || type === FRESH_TYPE) {
+      this.soon ??= setImmediate(() => this.check(true));
+      return;
+    }
+    if (!this.required.has(type) && !this.index.has(type)) return;
+    this.dirty.add(type);
+    this.soon ??= setImmediate(() => this.check(false));
+  }
+
+  /** Record the verdict when it differs from the last one recorded (a failed write is tried again on the next check). */
+  private record(): void {
+    const state = this.state;
+    if (this.recording || state.safe === this.recorded) return;
+    this.recording = true;
+    this.opts.store.append(verdictEvent(state)).then(() => {
+      this.recorded = state.safe;
+      this.recording = false;
+      if (this.state.safe !== this.recorded) this.record();
+    }, (error: unknown) => {
+      this.recording = false;
+      this.opts.logger.warn(`could not record ${SAFETY_TYPE} (${(error as Error).message}); trying again`);
+    });
+  }
+
+  private wakeAt(at: number | undefined, mono: number): void {
+    clearTimeout(this.due);
+    this.due = undefined;
+    if (at === undefined) return;
+    this.due = setTimeout(() => this.check(true), Math.max(0, Math.ceil(at - mono)));
+    this.due.unref();
+  }
+
+  private mono(): number {
+    const mono = monotonicNow(this.opts.clock);
+    return Number.isNaN(mono) ? this.opts.clock.now() : mono;
+  }
+}
+
+function earliest(a: number | undefined, b: number | undefined): number | undefined {
+  return a === undefined ? b : b === undefined ? a : Math.min(a, b);
+}
