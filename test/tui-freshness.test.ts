@@ -173,8 +173,10 @@ test('a reading posted with its own max_age_s is judged by it: STALE and counted
   await request(d.url, '/event', { method: 'POST', body: { type: 'dome', data: 'open', max_age_s: 0.001 } });
   await post(d, 'weather', { temp_c: 4 });
   t.run(follow(d), { width: 80, height: 24 });
-  // the daemon records meridian.stale for dome within its one-second look
-  let s = await t.waitFor('dome stale, and its meridian.stale', (x) => x.split('\n')[1]!.includes(' STALE ') && row(x, 'meridian.stale') !== undefined);
+  // the daemon records meridian.stale for dome as its limit passes (before the console may have
+  // the daemon's limits: wait for the missing power row too)
+  let s = await t.waitFor('dome stale, its meridian.stale, the missing power', (x) => x.split('\n')[1]!.includes(' STALE ')
+    && row(x, 'meridian.stale') !== undefined && row(x, 'power') !== undefined);
   assert.is(s.split('\n')[1], 'run site  2 STALE  3 types  poll 300ms  sort type', 'types with a reading; the missing power counts as stale');
   const status = await cli(['status', '--host', '127.0.0.1', '--port', String(d.port)]);
   assert.match(status.stdout, /  site  3 types  2 stale\n$/, 'telemetry status counts as the console does');
