@@ -12,6 +12,7 @@ export function answerJudge(answer: CurrentAnswer, o: { now: number; limitMs: nu
     const f = answer.freshness?.[type];
     const ageMs = f?.age_s != null ? Math.round(f.age_s * 1000) : envelope ? ageAt(envelope.ts, o.now) : undefined;
     const daemonLimit = f?.max_age_s != null ? f.max_age_s * 1000 : undefined;
-    return { ageMs, limitMs: o.limitMs ?? daemonLimit };
+    if (o.limitMs !== undefined) return { ageMs, limitMs: o.limitMs, limitFrom: '--max-age' };
+    return { ageMs, limitMs: daemonLimit, limitFrom: daemonLimit === undefined ? undefined : f?.max_age_from ?? undefined };
   };
 }

@@ -1,7 +1,7 @@
 import { memberText } from '../client/answer-text.js';
 import type { CurrentAnswer, Envelope } from '../lib/wire.js';
 import { indentJson } from '../table/json-layout.js';
-import { formatAge, printable } from '../table/format.js';
+import { formatAge, limitText, printable } from '../table/format.js';
 import type { Palette } from '../table/palette.js';
 import { buildRows, toRow, type Judge } from '../table/rows.js';
 import { answerJudge } from './current-judge.js';
@@ -37,7 +37,7 @@ export function currentTable(answer: CurrentAnswer, o: TextOptions): string {
 }
 
 /**
- * One envelope: the type, then seq, ts with its age, run id, and data and meta as indented
+ * One envelope: the type, then seq, ts with its age, its limit when one applies, run id, and data and meta as indented
  * JSON. With `envelopeText` (the envelope as the daemon sent it) data and meta are laid out
  * from it, every number and escape as spelled.
  */
@@ -51,6 +51,7 @@ export function envelopePanel(envelope: Envelope, judge: Judge, o: Pick<TextOpti
     `${on}${printable(envelope.type)}${off}`,
     field('seq', String(envelope.seq)),
     `${staleOn}${tsLine}${staleOff}`,
+    ...(row.limitMs === undefined ? [] : [field('limit', limitText(row.limitMs, row.limitFrom))]),
     field('run', printable(row.runId)),
     ...jsonField('data', (envelopeText && memberText(envelopeText, 'data')) ?? JSON.stringify(envelope.data)),
     ...jsonField('meta', (envelopeText && memberText(envelopeText, 'meta')) ?? JSON.stringify(envelope.meta)),

@@ -21,7 +21,8 @@ export async function runCurrent(typeArg: unknown, opts: ParsedOptions, io: CliI
   if (type === '') throw new UsageError('TYPE must not be empty');
   const json = switchOption(opts, 'json');
   const follow = switchOption(opts, 'follow');
-  if (!follow) requireWith(opts, ['interval', 'theme'], 'follow');
+  if (!follow) requireWith(opts, ['interval', 'theme', 'bell'], 'follow');
+  const bell = switchOption(opts, 'bell');
   const intervalMs = secondsOption(opts, 'interval', 1000, { min: 0.1, max: 3600 });
   const limitMs = maxAgeOption(opts);
   const theme = themeOption(opts);
@@ -32,7 +33,7 @@ export async function runCurrent(typeArg: unknown, opts: ParsedOptions, io: CliI
       if (!json && io.stdinIsTTY && io.stdoutIsTTY) {
         if (io.env.TERM !== 'dumb') {
           const { openConsole } = await import('../tui/main.js');
-          return await openConsole({ client, address, type, intervalMs, limitMs, theme, noColor: !io.color });
+          return await openConsole({ client, address, type, intervalMs, limitMs, theme, noColor: !io.color, bell });
         }
         say(io, 'TERM=dumb cannot draw the console; printing one JSON line per new reading instead');
       }

@@ -13,7 +13,7 @@ const daemonOptions = (kind: 'value' | 'switch') => DAEMON_SETTINGS.filter((s) =
 export const VALUE_OPTIONS = [...new Set([...daemonOptions('value'), 'log-file', 'timeout', 'interval', 'stale',
   'config', 'forward', 'data', 'meta', 'batch-size', 'start-line', 'since', 'from', 'to', 'run', 'max-age', 'theme', 'by', 'note', 'for', 'db', 'table', 'silent-after'])];
 /** Options that are switches (never swallow the next word: `--json weather`). */
-export const SWITCH_OPTIONS = [...new Set([...daemonOptions('switch'), 'json', 'csv', 'follow', 'detach', 'partial', 'not-current'])];
+export const SWITCH_OPTIONS = [...new Set([...daemonOptions('switch'), 'json', 'csv', 'follow', 'detach', 'partial', 'not-current', 'bell'])];
 
 /** A bad command line the parser did not catch: unknown command or option, extra argument (exit 2). */
 export class UsageError extends Error {

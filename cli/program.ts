@@ -61,6 +61,7 @@ export function buildProgram(io: CliIo) {
     .option('--max-age', "Seconds after which a reading is stale, for every type (default: the daemon's limit for each type)")
     .option('--stale', 'The old name of --max-age')
     .option('--theme', 'With --follow: day or night (dim red on black) (default day)')
+    .option('--bell', 'With --follow on a terminal: ring the terminal bell when an alarm is raised (default off)')
     .example(`${p}current`)
     .example(`${p}current weather --json | jq .data`)
     .example(`${p}current power --max-age 90 || park-the-mount`)

@@ -21,8 +21,8 @@ export async function runStatus(opts: ParsedOptions, io: CliIo): Promise<number>
 }
 
 /**
- * `telemetry daemon at localhost:6562  pid 1234  version 0.1.0  up 3m12s  run 042  7 types  2 stale` (no stale
- * part when none is), then `DISK FULL since <ts> (ENOSPC): not recording` while the daemon's disk is full.
+ * `telemetry daemon at localhost:6562  pid 1234  version 0.1.0  up 3m12s  run 042  7 types  5 learned limits  2 stale` (no learned
+ * or stale part when none is), then `DISK FULL since <ts> (ENOSPC): not recording` while the daemon's disk is full.
  */
 export function statusLine(status: StatusAnswer, address: string, now: number): string {
   const parts = [`telemetry daemon at ${address}`, `pid ${status.pid}`, `version ${status.version}`];
@@ -31,6 +31,8 @@ export function statusLine(status: StatusAnswer, address: string, now: number): 
   const suspended = status.suspended_run ? ` (run ${status.suspended_run.run_id} suspended: ${status.suspended_run.reason})` : '';
   parts.push(status.run_id === null ? `site${suspended}` : `run ${status.run_id}`);
   parts.push(`${status.types} type${status.types === 1 ? '' : 's'}`);
+  const learned = Object.keys(status.learned ?? {}).length;
+  if (learned > 0) parts.push(`${learned} learned limit${learned === 1 ? '' : 's'}`);
   if (status.stale > 0) parts.push(`${status.stale} stale`);
   if (status.disk_full) parts.push(`DISK FULL since ${status.disk_full.since} (${status.disk_full.code}): not recording`);
   return parts.join('  ');

@@ -32,7 +32,7 @@ export type WatchUpdate =
    * null while the disk has space).
    */
   | { kind: 'status'; ready: ReadyAnswer; run: RunRecord | undefined; sinks: SinkStatus[] | undefined;
-    maxAge?: StatusAnswer['max_age']; diskFull?: StatusAnswer['disk_full']; serverTime: number | undefined; sentAt: number; receivedAt: number }
+    maxAge?: StatusAnswer['max_age']; learned?: StatusAnswer['learned']; diskFull?: StatusAnswer['disk_full']; serverTime: number | undefined; sentAt: number; receivedAt: number }
   /** The connection changed state (`error`: an error answer, such as a wrong token). */
   | { kind: 'connection'; state: WatchState; error: unknown; receivedAt: number };
 
@@ -179,7 +179,7 @@ async function statusLoop(o: WatchOptions, signal: AbortSignal, emit: (u: WatchU
       const status = await o.client.status().catch(() => undefined);
       if (signal.aborted) return;
       const diskFull = status && (status.disk_full ?? null);
-      emit({ kind: 'status', ready, run, sinks: status?.forward, maxAge: status?.max_age, diskFull, serverTime, sentAt, receivedAt: o.clock.now() });
+      emit({ kind: 'status', ready, run, sinks: status?.forward, maxAge: status?.max_age, learned: status?.learned, diskFull, serverTime, sentAt, receivedAt: o.clock.now() });
     } catch (error) {
       if (!(error instanceof TelemetryClientError)) throw error;
     }

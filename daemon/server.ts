@@ -121,6 +121,11 @@ export async function startDaemon(config: DaemonConfig, deps: {
   }
 
   judge = new FreshnessJudge(store.view, config.maxAge, deps.clock);
+  // the judge learns each type's cadence from the readings that become current (before the watch hears of them)
+  const learning = judge;
+  const stopLearning = store.onRecorded((event) => {
+    if (event.makeCurrent) learning.observe(event.reading);
+  });
   const watch = new StaleWatch({ store, judge, clock: deps.clock, logger, intervalMs: deps.freshnessIntervalMs ?? CHECK_INTERVAL_MS });
   const safety = new SafetyVerdict({ store, judge, clock: deps.clock, logger, spec: deps.safety, intervalMs: deps.safetyIntervalMs ?? CHECK_INTERVAL_MS });
   const alarms = new AlarmEngine({
@@ -151,6 +156,7 @@ export async function startDaemon(config: DaemonConfig, deps: {
       await Promise.all([drain.stop(options?.now ? 0 : config.shutdownTimeoutMs), forwarding.stop()]);
       await housekeeping?.close();
       watch.stop();
+      stopLearning();
       safety.stop();
       alarms.stop();
       await store.close();

@@ -64,9 +64,17 @@ export function rulesToWire(rules: MaxAgeRules): Record<string, number | null> {
  * `meridian.` are never limited.
  */
 export function maxAgeOf(rules: MaxAgeRules, type: string): number | undefined {
-  if (type.startsWith(DAEMON_TYPE_PREFIX)) return undefined;
+  return ruleOf(rules, type) ?? undefined;
+}
+
+/**
+ * The limit the rules give `type` (as maxAgeOf), null when a rule says `none` (never stale,
+ * nothing learned), undefined when no rule matches (the daemon may learn one: docs/configuration.md#max-age).
+ */
+export function ruleOf(rules: MaxAgeRules, type: string): number | null | undefined {
+  if (type.startsWith(DAEMON_TYPE_PREFIX)) return null;
   for (const rule of rules) {
-    if (rule.pattern === type || (rule.pattern.includes('*') && globMatches(rule.pattern, type))) return rule.seconds ?? undefined;
+    if (rule.pattern === type || (rule.pattern.includes('*') && globMatches(rule.pattern, type))) return rule.seconds;
   }
   return undefined;
 }

@@ -160,6 +160,8 @@ export interface StatusAnswer {
   stale: number;
   /** The age limits (`--max-age`), most specific first: pattern -> seconds (null: never stale). */
   max_age: Record<string, number | null>;
+  /** The limits learned from each type's cadence that are in force, type -> seconds (daemons before 0.2 send none). */
+  learned?: Record<string, number>;
   /**
    * The run that was active but could not resume at start-up (its run_dir is not usable):
    * events go to the site file until it is stopped. Null when there is none.
@@ -225,8 +227,13 @@ export interface Freshness {
   age_s: number | null;
   /** The limit for the type in seconds; null: the type is never stale. */
   max_age_s: number | null;
+  /** Where the limit comes from (Meridian 0.x daemons before learned limits send none); null when there is none. */
+  max_age_from?: MaxAgeFrom | null;
   stale: boolean;
 }
+
+/** Where a type's limit comes from: a `--max-age` rule, the reading's own `max_age_s`, or learned from its cadence. */
+export type MaxAgeFrom = 'rule' | 'reading' | 'learned';
 
 /** GET /current: the readings, and (with `?freshness=true`) how fresh each is. */
 export interface CurrentAnswer {

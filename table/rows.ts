@@ -17,6 +17,8 @@ export type Snapshot = Readonly<Record<string, Envelope>>;
 export interface Judgement {
   ageMs: number | undefined;
   limitMs: number | undefined;
+  /** Where the limit comes from (the daemon's `max_age_from`, or `--max-age` of the command); undefined when not known. */
+  limitFrom?: string;
 }
 
 /** Judges one type (its envelope is undefined for an expected type without a reading). */
@@ -45,6 +47,9 @@ export interface Row {
   /** `meta.run_id`, or "-" for a site reading. */
   runId: string;
   stale: boolean;
+  /** Its limit in ms and where it comes from (undefined: none, not known). */
+  limitMs: number | undefined;
+  limitFrom: string | undefined;
   /** Set when the value changed since the last frame drawn. */
   change: Change | undefined;
 }
@@ -91,11 +96,13 @@ export function sortRows(rows: readonly Row[], order: SortOrder): Row[] {
 
 /** Judge a row again (its age moved on): whether its staleness turned. */
 export function rejudge(row: Row, judge: Judge): boolean {
-  const { ageMs, limitMs } = judge(row.type, row.envelope);
+  const { ageMs, limitMs, limitFrom } = judge(row.type, row.envelope);
   const stale = isStale(ageMs, limitMs);
   const changed = stale !== row.stale;
   row.ageMs = ageMs;
   row.stale = stale;
+  row.limitMs = limitMs;
+  row.limitFrom = limitFrom;
   return changed;
 }
 
@@ -109,6 +116,7 @@ class TableRow implements Row {
   constructor(
     public type: string, public key: string, public envelope: Envelope | undefined, public ageMs: number | undefined,
     public seq: number | undefined, public runId: string, public stale: boolean, public change: Change | undefined,
+    public limitMs: number | undefined, public limitFrom: string | undefined,
   ) {}
 
   get age(): string {
@@ -118,19 +126,22 @@ class TableRow implements Row {
 
 /** One row for one type (its envelope undefined when it has no reading). */
 export function toRow(type: string, envelope: Envelope | undefined, judge: Judge, change?: Change): Row {
-  const { ageMs, limitMs } = judge(type, envelope);
+  const { ageMs, limitMs, limitFrom } = judge(type, envelope);
   const key = type.toLowerCase();
-  return new TableRow(type, key === type ? type : key, envelope, ageMs, envelope?.seq, runIdOf(envelope), isStale(ageMs, limitMs), change);
+  return new TableRow(type, key === type ? type : key, envelope, ageMs, envelope?.seq, runIdOf(envelope), isStale(ageMs, limitMs), change,
+    limitMs, limitFrom);
 }
 
 /** A kept row brought to a new reading of its type, in place. */
 export function patchRow(row: Row, envelope: Envelope, judge: Judge, change: Change | undefined): void {
-  const { ageMs, limitMs } = judge(row.type, envelope);
+  const { ageMs, limitMs, limitFrom } = judge(row.type, envelope);
   row.envelope = envelope;
   row.ageMs = ageMs;
   row.seq = envelope.seq;
   row.runId = runIdOf(envelope);
   row.stale = isStale(ageMs, limitMs);
+  row.limitMs = limitMs;
+  row.limitFrom = limitFrom;
   row.change = change;
 }
 

@@ -42,7 +42,7 @@ test('post --max-age: the reading carries its own limit (meta.max_age_s), which 
   const posted = await run('post', 'power', '--data', '230', '--max-age', '90');
   assert.equal([posted.code, posted.stderr], [0, '']);
   assert.is(posted.stdout, '{"seq":1,"ts":"2026-03-17T20:05:48.955Z","type":"power","data":230,"meta":{"max_age_s":90}}\n');
-  assert.equal((await request(d.url, '/current?freshness=true')).json.freshness, { power: { age_s: 0, max_age_s: 90, stale: false } });
+  assert.equal((await request(d.url, '/current?freshness=true')).json.freshness, { power: { age_s: 0, max_age_s: 90, max_age_from: 'reading', stale: false } });
 }));
 
 test('post: usage mistakes are exit 2, a refused event exit 1, each with one line', () => withDaemon(async (_d, run) => {

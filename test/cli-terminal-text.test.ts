@@ -18,7 +18,7 @@ const SENT = `{"seq":1,"ts":"${TS}","type":"inj","data":{"s":${JSON.stringify(HO
 // ... and as a terminal gets it
 const SHOWN = `{"seq":1,"ts":"${TS}","type":"inj","data":{"s":"\\u001b]0;PWNED\\u0007\\u001b[31mred\uFFFD2J\uFFFD\uFFFDrev\uFFFDx\\r!"},"meta":{"note":"\uFFFD31m"}}`;
 const CSV_HEAD = 'seq,ts,type,run_id,data.s\r\n';
-const FRESH = '"freshness":{"inj":{"age_s":0,"max_age_s":null,"stale":false}}';
+const FRESH = '"freshness":{"inj":{"age_s":0,"max_age_s":null,"max_age_from":null,"stale":false}}';
 
 test('history --csv/--json, current --json, post: neutralised on a terminal, byte-exact piped', async () => {
   await withTestDaemon({ clock: new ManualClock(TS) }, async (d) => {
@@ -65,7 +65,7 @@ test('TERM=dumb: no escape sequence at all in the current table and panel; NO_CO
     c.advance(120_000);
     const table = (on: string, off: string) => `${on}  TYPE     AGE            SEQ  RUN  DATA${off}\n  weather  2m00s            1  -    temp_c=4.5\n`;
     const panel = (title: [string, string], stale: [string, string]) => `${title[0]}weather${title[1]}\n  seq   1\n`
-      + `${stale[0]}  ts    ${TS} (2m00s ago, STALE)${stale[1]}\n  run   -\n  data  {\n          "temp_c": 4.5\n        }\n  meta  {}\n`
+      + `${stale[0]}  ts    ${TS} (2m00s ago, STALE)${stale[1]}\n  limit 60s (--max-age)\n  run   -\n  data  {\n          "temp_c": 4.5\n        }\n  meta  {}\n`
       + `telemetry: "weather" is stale: 120s old, max age 60s (seq 1, ts ${TS})\n`;
     const none: [string, string] = ['', ''];
     const bold: [string, string] = ['\u001b[1m', '\u001b[22m'];

@@ -40,7 +40,7 @@ test('the lifecycle: startRun, getRun, postEvent, current, currentEvent, stopRun
   const dome = await client.postEvent('dome status', null);
   assert.equal(dome, { seq: 2, ts: '2026-03-17T20:05:49.001Z', type: 'dome status', data: null, meta: { run_id: 'night-7' } });
 
-  const fresh = { age_s: 0, max_age_s: null, stale: false };
+  const fresh = { age_s: 0, max_age_s: null, max_age_from: null, stale: false };
   assert.equal(await client.current(), { current: { 'dome status': dome, weather: expected }, freshness: { 'dome status': fresh, weather: fresh } });
   assert.equal(await client.current({ types: ['weather', 'nothing'] }), { current: { weather: expected }, freshness: { weather: fresh } });
   assert.equal(await client.current({ stale: true }), { current: {}, freshness: {} });
@@ -50,7 +50,7 @@ test('the lifecycle: startRun, getRun, postEvent, current, currentEvent, stopRun
   clock.set('2026-03-18T04:00:00.000Z');
   const stopped: StoppedRunRecord = { ...record, stopped_at: '2026-03-18T04:00:00.000Z' };
   assert.equal(await client.stopRun(), stopped);
-  const later = { age_s: 28450.999, max_age_s: null, stale: false };
+  const later = { age_s: 28450.999, max_age_s: null, max_age_from: null, stale: false };
   assert.equal(await client.current(), { current: { 'dome status': dome, weather: expected }, freshness: { 'dome status': later, weather: later } },
     'the run\'s readings stay current after the stop');
   assert.equal(await client.ready(), { ready: true, run_active: false, version: VERSION });

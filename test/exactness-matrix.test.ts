@@ -176,7 +176,9 @@ for (const [way, send] of Object.entries(WAYS_IN)) {
   test(`exact every way out, sent by ${way}`, async () => {
     const sub = await subscribe(broker.url, `${way}/#`, true);
     try {
-      await withTestDaemon({ forward: sinks(way), env: { TZ: 'UTC' } }, async (d) => {
+      // no limits, none learned: the events of a type posted one by one through the CLI must not
+      // turn stale (a meridian.stale line) while the others are sent
+      await withTestDaemon({ forward: sinks(way), env: { TZ: 'UTC' }, flags: { maxAge: '*=none' } }, async (d) => {
         const args = ['--host', '127.0.0.1', '--port', String(d.port)];
         const live = new SseReader(d.url, '/stream');
         await live.live();

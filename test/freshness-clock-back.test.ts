@@ -51,18 +51,18 @@ test('the clock steps back an hour: ages go on from the reading, never negative,
   try {
     const reading = await postEvent(d.url, { type: 'weather', data: 1 });
     clock.advance(10_000);
-    assert.equal(await ages(d), [{ age_s: 10, max_age_s: 60, stale: false }, '10', 'false', 0, '10']);
+    assert.equal(await ages(d), [{ age_s: 10, max_age_s: 60, max_age_from: 'rule', stale: false }, '10', 'false', 0, '10']);
     clock.step(-HOUR);
-    assert.equal(await ages(d), [{ age_s: 10, max_age_s: 60, stale: false }, '10', 'false', 0, '10']);
+    assert.equal(await ages(d), [{ age_s: 10, max_age_s: 60, max_age_from: 'rule', stale: false }, '10', 'false', 0, '10']);
     clock.advance(50_500);
-    assert.equal(await ages(d), [{ age_s: 60.5, max_age_s: 60, stale: true }, '60.5', 'true', 1, '60.5']);
+    assert.equal(await ages(d), [{ age_s: 60.5, max_age_s: 60, max_age_from: 'rule', stale: true }, '60.5', 'true', 1, '60.5']);
     d.daemon.freshness.watch.check();
     const stale = (await request(d.url, '/current/meridian.stale')).json;
-    assert.equal(stale.data, { type: 'weather', age_s: 60.5, max_age_s: 60, last_seq: 1, last_ts: reading.json.ts, last_run_id: null,
+    assert.equal(stale.data, { type: 'weather', age_s: 60.5, max_age_s: 60, max_age_from: 'rule', last_seq: 1, last_ts: reading.json.ts, last_run_id: null,
       stale_since: new Date(Date.parse(T0) - HOUR + 60_000).toISOString() });
     const next = await postEvent(d.url, { type: 'weather', data: 2 });
     assert.is(next.json.ts, new Date(Date.parse(T0) - HOUR + 60_500).toISOString());
-    assert.equal((await ages(d)).slice(0, 4), [{ age_s: 0, max_age_s: 60, stale: false }, '0', 'false', 0]);
+    assert.equal((await ages(d)).slice(0, 4), [{ age_s: 0, max_age_s: 60, max_age_from: 'rule', stale: false }, '0', 'false', 0]);
   } finally {
     await d.close();
     removeDir(d.siteDir);
@@ -78,7 +78,7 @@ test('a reading recovered at a start with the clock an hour back: its age cannot
     await d.close();
     const clock = new ManualClock(Date.parse(T0) - HOUR);
     d = await startTestDaemon({ siteDir, clock, env: { TZ: 'UTC' }, flags, freshnessIntervalMs: 0 });
-    const unknown = [{ age_s: null, max_age_s: 60, stale: true }, undefined, 'true', 1, undefined];
+    const unknown = [{ age_s: null, max_age_s: 60, max_age_from: 'rule', stale: true }, undefined, 'true', 1, undefined];
     assert.equal(await ages(d), unknown, 'received an hour "later" than now: how long it was held is not known');
     clock.advance(61_000);
     assert.equal(await ages(d), unknown);
@@ -93,9 +93,9 @@ test('a caller ts an hour ahead of the daemon: age 0, then the time since it was
   const d = await startTestDaemon({ clock, env: { TZ: 'UTC' }, flags, freshnessIntervalMs: 0 });
   try {
     await postEvent(d.url, { type: 'weather', data: 1, ts: new Date(Date.parse(T0) + HOUR).toISOString() });
-    assert.equal(await ages(d), [{ age_s: 0, max_age_s: 60, stale: false }, '0', 'false', 0, '0']);
+    assert.equal(await ages(d), [{ age_s: 0, max_age_s: 60, max_age_from: 'rule', stale: false }, '0', 'false', 0, '0']);
     clock.advance(75_000);
-    assert.equal(await ages(d), [{ age_s: 75, max_age_s: 60, stale: true }, '75', 'true', 1, '75']);
+    assert.equal(await ages(d), [{ age_s: 75, max_age_s: 60, max_age_from: 'rule', stale: true }, '75', 'true', 1, '75']);
   } finally {
     await d.close();
     removeDir(d.siteDir);

@@ -54,11 +54,11 @@ test('a type turning stale is recorded once with its age and last seq; a new rea
   assert.equal(lines.map((l) => [l.seq, l.type]), [[1, 'power'], [2, 'meridian.stale'], [3, 'power'], [4, 'meridian.fresh']]);
   assert.equal(lines[1], {
     seq: 2, ts: '2026-03-17T20:01:30.001Z', type: 'meridian.stale', meta: {},
-    data: { type: 'power', age_s: 90.001, max_age_s: 90, last_seq: power.seq, last_ts: T0, last_run_id: null, stale_since: '2026-03-17T20:01:30.000Z' },
+    data: { type: 'power', age_s: 90.001, max_age_s: 90, max_age_from: 'rule', last_seq: power.seq, last_ts: T0, last_run_id: null, stale_since: '2026-03-17T20:01:30.000Z' },
   });
   assert.equal(lines[3], {
     seq: 4, ts: '2026-03-17T20:02:00.001Z', type: 'meridian.fresh', meta: {},
-    data: { type: 'power', age_s: 0, max_age_s: 90, last_seq: next.seq, last_ts: '2026-03-17T20:02:00.001Z', last_run_id: null, stale_since: '2026-03-17T20:01:30.000Z' },
+    data: { type: 'power', age_s: 0, max_age_s: 90, max_age_from: 'rule', last_seq: next.seq, last_ts: '2026-03-17T20:02:00.001Z', last_run_id: null, stale_since: '2026-03-17T20:01:30.000Z' },
   });
   // the events are current readings, never judged (the `*=1` rule does not reach them)
   clock.advance(3_600_000);
@@ -67,7 +67,7 @@ test('a type turning stale is recorded once with its age and last seq; a new rea
   await again;
   const current = (await request(d.url, '/current?freshness=true')).json;
   assert.equal(Object.keys(current.current), ['meridian.fresh', 'meridian.stale', 'power']);
-  assert.equal(current.freshness['meridian.fresh'], { age_s: 3600, max_age_s: null, stale: false });
+  assert.equal(current.freshness['meridian.fresh'], { age_s: 3600, max_age_s: null, max_age_from: null, stale: false });
   assert.equal(eventsOf(siteLines(d), 'meridian.stale').map((l) => l.data.type), ['power', 'power']);
 }));
 
@@ -91,7 +91,7 @@ test('during a run the events go to the run file, naming the run of the last rea
   const lines = readLines(recorded.file) as Array<Record<string, any>>;
   assert.equal(lines[1], {
     seq: 2, ts: '2026-03-17T20:01:01.000Z', type: 'meridian.stale', meta: { run_id: 'n1' },
-    data: { type: 'dome', age_s: 61, max_age_s: 60, last_seq: dome.seq, last_ts: T0, last_run_id: 'n1', stale_since: '2026-03-17T20:01:00.000Z' },
+    data: { type: 'dome', age_s: 61, max_age_s: 60, max_age_from: 'rule', last_seq: dome.seq, last_ts: T0, last_run_id: 'n1', stale_since: '2026-03-17T20:01:00.000Z' },
   });
 }));
 
@@ -105,7 +105,7 @@ test('a type the limits expect but never saw is recorded stale once its limit ha
   const staleEvent = nextRecorded(d, 'meridian.stale');
   d.daemon.freshness.watch.check();
   assert.equal(JSON.parse((await staleEvent).reading.json).data,
-    { type: 'dome', age_s: null, max_age_s: 60, last_seq: null, last_ts: null, last_run_id: null, stale_since: '2026-03-17T20:01:00.000Z' });
+    { type: 'dome', age_s: null, max_age_s: 60, max_age_from: 'rule', last_seq: null, last_ts: null, last_run_id: null, stale_since: '2026-03-17T20:01:00.000Z' });
 }));
 
 test('after a restart a type still stale is recorded stale again, once', async () => {

@@ -25,9 +25,9 @@ async function judged(d: TestDaemon, type: string): Promise<unknown[]> {
 
 // [name, what happens to the snapshot before the restart, the judgement 1 s after the restart]
 const ROWS: Array<[string, 'kept' | 'deleted' | 'earlier format', unknown[]]> = [
-  ['clean restart: held since its receipt (kept in the snapshot)', 'kept', [{ age_s: 5, max_age_s: 3, stale: true }, '5', 'true', 1]],
-  ['snapshot lost (as after a kill -9): its age cannot be judged, stale', 'deleted', [{ age_s: null, max_age_s: 3, stale: true }, undefined, 'true', 1]],
-  ['snapshot of an earlier version (no receipt times): stale', 'earlier format', [{ age_s: null, max_age_s: 3, stale: true }, undefined, 'true', 1]],
+  ['clean restart: held since its receipt (kept in the snapshot)', 'kept', [{ age_s: 5, max_age_s: 3, max_age_from: 'reading', stale: true }, '5', 'true', 1]],
+  ['snapshot lost (as after a kill -9): its age cannot be judged, stale', 'deleted', [{ age_s: null, max_age_s: 3, max_age_from: 'reading', stale: true }, undefined, 'true', 1]],
+  ['snapshot of an earlier version (no receipt times): stale', 'earlier format', [{ age_s: null, max_age_s: 3, max_age_from: 'reading', stale: true }, undefined, 'true', 1]],
 ];
 
 for (const [name, snapshot, after] of ROWS) {
@@ -40,7 +40,7 @@ for (const [name, snapshot, after] of ROWS) {
       d = await startTestDaemon(opts);
       assert.is((await postEvent(d.url, { type: 'fut', data: 1, ts: FUTURE, max_age_s: 3 })).status, 200);
       clock.advance(4_000);
-      assert.equal(await judged(d, 'fut'), [{ age_s: 4, max_age_s: 3, stale: true }, '4', 'true', 1]);
+      assert.equal(await judged(d, 'fut'), [{ age_s: 4, max_age_s: 3, max_age_from: 'reading', stale: true }, '4', 'true', 1]);
       await d.close();
       d = undefined;
       const file = path.join(siteDir, '.meridian', 'snapshot.json');
@@ -86,7 +86,7 @@ test('a recovered reading with a past ts is judged as before: by its ts', async 
     fs.rmSync(path.join(siteDir, '.meridian', 'snapshot.json'));
     clock.advance(30_000);
     d = await startTestDaemon(opts);
-    assert.equal(await judged(d, 'w'), [{ age_s: 30, max_age_s: 60, stale: false }, '30', 'false', 0]);
+    assert.equal(await judged(d, 'w'), [{ age_s: 30, max_age_s: 60, max_age_from: 'rule', stale: false }, '30', 'false', 0]);
   } finally {
     await d?.close();
     removeDir(siteDir);

@@ -12,7 +12,7 @@ import { afterComebacks } from './helpers/restart.js';
 
 const T0 = '2026-03-17T20:00:00.000Z';
 const JSON_TYPE = { 'content-type': 'application/json' };
-const fresh = (age: number | null, max: number | null, stale: boolean) => ({ age_s: age, max_age_s: max, stale });
+const fresh = (age: number | null, max: number | null, stale: boolean) => ({ age_s: age, max_age_s: max, max_age_from: max === null ? null : 'reading', stale });
 
 const post = (d: TestDaemon, body: string, to = '/event') => request(d.url, to, { method: 'POST', body, headers: JSON_TYPE });
 

@@ -23,7 +23,8 @@ function withDaemon(maxAge: string | undefined, fn: (d: TestDaemon, clock: Manua
   return withTestDaemon({ clock, env: { TZ: 'UTC' }, flags: { maxAge }, freshnessIntervalMs: 0 }, (d) => fn(d, clock));
 }
 
-const fresh = (age: number | null, max: number | null, stale: boolean) => ({ age_s: age, max_age_s: max, stale });
+const fresh = (age: number | null, max: number | null, stale: boolean, from: string | null = max === null ? null : 'reading') =>
+  ({ age_s: age, max_age_s: max, max_age_from: from, stale });
 
 /** Resolves with the next recorded event of `type` (the store's own notification). */
 function nextRecorded(d: TestDaemon, type: string): Promise<RecordedEvent> {
@@ -47,13 +48,13 @@ test('max_age_s overrides the type\'s limit for that reading only: /current, /cu
   assert.equal((await request(d.url, '/current?freshness=true')).json.freshness, { weather: fresh(30.5, 30, true) });
   assert.equal(Object.keys((await request(d.url, '/current?stale=true')).json.current), ['weather']);
   const one = await request(d.url, '/current/weather');
-  assert.equal([one.headers['x-meridian-age'], one.headers['x-meridian-max-age'], one.headers['x-meridian-stale']], ['30.5', '30', 'true']);
+  assert.equal([one.headers['x-meridian-age'], one.headers['x-meridian-max-age'], one.headers['x-meridian-stale'], one.headers['x-meridian-max-age-from']], ['30.5', '30', 'true', 'reading']);
   assert.is((await request(d.url, '/status')).json.stale, 1);
 
   const next = await postEvent(d.url, { type: 'weather', data: { temp_c: 5 } });
   assert.is(next.json.meta.max_age_s, undefined, 'the next reading carries none');
   clock.advance(60_000);
-  assert.equal((await request(d.url, '/current?freshness=true')).json.freshness, { weather: fresh(60, 180, false) }, 'back to --max-age');
+  assert.equal((await request(d.url, '/current?freshness=true')).json.freshness, { weather: fresh(60, 180, false, 'rule') }, 'back to --max-age');
   assert.is((await request(d.url, '/status')).json.stale, 0);
 }));
 
@@ -68,7 +69,7 @@ test('max_age_s in place of a caller\'s meta.max_age_s; meta.max_age_s alone is 
   assert.is(spelled.json.meta.max_age_s, 2.5);
   clock.advance(10_000);
   assert.equal((await request(d.url, '/current?freshness=true')).json.freshness,
-    { a: fresh(10, 20, false), b: fresh(10, 5, true), c: fresh(10, 600, false), d: fresh(10, 2.5, true) });
+    { a: fresh(10, 20, false), b: fresh(10, 5, true), c: fresh(10, 600, false, 'rule'), d: fresh(10, 2.5, true) });
 }));
 
 // [name, body fields, detail]
@@ -113,12 +114,12 @@ test('without --max-age: a reading with max_age_s is recorded stale (meridian.st
   const staleEvent = nextRecorded(d, 'meridian.stale');
   d.daemon.freshness.watch.check();
   assert.equal(JSON.parse((await staleEvent).reading.json).data, {
-    type: 'power', age_s: 10.001, max_age_s: 10, last_seq: 1, last_ts: T0, last_run_id: null, stale_since: '2026-03-17T20:00:10.000Z',
+    type: 'power', age_s: 10.001, max_age_s: 10, max_age_from: 'reading', last_seq: 1, last_ts: T0, last_run_id: null, stale_since: '2026-03-17T20:00:10.000Z',
   });
   const freshEvent = nextRecorded(d, 'meridian.fresh');
   await postEvent(d.url, { type: 'power', data: 2 });
   assert.equal(JSON.parse((await freshEvent).reading.json).data, {
-    type: 'power', age_s: 0, max_age_s: null, last_seq: 3, last_ts: '2026-03-17T20:00:10.001Z', last_run_id: null, stale_since: '2026-03-17T20:00:10.000Z',
+    type: 'power', age_s: 0, max_age_s: null, max_age_from: null, last_seq: 3, last_ts: '2026-03-17T20:00:10.001Z', last_run_id: null, stale_since: '2026-03-17T20:00:10.000Z',
   });
   assert.equal(readLines(path.join(d.siteDir, SITE_FILE)).map((l) => (l as { type: string }).type), ['power', 'meridian.stale', 'power', 'meridian.fresh']);
 }));

@@ -20,7 +20,7 @@ function withDaemon(maxAge: string | undefined, fn: (d: TestDaemon, clock: Manua
 }
 
 const line = (seq: number, type: string, data: string, ts = T0) => `{"seq":${seq},"ts":"${ts}","type":"${type}","data":${data},"meta":{}}`;
-const fresh = (age: number | null, max: number | null, stale: boolean) => JSON.stringify({ age_s: age, max_age_s: max, stale });
+const fresh = (age: number | null, max: number | null, stale: boolean) => JSON.stringify({ age_s: age, max_age_s: max, max_age_from: max === null ? null : 'rule', stale });
 
 /** weather, power, camera.temp and debug.x at T0, then the clock 100.5 s on. */
 async function seed(d: TestDaemon, clock: ManualClock): Promise<void> {
@@ -59,11 +59,11 @@ test('GET /current: ages written as JSON writes ms / 1000 (no padding zeros, lea
     clock.set(Date.parse(T0) + ms);
     at = ms;
     assert.is((await request(d.url, '/current?freshness=true')).json.freshness.a.age_s, Number(text), `${ms} ms`);
-    assert.match((await request(d.url, '/current?freshness=true')).text, `"freshness":{"a":{"age_s":${text},"max_age_s":null,"stale":false}}}`);
+    assert.match((await request(d.url, '/current?freshness=true')).text, `"freshness":{"a":{"age_s":${text},"max_age_s":null,"max_age_from":null,"stale":false}}}`);
   }
   await postEvent(d.url, { type: 'b', data: 2 });
   clock.advance(250);
-  assert.match((await request(d.url, '/current?freshness=true')).text, `"freshness":{"a":{"age_s":${(at + 250) / 1000},"max_age_s":null,"stale":false},"b":{"age_s":0.25,"max_age_s":null,"stale":false}}}`);
+  assert.match((await request(d.url, '/current?freshness=true')).text, `"freshness":{"a":{"age_s":${(at + 250) / 1000},"max_age_s":null,"max_age_from":null,"stale":false},"b":{"age_s":0.25,"max_age_s":null,"max_age_from":null,"stale":false}}}`);
 }));
 
 test('GET /current without --max-age: ages, no limits, nothing stale', () => withDaemon(undefined, async (d, clock) => {
@@ -141,9 +141,9 @@ test('GET /current/{type}: the envelope exactly, freshness in X-Meridian-* heade
   await seed(d, clock);
   const power = await request(d.url, '/current/power');
   assert.is(power.text, line(2, 'power', '1'));
-  assert.equal([power.headers['x-meridian-age'], power.headers['x-meridian-max-age'], power.headers['x-meridian-stale']], ['100.5', '90', 'true']);
+  assert.equal([power.headers['x-meridian-age'], power.headers['x-meridian-max-age'], power.headers['x-meridian-stale'], power.headers['x-meridian-max-age-from']], ['100.5', '90', 'true', 'rule']);
   const debug = await request(d.url, '/current/debug.x');
-  assert.equal([debug.headers['x-meridian-age'], debug.headers['x-meridian-max-age'], debug.headers['x-meridian-stale']], ['100.5', undefined, 'false']);
+  assert.equal([debug.headers['x-meridian-age'], debug.headers['x-meridian-max-age'], debug.headers['x-meridian-stale'], debug.headers['x-meridian-max-age-from']], ['100.5', undefined, 'false', undefined]);
 }));
 
 test('GET /current/{type} of an expected type never seen: 404 NO_READING, stale in the headers', () => withDaemon('dome=60', async (d) => {

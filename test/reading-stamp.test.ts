@@ -39,13 +39,13 @@ function judgeOne(reading: Reading, now: number) {
 test('the judge takes the carried ts and limit, not the line (the line here says otherwise)', () => {
   const line = '{"seq":1,"ts":"2000-01-01T00:00:00.000Z","type":"w","data":1,"meta":{"max_age_s":600}}';
   const judged = judgeOne(new Reading('w', 1, line, true, NaN, T0, 30), T0 + 45_000);
-  assert.equal([judged.tsMs, judged.ageMs, judged.maxAgeS, judged.freshness], [T0, 45_000, 30, { age_s: 45, max_age_s: 30, stale: true }]);
+  assert.equal([judged.tsMs, judged.ageMs, judged.maxAgeS, judged.freshness], [T0, 45_000, 30, { age_s: 45, max_age_s: 30, max_age_from: 'reading', stale: true }]);
 });
 
 test('a reading recovered at start-up (nothing carried) is read from its line', () => {
   const line = '{"seq":1,"ts":"2026-03-18T00:00:00.000Z","type":"w","data":1,"meta":{"max_age_s":600}}';
   const judged = judgeOne(new Reading('w', 1, line), T0 + 45_000);
-  assert.equal([judged.tsMs, judged.ageMs, judged.maxAgeS, judged.freshness], [T0, 45_000, 600, { age_s: 45, max_age_s: 600, stale: false }]);
+  assert.equal([judged.tsMs, judged.ageMs, judged.maxAgeS, judged.freshness], [T0, 45_000, 600, { age_s: 45, max_age_s: 600, max_age_from: 'reading', stale: false }]);
 });
 
 test.run();

@@ -116,9 +116,9 @@ for (const [name, change, counts, expected] of headers) {
 }
 
 test('detailText: the envelope as formatted JSON, or why there is none', () => {
-  const row = toRow('dome', dome, (_t, e) => ({ ageMs: e ? T - Date.parse(e.ts) : undefined, limitMs: 120_000 }));
+  const row = toRow('dome', dome, (_t, e) => ({ ageMs: e ? T - Date.parse(e.ts) : undefined, limitMs: 120_000, limitFrom: 'learned' }));
   assert.equal(detailText(row, undefined), {
-    label: ' dome  9s  seq 2 ',
+    label: ' dome  9s  max 120s (learned)  seq 2 ',
     text: '{\n  "seq": 2,\n  "ts": "2026-03-18T00:00:01.000Z",\n  "type": "dome",\n  "data": "open",\n  "meta": {\n    "run_id": "007"\n  }\n}',
   });
   assert.equal(detailText(undefined, undefined), { label: ' detail ', text: 'no readings yet' });

@@ -55,6 +55,8 @@ export interface ConsoleState {
   diskFull: { since: string; file: string; code: string } | undefined;
   /** The daemon's age limits (GET /status, asked every interval), undefined until known. */
   limits: MaxAgeRules | undefined;
+  /** The limits the daemon learned from each type's cadence (GET /status `learned`), seconds by type. */
+  learned: Readonly<Record<string, number>> | undefined;
   selected: string | undefined;
   /** The operator moved the selection (until then it stays on the first row as rows come and go). */
   moved: boolean;
@@ -86,7 +88,7 @@ export interface Receipt {
 export function initialState(): ConsoleState {
   return {
     snapshot: undefined, textOf: undefined, fresh: NOTHING_FRESH, clock: undefined, connection: 'connecting', lastGoodPoll: undefined,
-    problem: undefined, runActive: undefined, run: undefined, sinks: [], receipts: new Map(), diskFull: undefined, limits: undefined, selected: undefined,
+    problem: undefined, runActive: undefined, run: undefined, sinks: [], receipts: new Map(), diskFull: undefined, limits: undefined, learned: undefined, selected: undefined,
     moved: false, top: 0, order: { key: 'type', reverse: false }, filter: '', detail: true, focus: 'table', detailScroll: 0,
     paused: false, help: false, prompting: false, draft: '',
   };
@@ -116,7 +118,8 @@ export function applyUpdate(state: ConsoleState, update: WatchUpdate, type?: str
     const clock = update.serverTime === undefined ? state.clock : refineOffset(state.clock, update.serverTime, update.sentAt, update.receivedAt);
     // a /status that did not answer leaves the disk's state as it was
     const diskFull = update.diskFull === undefined ? state.diskFull : update.diskFull ?? undefined;
-    const next = { ...state, clock, runActive: update.ready.run_active, run: update.run, sinks: update.sinks ?? state.sinks, diskFull, ...limitsOf(state, update.maxAge) };
+    const next = { ...state, clock, runActive: update.ready.run_active, run: update.run, sinks: update.sinks ?? state.sinks, diskFull, ...limitsOf(state, update.maxAge),
+      learned: update.learned ?? state.learned };
     return { ...next, lastGoodPoll: daemonNow(next, update.receivedAt) };
   }
   const snapshot = onlyType(update.current, type);

@@ -3,6 +3,8 @@ import { watchCurrent } from '../client/watch.js';
 import { monotonicNow, type Clock } from '../lib/time.js';
 import type { ThemeName } from '../table/palette.js';
 import { nextSort } from '../table/rows.js';
+import { AlarmKeeper } from './alarm-keeper.js';
+import { renderAlarmLine } from './alarm-line.js';
 import { applyUpdate, daemonNow, framed, initialState, type ConsoleState } from './console-state.js';
 import { detailScrollMax, renderDetail } from './detail.js';
 import { tableRenderer } from './event-table.js';
@@ -32,6 +34,10 @@ export interface ConsoleConfig {
   limitMs: number | undefined;
   theme: ThemeName;
   noColor: boolean;
+  /** The operator's name, in acknowledgements and shelvings. */
+  user: string;
+  /** Ring the terminal bell when an alarm is raised (`--bell`). */
+  bell: boolean;
 }
 
 /** Run the console until the operator quits; resolves with exit code 0. */
@@ -40,7 +46,12 @@ export function runConsole(config: ConsoleConfig): Promise<number> {
     const w = createWidgets(config.noColor, config.theme, `meridian ${config.address}`);
     let state: ConsoleState = initialState();
     const trends = new TrendKeeper(config.client, () => daemonNow(state, config.clock.now()), () => draw());
-    const paint = painter(w, config, trends);
+    const alarms = new AlarmKeeper({
+      client: config.client, intervalMs: config.intervalMs, user: config.user, bell: config.bell, ring: () => w.screen.program.bell(), changed: () => draw(),
+    });
+    const paint = painter(w, config, trends, alarms);
+    // the alarm line takes a row while the daemon has alarms: the widgets move when it comes or goes
+    let alarmLine = false;
     let model: ScreenModel | undefined;
     let tick: NodeJS.Timeout | undefined;
     let soon: NodeJS.Timeout | undefined;
@@ -52,6 +63,10 @@ export function runConsole(config: ConsoleConfig): Promise<number> {
       clearTimeout(soon);
       soon = undefined;
       if (done || suspended) return;
+      if ((alarms.alarms?.length ?? 0) > 0 !== alarmLine) {
+        relayout();
+        return;
+      }
       model = paint(state);
       state = framed(state); // the change marks of the next frame are against this one
     };
@@ -59,7 +74,8 @@ export function runConsole(config: ConsoleConfig): Promise<number> {
       soon ??= setTimeout(draw, DRAW_EVERY_MS);
     };
     const relayout = (): void => {
-      placeWidgets(w, state.detail, config.type !== undefined, HELP_LINES.length);
+      alarmLine = (alarms.alarms?.length ?? 0) > 0;
+      placeWidgets(w, state.detail, config.type !== undefined, HELP_LINES.length, alarmLine);
       draw();
     };
     const everySecond = (): void => {
@@ -79,6 +95,7 @@ export function runConsole(config: ConsoleConfig): Promise<number> {
       done = true;
       watch.stop();
       trends.stop();
+      alarms.stop();
       clearTimeout(tick);
       clearTimeout(soon);
       w.screen.destroy();
@@ -93,15 +110,16 @@ export function runConsole(config: ConsoleConfig): Promise<number> {
         relayout();
       });
     };
-    bindKeys(w.screen, actions(w, config, get, set, () => model, { draw, relayout, quit, watch, suspend: stop }));
+    bindKeys(w.screen, actions(w, config, get, set, () => model, { draw, relayout, quit, watch, suspend: stop, alarms }));
     w.screen.on('resize', relayout);
     relayout();
+    alarms.start();
     tick = setTimeout(everySecond, 1000);
   });
 }
 
 /** Draws the whole screen from a state; returns the model drawn (the keys move through its rows). */
-function painter(w: ConsoleWidgets, config: ConsoleConfig, trends: TrendKeeper): (state: ConsoleState) => ScreenModel {
+function painter(w: ConsoleWidgets, config: ConsoleConfig, trends: TrendKeeper, alarms: AlarmKeeper): (state: ConsoleState) => ScreenModel {
   const drawTable = tableRenderer(w);
   const screenModel = screenModeler();
   return (state) => {
@@ -114,6 +132,7 @@ function painter(w: ConsoleWidgets, config: ConsoleConfig, trends: TrendKeeper):
     drawTable(model, state.order, page, tableInnerWidth(w), state.textOf);
     renderHeader(w, state, { address: config.address, intervalMs: config.intervalMs, type: config.type,
       shown: model.shownTypes, total: model.total, stale: model.staleTotal });
+    renderAlarmLine(w, alarms.alarms, alarms.note);
     trends.select(state.detail && row?.envelope ? row.type : undefined);
     if (state.detail) {
       renderDetail(w, row, { type: config.type, filter: state.filter, focused: state.focus === 'detail', scroll: state.detailScroll, textOf: state.textOf },
@@ -125,7 +144,7 @@ function painter(w: ConsoleWidgets, config: ConsoleConfig, trends: TrendKeeper):
   };
 }
 
-type Hooks = { draw(): void; relayout(): void; quit(): void; suspend(): void; watch: { pause(): void; resume(): void } };
+type Hooks = { draw(): void; relayout(): void; quit(): void; suspend(): void; watch: { pause(): void; resume(): void }; alarms: AlarmKeeper };
 
 function actions(w: ConsoleWidgets, config: ConsoleConfig, get: () => ConsoleState, set: (s: ConsoleState) => void,
   model: () => ScreenModel | undefined, hooks: Hooks) {
@@ -158,6 +177,8 @@ function actions(w: ConsoleWidgets, config: ConsoleConfig, get: () => ConsoleSta
       else if (s.filter !== '') update({ filter: '' });
     },
     suspend: hooks.suspend,
+    ackAlarm: () => void hooks.alarms.ack(),
+    shelveAlarm: () => void hooks.alarms.shelve(),
     togglePause: () => {
       const paused = !get().paused;
       if (paused) hooks.watch.pause(); else hooks.watch.resume();

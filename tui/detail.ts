@@ -1,5 +1,5 @@
 import type { Envelope } from '../lib/wire.js';
-import { printable } from '../table/format.js';
+import { limitText, printable } from '../table/format.js';
 import { indentJson } from '../table/json-layout.js';
 import type { Row } from '../table/rows.js';
 import type { ConsoleWidgets } from './layout.js';
@@ -28,7 +28,8 @@ export function detailText(row: Row | undefined, type: string | undefined, filte
   if (!row.envelope) {
     return { label: ` ${printable(row.type)}  MISSING `, text: `no reading of ${JSON.stringify(row.type)} yet; the daemon expects one (it has a max age for it)` };
   }
-  const label = ` ${printable(row.type)}  ${row.age}  seq ${row.seq} `;
+  const limit = row.limitMs === undefined ? '' : `  max ${limitText(row.limitMs, row.limitFrom)}`;
+  const label = ` ${printable(row.type)}  ${row.age}${limit}  seq ${row.seq} `;
   // the daemon's text laid out when known: decoding would show -10.0 as -10
   return { label, text: printable(textOf ? indentJson(textOf(row.envelope)) : JSON.stringify(row.envelope, null, 2)) };
 }

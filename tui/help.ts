@@ -34,7 +34,7 @@ export const HELP_LINES = [
   'Esc           clear filter   s    next sort column',
   'r             reverse sort   p    pause / resume',
   'Ctrl-Z        suspend (fg)   ?    this help',
-  'q  Ctrl-C     quit',
+  'q  Ctrl-C     quit           a S  ack / shelve alarm',
   '',
   'Stale and missing readings stay on top; the header',
   'counts them, the bottom border says how many are',

@@ -17,6 +17,10 @@ export interface KeyActions {
   cycleSort(): void;
   reverseSort(): void;
   togglePause(): void;
+  /** `a`: acknowledge the alarm on the alarm line. */
+  ackAlarm(): void;
+  /** `S`: shelve it (for an hour). */
+  shelveAlarm(): void;
   toggleHelp(): void;
   /** Esc: close the help, else give the table the focus back, else clear the filter. */
   escape(): void;
@@ -41,6 +45,8 @@ const KEY_MAP: Readonly<Record<string, (a: KeyActions) => void>> = {
   s: (a) => a.cycleSort(),
   r: (a) => a.reverseSort(),
   p: (a) => a.togglePause(),
+  a: (a) => a.ackAlarm(),
+  'S-s': (a) => a.shelveAlarm(),
   '?': (a) => a.toggleHelp(),
   escape: (a) => a.escape(),
   'C-z': (a) => a.suspend(),

@@ -19,6 +19,8 @@ export interface ConsoleWidgets {
   screen: blessed.Widgets.Screen;
   theme: ScreenTheme;
   header: blessed.Widgets.BoxElement;
+  /** Under the header while the daemon has alarms: the alarm `a` and `S` act on (alarm-line.ts). */
+  alarm: blessed.Widgets.BoxElement;
   table: blessed.Widgets.BoxElement & ContribTable;
   /** On the table's top border, right: the position (`12/300`) and the rows above. */
   position: blessed.Widgets.BoxElement;
@@ -50,6 +52,7 @@ export function createWidgets(noColor: boolean, themeName: ThemeName, title: str
   const { base, border } = theme;
   const plain = { tags: false, wrap: false, style: { ...base } };
   const header = blessed.box({ ...plain, parent: screen, top: 0, left: 0, width: '100%', height: HEADER });
+  const alarm = blessed.box({ ...plain, parent: screen, top: HEADER, left: 0, width: '100%', height: 1, hidden: true });
   const table = contrib.table({
     parent: screen, keys: false, interactive: 'true', label: ' readings ', columnSpacing: 1, columnWidth: [80],
     fg: base.fg ?? 'default', bg: base.bg, selectedFg: theme.selected.fg ?? 'default', selectedBg: theme.selected.bg ?? 'default',
@@ -68,22 +71,28 @@ export function createWidgets(noColor: boolean, themeName: ThemeName, title: str
   const help = blessed.box({ ...plain, parent: screen, top: 'center', left: 'center', width: HELP_WIDTH, height: 16,
     border: { type: 'line' }, style: { ...base, border, label: { ...border } }, label: ' keys ', hidden: true, padding: { left: 1, right: 1 } });
   const tooSmall = blessed.box({ ...plain, parent: screen, top: 0, left: 0, width: '100%', height: '100%', hidden: true });
-  return { screen, theme, header, table, position, more, detail, footer, help, tooSmall };
+  return { screen, theme, header, alarm, table, position, more, detail, footer, help, tooSmall };
 }
 
-/** Where the table and detail pane go: table above, detail below (when shown), sized to the screen. */
-export function placeWidgets(w: ConsoleWidgets, showDetail: boolean, singleType: boolean, helpLines: number): void {
+/**
+ * Where the table and detail pane go: table above, detail below (when shown), sized to the
+ * screen, under the alarm line when there is one (`alarmLine`: it takes a row from the middle).
+ */
+export function placeWidgets(w: ConsoleWidgets, showDetail: boolean, singleType: boolean, helpLines: number, alarmLine = false): void {
   const width = w.screen.width as number;
   const height = w.screen.height as number;
-  const middle = Math.max(4, height - HEADER - FOOTER);
+  const top = HEADER + (alarmLine ? 1 : 0);
+  const middle = Math.max(4, height - top - FOOTER);
   const tableHeight = !showDetail ? middle : singleType ? Math.min(ONE_ROW_TABLE, middle) : Math.max(5, Math.ceil(middle * 0.55));
-  Object.assign(w.table, { top: HEADER, left: 0, width: '100%', height: tableHeight });
-  Object.assign(w.position, { top: HEADER });
-  Object.assign(w.more, { top: HEADER + tableHeight - 1 });
-  Object.assign(w.detail, { top: HEADER + tableHeight, left: 0, width: '100%', height: Math.max(0, middle - tableHeight) });
+  Object.assign(w.table, { top, left: 0, width: '100%', height: tableHeight });
+  Object.assign(w.position, { top });
+  Object.assign(w.more, { top: top + tableHeight - 1 });
+  Object.assign(w.detail, { top: top + tableHeight, left: 0, width: '100%', height: Math.max(0, middle - tableHeight) });
   if (showDetail && middle - tableHeight >= 3) w.detail.show(); else w.detail.hide();
   w.help.width = Math.min(HELP_WIDTH, width);
-  w.help.height = Math.min(helpLines + 2, height);
+  w.help.height = Math.min(helpLines + 2, height - (alarmLine ? top : 0));
+  // the help never covers the alarm line
+  w.help.top = alarmLine ? top : 'center';
   placeTooSmall(w, width, height);
 }
 

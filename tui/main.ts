@@ -1,3 +1,4 @@
+import os from 'node:os';
 import type { TelemetryClient } from '../client/client.js';
 import { systemClock } from '../lib/time.js';
 import type { ThemeName } from '../table/palette.js';
@@ -21,6 +22,8 @@ export interface ConsoleOptions {
   theme: ThemeName;
   /** Monochrome (NO_COLOR). */
   noColor: boolean;
+  /** Ring the terminal bell when an alarm is raised (`--bell`; default off). */
+  bell?: boolean;
 }
 
 /** Open the full-screen console; resolves with the exit code once the operator quits. */
@@ -28,6 +31,15 @@ export async function openConsole(options: ConsoleOptions): Promise<number> {
   return runConsole({
     client: options.client, clock: systemClock, address: options.address, type: options.type,
     intervalMs: options.intervalMs > 0 ? options.intervalMs : 1000,
-    limitMs: options.limitMs, theme: options.theme, noColor: options.noColor,
+    limitMs: options.limitMs, theme: options.theme, noColor: options.noColor, user: userName(), bell: options.bell ?? false,
   });
+}
+
+/** The operator's name for acknowledgements: the OS user name (USER / LOGNAME when the system has none for this uid). */
+function userName(): string {
+  try {
+    return os.userInfo().username;
+  } catch {
+    return process.env.USER ?? process.env.LOGNAME ?? 'unknown';
+  }
 }

@@ -1,7 +1,8 @@
-import { expectedTypes, maxAgeOf, readingMaxAge } from '../lib/max-age.js';
+import { expectedTypes, readingMaxAge, ruleOf, type MaxAgeRules } from '../lib/max-age.js';
 import { placeAgain } from '../table/row-order.js';
 import { ageOf, buildRows, changeOf, matchesFilter, patchRow, rejudge, type Change, type Judge, type Row } from '../table/rows.js';
 import { daemonNow, type ConsoleState } from './console-state.js';
+import type { Envelope } from '../lib/wire.js';
 
 // What the screen shows for a state, pure: every row (stale and missing ones on top), the
 // slice of rows in sight, the selection, and how many rows (and stale ones) are out of
@@ -55,18 +56,31 @@ export interface ModelOptions {
  * The judge of the console: ages on the estimated daemon clock, and never less than the age
  * a reading had when it came plus the time since on the local monotonic clock `mono` (a clock
  * stepped back turns no age back: the daemon's rule); limits from the daemon: a reading's own
- * `meta.max_age_s`, else the daemon's rules (--max-age of the console wins over both).
+ * `meta.max_age_s`, else the daemon's rules, else the limit it learned (--max-age of the console wins over all).
  */
 export function consoleJudge(state: ConsoleState, now: number, limitMs: number | undefined, mono = NaN): Judge {
   const limits = state.limits;
+  const learned = state.learned;
   return (type, envelope) => {
-    const seconds = (envelope && readingMaxAge(envelope)) ?? (limits === undefined ? undefined : maxAgeOf(limits, type));
+    const [seconds, from] = limitOf(type, envelope, limits, learned);
     const byTs = envelope ? ageOf(envelope, now) : undefined;
     const receipt = envelope && state.receipts.get(type);
     const held = receipt && receipt.seq === envelope!.seq && receipt.ts === envelope!.ts ? receipt.ageMs + Math.floor(mono - receipt.mono) : NaN;
     const ageMs = byTs !== undefined && held > byTs ? held : byTs;
-    return { ageMs, limitMs: limitMs ?? (seconds === undefined ? undefined : seconds * 1000) };
+    if (limitMs !== undefined) return { ageMs, limitMs, limitFrom: '--max-age' };
+    return { ageMs, limitMs: seconds === undefined ? undefined : seconds * 1000, limitFrom: from };
   };
+}
+
+/** The daemon's limit of a type's reading in seconds and its source: its own, else the rules', else the learned one. */
+function limitOf(type: string, envelope: Envelope | undefined, limits: MaxAgeRules | undefined,
+  learned: Readonly<Record<string, number>> | undefined): [number | undefined, string | undefined] {
+  const own = envelope && readingMaxAge(envelope);
+  if (own !== undefined) return [own, 'reading'];
+  const rule = limits === undefined ? undefined : ruleOf(limits, type);
+  if (rule !== undefined) return [rule ?? undefined, rule === null ? undefined : 'rule'];
+  const seconds = envelope && learned && Object.hasOwn(learned, type) ? learned[type] : undefined;
+  return seconds === undefined ? [undefined, undefined] : [seconds, 'learned'];
 }
 
 /** The model of the screen for `state` (no rows kept from an earlier call). */

@@ -1,12 +1,14 @@
-import { expectedTypes, isPastLimit, maxAgeOf, readingMaxAge, type MaxAgeRules } from '../../lib/max-age.js';
+import { DAEMON_TYPE_PREFIX, expectedTypes, isPastLimit, readingMaxAge, ruleOf, type MaxAgeRules } from '../../lib/max-age.js';
 import { readingAgeMs, type DaemonStart } from '../../lib/reading-age.js';
 import { mayNameKey } from '../../lib/json-text.js';
 import { monotonicNow, type Clock } from '../../lib/time.js';
-import type { Freshness } from '../../lib/wire.js';
+import type { Freshness, MaxAgeFrom } from '../../lib/wire.js';
 import type { Reading } from '../storage/current-view.js';
+import { CadenceLearner, LEARNED_FLOOR_S } from './learner.js';
 
-// How fresh each type of the current view is, by the `--max-age`
-// rules, or the reading's own `meta.max_age_s` (an event's `max_age_s`) for that reading:
+// How fresh each type of the current view is, by the reading's own `meta.max_age_s` (an
+// event's `max_age_s`) for that reading, else the `--max-age` rules, else the limit learned
+// from the type's cadence (learner.ts; learning is fed by observe()):
 // for GET /current, /status, the stale/fresh events and metrics. A reading's age is the larger
 // of its age by ts and the time since the daemon received it (lib/reading-age.ts), so a clock
 // stepped back neither shows a negative age nor keeps a dead sensor fresh. Reads the view;
@@ -27,8 +29,10 @@ export interface JudgedType {
   tsMs: number;
   /** Its age in ms (lib/reading-age.ts), undefined when it has none or its ts is unreadable. */
   ageMs: number | undefined;
-  /** The limit in seconds (the reading's own, else the rules'), undefined when none applies. */
+  /** The limit in seconds (the reading's own, else the rules', else the learned one), undefined when none applies. */
   maxAgeS: number | undefined;
+  /** Where the limit comes from; null when none applies. */
+  maxAgeFrom: MaxAgeFrom | null;
   freshness: Freshness;
 }
 
@@ -41,9 +45,10 @@ export class FreshnessJudge {
   private readonly view: JudgedView;
   private readonly expected: string[];
   private readonly tsOf = new WeakMap<Reading, number>();
-  /** Each type's limit by the rules (they never change while the daemon runs). */
-  private readonly limits = new Map<string, number | undefined>();
-  /** Per reading, the text of its freshness member around the age: `"type":{"age_s":` and `,"max_age_s":N,"stale":`, and N. */
+  /** Each type's limit by the rules (they never change while the daemon runs): null for `none`, undefined for no rule. */
+  private readonly limits = new Map<string, number | null | undefined>();
+  private readonly learner = new CadenceLearner();
+  /** Per reading, the text of its freshness member around the age: `"type":{"age_s":` and `,"max_age_s":N,"max_age_from":F,"stale":`, and N. */
   private readonly memberText = new WeakMap<Reading, [head: string, middle: string, limit: number | undefined]>();
   private readonly ownLimit = new WeakMap<Reading, number | null>();
   private sorted: { version: number; readings: Reading[] } | undefined;
@@ -59,11 +64,49 @@ export class FreshnessJudge {
     this.expected = expectedTypes(rules);
     this.clock = clock;
     this.start = { mono: clock ? monotonicNow(clock) : NaN, wall: clock ? clock.now() : NaN };
+    // a reading recovered at start-up is one sighting of its type, when the daemon received it
+    for (const reading of view.entries()) this.observe(reading);
   }
 
-  /** Whether any rule limits anything (no rules and no reading with its own limit: nothing is ever stale). */
+  /** Whether any rule limits anything or any limit was learned (else, and with no reading with its own limit, nothing is stale). */
   get limited(): boolean {
-    return this.rules.some((r) => r.seconds !== null);
+    return this.rules.some((r) => r.seconds !== null) || this.learner.any();
+  }
+
+  /** A reading became current: one sighting of its type for the learner (`meridian.` types are never judged). */
+  observe(reading: Reading): void {
+    if (reading.type.startsWith(DAEMON_TYPE_PREFIX)) return;
+    this.learner.seen(reading.type, Number.isNaN(reading.receivedMono) ? this.recoveredMono(reading) : reading.receivedMono);
+  }
+
+  /** The limit of a current reading in seconds, whatever its source (undefined: none). */
+  readingLimit(reading: Reading): number | undefined {
+    return this.limitFor(reading.type, reading)[0];
+  }
+
+  /**
+   * The limit of a current reading in seconds when it is under `seconds`, else undefined: what
+   * the watch asks of every recorded reading, so the median is not taken when no learned limit
+   * (never under LEARNED_FLOOR_S) could be under it.
+   */
+  limitUnder(reading: Reading, seconds: number): number | undefined {
+    const own = this.limitOf(reading);
+    if (own !== undefined) return own < seconds ? own : undefined;
+    const rule = this.ruleLimit(reading.type);
+    if (rule !== undefined) return rule !== null && rule < seconds ? rule : undefined;
+    if (seconds <= LEARNED_FLOOR_S) return undefined;
+    const learned = this.learner.limitOf(reading.type);
+    return learned !== undefined && learned < seconds ? learned : undefined;
+  }
+
+  /** The learned limits in force (no rule, no reading's own limit), by type: GET /status `learned`. */
+  learned(): Record<string, number> {
+    const learned: Record<string, number> = {};
+    for (const reading of this.sortedReadings()) {
+      const [limit, from] = this.limitFor(reading.type, reading);
+      if (from === 'learned') learned[reading.type] = limit!;
+    }
+    return learned;
   }
 
   /** The limit a reading carries for itself (its `meta.max_age_s`), undefined when none. */
@@ -113,8 +156,8 @@ export class FreshnessJudge {
       }
       let text = this.memberText.get(reading);
       if (!text) {
-        const limit = this.limitFor(type, reading);
-        text = [`${JSON.stringify(type)}:{"age_s":`, `,"max_age_s":${limit ?? null},"stale":`, limit];
+        const [limit, from] = this.limitFor(type, reading);
+        text = [`${JSON.stringify(type)}:{"age_s":`, `,"max_age_s":${limit ?? null},"max_age_from":${from === null ? null : `"${from}"`},"stale":`, limit];
         this.memberText.set(reading, text);
       }
       const age = this.ageOf(reading, now, mono);
@@ -125,11 +168,10 @@ export class FreshnessJudge {
 
   /** How many types are stale at `now` (expected types without a reading included). */
   staleCount(now: number): number {
-    const limited = this.limited;
     const mono = this.monoNow();
     let n = 0;
     for (const reading of this.view.entries()) {
-      const limit = this.limitOf(reading) ?? (limited ? this.ruleLimit(reading.type) : undefined);
+      const [limit] = this.limitFor(reading.type, reading);
       if (limit !== undefined && isPastLimit(this.ageOf(reading, now, mono), limit)) n++;
     }
     return n + this.expected.filter((type) => !this.view.get(type)).length;
@@ -137,10 +179,10 @@ export class FreshnessJudge {
 
   private judged(type: string, reading: Reading | undefined, now: number): JudgedType {
     const tsMs = reading ? this.ts(reading) : NaN;
-    const maxAgeS = this.limitFor(type, reading);
+    const [maxAgeS, maxAgeFrom] = this.limitFor(type, reading);
     const age = reading ? this.ageOf(reading, now, this.monoNow()) : undefined;
-    const freshness = { age_s: age === undefined ? null : age / 1000, max_age_s: maxAgeS ?? null, stale: isPastLimit(age, maxAgeS) };
-    return { type, reading, tsMs, ageMs: age, maxAgeS, freshness };
+    const freshness = { age_s: age === undefined ? null : age / 1000, max_age_s: maxAgeS ?? null, max_age_from: maxAgeFrom, stale: isPastLimit(age, maxAgeS) };
+    return { type, reading, tsMs, ageMs: age, maxAgeS, maxAgeFrom, freshness };
   }
 
   /** A reading's age at `now` (wall) and `mono` (monotonic). */
@@ -152,16 +194,28 @@ export class FreshnessJudge {
     return this.clock ? monotonicNow(this.clock) : NaN;
   }
 
-  /** The limit of a reading: its own, else its type's by the rules. */
-  private limitFor(type: string, reading: Reading | undefined): number | undefined {
-    return (reading && this.limitOf(reading)) ?? this.ruleLimit(type);
+  /** The limit of a reading and where it comes from: its own, else its type's by the rules, else the learned one. */
+  private limitFor(type: string, reading: Reading | undefined): [number | undefined, MaxAgeFrom | null] {
+    const own = reading && this.limitOf(reading);
+    if (own !== undefined) return [own, 'reading'];
+    const rule = this.ruleLimit(type);
+    if (rule !== undefined) return rule === null ? [undefined, null] : [rule, 'rule'];
+    const learned = reading ? this.learner.limitOf(type) : undefined;
+    return learned === undefined ? [undefined, null] : [learned, 'learned'];
   }
 
-  private ruleLimit(type: string): number | undefined {
+  private ruleLimit(type: string): number | null | undefined {
     if (this.limits.has(type)) return this.limits.get(type);
-    const limit = maxAgeOf(this.rules, type);
+    const limit = ruleOf(this.rules, type);
     this.limits.set(type, limit);
     return limit;
+  }
+
+  /** When a reading recovered at start-up was received, on this daemon's monotonic clock (its receipt, else its ts; at the latest the start). */
+  private recoveredMono(reading: Reading): number {
+    const at = Number.isNaN(reading.receivedAt) ? this.ts(reading) : reading.receivedAt;
+    const before = this.start.wall - at;
+    return this.start.mono - (before > 0 ? before : 0);
   }
 
   private ts(reading: Reading): number {

@@ -44,9 +44,10 @@ function noneMatch(header: string | undefined, etag: string): boolean {
   return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
 }
 
-/** X-Meridian-Age (seconds; absent without a reading), X-Meridian-Max-Age (absent: no limit), X-Meridian-Stale. */
+/** X-Meridian-Age (seconds; absent without a reading), X-Meridian-Max-Age and -Max-Age-From (absent: no limit), X-Meridian-Stale. */
 function setFreshnessHeaders(res: ServerResponse, f: Freshness): void {
   if (f.age_s !== null) res.setHeader('X-Meridian-Age', String(f.age_s));
   if (f.max_age_s !== null) res.setHeader('X-Meridian-Max-Age', String(f.max_age_s));
+  if (f.max_age_from) res.setHeader('X-Meridian-Max-Age-From', f.max_age_from);
   res.setHeader('X-Meridian-Stale', String(f.stale));
 }

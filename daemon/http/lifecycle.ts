@@ -27,7 +27,7 @@ export function lifecycleHandlers(deps: AppDeps, guard: Guard): Record<'health' 
       version: deps.version, pid: deps.process.pid, started_at: deps.process.startedAt, address: deps.process.address(),
       site_dir: deps.config.siteDir,
       run_id: store.activeRun()?.run_id ?? null, types: store.view.size,
-      stale: freshness.judge.staleCount(deps.clock.now()), max_age: maxAge, recorded: store.recordedCounts(),
+      stale: freshness.judge.staleCount(deps.clock.now()), max_age: maxAge, learned: freshness.judge.learned(), recorded: store.recordedCounts(),
       authenticated, ...(warning === undefined ? {} : { warning }),
       suspended_run: suspendedRun(store), disk_full: store.diskFull() ?? null, forward: deps.forwardStatus(), ...damagedFiles(deps),
       ...logDropped(deps),

@@ -78,7 +78,7 @@ export class DaemonMetrics {
     new Gauge({ name: 'meridian_disk_full', help: '1 while the disk is full (writes answered 503 DISK_FULL), else 0.', registers, collect() { this.set(diskFull() ? 1 : 0); } });
     if (opts.staleTypes) {
       const stale = opts.staleTypes;
-      new Gauge({ name: 'meridian_current_stale_types', help: 'Types whose current reading is stale, or expected and missing (--max-age).', registers, collect() { this.set(stale()); } });
+      new Gauge({ name: 'meridian_current_stale_types', help: 'Types whose current reading is stale, or expected and missing (--max-age, a reading\'s max_age_s, or learned).', registers, collect() { this.set(stale()); } });
     }
     registerReadingAges(this.registry, view, opts.clock, opts.maxAgeTypes ?? DEFAULT_MAX_AGE_TYPES);
     this.stopProcessMetrics = registerProcessMetrics(this.registry);

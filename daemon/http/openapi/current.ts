@@ -44,6 +44,9 @@ export const currentPaths: PathsObject = {
           headers: {
             'X-Meridian-Age': { schema: { type: 'number' }, description: 'Seconds since the reading\'s `ts` on the daemon\'s clock.' },
             'X-Meridian-Max-Age': { schema: { type: 'number' }, description: 'The type\'s limit in seconds; absent when it has none.' },
+            'X-Meridian-Max-Age-From': {
+              schema: { enum: ['rule', 'reading', 'learned'] }, description: 'Where the limit comes from (as `max_age_from` of `/current?freshness=true`); absent when there is none.',
+            },
             'X-Meridian-Stale': { schema: { enum: ['true', 'false'] }, description: 'Whether the reading is older than its limit.' },
           },
           content: { 'application/json': { schema: ref('Envelope') } },

@@ -109,10 +109,14 @@ export const SCHEMAS = {
     additionalProperties: false,
   },
   Freshness: {
-    type: 'object', required: ['age_s', 'max_age_s', 'stale'], additionalProperties: false,
+    type: 'object', required: ['age_s', 'max_age_s', 'max_age_from', 'stale'], additionalProperties: false,
     properties: {
       age_s: { type: ['number', 'null'], minimum: 0, description: 'Seconds since the reading\'s `ts` on the daemon\'s clock (0 for a ts ahead of it); null: no reading.' },
-      max_age_s: { type: ['number', 'null'], exclusiveMinimum: 0, description: 'The limit: the reading\'s own (`meta.max_age_s`, from the event\'s `max_age_s`), else the type\'s (`--max-age`); null: never stale.' },
+      max_age_s: { type: ['number', 'null'], exclusiveMinimum: 0, description: 'The limit: the reading\'s own (`meta.max_age_s`, from the event\'s `max_age_s`), else the type\'s (`--max-age`), else the one learned from its cadence; null: never stale.' },
+      max_age_from: {
+        enum: ['rule', 'reading', 'learned', null],
+        description: 'Where `max_age_s` comes from: a `--max-age` rule, the reading\'s own `max_age_s`, or learned from the type\'s cadence (5 x the median of its last 20 intervals, at least 5 s, once it was seen 5 intervals apart); null when there is no limit.',
+      },
       stale: { type: 'boolean', description: 'Older than its limit, or no reading while a limit applies.' },
     },
   },
@@ -160,6 +164,10 @@ export const SCHEMAS = {
       max_age: {
         type: 'object', additionalProperties: { type: ['number', 'null'], exclusiveMinimum: 0 },
         description: 'The age limits (`--max-age`), most specific first: pattern (a type, or a glob with `*`) -> seconds; null: never stale.',
+      },
+      learned: {
+        type: 'object', additionalProperties: { type: 'number', minimum: 5 },
+        description: 'The limits learned from each type\'s cadence that are in force (no `--max-age` rule and no reading\'s own `max_age_s` for it), type -> seconds, sorted by type.',
       },
       recorded: {
         type: 'object', required: ['permanent', 'ephemeral'], additionalProperties: false,

@@ -1,0 +1,70 @@
+// Limits learned from each type's own cadence, for the types no `--max-age` rule and no
+// reading's `max_age_s` limits (docs/configuration.md#max-age): once a type has been seen
+// LEARN_AFTER intervals apart in this daemon's life, its limit is
+// max(LEARNED_FLOOR_S, LEARN_FACTOR x the median of its last LEARN_WINDOW intervals), in tenths
+// of a second. Intervals are between receipts on the monotonic clock; readings received at the
+// same instant (one batch) are one sighting. The work per recorded reading is a map look-up
+// and a store into a ring; the median is taken when a limit is asked for.
+
+/** Intervals needed before a limit is learned. */
+export const LEARN_AFTER = 5;
+/** Intervals the median is taken over (the newest). */
+export const LEARN_WINDOW = 20;
+/** The limit is this many typical intervals. */
+export const LEARN_FACTOR = 5;
+/** No learned limit is shorter (seconds). */
+export const LEARNED_FLOOR_S = 5;
+
+interface Cadence {
+  /** The last sighting on the monotonic clock (ms). */
+  last: number;
+  /** The newest intervals (ms), a ring. */
+  readonly intervals: Float64Array;
+  /** How many intervals were seen (all of them; the ring holds the newest LEARN_WINDOW). */
+  seen: number;
+  /** The limit for the intervals seen (seconds), null when not yet taken. */
+  limit: number | null;
+}
+
+/** Each type's cadence in this daemon's life, and the limit learned from it. */
+export class CadenceLearner {
+  private readonly types = new Map<string, Cadence>();
+
+  /** A reading of `type` became current at `mono` (the monotonic clock, ms). */
+  seen(type: string, mono: number): void {
+    if (Number.isNaN(mono)) return;
+    const cadence = this.types.get(type);
+    if (!cadence) {
+      this.types.set(type, { last: mono, intervals: new Float64Array(LEARN_WINDOW), seen: 0, limit: null });
+      return;
+    }
+    const interval = mono - cadence.last;
+    if (!(interval > 0)) return;
+    cadence.last = mono;
+    cadence.intervals[cadence.seen % LEARN_WINDOW] = interval;
+    cadence.seen++;
+    cadence.limit = null;
+  }
+
+  /** The learned limit of `type` in seconds; undefined until it was seen LEARN_AFTER intervals apart. */
+  limitOf(type: string): number | undefined {
+    const cadence = this.types.get(type);
+    if (!cadence || cadence.seen < LEARN_AFTER) return undefined;
+    cadence.limit ??= learnedLimit(cadence.intervals.slice(0, Math.min(cadence.seen, LEARN_WINDOW)));
+    return cadence.limit;
+  }
+
+  /** Whether any type has a learned limit. */
+  any(): boolean {
+    for (const cadence of this.types.values()) if (cadence.seen >= LEARN_AFTER) return true;
+    return false;
+  }
+}
+
+/** max(floor, factor x median) in tenths of a second, from intervals in ms. */
+export function learnedLimit(intervals: Float64Array): number {
+  const sorted = intervals.sort();
+  const middle = sorted.length >> 1;
+  const median = sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+  return Math.max(LEARNED_FLOOR_S, Math.round((LEARN_FACTOR * median) / 100) / 10);
+}
