@@ -2,9 +2,10 @@ import http from 'node:http';
 import got, { type Got, type OptionsInit } from 'got';
 import type {
   BatchAnswer, CurrentAnswer, DamagedFile, Envelope, EventRequest, HealthAnswer, JsonObject, JsonValue, ReadyAnswer, RunRecord, RunStartRequest,
-  SafetyAnswer, ShutdownAnswer, StatusAnswer, StoppedRunRecord,
+  ShutdownAnswer, StatusAnswer, StoppedRunRecord,
 } from '../lib/wire.js';
-import { AlarmMethods, type AlarmMethod } from './alarms.js';
+import type { AlarmMethod } from './alarms.js';
+import { SafetyMethods } from './safety.js';
 import { TelemetryClientError } from './errors.js';
 import { toClientError } from './failure.js';
 import { currentEnvelopeTexts, historyEnvelopeTexts } from './answer-text.js';
@@ -12,83 +13,14 @@ import { historyPages, type HistoryOptions, type HistoryPage, type HistoryTextPa
 import { resolveClientSettings, type TelemetryClientOptions } from './options.js';
 import { streamMessages, type StreamMessage, type StreamOptions } from './stream.js';
 import { typeParam } from './type-query.js';
+import type { StartRunOptions, PostEventTextOptions, PostEventOptions, BatchEvent, PostEventsOptions, CurrentFilter, CurrentPoll } from './request-options.js';
 
 // TelemetryClient: the whole HTTP API as typed methods (camelCase outside, snake_case on the wire).
 
 export type { TelemetryClientOptions } from './options.js';
 export type { HistoryOptions, HistoryPage, HistoryTextPage } from './history.js';
 export type { StreamMessage, StreamOptions } from './stream.js';
-
-/** What `startRun()` takes; every field optional (the daemon derives the run id and directory). */
-export interface StartRunOptions {
-  /** The run's directory: absolute, or relative to the daemon's site directory. */
-  runDir?: string;
-  /** The run's id (a safe path segment); default `meta.run_id`, else the next number. */
-  runId?: string;
-  /** Run metadata, kept in the run record. */
-  meta?: JsonObject;
-}
-
-/** What `postEventText()` takes besides the type and the data's JSON text. */
-export interface PostEventTextOptions {
-  makeCurrent?: boolean;
-  maxAgeS?: number;
-  /** The caller metadata as JSON text (an object), sent as spelled. */
-  metaText?: string;
-}
-
-/** What `postEvent()` takes besides the type and data. */
-export interface PostEventOptions {
-  /** False: record the event but leave the current view as it was (default true). */
-  makeCurrent?: boolean;
-  /** This reading's maximum age in seconds, instead of the daemon's `--max-age` (kept as `meta.max_age_s`). */
-  maxAgeS?: number;
-  /** Caller metadata stored with the event (during a run the daemon sets `meta.run_id`). */
-  meta?: JsonObject;
-}
-
-/** One event of `postEvents()`. */
-export interface BatchEvent {
-  type: string;
-  data: JsonValue;
-  /** False: record it but leave the current view as it was (default true). */
-  makeCurrent?: boolean;
-  /** Its maximum age in seconds, instead of the daemon's `--max-age` (kept as `meta.max_age_s`). */
-  maxAgeS?: number;
-  meta?: JsonObject;
-}
-
-/** What `postEvents()` and `postEventLines()` take. */
-export interface PostEventsOptions {
-  /**
-   * Record the valid events even when others are invalid. The call then still rejects
-   * (422 BATCH_PARTLY_RECORDED) when any was invalid: `error.answer` says which were recorded.
-   */
-  partial?: boolean;
-}
-
-/** What `current()` may narrow the view to (the query of `GET /current`), and whether it asks for freshness. */
-export interface CurrentFilter {
-  /** Only these types. */
-  types?: readonly string[];
-  /** Only stale types (true) or only fresh ones (false). */
-  stale?: boolean;
-  /** Ask for `freshness` beside `current` (default true; false: the original service's body alone). */
-  freshness?: boolean;
-}
-
-/** The answer to a conditional `/current` poll. */
-export interface CurrentPoll {
-  /** False when the daemon answered 304: nothing changed since `etag`. */
-  changed: boolean;
-  /** The view (only when changed). */
-  current: Record<string, Envelope> | undefined;
-  /** Each envelope of the view as the daemon's text, by type (only when changed). */
-  texts: Map<string, string> | undefined;
-  etag: string | undefined;
-  /** The daemon's clock (its `Date` header) in epoch ms, when it sent one. */
-  serverTime: number | undefined;
-}
+export type { StartRunOptions, PostEventTextOptions, PostEventOptions, BatchEvent, PostEventsOptions, CurrentFilter, CurrentPoll } from './request-options.js';
 
 /** What the client sends as a request body: the wire types of lib/wire.ts, snake_case. */
 type RequestBody = EventRequest | RunStartRequest | EventRequest[] | Record<string, unknown>;
@@ -97,7 +29,7 @@ type RequestBody = EventRequest | RunStartRequest | EventRequest[] | Record<stri
 const UNADDRESSABLE_TYPES = new Set(['', '.', '..']);
 
 /** A client for the Meridian telemetry daemon: one instance per daemon, reused for every call. */
-export class TelemetryClient extends AlarmMethods {
+export class TelemetryClient extends SafetyMethods {
   /** The base URL requests go to, e.g. `http://localhost:6562`. */
   readonly baseUrl: string;
   private readonly timeoutSeconds: number;
@@ -146,16 +78,6 @@ export class TelemetryClient extends AlarmMethods {
   /** GET /status: the daemon's pid, start time, address, active run id and number of current types. */
   status(): Promise<StatusAnswer> {
     return this.call('GET', 'status');
-  }
-
-  /** GET /safety: the safety verdict, its reasons and inputs (unsafe and `configured: false` without a [safety] section). */
-  safety(): Promise<SafetyAnswer> {
-    return this.call('GET', 'safety');
-  }
-
-  /** GET /safety as the daemon's text (the inputs' values as recorded, never re-spelled). */
-  async safetyText(): Promise<string> {
-    return (await this.send('GET', 'safety')).rawBody.toString('utf8');
   }
 
   /** GET /run: the active run's record (404 NO_ACTIVE_RUN when none). */
@@ -248,7 +170,7 @@ export class TelemetryClient extends AlarmMethods {
       const { texts } = await this.currentWithText();
       return texts.get(type) ?? JSON.stringify(await this.currentEvent(type));
     }
-    return (await this.send('GET', `current/${encodeURIComponent(type)}`)).rawBody.toString('utf8');
+    return this.text(`current/${encodeURIComponent(type)}`);
   }
 
   /** GET /current/{type}: the latest envelope of one type (404 NO_READING when none). */
@@ -329,6 +251,10 @@ export class TelemetryClient extends AlarmMethods {
 
   protected async call<T>(method: AlarmMethod, path: string, body?: RequestBody): Promise<T> {
     return (await this.send(method, path, body)).body as T;
+  }
+
+  protected async text(path: string): Promise<string> {
+    return (await this.send('GET', path)).rawBody.toString('utf8');
   }
 
   private async send(method: AlarmMethod, path: string, body?: RequestBody | string, headers: Record<string, string> = {}) {

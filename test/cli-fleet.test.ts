@@ -21,9 +21,6 @@ test.before(async () => {
   try {
     const [a, b, c] = units;
     for (let i = 1; i <= 4; i++) await postEvent(a!.url, { type: 'weather', data: i });
-    // the daemon's safety verdict as a unit records it (issue 24): dome-a safe, dome-b not, dome-c none
-    await postEvent(a!.url, { type: 'meridian.safety', data: { safe: true, reasons: [] } });
-    await postEvent(b!.url, { type: 'meridian.safety', data: { safe: false, reasons: ['weather is stale'] } });
     await postEvent(b!.url, { type: 'weather', data: 1, ts: new Date(Date.now() - 3_600_000).toISOString() });
     await postEvent(b!.url, { type: 'power', data: 230 });
     await postEvent(c!.url, { type: 'dome', data: 'open', max_age_s: 3600 });
@@ -31,17 +28,40 @@ test.before(async () => {
   } finally {
     await Promise.all(units.map(async (d) => { await d.close(); removeDir(d.siteDir); }));
   }
-  // the units stopped: when each was last heard, set by the test (the database's clock)
+  // the daemon's safety verdict as a unit's current row (issue 24: only a daemon with a [safety] section records
+  // meridian.safety; callers cannot post it): dome-a safe, dome-b not, dome-c none
+  await pg.query(`INSERT INTO fleet_current (unit, type, stream, seq, ts, data, meta, line) VALUES
+    ('dome-a', 'meridian.safety', 'site', 0, now(), '{"safe":true,"reasons":[]}', '{}', NULL),
+    ('dome-b', 'meridian.safety', 'site', 0, now(), '{"safe":false,"reasons":["weather is stale"]}', '{}', NULL)`);
+});
+
+/** The units stopped: when each was last heard, set by the test on the database's clock just before a command reads it. */
+async function setHeard(): Promise<number> {
   await pg.query(`UPDATE fleet_units SET last_heard = now() - CASE unit WHEN 'dome-a' THEN interval '5 s' WHEN 'dome-b' THEN interval '20 s'
     ELSE interval '10 min' END, lag_events = CASE unit WHEN 'dome-b' THEN 120 ELSE 0 END, lag_seconds = CASE unit WHEN 'dome-b' THEN 4.5 ELSE 0 END`);
-});
+  return Date.now();
+}
+
+/** Each HEARD cell of a table (in row order) checked to lie between its base and the seconds since `since`, and written as its base. */
+function heardAsBase(stdout: string, bases: readonly string[], since: number): string {
+  const seconds = (cell: string) => { const m = /^(?:(\d+)m)?(\d+)s$/.exec(cell)!; return Number(m[1] ?? 0) * 60 + Number(m[2]); };
+  const slack = Math.ceil((Date.now() - since) / 1000);
+  let i = 0;
+  return stdout.replace(/\b(?:\d+m)?\d+s(?= ago)/g, (cell) => {
+    const base = bases[i++]!;
+    const late = seconds(cell) - seconds(base);
+    assert.ok(late >= 0 && late <= slack, `HEARD ${cell} is ${base} plus at most ${slack} s`);
+    return base;
+  });
+}
 test.after(() => pg.remove());
 
 const DB = () => ['--db', pg.url, '--table', 'fleet'];
 
 test('fleet: one line per unit, silent first, then stale; exit 4 naming the silent unit', async () => {
+  const since = await setHeard();
   const run = await cli(['fleet', ...DB()]);
-  assert.is(run.stdout, [
+  assert.is(heardAsBase(run.stdout, ['10m00s', '20s', '5s'], since), [
     'UNIT    STATE   SAFE    STALE  HEARD       LAG       VERSION',
     `dome-c  silent  -       0/1    10m00s ago  0         ${VERSION}`,
     `dome-b  stale   UNSAFE  1/3    20s ago     120 / 4s  ${VERSION}`,
@@ -53,10 +73,18 @@ test('fleet: one line per unit, silent first, then stale; exit 4 naming the sile
 });
 
 test('fleet --json: the same units as objects; no unit silent under a longer --silent-after: exit 0 (the database from MERIDIAN_TELEMETRY_FLEET_DB)', async () => {
+  const since = await setHeard();
   const run = await cli(['fleet', '--table', 'fleet', '--json', '--silent-after', '900', '--max-age', 'power=0.001'], { env: { MERIDIAN_TELEMETRY_FLEET_DB: pg.url } });
   assert.is(run.code, 0, run.stderr);
   const units = (JSON.parse(run.stdout) as { heard_s: number; last_heard: string; newest_ts: string }[])
     .map((u) => ({ ...u, heard_s: Math.floor(u.heard_s), last_heard: typeof u.last_heard, newest_ts: typeof u.newest_ts }));
+  // heard_s as set (20, 5, 600 s ago) plus the time the command took: written as its base once within it
+  const slack = Math.ceil((Date.now() - since) / 1000);
+  for (const u of units) {
+    const base = [600, 20, 5].find((b) => u.heard_s >= b && u.heard_s <= b + slack);
+    assert.ok(base !== undefined, `heard_s ${u.heard_s} is a base plus at most ${slack} s`);
+    u.heard_s = base!;
+  }
   const unit = (name: string, state: string, safe: boolean | null, heard: number, types: number, stale: string[], lag: [number, number]) => ({
     unit: name, state, last_heard: 'string', heard_s: heard, types, stale: stale.length, stale_types: stale, lag_events: lag[0], lag_seconds: lag[1],
     version: VERSION, newest_ts: 'string', duplicate_at: null, safe,
@@ -73,15 +101,15 @@ test('fleet coverage: each unit\'s seqs per stream, the gaps and the seqs held t
   const table = await cli(['fleet', 'coverage', ...DB()]);
   assert.is(table.stdout, [
     'UNIT    STREAM  SEQS  EVENTS  TWICE  GAPS',
-    'dome-a  site    1-5   4       0      2',
-    'dome-b  site    1-3   4       1      none',
+    'dome-a  site    1-4   3       0      2',
+    'dome-b  site    1-2   3       1      none',
     'dome-c  site    1-1   1       0      none',
     ''].join('\n'));
   assert.is(table.code, 0, table.stderr);
   const json = await cli(['fleet', 'coverage', ...DB(), '--json']);
   assert.equal(JSON.parse(json.stdout), [
-    { unit: 'dome-a', stream: 'site', first: 1, last: 5, events: 4, twice: 0, gaps: [[2, 2]] },
-    { unit: 'dome-b', stream: 'site', first: 1, last: 3, events: 4, twice: 1, gaps: [] },
+    { unit: 'dome-a', stream: 'site', first: 1, last: 4, events: 3, twice: 0, gaps: [[2, 2]] },
+    { unit: 'dome-b', stream: 'site', first: 1, last: 2, events: 3, twice: 1, gaps: [] },
     { unit: 'dome-c', stream: 'site', first: 1, last: 1, events: 1, twice: 0, gaps: [] },
   ]);
 });

@@ -50,7 +50,10 @@ test('kill -9 mid-batch, then restart: nothing missing, the table exactly once, 
 
     const all = Array.from({ length: acked }, (_, i) => i + 1);
     const table = await pg.query<{ seq: string }>('SELECT seq FROM crash ORDER BY seq');
-    assert.equal(table.map((r) => Number(r.seq)), all, 'the table: every event exactly once');
+    const seqs = table.map((r) => Number(r.seq));
+    const twice = seqs.filter((seq, i) => seqs[i - 1] === seq);
+    const rows = twice.length === 0 ? [] : await pg.query('SELECT unit, stream, seq, ts, line FROM crash WHERE seq = ANY($1::bigint[]) ORDER BY seq', [twice]);
+    assert.equal(seqs, all, `the table: every event exactly once${twice.length === 0 ? '' : ` (held twice: ${JSON.stringify(rows)})`}`);
 
     const peerSeqs = peer.records.map((r) => r.seq);
     assert.equal([...new Set(peerSeqs)].sort((a, b) => a - b), all, 'the HTTP peer: nothing missing');
