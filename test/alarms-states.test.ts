@@ -96,8 +96,8 @@ test('latch keeps the worst severity until acknowledged; levels; the acknowledge
   assert.equal(events(), ['wind normal>unack warning', 'wind unack>unack critical', 'wind unack>rtn_unack critical', 'wind rtn_unack>normal critical ops']);
 }));
 
-test('hysteresis: 1000 readings alternating 1% either side of the raise value with a 5% clear margin raise once and never clear', () => withAlarms(async ({ d, events, waitEvents }) => {
-  for (let i = 0; i < 1000; i++) await postEvent(d.url, { type: 'dome', data: { t: i % 2 === 0 ? 40.4 : 39.6 } });
+test('hysteresis: 10,000 readings alternating 1% either side of the raise value with a 5% clear margin raise once and never clear', () => withAlarms(async ({ d, events, waitEvents }) => {
+  for (let i = 0; i < 10_000; i++) await postEvent(d.url, { type: 'dome', data: { t: i % 2 === 0 ? 40.4 : 39.6 } });
   await postEvent(d.url, { type: 'dome', data: { t: 37.9 } });
   await waitEvents(2);
   assert.equal(events(), ['temp normal>unack serious', 'temp unack>normal serious']);
