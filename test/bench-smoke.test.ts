@@ -26,7 +26,7 @@ const REPORT_LINES = [
   /^ {2}http {6}2000 events: raw \d+\/s, sink \d+\/s = /m,
   /^ {2}POST \/event c16 with postgres\+mqtt catching up: \d+ req\/s vs \d+ without = /m,
   /^history over compressed days \/ plain days, 5000 lines: /m,
-  /^POST \/event c16 with 50 safety rules: \d+ req\/s vs \d+ without \(medians\); rounds paired: \d+\.\d\dx \(target >= 0\.9x: (met|NOT met)\)/m,
+  /^POST \/event c16 with 50 safety rules and 50 alarms: \d+ req\/s vs \d+ without \(medians\); rounds paired: \d+\.\d\dx \(target >= 0\.9x: (met|NOT met)\)/m,
   /^correctness: every acknowledged event is on disk, seq contiguous, answers match the files$/m,
 ];
 
