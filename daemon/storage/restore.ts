@@ -89,7 +89,9 @@ export function restore(siteDir: string, logger: Logger, io: StorageFs, beforeRe
   if (!fs.existsSync(paths.timeline)) rebuildTimeline(paths.timeline, siteFiles, listed, io, logger, places);
   const segments = Timeline.read(paths.timeline, (m) => logger.warn(m), places, io);
   const siteSeqRecord = readSiteSeq(paths.siteSeq, (m) => logger.warn(m));
-  const recorded = Math.max(snap?.site?.seq ?? 0, siteSeqRecord ?? 0, ...segments.filter((s) => s.stream === 'site').map(siteSeqOf));
+  const marked = Math.max(snap?.site?.seq ?? 0, siteSeqRecord ?? 0);
+  const journaled = Math.max(0, ...segments.filter((s) => s.stream === 'site').map(siteSeqOf));
+  const recorded = Math.max(marked, journaled);
   // a record at or past the damaged file's readable top was written after its lines (a .gz is a closed day's): it is the floor
   if (site.damagedTop !== undefined && (recorded === 0 || recorded < site.seq)) continueUnknown(site,
     `${site.damagedTop} is damaged and holds the highest seq read (${site.seq}): seqs past its damage cannot be known`, now, logger);
@@ -98,6 +100,9 @@ export function restore(siteDir: string, logger: Logger, io: StorageFs, beforeRe
     continueUnknown(site, `${paths.siteSeq} is damaged and no snapshot gives the site seq reached: ` +
       `day files moved away cannot be told from none (the files hold seqs up to ${site.seq})`, now, logger);
   }
+  // the timeline journals only run starts and stops: past its last point, without a mark that reaches it, how far the seq went is not known
+  if (journaled > site.seq && journaled > marked) continueUnknown(site, `the site files hold seqs up to ${site.seq}, but the timeline journals ` +
+    `site seq ${journaled} and neither the snapshot nor ${paths.siteSeq} says how far the seq went after it (day files moved away?)`, now, logger);
   continueSiteSeq(site, recorded, logger);
   const activeWarnings: string[] = [];
   const active = readActiveRun(paths.activeRun, (m) => { activeWarnings.push(m); logger.warn(m); }, places);

@@ -57,13 +57,15 @@ export class RunBook {
     const runId = req.runId ?? req.metaRunId ?? nextRunId(this.siteDir, this.runs.map((run) => run.run_id));
     assertSafeRunId(runId, req.runId !== undefined ? 'run_id' : req.metaRunId !== undefined ? 'meta.run_id' : 'run id');
     const place = resolveRunDir(this.siteDir, runId, req.runDir);
+    // asked before the run file is prepared: a file created now for a missing one is no record of the seqs it held
+    const highest = given(runId);
     const prepared = prepareRunDir(this.siteDir, place, RUN_FILE, logger, io);
     const runDir = place.dir;
     const file = prepared.file;
     // (stream, seq) is unique: the seq continues after the highest this run id ever had (in any
     // directory, or while its file was away) and after an earlier run in this directory (it may
     // have ended with ephemeral readings: seqs with no line)
-    let seq = Math.max(prepared.seq, given(runId));
+    let seq = Math.max(prepared.seq, highest);
     for (const run of this.runs) if ((run.run_dir === runDir || run.run_id === runId) && (run.last_seq ?? 0) > seq) seq = run.last_seq!;
     const idJson = JSON.stringify(runId);
     const recordJson = `{"run_dir":${JSON.stringify(runDir)},"run_id":${idJson},"meta":${setMember(req.meta, 'run_id', idJson)},` +
@@ -80,8 +82,10 @@ export class RunBook {
 
   /** Note the last seq of a run that stops (so a run restarted on its directory continues after it). */
   stopped(record: RunRecord, lastSeq: number): void {
-    const runs = this.runs.map((run) => (run.run_id === record.run_id && run.started_at === record.started_at
-      ? { ...run, last_seq: lastSeq } : run));
+    const mine = (run: KnownRun) => run.run_id === record.run_id && run.started_at === record.started_at;
+    // a run the book lost (runs.json found again without it) is noted anew: its last seq is a floor for the id
+    const known = this.runs.some(mine) ? this.runs : [...this.runs, { run_id: record.run_id, run_dir: record.run_dir, started_at: record.started_at }];
+    const runs = known.map((run) => (mine(run) ? { ...run, last_seq: lastSeq } : run));
     writeKnownRuns(this.file, runs, this.places);
     this.runs = runs;
   }
