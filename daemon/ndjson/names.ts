@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
+import { isRegularFile } from './regular.js';
 
 // The names of the recorded files: site day files `site_<YYYYMMDD>.ndjson`, run files
 // `<run_dir>/telemetry.ndjson`, each stored plain or as `<name>.gz` once compressed. Every
@@ -61,19 +62,20 @@ export function isCompressed(file: string): boolean {
   return file.endsWith(GZ);
 }
 
-/** The file a plain data file is stored as now: itself, else its `.gz`, else undefined. */
+/** The file a plain data file is stored as now: itself, else its `.gz`, else undefined (a directory or FIFO at the path is none). */
 export function storedAs(plain: string): string | undefined {
-  if (fs.existsSync(plain)) return plain;
-  return fs.existsSync(plain + GZ) ? plain + GZ : undefined;
+  if (isRegularFile(plain)) return plain;
+  return isRegularFile(plain + GZ) ? plain + GZ : undefined;
 }
 
 /**
  * The site day files among a directory's entries, oldest first, each as it is stored: the
  * plain file when both it and its `.gz` are there (a compression interrupted after its
- * rename: the plain file is the one still whole by definition). Directories are no files.
+ * rename: the plain file is the one still whole by definition). Only regular files (and links) count.
  */
 export function pickSiteFiles(entries: readonly fs.Dirent[]): string[] {
-  const days = everySiteFile(entries);
+  // a FIFO, socket or device under a day file's name is no data file: skipped (du names it); a link is judged when opened
+  const days = everySiteFile(entries.filter((e) => e.isFile() || e.isSymbolicLink()));
   const plain = new Set(days.filter((n) => !n.endsWith(GZ)));
   return days.filter((n) => !n.endsWith(GZ) || !plain.has(plainName(n))).sort();
 }

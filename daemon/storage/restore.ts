@@ -13,6 +13,7 @@ import { parseEnvelope } from '../ndjson/head.js';
 import { isCompressed, listSiteFiles, RUN_FILE } from '../ndjson/names.js';
 import { scanFile } from '../ndjson/scan.js';
 import { maxSeq } from '../ndjson/ends.js';
+import { isRegularFile, notRegularError, notRegularKind } from '../ndjson/regular.js';
 import type { StorageFs } from './storage-fs.js';
 import type { SidePaths } from './target.js';
 import { runFilesOf } from './run-files.js';
@@ -166,7 +167,8 @@ function replayActiveRun(siteDir: string, state: ActiveRunState, mark: SnapshotF
   try {
     assertSafeRunId(record.run_id, 'run_id'); // not the site stream's name (an earlier version let it through)
     resolveRunDir(siteDir, record.run_id, record.run_dir); // still not a name the daemon keeps
-    if (!fs.statSync(file).isFile()) throw Object.assign(new Error(`${file} is not a file`), { code: 'EISDIR' });
+    const kind = notRegularKind(fs.statSync(file));
+    if (kind) throw notRegularError(file, kind);
     // the seq the run continued after; a record of an earlier version lacks it: read the file
     const startSeq = state.start_seq ?? prepareRunFile(file, logger, io);
     const usable = mark && mark.run_id === record.run_id && mark.started_at === record.started_at && mark.file === file;
@@ -250,7 +252,7 @@ function siteSeqOf(segment: Segment): number {
  */
 function orphanRun(segments: readonly Segment[], snap: SnapshotFile, io: StorageFs): Reading[] {
   const open = segments.at(-1);
-  if (!open?.file || Number.isFinite(open.to) || !fs.existsSync(open.file)) return [];
+  if (!open?.file || Number.isFinite(open.to) || !isRegularFile(open.file)) return [];
   const after = snap.run && snap.run.file === open.file ? Math.max(snap.run.seq, open.after) : open.after;
   return readingsOf(open.file, io).filter((reading) => reading.seq > after);
 }

@@ -8,6 +8,7 @@ import { prepareRunFile } from './recover.js';
 import { checkCreatedRunDir, type RunDirPlace } from './run-resolve.js';
 import { errorCode } from './state-files.js';
 import type { StorageFs } from './storage-fs.js';
+import { APPEND_FLAGS, openRegularSync } from '../ndjson/regular.js';
 
 // A run's directory and file: made ready before a start is recorded (and taken back when
 // recording it fails).
@@ -43,7 +44,7 @@ export function prepareRunDir(siteDir: string, place: RunDirPlace, runFile: stri
     // one compressed in between is refused, never started afresh beside its .gz
     if (onlyCompressed(file, io)) throw new MeridianError('INVALID_RUN', `Cannot use ${place.given} (its file was compressed meanwhile; start the run again).`);
     fileExisted = fs.existsSync(file);
-    const fd = io.openSync(file, 'a');
+    const fd = openRegularSync(file, io, APPEND_FLAGS);
     io.closeSync(fd);
     const seq = prepareRunFile(file, logger);
     return { file, seq, size: fs.statSync(file).size, undo };

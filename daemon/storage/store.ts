@@ -153,7 +153,7 @@ export class TelemetryStore {
    */
   head(): StoreHead {
     // lines stamped but not yet written (this turn's batch) come after it, through the listeners
-    const end = (target: Target): TargetEnd => ({ file: target.path, bytes: target.path ? target.size : 0, seq: target.seq });
+    const end = (target: Target): TargetEnd => ({ file: target.path, bytes: target.path ? writtenBytes(target) : 0, seq: target.seq });
     const { run } = this.core;
     return {
       segments: this.core.timeline.segments().map((segment) => ({ ...segment })),
@@ -295,5 +295,14 @@ export class TelemetryStore {
     if (core.run) core.durability.closeTarget(core.run.target);
     core.journal.close();
     this.lock.release();
+  }
+}
+
+/** The bytes a target's file holds as written; 0 when it cannot be opened (a directory or FIFO at its path: nothing was written there). */
+function writtenBytes(target: Target): number {
+  try {
+    return target.size;
+  } catch {
+    return 0;
   }
 }
