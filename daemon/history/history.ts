@@ -1,6 +1,5 @@
-import fs from 'node:fs/promises';
 import { canonicalTs, lineHead } from '../ndjson/head.js';
-import { GZ, isCompressed, listSiteFilesAsync, plainName } from '../ndjson/names.js';
+import { GZ, isCompressed, listSiteFilesAsync, plainName, storedAs } from '../ndjson/names.js';
 import { MemberCache, RecordedFile } from '../ndjson/reader.js';
 import type { StoreHead } from '../storage/store.js';
 import { FileIndex, type Block } from './file-index.js';
@@ -288,7 +287,7 @@ async function openStored(file: string, members: MemberCache): Promise<RecordedF
 
 /** A run's file: as written, or its `.gz` once retention compressed it (a stopped run's). */
 async function runFile(file: string): Promise<string> {
-  return fs.stat(file).then(() => file, async () => (await fs.stat(file + GZ).then(() => true, () => false)) ? file + GZ : file);
+  return storedAs(file) ?? file;
 }
 
 /** A line kept for a page, with its seq. */

@@ -72,7 +72,7 @@ export async function openRegular(file: string, flags = READ_FLAGS): Promise<fsp
 /** Whether `file` is a regular file now (following links); false when it is not there. */
 export function isRegularFile(file: string): boolean {
   try {
-    return fs.statSync(file).isFile();
+    return fs.statSync(file, { throwIfNoEntry: false })?.isFile() ?? false;
   } catch {
     return false;
   }

@@ -10,7 +10,7 @@ import { prepareRunFile, replayTarget, type Recovered } from './recover.js';
 import { unusableReason } from './run-dir.js';
 import { assertSafeRunId, resolveRunDir } from './run-resolve.js';
 import { parseEnvelope } from '../ndjson/head.js';
-import { isCompressed, listSiteFiles, RUN_FILE } from '../ndjson/names.js';
+import { brokenBeside, isCompressed, listSiteFiles, plainName, RUN_FILE } from '../ndjson/names.js';
 import { scanFile } from '../ndjson/scan.js';
 import { maxSeq } from '../ndjson/ends.js';
 import { isRegularFile, notRegularError, notRegularKind } from '../ndjson/regular.js';
@@ -132,8 +132,21 @@ export function restore(siteDir: string, logger: Logger, io: StorageFs, beforeRe
     // a compressed last file is closed: the first event opens the file of its own day
   const last = siteFiles.at(-1);
   const damaged = [snapDamage, runsDamage, timelineDamage].filter((d): d is StateDamage => d !== undefined);
+  damaged.push(...brokenPlains([...siteFiles, ...runFilesOf(siteDir, knownRuns)], logger));
   damaged.push(...recordDamage(paths, siteSeqRecord === undefined, snap?.site ? 'snapshot' : 'clock', !active && activeWarnings.length > 0));
   return { site, siteFile: last && !isCompressed(last) ? last : '', run, suspended, current, knownRuns, places, orphan, damaged };
+}
+
+/** The plain files broken beside the `.gz` read instead (brokenBeside), named in the log and /status; they are left as they are. */
+function brokenPlains(stored: readonly string[], logger: Logger): StateDamage[] {
+  const found: StateDamage[] = [];
+  for (const gz of stored.filter(isCompressed)) {
+    const why = brokenBeside(plainName(gz));
+    if (why === undefined) continue;
+    logger.warn(`${plainName(gz)}: ${why}, beside ${gz}: the .gz is read (the plain file is left as it is)`);
+    found.push({ file: plainName(gz), reason: `${why}, beside its .gz: the .gz is read` });
+  }
+  return found;
 }
 
 /** The damage of `site-seq.json` (with where the seq continues) and of `active-run.json`, as /status names it. */
