@@ -88,7 +88,9 @@ export function restore(siteDir: string, logger: Logger, io: StorageFs, beforeRe
   // a damaged timeline is treated like a lost one: rebuilt from the run files
   const timelineDamage = setDamagedTimelineAside(paths.timeline, now, io, logger);
   if (!fs.existsSync(paths.timeline)) rebuildTimeline(paths.timeline, siteFiles, listed, io, logger, places);
-  const segments = Timeline.read(paths.timeline, (m) => logger.warn(m), places, io);
+  const repaired: string[] = [];
+  const segments = Timeline.read(paths.timeline, (m) => logger.warn(m), places, io, (m) => repaired.push(m));
+  const filesTop = site.seq;
   const siteSeqRecord = readSiteSeq(paths.siteSeq, (m) => logger.warn(m));
   const marked = Math.max(snap?.site?.seq ?? 0, siteSeqRecord ?? 0);
   const journaled = Math.max(0, ...segments.filter((s) => s.stream === 'site').map(siteSeqOf));
@@ -106,7 +108,13 @@ export function restore(siteDir: string, logger: Logger, io: StorageFs, beforeRe
     `site seq ${journaled} and neither the snapshot nor ${paths.siteSeq} says how far the seq went after it (day files moved away?)`, now, logger);
   continueSiteSeq(site, recorded, logger);
   const activeWarnings: string[] = [];
-  const active = readActiveRun(paths.activeRun, (m) => { activeWarnings.push(m); logger.warn(m); }, places);
+  const recordedActive = readActiveRun(paths.activeRun, (m) => { activeWarnings.push(m); logger.warn(m); }, places);
+  const lostStop = lostStopOf(segments, filesTop);
+  if (lostStop) repaired.push(lostStop.message);
+  // an older .meridian/ restored: the run it records as active stopped since (the site went on after its start)
+  const stale = recordedActive && lostStop?.runId === recordedActive.record.run_id;
+  const active = stale ? undefined : recordedActive;
+  for (const message of repaired) logger.warn(`the timeline ${paths.timeline} lacks lines: ${message}`);
   const orphan = orphanRunOf(segments, active && { runId: active.record.run_id, file: path.join(active.record.run_dir, RUN_FILE) },
     (file) => (snap?.run?.file === file ? snap.run.seq : 0), paths.run.ephemeral, io);
   const knownRuns = withTimelineFloors(listed, segments, orphan, io);
@@ -132,9 +140,23 @@ export function restore(siteDir: string, logger: Logger, io: StorageFs, beforeRe
     // a compressed last file is closed: the first event opens the file of its own day
   const last = siteFiles.at(-1);
   const damaged = [snapDamage, runsDamage, timelineDamage].filter((d): d is StateDamage => d !== undefined);
+  if (repaired.length > 0) damaged.push({ file: paths.timeline, reason: `it lacks lines: ${repaired.join('; ')}` });
+  if (stale) damaged.push({ file: paths.activeRun, reason: `an older record: run ${recordedActive.record.run_id} stopped since, it is not resumed` });
   damaged.push(...brokenPlains([...siteFiles, ...runFilesOf(siteDir, knownRuns)], logger));
   damaged.push(...recordDamage(paths, siteSeqRecord === undefined, snap?.site ? 'snapshot' : 'clock', !active && activeWarnings.length > 0));
   return { site, siteFile: last && !isCompressed(last) ? last : '', run, suspended, current, knownRuns, places, orphan, damaged };
+}
+
+/**
+ * The run the timeline leaves open while the site files hold seqs past its start (nothing goes
+ * to the site while a run is active: its stop was lost, or an older `.meridian/` was restored).
+ */
+function lostStopOf(segments: readonly Segment[], filesTop: number): { runId: string; message: string } | undefined {
+  const open = segments.at(-1);
+  const before = segments.at(-2);
+  if (!open || open.stream === 'site' || before?.stream !== 'site' || filesTop <= before.to) return undefined;
+  return { runId: open.stream, message: `run ${open.stream} is open in it since site seq ${before.to}, but the site files hold seqs up to ${filesTop} ` +
+    '(its stop lost, or an older .meridian/ restored): it is closed at that site seq and the site seqs after it are served' };
 }
 
 /** The plain files broken beside the `.gz` read instead (brokenBeside), named in the log and /status; they are left as they are. */
