@@ -20,7 +20,7 @@ import { runFilesOf } from './run-files.js';
 import { SitePlaces } from './site-places.js';
 import { Timeline, UNKNOWN_END, type Segment } from './timeline.js';
 import { rebuildTimeline } from './timeline-rebuild.js';
-import { knownRunsOf, orphanRunOf, setDamagedTimelineAside, withTimelineFloors, type OrphanRun, type StateDamage } from './state-repair.js';
+import { knownRunsOf, notingDamage, orphanRunOf, setDamagedTimelineAside, withTimelineFloors, type OrphanRun, type StateDamage } from './state-repair.js';
 import {
   readActiveRun, readSiteSeq, statePaths, type ActiveRunState, type KnownRun,
 } from './state-files.js';
@@ -69,7 +69,7 @@ export interface Restored {
  * each type's reading recorded last wins: by seq in a target, by the timeline across targets,
  * by `ts` only where neither tells (see record-order.ts).
  */
-export function restore(siteDir: string, logger: Logger, io: StorageFs, beforeReplay: (places: SitePlaces) => void, now: number,
+export function restore(siteDir: string, logger: Logger, io: StorageFs, beforeReplay: (places: SitePlaces, logger: Logger) => void, now: number,
   crashed = false): Restored {
   const paths = statePaths(siteDir);
   let snap = readSnapshot(paths.snapshot);
@@ -80,11 +80,14 @@ export function restore(siteDir: string, logger: Logger, io: StorageFs, beforeRe
     snap = undefined;
   }
   const places = placesOf(siteDir, snap, logger);
-  beforeReplay(places);
+  // the side state files (batch journal, held seqs, ephemeral readings) found damaged are named in /status too
+  const sideDamage: StateDamage[] = [];
+  const sideLogger = notingDamage(logger, [paths.batch, paths.site.held, paths.site.ephemeral, paths.run.held, paths.run.ephemeral], sideDamage);
+  beforeReplay(places, sideLogger);
   const { runs: listed, damage: runsDamage } = knownRunsOf(siteDir, paths.runs, places, logger, io);
   const siteFiles = listSiteFiles(siteDir);
   if (!snap && siteFiles.length > 0) logger.warn(`no usable snapshot; replaying ${siteFiles.length} site file(s)`);
-  const site = replayTarget(siteFiles, snap?.site, paths.site, logger, 'site', io);
+  const site = replayTarget(siteFiles, snap?.site, paths.site, sideLogger, 'site', io);
   // a damaged timeline is treated like a lost one: rebuilt from the run files
   const timelineDamage = setDamagedTimelineAside(paths.timeline, now, io, logger);
   if (!fs.existsSync(paths.timeline)) rebuildTimeline(paths.timeline, siteFiles, listed, io, logger, places);
@@ -118,7 +121,7 @@ export function restore(siteDir: string, logger: Logger, io: StorageFs, beforeRe
   const orphan = orphanRunOf(segments, active && { runId: active.record.run_id, file: path.join(active.record.run_dir, RUN_FILE) },
     (file) => (snap?.run?.file === file ? snap.run.seq : 0), paths.run.ephemeral, io);
   const knownRuns = withTimelineFloors(listed, segments, orphan, io);
-  const resumed = active ? replayActiveRun(siteDir, active, snap?.run ?? null, paths.run, logger, io, segments, crashed) : undefined;
+  const resumed = active ? replayActiveRun(siteDir, active, snap?.run ?? null, paths.run, sideLogger, io, segments, crashed) : undefined;
   const run = resumed && 'recovered' in resumed ? resumed : undefined;
   const suspended = resumed && 'suspended' in resumed ? resumed.suspended : undefined;
   const received = snap?.received;
@@ -141,6 +144,7 @@ export function restore(siteDir: string, logger: Logger, io: StorageFs, beforeRe
   const last = siteFiles.at(-1);
   const damaged = [snapDamage, runsDamage, timelineDamage].filter((d): d is StateDamage => d !== undefined);
   if (repaired.length > 0) damaged.push({ file: paths.timeline, reason: `it lacks lines: ${repaired.join('; ')}` });
+  damaged.push(...sideDamage);
   if (stale) damaged.push({ file: paths.activeRun, reason: `an older record: run ${recordedActive.record.run_id} stopped since, it is not resumed` });
   damaged.push(...brokenPlains([...siteFiles, ...runFilesOf(siteDir, knownRuns)], logger));
   damaged.push(...recordDamage(paths, siteSeqRecord === undefined, snap?.site ? 'snapshot' : 'clock', !active && activeWarnings.length > 0));

@@ -107,7 +107,7 @@ export class TelemetryStore {
       await plainActiveRunFile(opts.siteDir, opts.logger, opts.fs ?? nodeFs);
       // a batch the daemon died writing is cut before anything is replayed
       restored = restore(opts.siteDir, opts.logger, opts.fs ?? nodeFs,
-        (places) => settleBatchJournal(paths.batch, opts.logger, opts.fs ?? nodeFs, places), opts.clock.now(), lock.tookOver);
+        (places, logger) => settleBatchJournal(paths.batch, logger, opts.fs ?? nodeFs, places), opts.clock.now(), lock.tookOver);
       store = new TelemetryStore(opts, restored, lock);
     } catch (error) {
       lock.release();
