@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { makeDirectory, removeCreated } from '../../lib/directories.js';
 import { MeridianError } from '../../lib/errors.js';
+import { isNoSpace, writeFailure } from './disk-space.js';
 import type { Logger } from '../../lib/log.js';
 import { onlyCompressed } from './restore-plain.js';
 import { prepareRunFile } from './recover.js';
@@ -51,6 +52,7 @@ export function prepareRunDir(siteDir: string, place: RunDirPlace, runFile: stri
   } catch (error) {
     undo();
     if (error instanceof MeridianError) throw error;
+    if (isNoSpace(error)) throw writeFailure(error, `Could not prepare ${place.given} for the run (ENOSPC); no run was started.`);
     throw new MeridianError('INVALID_RUN', `Cannot use ${place.given} (${errorCode(error)}).`, { cause: error });
   }
 }

@@ -10,7 +10,7 @@ import { plainActiveRunFile } from './active-run-plain.js';
 import { Appender } from './appender.js';
 import { BatchJournal, settleBatchJournal } from './batch-journal.js';
 import { CurrentView } from './current-view.js';
-import { DiskSpace, type DiskFull } from './disk-space.js';
+import { DiskSpace, isNoSpace, writeFailure, type DiskFull } from './disk-space.js';
 import { Durability } from './durability.js';
 import { restore, type Restored, type SuspendedRun } from './restore.js';
 import { RunBook, type ValidRunStart } from './run-book.js';
@@ -261,6 +261,8 @@ export class TelemetryStore {
     await this.restorations.of(file, this.core.io, (restored) => restored.then(() => {
       this.core.opts.logger.info(`${file}: decompressed to continue the run`);
     }, (error: unknown) => {
+      // a full disk is the disk's state (503 DISK_FULL), not the run directory's fault
+      if (isNoSpace(error)) throw writeFailure(error, `Could not decompress ${file} to continue the run (ENOSPC); no run was started.`);
       throw new MeridianError('INVALID_RUN', `Cannot use ${place.given} (${errorCode(error)}).`, { cause: error });
     }));
   }

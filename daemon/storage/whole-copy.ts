@@ -24,16 +24,18 @@ export async function whyNotWholeCopy(gz: string, plain: string): Promise<string
   if (walked.plainBytes !== plainBytes) return `it holds ${walked.plainBytes} bytes of lines, the plain file ${plainBytes}`;
   const handle = await openRegular(plain);
   let pos = 0;
+  let differs: string | undefined; // the pipeline rejects with its own abort, not with the error thrown inside it
   try {
     await pipeline(fs.createReadStream(gz), zlib.createGunzip(), async (chunks: AsyncIterable<Buffer>) => {
       for await (const chunk of chunks) {
         const mine = Buffer.alloc(chunk.length);
         const { bytesRead } = await handle.read(mine, 0, chunk.length, pos);
-        if (bytesRead !== chunk.length || !mine.equals(chunk)) throw new Differs(`its bytes differ from the plain file's after byte ${pos}`);
+        if (bytesRead !== chunk.length || !mine.equals(chunk)) throw new Differs(differs = `its bytes differ from the plain file's after byte ${pos}`);
         pos += chunk.length;
       }
     });
   } catch (error) {
+    if (differs !== undefined) return differs;
     if (error instanceof Differs) return error.message;
     return `it does not inflate whole (${(error as Error).message})`;
   } finally {
