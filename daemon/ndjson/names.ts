@@ -105,8 +105,8 @@ function isLink(file: string): boolean {
  * rename: the plain file is the one still whole by definition). Only regular files (and links) count.
  */
 export function pickSiteFiles(entries: readonly fs.Dirent[], dir?: string): string[] {
-  // a FIFO, socket or device under a day file's name is no data file: skipped (du names it); a link is judged when opened
-  const days = everySiteFile(entries.filter((e) => e.isFile() || e.isSymbolicLink()));
+  // a FIFO, socket or device under a day file's name is no data file: skipped (du names it); so is a link to one, or a looping link
+  const days = everySiteFile(entries.filter((e) => e.isFile() || (e.isSymbolicLink() && (dir === undefined || isRegularFile(path.join(dir, e.name))))));
   // a plain file broken beside its .gz (0 bytes, a looping link) gives way to the .gz (brokenBeside; named at start-up)
   const gz = new Set(days.filter((n) => n.endsWith(GZ)));
   const plain = new Set(days.filter((n) => !n.endsWith(GZ) && !(gz.has(n + GZ) && dir !== undefined && brokenBeside(path.join(dir, n)) !== undefined)));

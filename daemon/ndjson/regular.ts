@@ -13,6 +13,9 @@ const NONBLOCK = fs.constants.O_NONBLOCK ?? 0;
 export const READ_FLAGS = fs.constants.O_RDONLY | NONBLOCK;
 /** The flags a data file is opened with for appending (created when missing). */
 export const APPEND_FLAGS = fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | NONBLOCK;
+// a device a run file is linked to on purpose (/dev/full: a disk that is full) is opened; its size is 0 to a reader,
+// and listings never name one (storedAs and the site day listing take regular files only)
+const DEVICE = 'a device';
 /** The code of the error for a path that holds something other than a regular file (a directory: `EISDIR`). */
 export const NOT_REGULAR = 'ENOTREG';
 
@@ -22,7 +25,7 @@ export function notRegularKind(stat: fs.Stats): string | undefined {
   if (stat.isDirectory()) return 'a directory';
   if (stat.isFIFO()) return 'a FIFO';
   if (stat.isSocket()) return 'a socket';
-  if (stat.isCharacterDevice() || stat.isBlockDevice()) return 'a device';
+  if (stat.isCharacterDevice() || stat.isBlockDevice()) return DEVICE;
   return 'not a regular file';
 }
 
@@ -48,7 +51,7 @@ export function openRegularSync(file: string, io: Pick<ReadFs, 'openSync' | 'fst
   }
   try {
     const kind = notRegularKind(io.fstatSync(fd));
-    if (kind) throw notRegularError(file, kind);
+    if (kind && kind !== DEVICE) throw notRegularError(file, kind);
     return fd;
   } catch (error) {
     io.closeSync(fd);
@@ -61,7 +64,7 @@ export async function openRegular(file: string, flags = READ_FLAGS): Promise<fsp
   const handle = await fsp.open(file, flags).catch((error: unknown) => { throw kindOfUnopened(file, error); });
   try {
     const kind = notRegularKind(await handle.stat());
-    if (kind) throw notRegularError(file, kind);
+    if (kind && kind !== DEVICE) throw notRegularError(file, kind);
     return handle;
   } catch (error) {
     await handle.close();

@@ -121,8 +121,8 @@ export class RunProtocol {
     }
     core.suspended = undefined;
     try {
-      // an unknown end (seqs given while its file was away): the clock, a count no run reaches, so the id started again repeats none
-      this.runBook.stopped(suspended.record, suspended.exact ? suspended.lastSeq : Math.max(suspended.lastSeq, Math.floor(core.opts.clock.now())));
+      // an unknown end (seqs given while its file was away): noted, so the id started again repeats none (run-book.ts)
+      this.runBook.stopped(suspended.record, suspended.lastSeq, !suspended.exact);
     } catch (error) {
       core.disk.failed(core.paths.runs, error);
     }

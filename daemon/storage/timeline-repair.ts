@@ -1,11 +1,25 @@
 import type { ReadFs } from '../ndjson/read-fs.js';
 import { lastSeq } from '../ndjson/ends.js';
-import type { TimelineLine } from './timeline.js';
 
 // Journal lines lost whole (a line deleted by hand, an older journal restored): the lines
 // around them say what the lost one said, since nothing goes to the site while a run is
 // active (a run's stop has the site seq of its start) and a run file only grows while its run
 // is active. Put back in memory, so that no recorded event is hidden; each repair is told.
+
+/** One line of the timeline file (timeline.ts reads and writes them). */
+export interface TimelineLine {
+  /** `run_removed`: retention deleted the run's file (site_seq and run_seq 0). */
+  event: 'run_start' | 'run_stop' | 'run_removed';
+  at: string;
+  run_id: string;
+  file: string;
+  /** The site seq when the run started or stopped. */
+  site_seq: number;
+  /** The run file's seq when the run started (the run's events follow it) or stopped. */
+  run_seq: number;
+  /** A stop whose run_seq is only what was known (a run that could not resume after a crash): its end is unknown. */
+  end_unknown?: true;
+}
 
 /**
  * The journal's lines with the lost ones put back: a start while another run is open (that

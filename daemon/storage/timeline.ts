@@ -4,7 +4,7 @@ import { nodeFs, type StorageFs } from './storage-fs.js';
 import { lastSeq } from '../ndjson/ends.js';
 import type { SitePlaces } from './site-places.js';
 import { writeFileAtomic } from './state-files.js';
-import { repairLost } from './timeline-repair.js';
+import { repairLost, type TimelineLine } from './timeline-repair.js';
 
 // The timeline: in which order the site and the runs were written. Site events and run events
 // are never written at the same time (while a run is active everything goes to its file), so
@@ -34,20 +34,6 @@ export interface Segment {
  */
 export const UNKNOWN_END = Number.MAX_SAFE_INTEGER;
 
-/** One line of the timeline file. */
-export interface TimelineLine {
-  /** `run_removed`: retention deleted the run's file (site_seq and run_seq 0). */
-  event: 'run_start' | 'run_stop' | 'run_removed';
-  at: string;
-  run_id: string;
-  file: string;
-  /** The site seq when the run started or stopped. */
-  site_seq: number;
-  /** The run file's seq when the run started (the run's events follow it) or stopped. */
-  run_seq: number;
-  /** A stop whose run_seq is only what was known (a run that could not resume after a crash): its end is unknown. */
-  end_unknown?: true;
-}
 
 /** The active run as the store recovered it, to reconcile the timeline with after a crash. */
 export interface RecoveredRun {
