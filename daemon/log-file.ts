@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { makeDirectory } from '../lib/directories.js';
-import type { LogDrops } from './log-stderr.js';
+import { LineWriter, type LogDrops } from './log-stderr.js';
 
 // The daemon's own log file: appended to, and reopened on request (SIGHUP) so that
 // logrotate can move it away and the daemon goes on in a fresh file of the same name.
@@ -10,24 +10,20 @@ import type { LogDrops } from './log-stderr.js';
 export class LogFile {
   readonly path: string;
   private fd: number;
-  private readonly drops: LogDrops | undefined;
+  private readonly lines: LineWriter;
 
   /** Open (creating it and its directory if needed, one level at a time: a recursive mkdir never ends under /proc) for appending; throws when it cannot. */
   constructor(file: string, drops?: LogDrops) {
     this.path = path.resolve(file);
-    this.drops = drops;
+    this.lines = new LineWriter(drops);
     makeDirectory(path.dirname(this.path));
     this.fd = fs.openSync(this.path, 'a');
   }
 
   /** Append one or more whole lines. A failed write is dropped: logging never stops the daemon. */
   write(text: string): void {
-    try {
-      fs.writeSync(this.fd, text);
-    } catch (error) {
-      // a full disk: the line is lost (counted), the daemon goes on
-      this.drops?.dropped(error);
-    }
+    // a full disk: the line is lost (counted), the daemon goes on; a torn one is ended before the next
+    this.lines.write(this.fd, text);
   }
 
   /** Open the file under its name again (after logrotate moved it); the old descriptor is closed. Returns an error message when it cannot. */

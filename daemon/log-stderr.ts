@@ -33,12 +33,36 @@ export class LogDrops {
  * that fails is dropped and counted in `drops` (a stream's error event would end the process).
  */
 export function stderrWriter(drops: LogDrops): (text: string) => void {
-  return (text) => {
-    const buf = Buffer.from(text, 'utf8');
+  const lines = new LineWriter(drops);
+  return (text) => lines.write(2, text);
+}
+
+/**
+ * Writes whole log lines to a descriptor, never throwing: a write that fails is dropped and
+ * counted. A line torn by a write that failed part-way (a full disk) is ended with a newline
+ * before the next line is written, so no two lines are ever glued into one.
+ */
+export class LineWriter {
+  private torn = false;
+  private readonly drops: LogDrops | undefined;
+
+  constructor(drops?: LogDrops) {
+    this.drops = drops;
+  }
+
+  /** Append `text` (whole lines) to `fd`. */
+  write(fd: number, text: string): void {
+    const ending = this.torn ? 1 : 0;
+    const buf = Buffer.from(this.torn ? `\n${text}` : text, 'utf8');
+    let done = 0;
     try {
-      for (let done = 0; done < buf.length;) done += fs.writeSync(2, buf, done, buf.length - done);
+      while (done < buf.length) done += fs.writeSync(fd, buf, done, buf.length - done);
+      this.torn = false;
     } catch (error) {
-      drops.dropped(error);
+      // part of a new line written: it is torn now; only the ending newline: the old one is ended
+      if (done > ending) this.torn = true;
+      else if (done === ending && ending === 1) this.torn = false;
+      this.drops?.dropped(error);
     }
-  };
+  }
 }

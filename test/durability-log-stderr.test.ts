@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert';
 import { cleanEnv, freePort, MERIDIAN_BIN, spawnDaemon } from './helpers/daemon.js';
 import { waitFor } from './helpers/forward.js';
 import { postEvent, request } from './helpers/http.js';
-import { removeDir, tempDir } from './helpers/tmp.js';
+import { fillDisk, removeDir, tempDir } from './helpers/tmp.js';
 
 // The daemon's stderr closed under it (its reader gone: EPIPE): log lines are dropped and
 // counted in /status, the daemon goes on recording and stops cleanly (exit 0).
@@ -64,6 +64,55 @@ test('stderr a file on a full disk from the start: the daemon starts, records, c
     child.kill('SIGTERM');
     assert.is(await exited, 0);
   } finally {
+    execFileSync('umount', [mnt]);
+    removeDir(mnt);
+    removeDir(siteDir);
+  }
+});
+
+// stderr a file on a tmpfs that fills while a line is written (needs root to mount; else the test says so and checks nothing)
+test('a log line torn by a full disk is ended before the next one: no two lines glued together once space is back', async () => {
+  const mnt = tempDir('meridian-tmpfs-');
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', mnt], { stdio: 'pipe' });
+  } catch (error) {
+    process.stderr.write(`durability-log-stderr: torn-line row not run: cannot mount a tmpfs (${String(error).trim()})\n`);
+    removeDir(mnt);
+    return;
+  }
+  const siteDir = tempDir();
+  const log = path.join(mnt, 'stderr.log');
+  const err = fs.openSync(log, 'a');
+  const port = await freePort();
+  const child = spawn(process.execPath, [MERIDIAN_BIN, 'telemetry', 'run', '--host', '127.0.0.1', '--port', String(port), '--site-dir', siteDir, '--access-logs'],
+    { env: cleanEnv(), stdio: ['ignore', 'ignore', err] });
+  fs.closeSync(err);
+  const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await waitFor('the daemon to answer', async () => ((await request(url, '/ready').catch(() => undefined))?.status === 200 ? true : undefined));
+    if (fs.statSync(log).size % 4096 === 0) assert.is((await request(url, '/ready?page')).status, 200);
+    fillDisk(path.join(mnt, 'filler'));
+    // the log's last page has room for part of a line: a request whose access line is longer is torn there
+    const room = 4096 - (fs.statSync(log).size % 4096);
+    assert.is((await request(url, `/ready?${'x'.repeat(room + 10)}`)).status, 200);
+    await waitFor('the torn line counted', async () => ((await request(url, '/status')).json.log_dropped ? true : undefined));
+    assert.is(fs.readFileSync(log, 'utf8').endsWith('\n'), false, 'the line was torn');
+    fs.rmSync(path.join(mnt, 'filler'));
+    assert.is((await request(url, '/ready?after')).status, 200);
+    await waitFor('the next line written', async () => (fs.readFileSync(log, 'utf8').includes('/ready?after') ? true : undefined));
+    const lines = fs.readFileSync(log, 'utf8').split('\n');
+    assert.is(lines.at(-1), '', 'the file ends with a whole line');
+    const torn = lines.filter((l) => l.includes('/ready?xx'));
+    assert.is(torn.length, 1);
+    assert.ok(/^\S+Z INFO \S+ GET \/ready\?x+$/.test(torn[0]!), `the torn line stays alone on its line: ${torn[0]}`);
+    assert.equal(lines.filter((l) => (l.match(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/g) ?? []).length > 1), [], 'no two lines glued');
+    assert.ok(lines.some((l) => /^\S+Z INFO \S+ GET \/ready\?after 200/.test(l)));
+    child.kill('SIGTERM');
+    assert.is(await exited, 0);
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await exited;
     execFileSync('umount', [mnt]);
     removeDir(mnt);
     removeDir(siteDir);

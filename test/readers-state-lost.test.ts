@@ -5,6 +5,7 @@ import * as assert from 'uvu/assert';
 import { ManualClock } from './helpers/clock.js';
 import { startTestDaemon } from './helpers/daemon.js';
 import { postEvent, request } from './helpers/http.js';
+import { SseReader } from './helpers/sse.js';
 import { removeDir, tempDir } from './helpers/tmp.js';
 
 // With `.meridian/` lost, runs do not vanish from /history (issue 23): the timeline is rebuilt
@@ -61,6 +62,59 @@ for (const [name, lose] of ROWS) {
       removeDir(siteDir);
     }
   });
+}
+
+// [name, what is removed while the daemon is stopped, whether the record order is kept (runs.json tells where each start began)]
+const AGAIN_ROWS: [string, (siteDir: string) => void, boolean][] = [
+  ['the timeline deleted', (siteDir) => fs.rmSync(path.join(siteDir, '.meridian', 'timeline.ndjson')), true],
+  ['the timeline damaged', (siteDir) => fs.writeFileSync(path.join(siteDir, '.meridian', 'timeline.ndjson'), 'xx\n'), true],
+  ['.meridian/ deleted', (siteDir) => fs.rmSync(path.join(siteDir, '.meridian'), { recursive: true }), false],
+];
+
+for (const [name, lose, ordered] of AGAIN_ROWS) {
+  for (const second of ['s1', 's2']) {
+    test(`${name}, run s1 and then ${second} started on one directory: every event served once${ordered ? ', in the same order' : ''}`, async () => {
+      const siteDir = tempDir();
+      const clock = new ManualClock(NOW);
+      let d = await startTestDaemon({ siteDir, clock });
+      const post = async (type: string) => {
+        clock.advance(1000);
+        assert.is((await postEvent(d.url, { type, data: 1 })).status, 200);
+      };
+      let before: string[];
+      try {
+        await post('a');
+        for (const run of ['s1', second]) {
+          clock.advance(1000);
+          assert.is((await request(d.url, '/run/start', { body: { run_id: run, run_dir: 's1' } })).status, 200);
+          await post('cam');
+          await post('cam');
+          await request(d.url, '/run/stop', { method: 'POST' });
+          await post('a');
+        }
+        before = (await request(d.url, '/history')).json.events.map((e: any) => `${e.meta.run_id ?? 'site'}:${e.seq}`);
+        assert.equal(before, ['site:1', 's1:1', 's1:2', 'site:2', `${second}:3`, `${second}:4`, 'site:3']);
+      } finally {
+        await d.close();
+      }
+      lose(siteDir);
+      d = await startTestDaemon({ siteDir, clock });
+      try {
+        const after = (await request(d.url, '/history')).json.events.map((e: any) => `${e.meta.run_id ?? 'site'}:${e.seq}`);
+        assert.equal(ordered ? after : [...after].sort(), ordered ? before : [...before].sort());
+        const stream = new SseReader(d.url, '/stream?since=site:1');
+        try {
+          await stream.live();
+          assert.is(stream.named('replay').length, 6, 'each event after site:1 replayed once');
+        } finally {
+          stream.close();
+        }
+      } finally {
+        await d.close();
+        removeDir(siteDir);
+      }
+    });
+  }
 }
 
 test.run();

@@ -175,6 +175,9 @@ const BESIDE: [string, (plain: Buffer) => Buffer, string | undefined][] = [
     'it does not inflate whole (incorrect data check)'],
   ['indexed members of other lines of the same length', (plain) => encodeMember(Buffer.from(plain.toString().replace('"data":2', '"data":7'))),
     "its bytes differ from the plain file's after byte 0"],
+  // (hostile tester D, N10: its bytes differ, it inflates whole)
+  ['its two members swapped', (plain) => Buffer.concat([encodeMember(plain.subarray(144)), encodeMember(plain.subarray(0, 144))]),
+    "its bytes differ from the plain file's after byte 0"],
   ['a whole copy with its CRC changed', (plain) => { const gz = encodeMember(plain); gz[gz.length - 8]! ^= 0xff; return gz; },
     'it does not inflate whole (incorrect data check)'],
 ];

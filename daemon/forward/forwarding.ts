@@ -6,7 +6,7 @@ import type { FsyncMode } from '../../lib/config.js';
 import type { Logger } from '../../lib/log.js';
 import type { Clock } from '../../lib/time.js';
 import type { SinkStatus } from '../../lib/wire.js';
-import { GZ } from '../ndjson/names.js';
+import { brokenBeside, GZ } from '../ndjson/names.js';
 import { statePaths } from '../storage/state-files.js';
 import type { TelemetryStore } from '../storage/store.js';
 import type { CursorSync } from './cursor-file.js';
@@ -130,6 +130,7 @@ function currentSource(store: TelemetryStore, streams: ReadonlyMap<string, strin
 // whose position is in it has not read it to its end: its stream moves on when it does);
 // undefined when it is gone.
 function storedSize(plain: string): number | undefined {
+  if (brokenBeside(plain) !== undefined) return Infinity;
   try {
     return fs.statSync(plain).size;
   } catch { /* compressed, or gone */ }

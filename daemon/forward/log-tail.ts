@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { lineHead } from '../ndjson/head.js';
 import type { HeldFile } from '../ndjson/held.js';
-import { GZ, listSiteFiles, plainName } from '../ndjson/names.js';
+import { brokenBeside, GZ, listSiteFiles, plainName } from '../ndjson/names.js';
 import { readTail, type Tail } from '../ndjson/tail.js';
 import type { ForwardRecord } from './record.js';
 import type { SiteSegments } from './site-segments.js';
@@ -269,7 +269,9 @@ export function flags(pos: { bySeq?: boolean; segments?: number }): { bySeq?: tr
 // The tail of a file after a position, from the file as it is stored now (plain, or its `.gz`
 // once compressed); undefined when neither is there.
 async function readStored(pos: StreamPosition, limits: TailLimits, held: HeldFile | undefined): Promise<{ tail: Tail; file: string; from: number } | undefined> {
-  for (const file of [pos.file, pos.file + GZ]) {
+  // a plain file broken beside its .gz (brokenBeside: 0 bytes, a looping link) is not read: the .gz is
+  const plain = plainName(pos.file);
+  for (const file of brokenBeside(plain) !== undefined ? [plain + GZ] : [pos.file, pos.file + GZ]) {
     try {
       const lines = { lines: limits.records, bytes: limits.bytes };
       let tail = await readTail(file, pos.offset, lines, undefined, held);

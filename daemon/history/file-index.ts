@@ -3,6 +3,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { canonicalTs, lineHead } from '../ndjson/head.js';
 import type { RecordedFile } from '../ndjson/reader.js';
+import { openRegular } from '../ndjson/regular.js';
 
 // A sparse index of one NDJSON file: per block of ~64 KiB of whole lines, its byte range (in
 // plain bytes: a compressed file is indexed as what it decompresses to) and
@@ -154,7 +155,7 @@ function widen(block: Block, seq: number, ts: string, type: string): void {
 
 /** A hash of the first bytes of a file (up to `covered`), to tell whether a saved index still describes it. */
 async function headOf(file: string, covered: number): Promise<string> {
-  const handle = await fs.open(file, 'r');
+  const handle = await openRegular(file);
   try {
     const buf = Buffer.alloc(Math.min(HEAD_BYTES, covered));
     const { bytesRead } = await handle.read(buf, 0, buf.length, 0);

@@ -1,10 +1,10 @@
-import fs from 'node:fs/promises';
 import { canonicalTs, lineHead } from '../ndjson/head.js';
-import { GZ, isCompressed, listSiteFilesAsync, plainName } from '../ndjson/names.js';
+import { GZ, isCompressed, listSiteFilesAsync, plainName, storedAs } from '../ndjson/names.js';
 import { MemberCache, RecordedFile } from '../ndjson/reader.js';
 import type { StoreHead } from '../storage/store.js';
 import { FileIndex, type Block } from './file-index.js';
 import { headSeq, type Position } from './position.js';
+import { openFailure } from '../ndjson/regular.js';
 
 // Reading the recorded log back: every line after a position and up to the head, in record
 // order, that passes a filter. Used by GET /history (a page at a time) and by the stream's
@@ -160,7 +160,7 @@ export class History {
       return;
     }
     // put back (as it was named missing: plain, though it may come back as its .gz)
-    for (const named of [file, plainName(file)]) if (this.damage.get(named)?.startsWith(MISSING)) this.damage.delete(named);
+    for (const named of [file, plainName(file)]) if (unopened(this.damage.get(named))) this.damage.delete(named);
     try {
       const end = this.endOf(file, head) ?? reader.size;
       if (this.endOf(file, head) === undefined) await reader.noteTornTail(); // nothing writes it: a torn last line is named
@@ -256,10 +256,19 @@ export class History {
 }
 
 const MISSING = 'missing';
+const UNOPENED = 'it cannot be opened';
+const NOT_REGULAR = 'not a regular file';
 
-/** How a run file that is not there is reported (as a damaged file: /history, /status, the log). */
+/** How a run file that is not there (or cannot be opened: a directory or FIFO at its path) is reported (as a damaged file: /history, /status, the log). */
 function missing(file: string, error: NodeJS.ErrnoException): DamagedFile {
-  return { file, reason: `${MISSING} (${error.code ?? error.message}): the run file was moved away or deleted; its events are not served` };
+  if (error.code === 'ENOENT') return { file, reason: `${MISSING} (ENOENT): the run file was moved away or deleted; its events are not served` };
+  const why = openFailure(error);
+  return { file, reason: why.startsWith(NOT_REGULAR) ? `${why}: its events are not served` : `${UNOPENED} (${why}): its events are not served` };
+}
+
+/** Whether a reason is that of a file that could not be opened (put back once it opens). */
+function unopened(reason: string | undefined): boolean {
+  return reason !== undefined && [MISSING, NOT_REGULAR, UNOPENED].some((start) => reason.startsWith(start));
 }
 
 /**
@@ -278,7 +287,7 @@ async function openStored(file: string, members: MemberCache): Promise<RecordedF
 
 /** A run's file: as written, or its `.gz` once retention compressed it (a stopped run's). */
 async function runFile(file: string): Promise<string> {
-  return fs.stat(file).then(() => file, async () => (await fs.stat(file + GZ).then(() => true, () => false)) ? file + GZ : file);
+  return storedAs(file) ?? file;
 }
 
 /** A line kept for a page, with its seq. */

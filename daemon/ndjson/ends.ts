@@ -4,6 +4,7 @@ import { lineHead, parseEnvelope } from './head.js';
 import { isCompressed } from './names.js';
 import type { ReadFs } from './read-fs.js';
 import { scanLines, type ScanResult } from './scan.js';
+import { openRegularSync } from './regular.js';
 
 // The ends of a recorded file without reading all of it where the format allows: its last
 // seq (read backwards from the tail), where its whole lines end, its first envelope, and its
@@ -24,7 +25,7 @@ export function lastSeq(file: string, end?: number, io: ReadFs = fs): number {
   }
   let fd: number;
   try {
-    fd = io.openSync(file, 'r');
+    fd = openRegularSync(file, io);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
     throw error;
@@ -77,7 +78,7 @@ export function firstEnvelope(file: string, io: ReadFs = fs): Envelope | undefin
     }, io);
     return first;
   }
-  const fd = io.openSync(file, 'r');
+  const fd = openRegularSync(file, io);
   try {
     const buf = Buffer.allocUnsafe(CHUNK);
     const text = buf.toString('utf8', 0, io.readSync(fd, buf, 0, CHUNK, 0));
@@ -90,7 +91,7 @@ export function firstEnvelope(file: string, io: ReadFs = fs): Envelope | undefin
 
 /** Where the whole lines of a plain file of `size` bytes end (just after its last newline; 0 for none). */
 export function wholeLinesEnd(file: string, size: number, io: ReadFs = fs): number {
-  const fd = io.openSync(file, 'r');
+  const fd = openRegularSync(file, io);
   try {
     const last = Buffer.alloc(1);
     if (io.readSync(fd, last, 0, 1, size - 1) === 1 && last[0] === 0x0a) return size;

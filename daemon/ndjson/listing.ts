@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { judgeFile, type FileJudgement } from './file-state.js';
+import { notRegularKind } from './regular.js';
 import { everySiteFile, GZ, isSiteLookalike, listSiteFiles, plainName, RUN_FILE, siteDayOf, storedAs } from './names.js';
 
 // The data files of a site directory: its site day files and the files of the runs kept
@@ -123,5 +124,16 @@ function stored(kind: StoredFile['kind'], name: string, file: string, besidePlai
   if (besidePlain && file.endsWith(GZ)) {
     return [{ ...base, state: 'duplicate', reason: 'the plain file beside it is the one read (a compression was interrupted; the next housekeeping pass keeps one of the two)' }];
   }
+  const odd = kindAt(file);
+  if (odd) return [{ ...base, state: 'damaged', reason: `not a regular file (${odd}): no reader takes it` }];
   return [{ ...base, ...judgeFile(file, entry.bytes) }];
+}
+
+// what a non-regular file at a data file's path is (a FIFO is judged by its type, never opened)
+function kindAt(file: string): string | undefined {
+  try {
+    return notRegularKind(fs.statSync(file));
+  } catch {
+    return undefined;
+  }
 }

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
+import { isRegularFile, notRegularKind } from './regular.js';
 
 // The names of the recorded files: site day files `site_<YYYYMMDD>.ndjson`, run files
 // `<run_dir>/telemetry.ndjson`, each stored plain or as `<name>.gz` once compressed. Every
@@ -61,21 +62,55 @@ export function isCompressed(file: string): boolean {
   return file.endsWith(GZ);
 }
 
-/** The file a plain data file is stored as now: itself, else its `.gz`, else undefined. */
+/**
+ * The file a plain data file is stored as now: itself, else its `.gz`, else undefined (a
+ * directory or FIFO at the path is none). A plain file that is broken beside a whole `.gz`
+ * (brokenBeside) is not the one read: the `.gz` is.
+ */
 export function storedAs(plain: string): string | undefined {
-  if (fs.existsSync(plain)) return plain;
-  return fs.existsSync(plain + GZ) ? plain + GZ : undefined;
+  if (isRegularFile(plain) && brokenBeside(plain) === undefined) return plain;
+  return isRegularFile(plain + GZ) ? plain + GZ : undefined;
+}
+
+/**
+ * Why a plain data file beside its `.gz` (a regular file) is broken: it holds no line (0 bytes:
+ * the `.gz` holds the day or run), it is no regular file, or it cannot be looked at (a link
+ * looping, ELOOP); undefined when it is whole (an interrupted compression leaves two whole
+ * copies: the plain one is read) or no `.gz` is beside it.
+ */
+export function brokenBeside(plain: string): string | undefined {
+  if (!isRegularFile(plain + GZ)) return undefined;
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(plain);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' && !isLink(plain) ? undefined : `it cannot be read (${code ?? (error as Error).message})`;
+  }
+  if (!stat.isFile()) return `not a regular file (${notRegularKind(stat) ?? 'not a regular file'})`;
+  return stat.size === 0 && fs.statSync(plain + GZ).size > 0 ? 'it holds no line (0 bytes)' : undefined;
+}
+
+function isLink(file: string): boolean {
+  try {
+    return fs.lstatSync(file).isSymbolicLink();
+  } catch {
+    return false;
+  }
 }
 
 /**
  * The site day files among a directory's entries, oldest first, each as it is stored: the
  * plain file when both it and its `.gz` are there (a compression interrupted after its
- * rename: the plain file is the one still whole by definition). Directories are no files.
+ * rename: the plain file is the one still whole by definition). Only regular files (and links) count.
  */
-export function pickSiteFiles(entries: readonly fs.Dirent[]): string[] {
-  const days = everySiteFile(entries);
-  const plain = new Set(days.filter((n) => !n.endsWith(GZ)));
-  return days.filter((n) => !n.endsWith(GZ) || !plain.has(plainName(n))).sort();
+export function pickSiteFiles(entries: readonly fs.Dirent[], dir?: string): string[] {
+  // a FIFO, socket or device under a day file's name is no data file: skipped (du names it); so is a link to one, or a looping link
+  const days = everySiteFile(entries.filter((e) => e.isFile() || (e.isSymbolicLink() && (dir === undefined || isRegularFile(path.join(dir, e.name))))));
+  // a plain file broken beside its .gz (0 bytes, a looping link) gives way to the .gz (brokenBeside; named at start-up)
+  const gz = new Set(days.filter((n) => n.endsWith(GZ)));
+  const plain = new Set(days.filter((n) => !n.endsWith(GZ) && !(gz.has(n + GZ) && dir !== undefined && brokenBeside(path.join(dir, n)) !== undefined)));
+  return days.filter((n) => (n.endsWith(GZ) ? !plain.has(plainName(n)) : plain.has(n))).sort();
 }
 
 /** Every site day file among a directory's entries by name, both of a day stored plain and `.gz` (`du` counts both). */
@@ -92,11 +127,11 @@ export function listSiteFiles(siteDir: string): string[] {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw error;
   }
-  return pickSiteFiles(entries).map((n) => path.join(siteDir, n));
+  return pickSiteFiles(entries, siteDir).map((n) => path.join(siteDir, n));
 }
 
 /** listSiteFiles without holding the event loop (queries); an unreadable directory lists nothing. */
 export async function listSiteFilesAsync(siteDir: string): Promise<string[]> {
   const entries = await fsp.readdir(siteDir, { withFileTypes: true }).catch(() => [] as fs.Dirent[]);
-  return pickSiteFiles(entries).map((n) => path.join(siteDir, n));
+  return pickSiteFiles(entries, siteDir).map((n) => path.join(siteDir, n));
 }

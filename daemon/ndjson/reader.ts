@@ -6,6 +6,7 @@ import { inflateMember } from './gzip-inflate.js';
 import { joinsNext, tornMember, walkMembers, type Member, type MemberList } from './gzip-members.js';
 import { isCompressed } from './names.js';
 import { LineSplitter, type OnLine } from './splitter.js';
+import { openRegular } from './regular.js';
 
 // The one asynchronous reader of the recorded files: whole lines in a range of a file's
 // plain bytes, whatever it is stored as. A plain file is read in bounded slices (each one
@@ -59,7 +60,7 @@ export class RecordedFile {
 
   /** Open a file as stored (ENOENT and other open errors are thrown: the caller decides what a missing file means). */
   static async open(file: string, cache?: MemberCache): Promise<RecordedFile> {
-    const handle = await fs.open(file, 'r');
+    const handle = await openRegular(file);
     try {
       const stat = await handle.stat();
       if (!isCompressed(file)) return new RecordedFile(file, handle, stat, stat.size, undefined);

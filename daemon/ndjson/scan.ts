@@ -7,6 +7,7 @@ import { joinsNext, tornMember, walkMembers, type MemberList } from './gzip-memb
 import { isCompressed } from './names.js';
 import type { ReadFs } from './read-fs.js';
 import { LineSplitter } from './splitter.js';
+import { openRegularSync } from './regular.js';
 
 // The synchronous side of the one reader, for start-up (which must finish before the first
 // request): whole lines from an offset of a file's plain bytes, plain or gzip, through the
@@ -35,7 +36,7 @@ export function scanLines(file: string, offset: number, onLine: (line: string, s
   const splitter = new LineSplitter(offset, (line, start) => {
     if (!onLine(line, start) && line.trim() !== '') bad.push(start);
   });
-  const fd = io.openSync(file, 'r');
+  const fd = openRegularSync(file, io);
   try {
     const size = io.fstatSync(fd).size;
     const readAt = (pos: number, len: number) => {
@@ -116,7 +117,7 @@ function scanGzip(size: number, readAt: (pos: number, len: number) => Buffer, of
 export function plainSize(file: string, io: ReadFs = fs): number {
   try {
     if (!isCompressed(file)) {
-      const fd = io.openSync(file, 'r');
+      const fd = openRegularSync(file, io);
       try {
         return io.fstatSync(fd).size;
       } finally {
@@ -131,7 +132,7 @@ export function plainSize(file: string, io: ReadFs = fs): number {
 
 /** The member list of the gzip file `file` (membersSync over the file's bytes); throws when it cannot be opened. */
 export function membersOfFile(file: string, io: ReadFs = fs): MemberList {
-  const fd = io.openSync(file, 'r');
+  const fd = openRegularSync(file, io);
   try {
     const size = io.fstatSync(fd).size;
     return membersSync(size, (pos, len) => {

@@ -8,6 +8,7 @@ import { MEMBER_HEADER_BYTES, memberHeader } from '../ndjson/gzip-members.js';
 import { GZ, plainName } from '../ndjson/names.js';
 import { CompressionAbandoned, writeMembers } from './member-writer.js';
 import { whyNotWholeCopy } from './whole-copy.js';
+import { notRegularError, notRegularKind, openRegularSync } from '../ndjson/regular.js';
 
 // Gzipped data files (`<name>.ndjson.gz`): compressing a closed file so that a crash at any
 // point leaves one whole copy (docs/storage.md). Reading them: daemon/ndjson/.
@@ -35,7 +36,7 @@ export async function compressFile(file: string, options: {
   const { stillClosed = () => true, after = () => {}, stopped = () => false } = options;
   const tmp = file + TMP;
   refuseOverwrite(file);
-  const original = fs.statSync(file);
+  const original = regularStat(file);
   await writeVerified(file, () => fs.createReadStream(file), tmp, stopped, after);
   after('verified');
   // from here to the removal nothing awaits: no append can come in between
@@ -56,7 +57,7 @@ export async function compressFile(file: string, options: {
 
 /** Whether a `.gz` was written by an earlier version: one member without the `Md` field (no index). */
 export function isSingleMember(gz: string): boolean {
-  const fd = fs.openSync(gz, 'r');
+  const fd = openRegularSync(gz);
   try {
     const head = Buffer.alloc(MEMBER_HEADER_BYTES);
     const n = fs.readSync(fd, head, 0, head.length, 0);
@@ -74,7 +75,7 @@ export function isSingleMember(gz: string): boolean {
 export async function recompressFile(gz: string, options: { stopped?: () => boolean } = {}): Promise<void> {
   const { stopped = () => false } = options;
   const tmp = plainName(gz) + TMP;
-  const original = fs.statSync(gz);
+  const original = regularStat(gz);
   await writeVerified(gz, () => {
     const source = fs.createReadStream(gz);
     const plain = zlib.createGunzip();
@@ -162,6 +163,14 @@ export async function finishInterrupted(dir: string, inUse: (plain: string) => b
 }
 
 /** Throw (removing `tmp`) when `file.gz` is there already: a compression never writes over a .gz, whatever it holds. */
+/** A data file's stat, refused (before any read: a FIFO would block a reading thread) when it is no regular file. */
+function regularStat(file: string): fs.Stats {
+  const stat = fs.statSync(file);
+  const kind = notRegularKind(stat);
+  if (kind) throw notRegularError(file, kind);
+  return stat;
+}
+
 function refuseOverwrite(file: string, tmp?: string): void {
   if (!fs.existsSync(file + GZ)) return;
   if (tmp) fs.rmSync(tmp, { force: true });

@@ -97,7 +97,10 @@ export class Housekeeping {
     const kept = new Map<string, string>();
     for (const dir of new Set([siteDir, ...listDataFiles(siteDir).map((f) => path.dirname(f.file))])) {
       const done = await finishInterrupted(dir, (plain) => this.opts.inUse().includes(plain), (plain, why) => kept.set(plain, why));
-      for (const file of done) logger.warn(`finished an interrupted compression: removed ${file}`);
+      for (const file of done) {
+        logger.warn(file.endsWith('.tmp') ? `removed ${file}, a temp file an interrupted compression left (the file it was made from is kept)`
+          : `finished an interrupted compression: removed ${file} (the .gz beside it is its whole copy)`);
+      }
     }
     for (const [plain, why] of kept) if (this.keptBoth.get(plain) !== why) logger.warn(`${plain}${GZ}: ${keptReason(why)}`);
     this.keptBoth = kept;

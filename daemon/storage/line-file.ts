@@ -1,5 +1,6 @@
 import { wholeLinesEnd } from '../ndjson/ends.js';
 import { nodeFs, type StorageFs } from './storage-fs.js';
+import { APPEND_FLAGS, openRegularSync } from '../ndjson/regular.js';
 
 // One append-only NDJSON file: whole lines in, or nothing; synced with group commit.
 
@@ -50,7 +51,7 @@ export class LineFile {
    * line is whole.
    */
   static open(file: string, io: StorageFs = nodeFs, cutTo?: number): LineFile {
-    const fd = io.openSync(file, 'a');
+    const fd = openRegularSync(file, io, APPEND_FLAGS);
     try {
       let size = io.fstatSync(fd).size;
       if (cutTo !== undefined && cutTo < size) {

@@ -3,6 +3,7 @@ import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
 import { GZ } from '../ndjson/names.js';
 import type { StorageFs } from './storage-fs.js';
+import { openRegularSync } from '../ndjson/regular.js';
 
 // A compressed day or run file made plain again to be appended to (the clock stepped back
 // into its day, a stopped run started again): decompressed as a stream on zlib's thread pool
@@ -46,7 +47,7 @@ export async function restorePlain(file: string, io: StorageFs): Promise<void> {
 
 /** The bytes of a file a slice at a time (each read a short one, the loop free in between). */
 async function* slicesOf(file: string, io: StorageFs): AsyncGenerator<Buffer> {
-  const fd = io.openSync(file, 'r');
+  const fd = openRegularSync(file, io);
   try {
     for (let pos = 0; ;) {
       const buf = Buffer.allocUnsafe(SLICE);

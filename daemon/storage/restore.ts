@@ -10,16 +10,17 @@ import { prepareRunFile, replayTarget, type Recovered } from './recover.js';
 import { unusableReason } from './run-dir.js';
 import { assertSafeRunId, resolveRunDir } from './run-resolve.js';
 import { parseEnvelope } from '../ndjson/head.js';
-import { isCompressed, listSiteFiles, RUN_FILE } from '../ndjson/names.js';
+import { brokenBeside, isCompressed, listSiteFiles, plainName, RUN_FILE } from '../ndjson/names.js';
 import { scanFile } from '../ndjson/scan.js';
 import { maxSeq } from '../ndjson/ends.js';
+import { isRegularFile, notRegularError, notRegularKind } from '../ndjson/regular.js';
 import type { StorageFs } from './storage-fs.js';
 import type { SidePaths } from './target.js';
 import { runFilesOf } from './run-files.js';
 import { SitePlaces } from './site-places.js';
 import { Timeline, UNKNOWN_END, type Segment } from './timeline.js';
 import { rebuildTimeline } from './timeline-rebuild.js';
-import { knownRunsOf, orphanRunOf, setDamagedTimelineAside, withTimelineFloors, type OrphanRun, type StateDamage } from './state-repair.js';
+import { knownRunsOf, notingDamage, orphanRunOf, setDamagedTimelineAside, withTimelineFloors, type OrphanRun, type StateDamage } from './state-repair.js';
 import {
   readActiveRun, readSiteSeq, statePaths, type ActiveRunState, type KnownRun,
 } from './state-files.js';
@@ -68,7 +69,7 @@ export interface Restored {
  * each type's reading recorded last wins: by seq in a target, by the timeline across targets,
  * by `ts` only where neither tells (see record-order.ts).
  */
-export function restore(siteDir: string, logger: Logger, io: StorageFs, beforeReplay: (places: SitePlaces) => void, now: number,
+export function restore(siteDir: string, logger: Logger, io: StorageFs, beforeReplay: (places: SitePlaces, logger: Logger) => void, now: number,
   crashed = false): Restored {
   const paths = statePaths(siteDir);
   let snap = readSnapshot(paths.snapshot);
@@ -79,17 +80,24 @@ export function restore(siteDir: string, logger: Logger, io: StorageFs, beforeRe
     snap = undefined;
   }
   const places = placesOf(siteDir, snap, logger);
-  beforeReplay(places);
+  // the side state files (batch journal, held seqs, ephemeral readings) found damaged are named in /status too
+  const sideDamage: StateDamage[] = [];
+  const sideLogger = notingDamage(logger, [paths.batch, paths.site.held, paths.site.ephemeral, paths.run.held, paths.run.ephemeral], sideDamage);
+  beforeReplay(places, sideLogger);
   const { runs: listed, damage: runsDamage } = knownRunsOf(siteDir, paths.runs, places, logger, io);
   const siteFiles = listSiteFiles(siteDir);
   if (!snap && siteFiles.length > 0) logger.warn(`no usable snapshot; replaying ${siteFiles.length} site file(s)`);
-  const site = replayTarget(siteFiles, snap?.site, paths.site, logger, 'site', io);
+  const site = replayTarget(siteFiles, snap?.site, paths.site, sideLogger, 'site', io);
   // a damaged timeline is treated like a lost one: rebuilt from the run files
   const timelineDamage = setDamagedTimelineAside(paths.timeline, now, io, logger);
   if (!fs.existsSync(paths.timeline)) rebuildTimeline(paths.timeline, siteFiles, listed, io, logger, places);
-  const segments = Timeline.read(paths.timeline, (m) => logger.warn(m), places, io);
+  const repaired: string[] = [];
+  const segments = Timeline.read(paths.timeline, (m) => logger.warn(m), places, io, (m) => repaired.push(m));
+  const filesTop = site.seq;
   const siteSeqRecord = readSiteSeq(paths.siteSeq, (m) => logger.warn(m));
-  const recorded = Math.max(snap?.site?.seq ?? 0, siteSeqRecord ?? 0, ...segments.filter((s) => s.stream === 'site').map(siteSeqOf));
+  const marked = Math.max(snap?.site?.seq ?? 0, siteSeqRecord ?? 0);
+  const journaled = Math.max(0, ...segments.filter((s) => s.stream === 'site').map(siteSeqOf));
+  const recorded = Math.max(marked, journaled);
   // a record at or past the damaged file's readable top was written after its lines (a .gz is a closed day's): it is the floor
   if (site.damagedTop !== undefined && (recorded === 0 || recorded < site.seq)) continueUnknown(site,
     `${site.damagedTop} is damaged and holds the highest seq read (${site.seq}): seqs past its damage cannot be known`, now, logger);
@@ -98,13 +106,22 @@ export function restore(siteDir: string, logger: Logger, io: StorageFs, beforeRe
     continueUnknown(site, `${paths.siteSeq} is damaged and no snapshot gives the site seq reached: ` +
       `day files moved away cannot be told from none (the files hold seqs up to ${site.seq})`, now, logger);
   }
+  // the timeline journals only run starts and stops: past its last point, without a mark that reaches it, how far the seq went is not known
+  if (journaled > site.seq && journaled > marked) continueUnknown(site, `the site files hold seqs up to ${site.seq}, but the timeline journals ` +
+    `site seq ${journaled} and neither the snapshot nor ${paths.siteSeq} says how far the seq went after it (day files moved away?)`, now, logger);
   continueSiteSeq(site, recorded, logger);
   const activeWarnings: string[] = [];
-  const active = readActiveRun(paths.activeRun, (m) => { activeWarnings.push(m); logger.warn(m); }, places);
+  const recordedActive = readActiveRun(paths.activeRun, (m) => { activeWarnings.push(m); logger.warn(m); }, places);
+  const lostStop = lostStopOf(segments, filesTop);
+  if (lostStop) repaired.push(lostStop.message);
+  // an older .meridian/ restored: the run it records as active stopped since (the site went on after its start)
+  const stale = recordedActive && lostStop?.runId === recordedActive.record.run_id;
+  const active = stale ? undefined : recordedActive;
+  for (const message of repaired) logger.warn(`the timeline ${paths.timeline} lacks lines: ${message}`);
   const orphan = orphanRunOf(segments, active && { runId: active.record.run_id, file: path.join(active.record.run_dir, RUN_FILE) },
     (file) => (snap?.run?.file === file ? snap.run.seq : 0), paths.run.ephemeral, io);
   const knownRuns = withTimelineFloors(listed, segments, orphan, io);
-  const resumed = active ? replayActiveRun(siteDir, active, snap?.run ?? null, paths.run, logger, io, segments, crashed) : undefined;
+  const resumed = active ? replayActiveRun(siteDir, active, snap?.run ?? null, paths.run, sideLogger, io, segments, crashed) : undefined;
   const run = resumed && 'recovered' in resumed ? resumed : undefined;
   const suspended = resumed && 'suspended' in resumed ? resumed.suspended : undefined;
   const received = snap?.received;
@@ -126,8 +143,36 @@ export function restore(siteDir: string, logger: Logger, io: StorageFs, beforeRe
     // a compressed last file is closed: the first event opens the file of its own day
   const last = siteFiles.at(-1);
   const damaged = [snapDamage, runsDamage, timelineDamage].filter((d): d is StateDamage => d !== undefined);
+  if (repaired.length > 0) damaged.push({ file: paths.timeline, reason: `it lacks lines: ${repaired.join('; ')}` });
+  damaged.push(...sideDamage);
+  if (stale) damaged.push({ file: paths.activeRun, reason: `an older record: run ${recordedActive.record.run_id} stopped since, it is not resumed` });
+  damaged.push(...brokenPlains([...siteFiles, ...runFilesOf(siteDir, knownRuns)], logger));
   damaged.push(...recordDamage(paths, siteSeqRecord === undefined, snap?.site ? 'snapshot' : 'clock', !active && activeWarnings.length > 0));
   return { site, siteFile: last && !isCompressed(last) ? last : '', run, suspended, current, knownRuns, places, orphan, damaged };
+}
+
+/**
+ * The run the timeline leaves open while the site files hold seqs past its start (nothing goes
+ * to the site while a run is active: its stop was lost, or an older `.meridian/` was restored).
+ */
+function lostStopOf(segments: readonly Segment[], filesTop: number): { runId: string; message: string } | undefined {
+  const open = segments.at(-1);
+  const before = segments.at(-2);
+  if (!open || open.stream === 'site' || before?.stream !== 'site' || filesTop <= before.to) return undefined;
+  return { runId: open.stream, message: `run ${open.stream} is open in it since site seq ${before.to}, but the site files hold seqs up to ${filesTop} ` +
+    '(its stop lost, or an older .meridian/ restored): it is closed at that site seq and the site seqs after it are served' };
+}
+
+/** The plain files broken beside the `.gz` read instead (brokenBeside), named in the log and /status; they are left as they are. */
+function brokenPlains(stored: readonly string[], logger: Logger): StateDamage[] {
+  const found: StateDamage[] = [];
+  for (const gz of stored.filter(isCompressed)) {
+    const why = brokenBeside(plainName(gz));
+    if (why === undefined) continue;
+    logger.warn(`${plainName(gz)}: ${why}, beside ${gz}: the .gz is read (the plain file is left as it is)`);
+    found.push({ file: plainName(gz), reason: `${why}, beside its .gz: the .gz is read` });
+  }
+  return found;
 }
 
 /** The damage of `site-seq.json` (with where the seq continues) and of `active-run.json`, as /status names it. */
@@ -161,7 +206,8 @@ function replayActiveRun(siteDir: string, state: ActiveRunState, mark: SnapshotF
   try {
     assertSafeRunId(record.run_id, 'run_id'); // not the site stream's name (an earlier version let it through)
     resolveRunDir(siteDir, record.run_id, record.run_dir); // still not a name the daemon keeps
-    if (!fs.statSync(file).isFile()) throw Object.assign(new Error(`${file} is not a file`), { code: 'EISDIR' });
+    const kind = notRegularKind(fs.statSync(file));
+    if (kind) throw notRegularError(file, kind);
     // the seq the run continued after; a record of an earlier version lacks it: read the file
     const startSeq = state.start_seq ?? prepareRunFile(file, logger, io);
     const usable = mark && mark.run_id === record.run_id && mark.started_at === record.started_at && mark.file === file;
@@ -245,7 +291,7 @@ function siteSeqOf(segment: Segment): number {
  */
 function orphanRun(segments: readonly Segment[], snap: SnapshotFile, io: StorageFs): Reading[] {
   const open = segments.at(-1);
-  if (!open?.file || Number.isFinite(open.to) || !fs.existsSync(open.file)) return [];
+  if (!open?.file || Number.isFinite(open.to) || !isRegularFile(open.file)) return [];
   const after = snap.run && snap.run.file === open.file ? Math.max(snap.run.seq, open.after) : open.after;
   return readingsOf(open.file, io).filter((reading) => reading.seq > after);
 }

@@ -2,12 +2,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { makeDirectory, removeCreated } from '../../lib/directories.js';
 import { MeridianError } from '../../lib/errors.js';
+import { isNoSpace, writeFailure } from './disk-space.js';
 import type { Logger } from '../../lib/log.js';
 import { onlyCompressed } from './restore-plain.js';
 import { prepareRunFile } from './recover.js';
 import { checkCreatedRunDir, type RunDirPlace } from './run-resolve.js';
 import { errorCode } from './state-files.js';
 import type { StorageFs } from './storage-fs.js';
+import { APPEND_FLAGS, openRegularSync } from '../ndjson/regular.js';
 
 // A run's directory and file: made ready before a start is recorded (and taken back when
 // recording it fails).
@@ -43,13 +45,14 @@ export function prepareRunDir(siteDir: string, place: RunDirPlace, runFile: stri
     // one compressed in between is refused, never started afresh beside its .gz
     if (onlyCompressed(file, io)) throw new MeridianError('INVALID_RUN', `Cannot use ${place.given} (its file was compressed meanwhile; start the run again).`);
     fileExisted = fs.existsSync(file);
-    const fd = io.openSync(file, 'a');
+    const fd = openRegularSync(file, io, APPEND_FLAGS);
     io.closeSync(fd);
     const seq = prepareRunFile(file, logger);
     return { file, seq, size: fs.statSync(file).size, undo };
   } catch (error) {
     undo();
     if (error instanceof MeridianError) throw error;
+    if (isNoSpace(error)) throw writeFailure(error, `Could not prepare ${place.given} for the run (ENOSPC); no run was started.`);
     throw new MeridianError('INVALID_RUN', `Cannot use ${place.given} (${errorCode(error)}).`, { cause: error });
   }
 }

@@ -7,7 +7,7 @@ import { activeRunOf, type StoreCore } from './store-core.js';
 import { Target } from './target.js';
 import { UNKNOWN_END, type Segment } from './timeline.js';
 import { maxSeq } from '../ndjson/ends.js';
-import fs from 'node:fs';
+import { isRegularFile } from '../ndjson/regular.js';
 
 // The run start/stop protocol: what is written in which order so that a crash at any point
 // leaves either the run started (or stopped) or not, never half of it.
@@ -121,7 +121,8 @@ export class RunProtocol {
     }
     core.suspended = undefined;
     try {
-      this.runBook.stopped(suspended.record, suspended.lastSeq);
+      // an unknown end (seqs given while its file was away): noted, so the id started again repeats none (run-book.ts)
+      this.runBook.stopped(suspended.record, suspended.lastSeq, !suspended.exact);
     } catch (error) {
       core.disk.failed(core.paths.runs, error);
     }
@@ -140,7 +141,7 @@ function highestSeqOf(segments: readonly Segment[], runId: string, now: number):
   let seq = 0;
   for (const s of segments) {
     if (s.stream !== runId) continue;
-    if (s.to === UNKNOWN_END) seq = Math.max(seq, s.after, s.file !== undefined && fs.existsSync(s.file) ? maxSeq(s.file).seq : Math.floor(now));
+    if (s.to === UNKNOWN_END) seq = Math.max(seq, s.after, s.file !== undefined && isRegularFile(s.file) ? maxSeq(s.file).seq : Math.floor(now));
     else seq = Math.max(seq, s.after, Number.isFinite(s.to) ? s.to : 0);
   }
   return seq;

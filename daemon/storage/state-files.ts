@@ -25,6 +25,8 @@ export interface KnownRun {
   started_at: string;
   /** The last seq the run used, once it stopped (ephemeral readings at the end have no line). */
   last_seq?: number;
+  /** Its last seq is only a floor (a suspended run stopped while its file was away): a start of its id or directory reads its file, else continues after the clock. */
+  end_unknown?: true;
 }
 
 /** The active run as persisted at run start, so a restart finds it again. */

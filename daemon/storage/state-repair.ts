@@ -125,3 +125,21 @@ export function orphanRunOf(segments: readonly Segment[], active: { runId: strin
   }
   return { runId: open.stream, file: open.file, seq, ephemeral: [...ephemeral.values()] };
 }
+
+/**
+ * The logger start-up reads the side state files with (the batch journal, the held seqs, the
+ * ephemeral readings): a warning or error naming one of `files` is its damage too, kept in
+ * `found` for /status (each file once, with the first sentence said of it).
+ */
+export function notingDamage(logger: Logger, files: readonly string[], found: StateDamage[]): Logger {
+  const note = (message: string) => {
+    const file = files.find((f) => message.includes(f));
+    if (file !== undefined && !found.some((d) => d.file === file)) found.push({ file, reason: message });
+  };
+  return {
+    debug: (message) => logger.debug(message),
+    info: (message) => logger.info(message),
+    warn: (message) => { note(message); logger.warn(message); },
+    error: (message, error) => { note(message); logger.error(message, error); },
+  };
+}

@@ -10,7 +10,7 @@ import { plainActiveRunFile } from './active-run-plain.js';
 import { Appender } from './appender.js';
 import { BatchJournal, settleBatchJournal } from './batch-journal.js';
 import { CurrentView } from './current-view.js';
-import { DiskSpace, type DiskFull } from './disk-space.js';
+import { DiskSpace, isNoSpace, writeFailure, type DiskFull } from './disk-space.js';
 import { Durability } from './durability.js';
 import { restore, type Restored, type SuspendedRun } from './restore.js';
 import { RunBook, type ValidRunStart } from './run-book.js';
@@ -107,7 +107,7 @@ export class TelemetryStore {
       await plainActiveRunFile(opts.siteDir, opts.logger, opts.fs ?? nodeFs);
       // a batch the daemon died writing is cut before anything is replayed
       restored = restore(opts.siteDir, opts.logger, opts.fs ?? nodeFs,
-        (places) => settleBatchJournal(paths.batch, opts.logger, opts.fs ?? nodeFs, places), opts.clock.now(), lock.tookOver);
+        (places, logger) => settleBatchJournal(paths.batch, logger, opts.fs ?? nodeFs, places), opts.clock.now(), lock.tookOver);
       store = new TelemetryStore(opts, restored, lock);
     } catch (error) {
       lock.release();
@@ -153,7 +153,7 @@ export class TelemetryStore {
    */
   head(): StoreHead {
     // lines stamped but not yet written (this turn's batch) come after it, through the listeners
-    const end = (target: Target): TargetEnd => ({ file: target.path, bytes: target.path ? target.size : 0, seq: target.seq });
+    const end = (target: Target): TargetEnd => ({ file: target.path, bytes: target.path ? writtenBytes(target) : 0, seq: target.seq });
     const { run } = this.core;
     return {
       segments: this.core.timeline.segments().map((segment) => ({ ...segment })),
@@ -261,6 +261,8 @@ export class TelemetryStore {
     await this.restorations.of(file, this.core.io, (restored) => restored.then(() => {
       this.core.opts.logger.info(`${file}: decompressed to continue the run`);
     }, (error: unknown) => {
+      // a full disk is the disk's state (503 DISK_FULL), not the run directory's fault
+      if (isNoSpace(error)) throw writeFailure(error, `Could not decompress ${file} to continue the run (ENOSPC); no run was started.`);
       throw new MeridianError('INVALID_RUN', `Cannot use ${place.given} (${errorCode(error)}).`, { cause: error });
     }));
   }
@@ -295,5 +297,14 @@ export class TelemetryStore {
     if (core.run) core.durability.closeTarget(core.run.target);
     core.journal.close();
     this.lock.release();
+  }
+}
+
+/** The bytes a target's file holds as written; 0 when it cannot be opened (a directory or FIFO at its path: nothing was written there). */
+function writtenBytes(target: Target): number {
+  try {
+    return target.size;
+  } catch {
+    return 0;
   }
 }

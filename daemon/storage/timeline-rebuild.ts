@@ -36,22 +36,53 @@ export function rebuildTimeline(journal: string, siteFiles: readonly string[], r
       return true;
     }, io);
   }
+  const spans = spansOf(found, io);
   const journalFile = LineFile.open(journal, io);
   try {
     let siteSeq = 0;
     found.forEach(({ run, file, first }, i) => {
       siteSeq = Math.max(siteSeq, before[i]!);
-      const runSeq = lastSeq(storedAs(file)!, undefined, io);
       const common = { at: first, run_id: run.run_id, file: places.record(file), site_seq: siteSeq };
-      journalFile.append(`${JSON.stringify({ event: 'run_start', ...common, run_seq: 0 })}\n`);
-      journalFile.append(`${JSON.stringify({ event: 'run_stop', ...common, run_seq: runSeq })}\n`);
+      journalFile.append(`${JSON.stringify({ event: 'run_start', ...common, run_seq: spans[i]!.from })}\n`);
+      journalFile.append(`${JSON.stringify({ event: 'run_stop', ...common, run_seq: spans[i]!.to })}\n`);
     });
     journalFile.syncNow();
   } finally {
     journalFile.close();
   }
-  logger.warn(`the timeline was lost: rebuilt from ${found.length} run file(s) by the time of their first line ` +
+  logger.warn(`the timeline was lost: rebuilt from ${new Set(found.map((r) => r.file)).size} run file(s) by the time of their first line ` +
     `(${found.map((r) => r.run.run_id).join(', ')})`);
+}
+
+/**
+ * The seqs of its file each run start holds, (from, to]: a file started more than once (a run id,
+ * or another, started again on the same directory) is shared out, each start continuing after the
+ * one before, up to the last seq runs.json noted at its stop, else the last seq of its file older
+ * than the next start; the last start holds the rest of the file.
+ */
+function spansOf(found: readonly { run: KnownRun; file: string; first: string }[], io: StorageFs): { from: number; to: number }[] {
+  const spans = found.map(() => ({ from: 0, to: 0 }));
+  const last = new Map<string, number>(); // file -> the seq the previous start of it reached
+  found.forEach(({ run, file }, i) => {
+    const from = last.get(file) ?? 0;
+    const next = found.findIndex((other, j) => j > i && other.file === file);
+    const stored = storedAs(file)!;
+    const to = next === -1 ? lastSeq(stored, undefined, io) : run.last_seq ?? seqBefore(stored, found[next]!.first, io);
+    spans[i] = { from, to: Math.max(from, to) };
+    last.set(file, Math.max(from, to));
+  });
+  return spans;
+}
+
+/** The highest seq of a file's lines stamped before `ts` (canonical). */
+function seqBefore(file: string, ts: string, io: StorageFs): number {
+  let seq = 0;
+  scanLines(file, 0, (line) => {
+    const head = lineHead(line);
+    if (head && canonicalTs(head.ts) < ts) seq = Math.max(seq, head.seq);
+    return head !== undefined;
+  }, io);
+  return seq;
 }
 
 /** The index of the first run whose first line is later than `ts` (found.length when none is). */

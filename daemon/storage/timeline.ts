@@ -4,6 +4,7 @@ import { nodeFs, type StorageFs } from './storage-fs.js';
 import { lastSeq } from '../ndjson/ends.js';
 import type { SitePlaces } from './site-places.js';
 import { writeFileAtomic } from './state-files.js';
+import { repairLost, type TimelineLine } from './timeline-repair.js';
 
 // The timeline: in which order the site and the runs were written. Site events and run events
 // are never written at the same time (while a run is active everything goes to its file), so
@@ -33,20 +34,6 @@ export interface Segment {
  */
 export const UNKNOWN_END = Number.MAX_SAFE_INTEGER;
 
-/** One line of the timeline file. */
-interface TimelineLine {
-  /** `run_removed`: retention deleted the run's file (site_seq and run_seq 0). */
-  event: 'run_start' | 'run_stop' | 'run_removed';
-  at: string;
-  run_id: string;
-  file: string;
-  /** The site seq when the run started or stopped. */
-  site_seq: number;
-  /** The run file's seq when the run started (the run's events follow it) or stopped. */
-  run_seq: number;
-  /** A stop whose run_seq is only what was known (a run that could not resume after a crash): its end is unknown. */
-  end_unknown?: true;
-}
 
 /** The active run as the store recovered it, to reconcile the timeline with after a crash. */
 export interface RecoveredRun {
@@ -80,7 +67,8 @@ export class Timeline {
   static open(file: string, siteSeq: number, active: RecoveredRun | undefined, at: string, warn: (message: string) => void,
     places: SitePlaces, io: StorageFs = nodeFs, orphanSeq?: number, suspended?: { runId: string; file: string; lastSeq: number; exact: boolean }): Timeline {
     const timeline = new Timeline(file, [{ stream: 'site', file: undefined, after: 0, to: Infinity }], io, places);
-    for (const line of readLines(file, warn, io)) timeline.apply({ ...line, file: places.place(line.file) });
+    // lines lost whole are put back in memory (Timeline.read, at start-up, told them)
+    for (const line of repairLost(readLines(file, warn, io).map((l) => ({ ...l, file: places.place(l.file) })), io, () => {})) timeline.apply(line);
     // written when it can be; the order in memory is right either way (history and replay use it)
     const repair = (line: TimelineLine) => {
       try {
@@ -99,7 +87,11 @@ export class Timeline {
       const mine = suspended && suspended.runId === openRun.stream && suspended.file === openRun.file ? suspended : undefined;
       const runSeq = Math.max(openRun.after, mine?.lastSeq ?? 0, readableLastSeq(openRun.file!, undefined, io), orphanSeq ?? 0);
       if (orphanSeq !== undefined) warn(`run ${openRun.stream} was active but has no active run record (active-run.json lost?): it is closed at seq ${runSeq}; what it recorded stays in /history and /current`);
-      repair({ event: 'run_stop', at, run_id: openRun.stream, file: openRun.file!, site_seq: siteSeq, run_seq: runSeq,
+      // nothing went to the site while it was open: its stop has its start's site seq (site seqs past it, recorded after a stop
+      // whose line was lost, stay served after it)
+      const started = timeline.list.at(-2);
+      const stopSiteSeq = started?.stream === 'site' && Number.isFinite(started.to) ? Math.min(siteSeq, started.to) : siteSeq;
+      repair({ event: 'run_stop', at, run_id: openRun.stream, file: openRun.file!, site_seq: stopSiteSeq, run_seq: runSeq,
         ...(mine && !mine.exact ? { end_unknown: true } : {}) });
     }
     if (active && timeline.open().stream === 'site') {
@@ -117,10 +109,11 @@ export class Timeline {
    * journal). A journal of an earlier version (absolute paths inside the site directory) is
    * written again with the paths in their recorded form, so it stays right after a move or a copy.
    */
-  static read(file: string, warn: (message: string) => void, places: SitePlaces, io: StorageFs = nodeFs): readonly Segment[] {
+  static read(file: string, warn: (message: string) => void, places: SitePlaces, io: StorageFs = nodeFs,
+    found: (message: string) => void = () => {}): readonly Segment[] {
     const timeline = new Timeline(file, [{ stream: 'site', file: undefined, after: 0, to: Infinity }], io, places);
     const lines = readLines(file, warn, io);
-    for (const line of lines) timeline.apply({ ...line, file: places.place(line.file) });
+    for (const line of repairLost(lines.map((l) => ({ ...l, file: places.place(l.file) })), io, found)) timeline.apply(line);
     if (lines.some((line) => places.stale(line.file))) {
       const text = lines.map((line) => `${JSON.stringify({ ...line, file: places.record(places.place(line.file)) })}\n`).join('');
       try {

@@ -3,6 +3,7 @@ import fsp from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
 import { membersOfFile } from '../ndjson/scan.js';
+import { openRegular } from '../ndjson/regular.js';
 
 // Whether a `.gz` beside its plain data file is that file's whole copy: judged by reading it
 // whole, never by its headers (docs/storage.md "Crash safety of a compression"). Only then
@@ -21,18 +22,20 @@ export async function whyNotWholeCopy(gz: string, plain: string): Promise<string
   if (walked.damage.length > 0) return `it is damaged: ${walked.damage[0]!}`;
   const plainBytes = (await fsp.stat(plain)).size;
   if (walked.plainBytes !== plainBytes) return `it holds ${walked.plainBytes} bytes of lines, the plain file ${plainBytes}`;
-  const handle = await fsp.open(plain, 'r');
+  const handle = await openRegular(plain);
   let pos = 0;
+  let differs: string | undefined; // the pipeline rejects with its own abort, not with the error thrown inside it
   try {
     await pipeline(fs.createReadStream(gz), zlib.createGunzip(), async (chunks: AsyncIterable<Buffer>) => {
       for await (const chunk of chunks) {
         const mine = Buffer.alloc(chunk.length);
         const { bytesRead } = await handle.read(mine, 0, chunk.length, pos);
-        if (bytesRead !== chunk.length || !mine.equals(chunk)) throw new Differs(`its bytes differ from the plain file's after byte ${pos}`);
+        if (bytesRead !== chunk.length || !mine.equals(chunk)) throw new Differs(differs = `its bytes differ from the plain file's after byte ${pos}`);
         pos += chunk.length;
       }
     });
   } catch (error) {
+    if (differs !== undefined) return differs;
     if (error instanceof Differs) return error.message;
     return `it does not inflate whole (${(error as Error).message})`;
   } finally {

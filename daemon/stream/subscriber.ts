@@ -72,7 +72,9 @@ export class Subscriber {
     if (this.closed) return;
     this.behind += bytes;
     if (this.behind + this.res.writableLength > this.limits.queueBytes) {
-      this.drop(`it read none of its replay while ${this.behind} bytes of events were recorded (limit ${this.limits.queueBytes})`);
+      const unsent = this.res.writableLength;
+      this.drop(`it read none of its replay while ${this.behind + unsent} bytes waited for it (${this.behind} of events recorded meanwhile, ` +
+        `${unsent} of its replay not yet taken; limit ${this.limits.queueBytes})`);
     }
   }
 
