@@ -26,6 +26,7 @@ export const ERROR_CATALOGUE = {
   INVALID_BODY: { status: 422, meaning: 'The body is JSON but not of the expected shape (a field is missing or ill-typed).' },
   INVALID_RUN: { status: 422, meaning: 'The run id or run directory is unsafe or unusable.' },
   INVALID_QUERY: { status: 422, meaning: 'A query parameter is unknown or has a value the endpoint does not take.' },
+  INVALID_NIGHT: { status: 422, meaning: 'The night of `GET /reports/night/{day}` is not a site day written YYYYMMDD (a real date).' },
   INVALID_CURSOR: { status: 422, meaning: 'A cursor (`cursor`, `since`, `Last-Event-ID`) is malformed or names no recorded position.' },
   INVALID_BATCH: { status: 422, meaning: 'Events of a batch (`POST /events`) are invalid; `failures` lists each by index; nothing was recorded.' },
   BATCH_PARTLY_RECORDED: { status: 422, meaning: 'With `?partial=true`: the valid events of a batch were recorded, the invalid ones (`failures`) were not.' },

@@ -4,6 +4,7 @@ import { eventPaths } from './events.js';
 import { historyPaths } from './history.js';
 import { lifecyclePaths } from './lifecycle.js';
 import { errorSchema, jsonAnswer, operation } from './responses.js';
+import { reportPaths } from './reports.js';
 import { runPaths } from './runs.js';
 import { SCHEMAS } from './schemas.js';
 
@@ -52,7 +53,7 @@ export function openApiDocument(version: string): OpenAPIObject {
       { name: 'current', description: 'The latest reading of every type.' },
       { name: 'history', description: 'What was recorded: history pages and the live stream.' },
     ],
-    paths: { ...lifecyclePaths, ...runPaths, ...eventPaths, ...currentPaths, ...historyPaths, ...introspectionPaths },
+    paths: { ...lifecyclePaths, ...runPaths, ...eventPaths, ...currentPaths, ...historyPaths, ...reportPaths, ...introspectionPaths },
     components: {
       schemas: SCHEMAS,
       securitySchemes: {
