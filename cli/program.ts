@@ -10,7 +10,7 @@ import type { ParsedOptions } from './options.js';
 // its module when it runs, so --help and usage mistakes answer without loading got or execa.
 
 /** The bare command names, in the order of the help. */
-export const COMMANDS = ['run', 'stop', 'current', 'history', 'status', 'post', 'import', 'du'] as const;
+export const COMMANDS = ['run', 'stop', 'current', 'history', 'night', 'status', 'post', 'import', 'du'] as const;
 
 const HOST = 'Daemon host (env MERIDIAN_TELEMETRY_HOST; default localhost)';
 const PORT = 'Daemon port (env MERIDIAN_TELEMETRY_PORT; default 6562)';
@@ -83,6 +83,20 @@ export function buildProgram(io: CliIo) {
     .example(`${p}history weather --from 2026-03-17T22:00 --to 2026-03-18T04:00 --csv > night.csv`)
     .example(`${p}history "dome status" --run 042 --json | jq .data`)
     .action(async (type: unknown, opts: ParsedOptions) => (await import('./history.js')).runHistory(type, opts, io));
+
+  prog.command(`${p}night [DAY]`)
+    .describe('Print the report of a night (the site day DAY, YYYYMMDD: local noon to noon; default the site day now) or of a run: its span, runs, time safe and unsafe with reasons, stale time per type, alarms, gaps, events per type, weather min/mean/max, time per POCS state. Fits 80 columns; --json, --md or --html FILE for the other forms.')
+    .option('--host', HOST)
+    .option('--port', PORT)
+    .option('--token', TOKEN)
+    .option('--run', 'The report of this run id instead of a night')
+    .option('--json', 'Print the JSON the daemon answers')
+    .option('--md', 'Print Markdown')
+    .option('--html', 'Write an HTML page with charts (inline SVG) to this file')
+    .example(`${p}night`)
+    .example(`${p}night 20260317 --md >> logbook.md`)
+    .example(`${p}night --run 042 --html night.html`)
+    .action(async (day: unknown, opts: ParsedOptions) => (await import('./night.js')).runNight(day, opts, io));
 
   prog.command(`${p}status`)
     .describe('Print one line about the daemon: address, pid, version, uptime, active run or site, number of types and of stale ones. Exit 3 when no daemon answers.')

@@ -11,6 +11,7 @@ import { historyPages, type HistoryOptions, type HistoryPage, type HistoryTextPa
 import { resolveClientSettings, type TelemetryClientOptions } from './options.js';
 import { streamMessages, type StreamMessage, type StreamOptions } from './stream.js';
 import { typeParam } from './type-query.js';
+import { batchPath, nightReportPath, type ReportChoice } from './paths.js';
 
 // TelemetryClient: the whole HTTP API as typed methods (camelCase outside, snake_case on the wire).
 
@@ -198,7 +199,7 @@ export class TelemetryClient {
       if (e.meta !== undefined) wire.meta = e.meta;
       return wire;
     });
-    return this.call('POST', batchPath(options), body);
+    return this.call('POST', batchPath(options.partial), body);
   }
 
   /**
@@ -207,7 +208,7 @@ export class TelemetryClient {
    */
   async postEventLines(lines: readonly string[], options: PostEventsOptions = {}): Promise<BatchAnswer> {
     const payload = lines.map((line) => `${line}\n`).join('');
-    const path = batchPath(options);
+    const path = batchPath(options.partial);
     try {
       return (await this.http(path, { method: 'POST', body: payload, headers: { 'content-type': 'application/x-ndjson' } })).body as unknown as BatchAnswer;
     } catch (error) {
@@ -280,6 +281,11 @@ export class TelemetryClient {
     return streamMessages({ http: this.streamHttp, baseUrl: this.baseUrl, timeoutSeconds: this.timeoutSeconds }, options);
   }
 
+  /** GET /reports/night/{day} or ?run=ID: the report's JSON text as the daemon sent it (weather min/max spelled as recorded). */
+  async nightReportText(which: ReportChoice): Promise<string> {
+    return (await this.send('GET', nightReportPath(which))).rawBody.toString('utf8');
+  }
+
   /** GET /ready with the daemon's clock (its `Date` header, epoch ms) when it sent one. */
   async readyAt(): Promise<{ ready: ReadyAnswer; serverTime: number | undefined }> {
     const response = await this.send('GET', 'ready');
@@ -329,11 +335,6 @@ export class TelemetryClient {
       throw toClientError(error, { method, baseUrl: this.baseUrl, path, timeoutSeconds: this.timeoutSeconds });
     }
   }
-}
-
-/** The path of POST /events with its query. */
-function batchPath(options: PostEventsOptions): string {
-  return options.partial ? 'events?partial=true' : 'events';
 }
 
 /** The path of GET /current with its query. */

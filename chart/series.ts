@@ -1,0 +1,60 @@
+import { DateTime } from 'luxon';
+
+// What a chart is drawn from, and the scales both renderers share: nice value ticks and time
+// labels in the zone asked for (local or UTC).
+
+/** One line of a chart: a name and its points [epoch ms, value], in time order. */
+export interface Series {
+  name: string;
+  points: readonly (readonly [number, number])[];
+}
+
+/** A chart's size and how its times are written. */
+export interface ChartOptions {
+  width: number;
+  height: number;
+  /** A luxon zone: 'utc', 'system', or an IANA name. */
+  zone: string;
+  title?: string;
+}
+
+/** The box every point of every series lies in (a flat or empty box is widened). */
+export function boundsOf(series: readonly Series[]): { x0: number; x1: number; y0: number; y1: number } {
+  let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
+  for (const s of series) {
+    for (const [x, y] of s.points) {
+      if (x < x0) x0 = x;
+      if (x > x1) x1 = x;
+      if (y < y0) y0 = y;
+      if (y > y1) y1 = y;
+    }
+  }
+  if (x0 === Infinity) return { x0: 0, x1: 1, y0: 0, y1: 1 };
+  if (x1 === x0) x1 = x0 + 1;
+  if (y1 === y0) {
+    y0 -= 1;
+    y1 += 1;
+  }
+  return { x0, x1, y0, y1 };
+}
+
+/** About `count` round values covering [lo, hi] (steps of 1, 2 or 5 times a power of ten). */
+export function niceTicks(lo: number, hi: number, count: number): number[] {
+  const raw = (hi - lo) / Math.max(1, count);
+  const power = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 5, 10].map((m) => m * power).find((s) => s >= raw) ?? 10 * power;
+  const ticks: number[] = [];
+  for (let v = Math.ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) ticks.push(Number(v.toPrecision(12)));
+  return ticks;
+}
+
+/** A value as an axis label: short, without float noise. */
+export function valueLabel(v: number): string {
+  return String(Number(v.toPrecision(6)));
+}
+
+/** A time as an axis label in `zone`: HH:mm within two days' span, else MM-dd HH:mm. */
+export function timeLabel(ms: number, spanMs: number, zone: string): string {
+  const dt = DateTime.fromMillis(ms, { zone });
+  return dt.toFormat(spanMs <= 2 * 86_400_000 ? 'HH:mm' : 'LL-dd HH:mm');
+}
