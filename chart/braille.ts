@@ -1,4 +1,4 @@
-import { boundsOf, niceTicks, timeLabel, valueLabel, type ChartOptions, type Series } from './series.js';
+import { boundsOf, niceTicks, timeLabel, timeTicks, valueLabel, type ChartOptions, type Series } from './series.js';
 
 // A chart for the terminal in braille (each character cell holds 2x4 dots): a y axis with
 // round values, the series drawn as lines, an x axis with times. Pure: lines of text out.
@@ -9,7 +9,7 @@ const DOTS = [[0x01, 0x08], [0x02, 0x10], [0x04, 0x20], [0x40, 0x80]];
 
 /** The chart as `height` lines of at most `width` characters (axes and labels included), then a legend when there are several series. */
 export function brailleChart(series: readonly Series[], options: ChartOptions): string[] {
-  const { x0, x1, y0, y1 } = boundsOf(series);
+  const { x0, x1, y0, y1 } = boundsOf(series, options);
   const plotRows = Math.max(2, options.height - 2);
   const ticks = niceTicks(y0, y1, Math.max(2, Math.floor(plotRows / 3)));
   const labels = ticks.map(valueLabel);
@@ -41,15 +41,17 @@ export function brailleChart(series: readonly Series[], options: ChartOptions): 
   return out;
 }
 
-/** Time labels spread along `cols` characters, none overlapping. */
+/** Round time labels along `cols` characters, each at its tick, none overlapping. */
 function timeAxis(x0: number, x1: number, cols: number, zone: string): string {
   const span = x1 - x0;
   const width = timeLabel(x0, span, zone).length;
-  const count = Math.max(2, Math.floor(cols / (width + 4)));
-  const chars = Array<string>(cols).fill(' ');
-  for (let i = 0; i < count; i++) {
-    const at = Math.round((i / (count - 1)) * (cols - width));
-    [...timeLabel(x0 + (span * at) / Math.max(1, cols - 1), span, zone)].forEach((c, j) => { chars[at + j] = c; });
+  const chars = Array<string>(cols + width).fill(' ');
+  let free = 0;
+  for (const ms of timeTicks(x0, x1, Math.max(2, Math.floor(cols / (width + 3))), zone)) {
+    const at = Math.round(((ms - x0) / span) * (cols - 1));
+    if (at < free || at + width > cols + 1) continue;
+    [...timeLabel(ms, span, zone)].forEach((c, j) => { chars[at + j] = c; });
+    free = at + width + 2;
   }
   return chars.join('').trimEnd();
 }

@@ -16,10 +16,21 @@ export interface ChartOptions {
   /** A luxon zone: 'utc', 'system', or an IANA name. */
   zone: string;
   title?: string;
+  /** The time axis from and to (epoch ms); default: the points' own first and last. */
+  from?: number;
+  to?: number;
 }
 
 /** The box every point of every series lies in (a flat or empty box is widened). */
-export function boundsOf(series: readonly Series[]): { x0: number; x1: number; y0: number; y1: number } {
+export function boundsOf(series: readonly Series[], options: { from?: number; to?: number } = {}): { x0: number; x1: number; y0: number; y1: number } {
+  const box = pointBounds(series);
+  if (options.from !== undefined) box.x0 = options.from;
+  if (options.to !== undefined) box.x1 = options.to;
+  if (box.x1 <= box.x0) box.x1 = box.x0 + 1;
+  return box;
+}
+
+function pointBounds(series: readonly Series[]): { x0: number; x1: number; y0: number; y1: number } {
   let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
   for (const s of series) {
     for (const [x, y] of s.points) {
@@ -51,6 +62,32 @@ export function niceTicks(lo: number, hi: number, count: number): number[] {
 /** A value as an axis label: short, without float noise. */
 export function valueLabel(v: number): string {
   return String(Number(v.toPrecision(6)));
+}
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+// round steps for time ticks
+const DAY = 24 * HOUR;
+const TIME_STEPS = [MINUTE, 5 * MINUTE, 15 * MINUTE, 30 * MINUTE, HOUR, 2 * HOUR, 3 * HOUR, 6 * HOUR, 12 * HOUR, DAY, 2 * DAY, 7 * DAY];
+
+/** At most about `count` round times in [x0, x1] (local whole minutes, hours or days in `zone`, DST included), in order. */
+export function timeTicks(x0: number, x1: number, count: number, zone: string): number[] {
+  const step = TIME_STEPS.find((s) => (x1 - x0) / s <= Math.max(1, count - 1));
+  const ticks: number[] = [];
+  if (step !== undefined && step < DAY) {
+    // every local minute whose minute of the day is a multiple of the step (steps divide a day)
+    const every = step / MINUTE;
+    for (let t = Math.ceil(x0 / MINUTE) * MINUTE; t <= x1; t += MINUTE) {
+      const dt = DateTime.fromMillis(t, { zone });
+      if ((dt.hour * 60 + dt.minute) % every === 0) ticks.push(t);
+    }
+    return ticks;
+  }
+  const days = step === undefined ? Math.ceil((x1 - x0) / Math.max(1, count - 1) / DAY) : step / DAY;
+  let t = DateTime.fromMillis(x0, { zone }).startOf('day');
+  if (t.toMillis() < x0) t = t.plus({ days: 1 });
+  for (; t.toMillis() <= x1; t = t.plus({ days })) ticks.push(t.toMillis());
+  return ticks;
 }
 
 /** A time as an axis label in `zone`: HH:mm within two days' span, else MM-dd HH:mm. */

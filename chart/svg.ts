@@ -1,4 +1,4 @@
-import { boundsOf, niceTicks, timeLabel, valueLabel, type ChartOptions, type Series } from './series.js';
+import { boundsOf, niceTicks, timeLabel, timeTicks, valueLabel, type ChartOptions, type Series } from './series.js';
 
 // A chart as SVG text (for the HTML report, `plot --svg` and `--png`): axes with round values
 // and times, one polyline per series in its own colour, a legend. Pure: text out.
@@ -11,7 +11,7 @@ export const MARGIN = { left: 60, right: 16, top: 28, bottom: 36 };
 /** An SVG document of `options.width` x `options.height` pixels. */
 export function svgChart(series: readonly Series[], options: ChartOptions): string {
   const { width, height, zone } = options;
-  const { x0, x1, y0, y1 } = boundsOf(series);
+  const { x0, x1, y0, y1 } = boundsOf(series, options);
   const pw = width - MARGIN.left - MARGIN.right;
   const ph = height - MARGIN.top - MARGIN.bottom;
   const toX = (x: number) => MARGIN.left + ((x - x0) / (x1 - x0)) * pw;
@@ -26,10 +26,9 @@ export function svgChart(series: readonly Series[], options: ChartOptions): stri
     parts.push(`<line x1="${MARGIN.left}" y1="${y}" x2="${width - MARGIN.right}" y2="${y}" stroke="#e0e0e0"/>`,
       `<text x="${MARGIN.left - 6}" y="${y}" text-anchor="end" dominant-baseline="middle">${escapeXml(valueLabel(t))}</text>`);
   }
-  const count = Math.max(2, Math.floor(pw / 90));
-  for (let i = 0; i < count; i++) {
-    const ms = x0 + ((x1 - x0) * i) / (count - 1);
-    parts.push(`<text x="${fixed(toX(ms))}" y="${height - MARGIN.bottom + 16}" text-anchor="middle">${escapeXml(timeLabel(ms, x1 - x0, zone))}</text>`);
+  for (const ms of timeTicks(x0, x1, Math.max(2, Math.floor(pw / 70)), zone)) {
+    parts.push(`<line x1="${fixed(toX(ms))}" y1="${MARGIN.top}" x2="${fixed(toX(ms))}" y2="${height - MARGIN.bottom}" stroke="#f0f0f0"/>`,
+      `<text x="${fixed(toX(ms))}" y="${height - MARGIN.bottom + 16}" text-anchor="middle">${escapeXml(timeLabel(ms, x1 - x0, zone))}</text>`);
   }
   parts.push(`<polyline points="${MARGIN.left},${MARGIN.top} ${MARGIN.left},${height - MARGIN.bottom} ${width - MARGIN.right},${height - MARGIN.bottom}" fill="none" stroke="#000000"/>`);
   series.forEach((s, i) => {
