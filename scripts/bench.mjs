@@ -4,8 +4,8 @@
 // hold every acknowledged event, and writes the figures as JSON to bench-results/.
 // It never fails a test run: it is not part of npm test, and missed targets are printed,
 // not thrown. Options: --quick, --rounds N, --seconds S, --events N, --history N,
-// --query-lines N, --loader autocannon|wrk, --only post,get,rss,startup,forward,batch,metrics,compress,history,history-gz,fanout,console
-// (forward-ingest: only the forwarding POST part), --forward-events N, --out DIR.
+// --query-lines N, --loader autocannon|wrk, --only post,get,rss,startup,forward,batch,metrics,compress,history,history-gz,fanout,console,night
+// (forward-ingest: only the forwarding POST part), --forward-events N, --night-lines N, --out DIR.
 // See docs/performance.md and docs/forwarding.md.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -20,6 +20,7 @@ import { consoleRun } from './bench/console.mjs';
 import { fanoutBench } from './bench/fanout.mjs';
 import { historyBench } from './bench/history.mjs';
 import { historyGzBench } from './bench/history-gz.mjs';
+import { nightBench } from './bench/night.mjs';
 import { postMany, request, startBaseline, startDaemon } from './bench/servers.mjs';
 import { timeStartups, writeHistory } from './bench/startup.mjs';
 import { HEADER, median, row, spreadPct, summarise } from './bench/stats.mjs';
@@ -30,6 +31,7 @@ const { values: opt } = parseArgs({
     quick: { type: 'boolean', default: false }, rounds: { type: 'string' }, seconds: { type: 'string' },
     events: { type: 'string' }, history: { type: 'string' }, 'query-lines': { type: 'string' }, loader: { type: 'string' },
     only: { type: 'string' }, out: { type: 'string', default: 'bench-results' }, 'forward-events': { type: 'string' },
+    'night-lines': { type: 'string' },
   },
 });
 const quick = opt.quick;
@@ -41,7 +43,8 @@ const queryLines = Number(opt['query-lines'] ?? (quick ? 1_000_000 : 10_000_000)
 // wrk (C, steadier figures) when installed, else autocannon (installed with the dev dependencies)
 const loader = opt.loader ?? (hasWrk() ? 'wrk' : 'autocannon');
 if (loader === 'wrk' && !hasWrk()) throw new Error('--loader wrk: wrk is not installed');
-const phases = new Set((opt.only ?? 'post,get,rss,startup,forward,batch,metrics,compress,history,history-gz,fanout,console').split(','));
+const phases = new Set((opt.only ?? 'post,get,rss,startup,forward,batch,metrics,compress,history,history-gz,fanout,console,night').split(','));
+const nightLines = Number(opt['night-lines'] ?? 1_000_000);
 const forwardEvents = Number(opt['forward-events'] ?? (quick ? 100_000 : 1_000_000));
 const cpus = os.availableParallelism?.() ?? os.cpus().length;
 const serverPin = pinTo(0, cpus);
@@ -85,6 +88,7 @@ try {
   results.notes = ops.notes;
   if (phases.has('history')) await phase('history', async () => { results.figures.history = await historyBench({ tmp, lines: queryLines, pin: serverPin, loadPin, seconds, log }); });
   if (phases.has('history-gz')) await phase('history-gz', async () => { results.figures.historyGz = await historyGzBench({ tmp, lines: historyLines, pin: serverPin, log }); });
+  if (phases.has('night')) await phase('night', async () => { results.figures.night = await nightBench({ tmp, lines: nightLines, pin: serverPin, log }); });
   if (phases.has('fanout')) await phase('fanout', async () => { results.figures.fanout = await fanoutBench({ tmp, pin: serverPin, loadPin, seconds, subscribers: 100, rate: 2000, log }); });
 } finally {
   for (const s of stops) await s.stop();

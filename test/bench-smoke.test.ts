@@ -14,7 +14,7 @@ import { removeDir, tempDir } from './helpers/tmp.js';
 
 const PHASE_FIGURES = [
   'POST /event baseline c1', 'POST /event --fsync batch c16', 'GET /current c16 (1,000 types)', 'GET /current/{type} c16',
-  'memory', 'startup', 'forward', 'batchIngest', 'metricsScrape', 'compression', 'history', 'historyGz', 'fanout', 'console',
+  'memory', 'startup', 'forward', 'batchIngest', 'metricsScrape', 'compression', 'history', 'historyGz', 'fanout', 'console', 'night',
 ];
 
 const REPORT_LINES = [
@@ -26,12 +26,13 @@ const REPORT_LINES = [
   /^ {2}http {6}2000 events: raw \d+\/s, sink \d+\/s = /m,
   /^ {2}POST \/event c16 with postgres\+mqtt catching up: \d+ req\/s vs \d+ without = /m,
   /^history over compressed days \/ plain days, 5000 lines: /m,
+  /^night report over 5000 lines \(\d+ MiB\): cold \d+ ms, warm \d+ ms \(target under 2000 ms\)$/m,
   /^correctness: every acknowledged event is on disk, seq contiguous, answers match the files$/m,
 ];
 
 function runBench(out: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const args = ['scripts/bench.mjs', '--rounds', '1', '--seconds', '1', '--events', '5000', '--history', '5000',
-    '--query-lines', '5000', '--forward-events', '2000', '--out', out];
+    '--query-lines', '5000', '--forward-events', '2000', '--night-lines', '5000', '--out', out];
   const child = spawn(process.execPath, args, { cwd: ROOT, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';

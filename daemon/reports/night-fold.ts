@@ -53,6 +53,9 @@ export class NightFold {
   first: string | undefined;
   last: string | undefined;
   private lastMs: number;
+  /** The minute (`YYYY-MM-DDTHH:MM:`) msOf last parsed, and its ms. */
+  private minute = '\u0000';
+  private minuteMs = 0;
 
   constructor(span: FoldSpan, start: StartState) {
     this.span = span;
@@ -67,7 +70,7 @@ export class NightFold {
   /** Fold one recorded line (its head already read) of `stream` (`site` or a run id). */
   add(line: string, head: LineHead, stream: string): void {
     const ts = canonicalTs(head.ts);
-    const ms = Math.min(this.span.untilMs, Math.max(this.span.fromMs, Date.parse(ts)));
+    const ms = Math.min(this.span.untilMs, Math.max(this.span.fromMs, this.msOf(ts)));
     this.events++;
     this.first ??= ts;
     this.last = ts;
@@ -82,11 +85,26 @@ export class NightFold {
     if (ms - this.lastMs >= this.span.gapMs) this.gap(this.lastMs, ms);
     if (ms > this.lastMs) this.lastMs = ms;
     if (head.type === WEATHER) {
-      const data = dataText(line);
-      if (data !== undefined) this.weather.add(data, ms);
+      // Meridian's own lines end with the meta member: data lies between the type and it
+      // (the slice is data exactly when it is one JSON value); any other line is scanned whole
+      if (!this.weather.add(dataSlice(line), ms)) {
+        const data = dataText(line);
+        if (data !== undefined) this.weather.add(data, ms);
+      }
     } else if (head.type === SAFETY || head.type === ALARM || head.type === STALE || head.type === FRESH || head.type === POCS_STATE || head.type === POCS_STATUS) {
       this.event(head.type, ts, ms, parsedData(line));
     }
+  }
+
+  /** The ms of a canonical ts (the minute parsed once per minute: a night has a million lines); an unreadable one counts as the latest time seen. */
+  private msOf(ts: string): number {
+    if (ts.length !== 24) return this.lastMs;
+    if (!ts.startsWith(this.minute)) {
+      this.minute = ts.slice(0, 17);
+      this.minuteMs = Date.parse(`${this.minute}00.000Z`);
+    }
+    const digit = (i: number) => ts.charCodeAt(i) - 48;
+    return this.minuteMs + digit(17) * 10_000 + digit(18) * 1000 + digit(20) * 100 + digit(21) * 10 + digit(22);
   }
 
   /** Close the span: the silence after the last event, if long enough. */
@@ -153,6 +171,16 @@ export function pocsState(data: unknown): string | undefined {
   const d = data as Record<string, unknown>;
   const state = typeof d.dest === 'string' ? d.dest : typeof d.state === 'string' ? d.state : undefined;
   return state === '' || state === UNKNOWN ? undefined : state;
+}
+
+const WEATHER_DATA = `${JSON.stringify(WEATHER)},"data":`;
+
+/** Where `data` lies in a weather line Meridian wrote (`..."type":"weather","data":D,"meta":M}`), or '' when the line is not so spelled. */
+function dataSlice(line: string): string {
+  const key = WEATHER_DATA;
+  const at = line.indexOf(key);
+  const end = line.lastIndexOf(',"meta":');
+  return at < 0 || end < at ? '' : line.slice(at + key.length, end);
 }
 
 /** The `data` member's text of an envelope line, as recorded. */

@@ -34,9 +34,10 @@ export function reportOf(fold: NightFold, meta: ReportMeta): ComputedReport {
   const fields: Record<string, NightField> = {};
   for (const key of [...fold.weather.fields.keys()].sort()) {
     const stats = fold.weather.fields.get(key)!;
+    if (stats.count === 0) continue; // only numbers beyond a double (1e400) were seen
     const field: NightField = {
       count: stats.count, min: stats.min.value, mean: stats.sum / stats.count, max: stats.max.value,
-      series: [...stats.slices].sort((a, b) => a[0] - b[0]).map(([slice, [sum, n]]) => [formatTs(fold.weather.sliceStart(slice)), sum / n]),
+      series: [...stats.sliceCounts].flatMap((n, slice) => (n === 0 ? [] : [[formatTs(fold.weather.sliceStart(slice)), stats.sliceSums[slice]! / n] as [string, number]])),
     };
     spelled.set(field, stats);
     fields[key] = field;
