@@ -6,6 +6,7 @@ import { lifecycleHandlers } from './lifecycle.js';
 import { metricsHandlers } from './metrics.js';
 import { openApiHandlers } from './openapi/handler.js';
 import type { AppDeps, Route } from './route.js';
+import { rollupHandlers } from './rollups.js';
 import { runHandlers } from './runs.js';
 import { streamHandlers } from './stream.js';
 
@@ -22,6 +23,7 @@ export function routeTable(deps: AppDeps, guard: Guard): Route[] {
   const metrics = metricsHandlers(deps);
   const history = historyHandlers(deps);
   const stream = streamHandlers(deps);
+  const rollups = rollupHandlers(deps);
   return [
     ['GET', '/health', lifecycle.health],
     ['GET', '/ready', lifecycle.ready],
@@ -35,6 +37,7 @@ export function routeTable(deps: AppDeps, guard: Guard): Route[] {
     ['GET', '/current/:type', current.one, 'fast'],
     ['GET', '/history', history.get],
     ['GET', '/stream', stream.get],
+    ['POST', '/rollups/rebuild', rollups.rebuild],
     ['POST', '/shutdown', lifecycle.shutdown],
     ['GET', '/openapi.json', openapi.document],
     ['GET', '/metrics', metrics.scrape],

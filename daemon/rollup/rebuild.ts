@@ -1,0 +1,71 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { MaxAgeRules } from '../../lib/max-age.js';
+import type { History } from '../history/history.js';
+import { headCursor } from '../history/position.js';
+import type { TelemetryStore } from '../storage/store.js';
+import { RollupEngine } from './engine.js';
+import { foldToHead } from './replay.js';
+import { appendPending, writeCheckpoint, swapIn } from './tier-store.js';
+import { TIERS } from './tiers.js';
+
+// `telemetry rollup rebuild`: every tier made again from the recorded files into
+// `<rollups>.rebuild/`, then put in place of the old directory. Buckets older than the first
+// one the files still give for a type and tier (their files were deleted by --retain) are kept
+// from the old tier files. Nothing is changed until the swap: a crash leaves the old rollups.
+
+/** What a rebuild needs. */
+export interface RebuildDeps {
+  root: string;
+  zone: string;
+  rules: MaxAgeRules;
+  store: TelemetryStore;
+  history: History;
+  /** Called in the same turn as the swap: from then on the new engine is the live one. */
+  takeLive: (engine: RollupEngine, files: Record<string, number>) => void;
+}
+
+/** Rebuild the rollups; the new engine is handed to `takeLive` in the turn it is put in place. */
+export async function rebuildRollups(deps: RebuildDeps): Promise<void> {
+  const { root, store, history } = deps;
+  const target = `${root}.rebuild`;
+  await fs.rm(target, { recursive: true, force: true });
+  await fs.mkdir(target, { recursive: true });
+  const engine = new RollupEngine(deps.zone, deps.rules);
+  const files: Record<string, number> = {};
+  const flush = () => appendPending(target, engine, files);
+  const folded = await foldToHead(store, history, { segment: 0, seq: 0 }, engine, flush);
+  await keepOlder(root, target, files);
+  // the old buckets went in front: read on to the head again (what was recorded meanwhile)
+  await foldToHead(store, history, folded, engine, flush);
+  flush();
+  writeCheckpoint(target, { version: 1, cursor: headCursor(store.head()), files: sorted(files), late: engine.late, types: engine.state() });
+  swapIn(root, target);
+  deps.takeLive(engine, files);
+}
+
+/** Put in front of each rebuilt tier file the old buckets that start before its first one (all of them when it has none). */
+async function keepOlder(root: string, target: string, files: Record<string, number>): Promise<void> {
+  for (const tier of TIERS) {
+    const names = await fs.readdir(path.join(root, tier)).catch(() => [] as string[]);
+    for (const name of names.sort()) {
+      const rel = path.join(tier, name);
+      const rebuilt = await fs.readFile(path.join(target, rel), 'utf8').catch(() => '');
+      const firstStart = rebuilt === '' ? Infinity : Number(/^\{"s":(-?\d+),/.exec(rebuilt)?.[1] ?? Infinity);
+      const old = await fs.readFile(path.join(root, rel), 'utf8').catch(() => '');
+      const kept = old.split('\n').filter((line) => {
+        const s = /^\{"s":(-?\d+),"e":(-?\d+),.*\}$/.exec(line);
+        return s !== null && Number(s[1]) < firstStart;
+      });
+      if (kept.length === 0) continue;
+      const text = kept.join('\n') + '\n' + rebuilt;
+      await fs.mkdir(path.join(target, tier), { recursive: true });
+      await fs.writeFile(path.join(target, rel), text);
+      files[rel] = Buffer.byteLength(text);
+    }
+  }
+}
+
+function sorted(files: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.entries(files).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}

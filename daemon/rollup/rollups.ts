@@ -1,0 +1,135 @@
+import path from 'node:path';
+import type { Logger } from '../../lib/log.js';
+import type { MaxAgeRules } from '../../lib/max-age.js';
+import type { History } from '../history/history.js';
+import { headCursor, locate } from '../history/position.js';
+import { statePaths } from '../storage/state-files.js';
+import type { TelemetryStore } from '../storage/store.js';
+import { RollupEngine } from './engine.js';
+import { envelopeParts } from './envelope-parts.js';
+import { rebuildRollups } from './rebuild.js';
+import { foldToHead } from './replay.js';
+import type { BucketRecord } from './series.js';
+import { readBuckets, tierFile } from './tier-file.js';
+import { appendPending, cutToCheckpoint, readCheckpoint, settleRebuild, writeCheckpoint } from './tier-store.js';
+import type { TierName } from './tiers.js';
+
+// The rollups of a daemon (docs/rollups.md): opened at start-up (the tier files cut back to
+// the checkpoint, the events after it folded again), fed by `onRecorded`, flushed and
+// checkpointed every `flushIntervalMs`, rebuilt on demand, asked for a type's buckets.
+
+/** What the rollups need from the daemon. */
+export interface RollupOptions {
+  siteDir: string;
+  zone: string;
+  rules: MaxAgeRules;
+  store: TelemetryStore;
+  history: History;
+  logger: Logger;
+  /** How often closed buckets are written and the checkpoint saved (ms; default 2000). */
+  flushIntervalMs?: number;
+}
+
+/** A site directory's rollups, live. */
+export class Rollups {
+  private engine: RollupEngine;
+  private files: Record<string, number>;
+  private rebuilding: Promise<void> | undefined;
+  private readonly timer: NodeJS.Timeout;
+  private readonly unsubscribe: () => void;
+  private dirty = false;
+
+  private constructor(private readonly root: string, private readonly options: RollupOptions, engine: RollupEngine, files: Record<string, number>) {
+    this.engine = engine;
+    this.files = files;
+    this.unsubscribe = options.store.onRecorded((event) => {
+      if (!event.permanent) return;
+      const parts = envelopeParts(event.reading.json);
+      if (parts) { this.engine.fold(parts); this.dirty = true; }
+    });
+    this.timer = setInterval(() => this.flush(), options.flushIntervalMs ?? 2000);
+    this.timer.unref();
+  }
+
+  /** Open the rollups of a site directory before the daemon takes events (a lost or damaged checkpoint: rebuilt from the files). */
+  static async open(options: RollupOptions): Promise<Rollups> {
+    const root = path.join(statePaths(options.siteDir).dir, 'rollups');
+    settleRebuild(root);
+    const { checkpoint, damaged } = readCheckpoint(root);
+    const { store, history, zone, rules } = options;
+    if (checkpoint) {
+      try {
+        const start = locate(store.head(), checkpoint.cursor, 'the rollup checkpoint');
+        cutToCheckpoint(root, checkpoint.files);
+        const engine = new RollupEngine(zone, rules, checkpoint.types);
+        engine.late = checkpoint.late;
+        const files = { ...checkpoint.files };
+        await foldToHead(store, history, start, engine, () => appendPending(root, engine, files));
+        const rollups = new Rollups(root, options, engine, files);
+        rollups.dirty = true;
+        rollups.flush();
+        return rollups;
+      } catch (error) {
+        options.logger.warn(`the rollup checkpoint cannot be resumed (${(error as Error).message}); rebuilding the rollups from the recorded files`);
+      }
+    } else if (damaged) {
+      options.logger.warn(`the rollup checkpoint is damaged (${damaged}); rebuilding the rollups from the recorded files`);
+    }
+    let taken: { engine: RollupEngine; files: Record<string, number> } | undefined;
+    await rebuildRollups({ root, zone, rules, store, history, takeLive: (engine, files) => { taken = { engine, files }; } });
+    return new Rollups(root, options, taken!.engine, taken!.files);
+  }
+
+  /** Rebuild every tier from the recorded files (a rebuild under way is joined, not started twice). */
+  rebuild(): Promise<void> {
+    this.rebuilding ??= rebuildRollups({
+      root: this.root, zone: this.options.zone, rules: this.options.rules, store: this.options.store, history: this.options.history,
+      takeLive: (engine, files) => { this.engine = engine; this.files = files; this.dirty = false; },
+    }).finally(() => { this.rebuilding = undefined; });
+    return this.rebuilding;
+  }
+
+  /** The ts (ms) of a type's first reading with a numeric field, undefined when none. */
+  firstOf(type: string): number | undefined {
+    return this.engine.firstOf(type);
+  }
+
+  /** Readings left out because they came with a ts before their type's last reading. */
+  late(): number {
+    return this.engine.late;
+  }
+
+  /** A type's buckets of a tier that overlap [from, to) (ms), the open one answered as of `now`. */
+  async buckets(type: string, tier: TierName, from: number, to: number, now: number): Promise<BucketRecord[]> {
+    const rel = tierFile(tier, type);
+    // taken before the file is read: a flush meanwhile moves these into the file (deduplicated below)
+    const pending = [...(this.engine.pending.get(rel) ?? [])];
+    const open = this.engine.openRecord(type, tier, now);
+    const stored = await readBuckets(path.join(this.root, rel), from, to);
+    const lastStored = stored.at(-1)?.s ?? -Infinity;
+    const later = [...pending, ...(open ? [open] : [])].filter((r) => r.s > lastStored && r.e > from && r.s < to);
+    return [...stored, ...later];
+  }
+
+  /** Write closed buckets and the checkpoint now (also at every interval and at close). */
+  flush(): void {
+    if (!this.dirty) return;
+    appendPending(this.root, this.engine, this.files);
+    writeCheckpoint(this.root, {
+      version: 1, cursor: headCursor(this.options.store.head()), files: this.files, late: this.engine.late, types: this.engine.state(),
+    });
+    this.dirty = false;
+  }
+
+  /** Stop listening and write what is open (the daemon calls it before closing the store). */
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    this.unsubscribe();
+    await this.rebuilding?.catch(() => undefined);
+    try {
+      this.flush();
+    } catch (error) {
+      this.options.logger.warn(`the rollups could not be written at stop (${(error as Error).message}); they are folded again at the next start`);
+    }
+  }
+}
