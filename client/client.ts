@@ -2,21 +2,23 @@ import http from 'node:http';
 import got, { type Got, type OptionsInit } from 'got';
 import type {
   BatchAnswer, CurrentAnswer, DamagedFile, Envelope, EventRequest, HealthAnswer, JsonObject, JsonValue, ReadyAnswer, RunRecord, RunStartRequest,
-  ShutdownAnswer, StatusAnswer, StoppedRunRecord,
+  RebuildAnswer, RollupAnswer, ShutdownAnswer, StatusAnswer, StoppedRunRecord,
 } from '../lib/wire.js';
 import { TelemetryClientError } from './errors.js';
 import { toClientError } from './failure.js';
 import { currentEnvelopeTexts, historyEnvelopeTexts } from './answer-text.js';
 import { historyPages, type HistoryOptions, type HistoryPage, type HistoryTextPage } from './history.js';
+import { rollupPath, type RollupOptions } from './rollup.js';
 import { resolveClientSettings, type TelemetryClientOptions } from './options.js';
 import { streamMessages, type StreamMessage, type StreamOptions } from './stream.js';
-import { typeParam } from './type-query.js';
+import { batchPath, currentPath } from './paths.js';
 
 // TelemetryClient: the whole HTTP API as typed methods (camelCase outside, snake_case on the wire).
 
 export type { TelemetryClientOptions } from './options.js';
 export type { HistoryOptions, HistoryPage, HistoryTextPage } from './history.js';
 export type { StreamMessage, StreamOptions } from './stream.js';
+export type { RollupOptions } from './rollup.js';
 
 /** What `startRun()` takes; every field optional (the daemon derives the run id and directory). */
 export interface StartRunOptions {
@@ -272,6 +274,22 @@ export class TelemetryClient {
     }, options);
   }
 
+  /** GET /history?type=T&step=...: a type's rollup buckets (numbers decoded; rollupText() keeps them as spelled). */
+  rollup(type: string, options: RollupOptions = {}): Promise<RollupAnswer> {
+    return this.call('GET', rollupPath(type, options));
+  }
+
+  /** rollup() with the answer's text as the daemon sent it (first/last/min/max as recorded). */
+  async rollupText(type: string, options: RollupOptions = {}): Promise<{ answer: RollupAnswer; text: string }> {
+    const response = await this.send('GET', rollupPath(type, options));
+    return { answer: response.body as unknown as RollupAnswer, text: response.rawBody.toString('utf8') };
+  }
+
+  /** POST /rollups/rebuild: every rollup tier made again from the recorded files; resolves once in place. */
+  rebuildRollups(): Promise<RebuildAnswer> {
+    return this.call('POST', 'rollups/rebuild');
+  }
+
   /**
    * GET /stream: the current view (or a replay after `since`), then every event as recorded,
    * reconnecting and resuming when the connection is lost. Ends on `options.signal` or `break`.
@@ -329,19 +347,4 @@ export class TelemetryClient {
       throw toClientError(error, { method, baseUrl: this.baseUrl, path, timeoutSeconds: this.timeoutSeconds });
     }
   }
-}
-
-/** The path of POST /events with its query. */
-function batchPath(options: PostEventsOptions): string {
-  return options.partial ? 'events?partial=true' : 'events';
-}
-
-/** The path of GET /current with its query. */
-function currentPath(filter: CurrentFilter): string {
-  // the daemon answers the original service's body unless freshness is asked for
-  const query: string[] = [`freshness=${filter.freshness ?? true}`];
-  const type = typeParam(filter.types);
-  if (type !== undefined) query.push(type);
-  if (filter.stale !== undefined) query.push(`stale=${filter.stale}`);
-  return `current?${query.join('&')}`;
 }
