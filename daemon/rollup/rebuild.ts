@@ -5,7 +5,8 @@ import type { History } from '../history/history.js';
 import { headCursor } from '../history/position.js';
 import type { TelemetryStore } from '../storage/store.js';
 import { RollupEngine } from './engine.js';
-import { foldToHead } from './replay.js';
+import { envelopeParts } from './envelope-parts.js';
+import { foldFrom } from './replay.js';
 import { appendPending, writeCheckpoint, swapIn } from './tier-store.js';
 import { TIERS } from './tiers.js';
 
@@ -21,6 +22,8 @@ export interface RebuildDeps {
   rules: MaxAgeRules;
   store: TelemetryStore;
   history: History;
+  /** True once the daemon is stopping: the rebuild gives up (RebuildStopped), leaving the old rollups. */
+  stopped: () => boolean;
   /** Called in the same turn as the swap: from then on the new engine is the live one. */
   takeLive: (engine: RollupEngine, files: Record<string, number>) => void;
 }
@@ -33,15 +36,40 @@ export async function rebuildRollups(deps: RebuildDeps): Promise<void> {
   await fs.mkdir(target, { recursive: true });
   const engine = new RollupEngine(deps.zone, deps.rules);
   const files: Record<string, number> = {};
-  const flush = () => appendPending(target, engine, files);
-  const folded = await foldToHead(store, history, { segment: 0, seq: 0 }, engine, flush);
+  // between pages: written out (memory stays bounded), the daemon's requests served, a stop heeded
+  const flush = async () => {
+    appendPending(target, engine, files);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    if (deps.stopped()) throw new RebuildStopped();
+  };
+  const folded = await foldFrom(history, store.head(), { segment: 0, seq: 0 }, engine, flush);
   await keepOlder(root, target, files);
-  // the old buckets went in front: read on to the head again (what was recorded meanwhile)
-  await foldToHead(store, history, folded, engine, flush);
-  flush();
+  // the last stretch: the files up to a head, and from the same turn on, what is recorded
+  // after it (a listener registered with head() gets everything after it), folded at the swap
+  const head = store.head();
+  const queued: string[] = [];
+  const unsubscribe = store.onRecorded((event) => { if (event.permanent) queued.push(event.reading.json); });
+  try {
+    await foldFrom(history, head, folded, engine, flush);
+  } finally {
+    unsubscribe();
+  }
+  for (const line of queued) {
+    const parts = envelopeParts(line);
+    if (parts) engine.fold(parts);
+  }
+  appendPending(target, engine, files);
   writeCheckpoint(target, { version: 1, cursor: headCursor(store.head()), files: sorted(files), late: engine.late, types: engine.state() });
   swapIn(root, target);
   deps.takeLive(engine, files);
+}
+
+/** A rebuild given up because the daemon stops (the old rollups stay; the next start settles it). */
+export class RebuildStopped extends Error {
+  constructor() {
+    super('the rollup rebuild stopped with the daemon');
+    this.name = 'RebuildStopped';
+  }
 }
 
 /** Put in front of each rebuilt tier file the old buckets that start before its first one (all of them when it has none). */

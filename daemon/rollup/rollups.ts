@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../../lib/log.js';
 import type { MaxAgeRules } from '../../lib/max-age.js';
@@ -7,8 +8,8 @@ import { statePaths } from '../storage/state-files.js';
 import type { TelemetryStore } from '../storage/store.js';
 import { RollupEngine } from './engine.js';
 import { envelopeParts } from './envelope-parts.js';
-import { rebuildRollups } from './rebuild.js';
-import { foldToHead } from './replay.js';
+import { rebuildRollups, RebuildStopped } from './rebuild.js';
+import { foldFrom } from './replay.js';
 import type { BucketRecord } from './series.js';
 import { readBuckets, tierFile } from './tier-file.js';
 import { appendPending, cutToCheckpoint, readCheckpoint, settleRebuild, writeCheckpoint } from './tier-store.js';
@@ -38,6 +39,9 @@ export class Rollups {
   private readonly timer: NodeJS.Timeout;
   private readonly unsubscribe: () => void;
   private dirty = false;
+  private stopped = false;
+  /** While the first build runs (no usable checkpoint at start): nothing is written until it is in place. */
+  private building = false;
 
   private constructor(private readonly root: string, private readonly options: RollupOptions, engine: RollupEngine, files: Record<string, number>) {
     this.engine = engine;
@@ -51,7 +55,11 @@ export class Rollups {
     this.timer.unref();
   }
 
-  /** Open the rollups of a site directory before the daemon takes events (a lost or damaged checkpoint: rebuilt from the files). */
+  /**
+   * Open the rollups of a site directory before the daemon takes events: the events after the
+   * checkpoint are folded again. Without a usable checkpoint (a first start, a damaged one) they
+   * are built from the recorded files in the background, so that start-up stays fast.
+   */
   static async open(options: RollupOptions): Promise<Rollups> {
     const root = path.join(statePaths(options.siteDir).dir, 'rollups');
     settleRebuild(root);
@@ -64,7 +72,7 @@ export class Rollups {
         const engine = new RollupEngine(zone, rules, checkpoint.types);
         engine.late = checkpoint.late;
         const files = { ...checkpoint.files };
-        await foldToHead(store, history, start, engine, () => appendPending(root, engine, files));
+        await foldFrom(history, store.head(), start, engine, () => appendPending(root, engine, files));
         const rollups = new Rollups(root, options, engine, files);
         rollups.dirty = true;
         rollups.flush();
@@ -75,16 +83,24 @@ export class Rollups {
     } else if (damaged) {
       options.logger.warn(`the rollup checkpoint is damaged (${damaged}); rebuilding the rollups from the recorded files`);
     }
-    let taken: { engine: RollupEngine; files: Record<string, number> } | undefined;
-    await rebuildRollups({ root, zone, rules, store, history, takeLive: (engine, files) => { taken = { engine, files }; } });
-    return new Rollups(root, options, taken!.engine, taken!.files);
+    const rollups = new Rollups(root, options, new RollupEngine(zone, rules), {});
+    // a new site directory (nothing recorded, no rollups yet): nothing to build
+    if (headCursor(store.head()) === 'site:0' && !fs.existsSync(root)) return rollups;
+    rollups.building = true;
+    const t0 = Date.now();
+    rollups.rebuild().then(() => options.logger.info(`rollups built from the recorded files in ${((Date.now() - t0) / 1000).toFixed(1)} s`),
+      (error: unknown) => {
+        if (!(error instanceof RebuildStopped)) options.logger.error(`building the rollups failed (${(error as Error).message}); POST /rollups/rebuild tries again`);
+      });
+    return rollups;
   }
 
   /** Rebuild every tier from the recorded files (a rebuild under way is joined, not started twice). */
   rebuild(): Promise<void> {
     this.rebuilding ??= rebuildRollups({
       root: this.root, zone: this.options.zone, rules: this.options.rules, store: this.options.store, history: this.options.history,
-      takeLive: (engine, files) => { this.engine = engine; this.files = files; this.dirty = false; },
+      stopped: () => this.stopped,
+      takeLive: (engine, files) => { this.engine = engine; this.files = files; this.dirty = false; this.building = false; },
     }).finally(() => { this.rebuilding = undefined; });
     return this.rebuilding;
   }
@@ -113,7 +129,7 @@ export class Rollups {
 
   /** Write closed buckets and the checkpoint now (also at every interval and at close). */
   flush(): void {
-    if (!this.dirty) return;
+    if (!this.dirty || this.building) return;
     appendPending(this.root, this.engine, this.files);
     writeCheckpoint(this.root, {
       version: 1, cursor: headCursor(this.options.store.head()), files: this.files, late: this.engine.late, types: this.engine.state(),
@@ -125,6 +141,7 @@ export class Rollups {
   async close(): Promise<void> {
     clearInterval(this.timer);
     this.unsubscribe();
+    this.stopped = true;
     await this.rebuilding?.catch(() => undefined);
     try {
       this.flush();
