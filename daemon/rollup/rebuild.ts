@@ -5,6 +5,7 @@ import type { History } from '../history/history.js';
 import { headCursor } from '../history/position.js';
 import type { TelemetryStore } from '../storage/store.js';
 import { RollupEngine } from './engine.js';
+import type { BucketRecord } from './series.js';
 import { envelopeParts } from './envelope-parts.js';
 import { foldFrom } from './replay.js';
 import { appendPending, writeCheckpoint, swapIn } from './tier-store.js';
@@ -72,26 +73,41 @@ export class RebuildStopped extends Error {
   }
 }
 
-/** Put in front of each rebuilt tier file the old buckets that start before its first one (all of them when it has none). */
+/**
+ * Put in front of each rebuilt tier file the old buckets that start before its first one (all
+ * of them when it has none). The first rebuilt bucket itself is replaced by the old one when
+ * the old one saw more of it (more readings of a field, or as many with less time uncovered):
+ * the files that held its beginning were deleted by --retain.
+ */
 async function keepOlder(root: string, target: string, files: Record<string, number>): Promise<void> {
   for (const tier of TIERS) {
     const names = await fs.readdir(path.join(root, tier)).catch(() => [] as string[]);
     for (const name of names.sort()) {
       const rel = path.join(tier, name);
-      const rebuilt = await fs.readFile(path.join(target, rel), 'utf8').catch(() => '');
-      const firstStart = rebuilt === '' ? Infinity : Number(/^\{"s":(-?\d+),/.exec(rebuilt)?.[1] ?? Infinity);
-      const old = await fs.readFile(path.join(root, rel), 'utf8').catch(() => '');
-      const kept = old.split('\n').filter((line) => {
-        const s = /^\{"s":(-?\d+),"e":(-?\d+),.*\}$/.exec(line);
-        return s !== null && Number(s[1]) < firstStart;
-      });
-      if (kept.length === 0) continue;
-      const text = kept.join('\n') + '\n' + rebuilt;
+      let rebuilt = await fs.readFile(path.join(target, rel), 'utf8').catch(() => '');
+      const firstLine = rebuilt.slice(0, rebuilt.indexOf('\n') + 1);
+      const first = firstLine === '' ? undefined : JSON.parse(firstLine) as BucketRecord;
+      const old = (await fs.readFile(path.join(root, rel), 'utf8').catch(() => '')).split('\n').filter((line) => WHOLE.test(line));
+      const kept = old.filter((line) => first === undefined || Number(WHOLE.exec(line)![1]) < first.s);
+      const boundary = first && old.find((line) => Number(WHOLE.exec(line)![1]) === first.s);
+      if (first && boundary && sawMore(JSON.parse(boundary) as BucketRecord, first)) rebuilt = `${boundary}\n${rebuilt.slice(firstLine.length)}`;
+      if (kept.length === 0 && !(boundary && rebuilt.startsWith(boundary))) continue;
+      const text = kept.map((line) => `${line}\n`).join('') + rebuilt;
       await fs.mkdir(path.join(target, tier), { recursive: true });
       await fs.writeFile(path.join(target, rel), text);
       files[rel] = Buffer.byteLength(text);
     }
   }
+}
+
+const WHOLE = /^\{"s":(-?\d+),"e":(-?\d+),.*\}$/;
+
+/** Whether an old bucket saw more of its span than the rebuilt one: a field with more readings, or as many and less time uncovered. */
+function sawMore(old: BucketRecord, rebuilt: BucketRecord): boolean {
+  return Object.entries(old.f).some(([name, o]) => {
+    const r = rebuilt.f[name];
+    return r === undefined || o[4] > r[4] || (o[4] === r[4] && o[7] < r[7]);
+  });
 }
 
 function sorted(files: Record<string, number>): Record<string, number> {
