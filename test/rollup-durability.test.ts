@@ -178,4 +178,14 @@ test('a damaged checkpoint: the log says so, the rollups are built again from th
   });
 });
 
+test('a new site directory: the first flush writes the checkpoint and the daemon goes on (it once died of it)', async () => {
+  await withRestarts(async (site) => {
+    const d = await site.start();
+    assert.is((await request(d.url, '/event', { body: { type: 'weather', data: { t: 1 } } })).status, 200);
+    await waitFor('a checkpoint', () => (fs.existsSync(path.join(site.dir, '.meridian', 'rollups', 'checkpoint.json')) ? true : undefined));
+    assert.is((await request(d.url, '/health')).status, 200);
+    assert.is(JSON.parse((await request(d.url, '/history?type=weather&step=1m')).text).buckets.length, 1);
+  });
+});
+
 test.run();

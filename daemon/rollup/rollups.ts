@@ -40,6 +40,7 @@ export class Rollups {
   private readonly unsubscribe: () => void;
   private dirty = false;
   private stopped = false;
+  private failing = false;
   /** While the first build runs (no usable checkpoint at start): nothing is written until it is in place. */
   private building = false;
 
@@ -49,9 +50,16 @@ export class Rollups {
     this.unsubscribe = options.store.onRecorded((event) => {
       if (!event.permanent) return;
       const parts = envelopeParts(event.reading.json);
-      if (parts) { this.engine.fold(parts); this.dirty = true; }
+      if (!parts) return;
+      try {
+        this.engine.fold(parts);
+        this.dirty = true;
+      } catch (error) {
+        // never the recording's failure: the rollups are rebuilt from the files
+        options.logger.error(`folding seq ${event.reading.seq} of ${event.stream} into the rollups failed (${(error as Error).message}); POST /rollups/rebuild makes them again`);
+      }
     });
-    this.timer = setInterval(() => this.flush(), options.flushIntervalMs ?? 2000);
+    this.timer = setInterval(() => this.flushOrSay(), options.flushIntervalMs ?? 2000);
     this.timer.unref();
   }
 
@@ -135,6 +143,20 @@ export class Rollups {
       version: 1, cursor: headCursor(this.options.store.head()), files: this.files, late: this.engine.late, types: this.engine.state(),
     });
     this.dirty = false;
+  }
+
+  /** flush(), a failure logged (once until one succeeds again): the rollups never stop the daemon; what is not written stays in memory. */
+  private flushOrSay(): void {
+    try {
+      this.flush();
+      this.failing = false;
+    } catch (error) {
+      if (!this.failing) {
+        this.options.logger.error(`the rollups could not be written (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); ` +
+          'they are kept in memory and written once it works again');
+      }
+      this.failing = true;
+    }
   }
 
   /** Stop listening and write what is open (the daemon calls it before closing the store). */

@@ -37,12 +37,14 @@ export function appendPending(root: string, engine: RollupEngine, files: Record<
     } finally {
       fs.closeSync(fd);
     }
+    // written: not again at the next flush (one that failed is tried again whole, cut back first at a restart)
+    engine.pending.delete(rel);
   }
-  engine.pending.clear();
 }
 
 /** Write the checkpoint under `root` whole (a crash leaves the old one or the new one). */
 export function writeCheckpoint(root: string, checkpoint: Checkpoint): void {
+  fs.mkdirSync(root, { recursive: true });
   // rewritten every flush, and the previous one is still right: no directory sync
   writeJsonAtomic(path.join(root, CHECKPOINT), checkpoint, undefined, { syncDir: false });
 }
