@@ -10,7 +10,7 @@ import type { ParsedOptions } from './options.js';
 // its module when it runs, so --help and usage mistakes answer without loading got or execa.
 
 /** The bare command names, in the order of the help. */
-export const COMMANDS = ['run', 'stop', 'current', 'history', 'night', 'status', 'post', 'import', 'du'] as const;
+export const COMMANDS = ['run', 'stop', 'current', 'history', 'rollup', 'night', 'status', 'post', 'import', 'du'] as const;
 
 const HOST = 'Daemon host (env MERIDIAN_TELEMETRY_HOST; default localhost)';
 const PORT = 'Daemon port (env MERIDIAN_TELEMETRY_PORT; default 6562)';
@@ -79,10 +79,24 @@ export function buildProgram(io: CliIo) {
     .option('--run', 'Only the events of this run id, or site for the site files only')
     .option('--json', 'Print one JSON line per event even on a terminal')
     .option('--csv', 'Print CSV: seq, ts, type, run_id and one column per data field')
+    .option('--step', 'Print rollup buckets instead of events: auto, 1m, 15m, 1h or night (docs/rollups.md)')
+    .option('--width', 'With --step auto: the least number of buckets wanted (default 1000)')
+    .option('--fields', 'With --step: these numeric data fields, comma-separated (default every one): data.temp,data.wind.speed')
     .example(`${p}history weather --since 2h`)
     .example(`${p}history weather --from 2026-03-17T22:00 --to 2026-03-18T04:00 --csv > night.csv`)
     .example(`${p}history "dome status" --run 042 --json | jq .data`)
+    .example(`${p}history weather --since 30d --step auto --width 500 --fields data.temp --json`)
     .action(async (type: unknown, opts: ParsedOptions) => (await import('./history.js')).runHistory(type, opts, io));
+
+  prog.command(`${p}rollup [ACTION]`)
+    .describe('rebuild: make every rollup tier (1m, 15m, 1h, night) again from the recorded files and wait until it is in place. Buckets whose files --retain deleted are kept. Safe to run again or to interrupt.')
+    .option('--host', HOST)
+    .option('--port', PORT)
+    .option('--token', TOKEN)
+    .option('--timeout', 'Seconds to wait for the rebuild (default 3600)')
+    .option('--json', 'Print the JSON of POST /rollups/rebuild instead')
+    .example(`${p}rollup rebuild`)
+    .action(async (action: unknown, opts: ParsedOptions) => (await import('./rollup.js')).runRollup(action, opts, io));
 
   prog.command(`${p}night [DAY]`)
     .describe('Print the report of a night (the site day DAY, YYYYMMDD: local noon to noon; default the site day now) or of a run: its span, runs, time safe and unsafe with reasons, stale time per type, alarms, gaps, events per type, weather min/mean/max, time per POCS state. Fits 80 columns; --json, --md or --html FILE for the other forms.')

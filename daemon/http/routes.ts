@@ -7,6 +7,7 @@ import { metricsHandlers } from './metrics.js';
 import { openApiHandlers } from './openapi/handler.js';
 import type { AppDeps, Route } from './route.js';
 import { reportHandlers } from './reports.js';
+import { rollupHandlers } from './rollups.js';
 import { runHandlers } from './runs.js';
 import { streamHandlers } from './stream.js';
 
@@ -24,6 +25,7 @@ export function routeTable(deps: AppDeps, guard: Guard): Route[] {
   const history = historyHandlers(deps);
   const stream = streamHandlers(deps);
   const reports = reportHandlers(deps);
+  const rollups = rollupHandlers(deps);
   return [
     ['GET', '/health', lifecycle.health],
     ['GET', '/ready', lifecycle.ready],
@@ -39,6 +41,7 @@ export function routeTable(deps: AppDeps, guard: Guard): Route[] {
     ['GET', '/stream', stream.get],
     ['GET', '/reports/night', reports.run],
     ['GET', '/reports/night/:day', reports.night],
+    ['POST', '/rollups/rebuild', rollups.rebuild],
     ['POST', '/shutdown', lifecycle.shutdown],
     ['GET', '/openapi.json', openapi.document],
     ['GET', '/metrics', metrics.scrape],
