@@ -2,6 +2,7 @@ import type { OpenAPIObject, PathsObject } from 'openapi3-ts/oas31';
 import { currentPaths } from './current.js';
 import { eventPaths } from './events.js';
 import { historyPaths } from './history.js';
+import { rollupPaths } from './rollups.js';
 import { lifecyclePaths } from './lifecycle.js';
 import { errorSchema, jsonAnswer, operation } from './responses.js';
 import { reportPaths } from './reports.js';
@@ -53,7 +54,7 @@ export function openApiDocument(version: string): OpenAPIObject {
       { name: 'current', description: 'The latest reading of every type.' },
       { name: 'history', description: 'What was recorded: history pages and the live stream.' },
     ],
-    paths: { ...lifecyclePaths, ...runPaths, ...eventPaths, ...currentPaths, ...historyPaths, ...reportPaths, ...introspectionPaths },
+    paths: { ...lifecyclePaths, ...runPaths, ...eventPaths, ...currentPaths, ...historyPaths, ...rollupPaths, ...reportPaths, ...introspectionPaths },
     components: {
       schemas: SCHEMAS,
       securitySchemes: {
