@@ -127,6 +127,11 @@ test('every documented answer of every route is provoked, and each matches the d
     await call('POST', '/event', 200, { body: { type: 'dome', data: 'open' } });
     await call('GET', '/status', 200);
     await call('POST', '/run/stop', 200);
+    // the night report of a site day and of a run
+    await call('GET', '/reports/night/20260317', 200);
+    await call('GET', '/reports/night/20260230', 422, { code: 'INVALID_NIGHT' });
+    await call('GET', '/reports/night?run=n1', 200);
+    await call('GET', '/reports/night?run=none', 422, { code: 'INVALID_QUERY' });
     await call('POST', '/shutdown', 200);
     await d.daemon.closed;
 
