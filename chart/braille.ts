@@ -1,4 +1,4 @@
-import { boundsOf, niceTicks, timeLabel, timeTicks, valueLabel, type ChartOptions, type Series } from './series.js';
+import { boundsOf, joinedRuns, niceTicks, timeLabel, timeTicks, valueLabel, type ChartOptions, type Series } from './series.js';
 
 // A chart for the terminal in braille (each character cell holds 2x4 dots): a y axis with
 // round values, the series drawn as lines, an x axis with times. Pure: lines of text out.
@@ -11,7 +11,7 @@ const DOTS = [[0x01, 0x08], [0x02, 0x10], [0x04, 0x20], [0x40, 0x80]];
 export function brailleChart(series: readonly Series[], options: ChartOptions): string[] {
   const { x0, x1, y0, y1 } = boundsOf(series, options);
   const plotRows = Math.max(2, options.height - 2);
-  const ticks = niceTicks(y0, y1, Math.max(2, Math.floor(plotRows / 3)));
+  const ticks = niceTicks(y0, y1, Math.max(2, Math.floor(plotRows / 2)));
   const labels = ticks.map(valueLabel);
   const labelWidth = Math.max(...labels.map((l) => l.length), 1);
   const cols = Math.max(4, options.width - labelWidth - 2);
@@ -24,9 +24,9 @@ export function brailleChart(series: readonly Series[], options: ChartOptions): 
     if (px < 0 || py < 0 || px >= w || py >= h) return;
     cells[py >> 2]![px >> 1]! |= DOTS[py & 3]![px & 1]!;
   };
-  for (const s of series) {
+  for (const run of series.flatMap(joinedRuns)) {
     let prev: [number, number] | undefined;
-    for (const [x, y] of s.points) {
+    for (const [x, y] of run) {
       const p: [number, number] = [toX(x), toY(y)];
       if (prev) line(prev, p, dot);
       else dot(p[0], p[1]);
@@ -34,7 +34,7 @@ export function brailleChart(series: readonly Series[], options: ChartOptions): 
     }
   }
   const rowOfTick = new Map(ticks.map((t, i) => [Math.min(plotRows - 1, Math.max(0, Math.floor(toY(t) / 4))), labels[i]!]));
-  const out = cells.map((row, r) => `${(rowOfTick.get(r) ?? '').padStart(labelWidth)} ┤${String.fromCharCode(...row.map((b) => BRAILLE + b))}`);
+  const out = cells.map((row, r) => `${(rowOfTick.get(r) ?? '').padStart(labelWidth)} ┤${String.fromCharCode(...Array.from(row, (b) => BRAILLE + b))}`);
   out.push(`${' '.repeat(labelWidth)} └${'─'.repeat(cols)}`);
   out.push(`${' '.repeat(labelWidth + 2)}${timeAxis(x0, x1, cols, options.zone)}`);
   if (series.length > 1) out.push(`${' '.repeat(labelWidth + 2)}${series.map((s) => s.name).join(', ')}`.slice(0, options.width));

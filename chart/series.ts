@@ -7,6 +7,24 @@ import { DateTime } from 'luxon';
 export interface Series {
   name: string;
   points: readonly (readonly [number, number])[];
+  /** Points further apart than this (ms) are not joined: the time between held no reading. */
+  breakMs?: number;
+}
+
+/** The runs of a series' points that are drawn joined (split where they lie more than `breakMs` apart). */
+export function joinedRuns(s: Series): (readonly (readonly [number, number])[])[] {
+  const runs: (readonly [number, number])[][] = [];
+  let run: (readonly [number, number])[] = [];
+  for (const p of s.points) {
+    const last = run.at(-1);
+    if (last && s.breakMs !== undefined && p[0] - last[0] > s.breakMs) {
+      runs.push(run);
+      run = [];
+    }
+    run.push(p);
+  }
+  if (run.length > 0) runs.push(run);
+  return runs;
 }
 
 /** A chart's size and how its times are written. */

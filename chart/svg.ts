@@ -1,4 +1,4 @@
-import { boundsOf, niceTicks, timeLabel, timeTicks, valueLabel, type ChartOptions, type Series } from './series.js';
+import { boundsOf, joinedRuns, niceTicks, timeLabel, timeTicks, valueLabel, type ChartOptions, type Series } from './series.js';
 
 // A chart as SVG text (for the HTML report, `plot --svg` and `--png`): axes with round values
 // and times, one polyline per series in its own colour, a legend. Pure: text out.
@@ -33,8 +33,12 @@ export function svgChart(series: readonly Series[], options: ChartOptions): stri
   parts.push(`<polyline points="${MARGIN.left},${MARGIN.top} ${MARGIN.left},${height - MARGIN.bottom} ${width - MARGIN.right},${height - MARGIN.bottom}" fill="none" stroke="#000000"/>`);
   series.forEach((s, i) => {
     const colour = SERIES_COLOURS[i % SERIES_COLOURS.length]!;
-    const points = s.points.map(([x, y]) => `${fixed(toX(x))},${fixed(toY(y))}`).join(' ');
-    parts.push(`<polyline points="${points}" fill="none" stroke="${colour}" stroke-width="2"/>`);
+    for (const run of joinedRuns(s)) {
+      const points = run.map(([x, y]) => `${fixed(toX(x))},${fixed(toY(y))}`).join(' ');
+      // a lone point is drawn as a dot (a polyline of one point shows nothing)
+      if (run.length === 1) parts.push(`<circle cx="${fixed(toX(run[0]![0]))}" cy="${fixed(toY(run[0]![1]))}" r="2" fill="${colour}"/>`);
+      else parts.push(`<polyline points="${points}" fill="none" stroke="${colour}" stroke-width="2"/>`);
+    }
     parts.push(`<text x="${MARGIN.left + 8 + i * 140}" y="${height - 6}" fill="${colour}">${escapeXml(s.name)}</text>`);
   });
   parts.push('</svg>');

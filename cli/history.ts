@@ -100,7 +100,7 @@ async function printRollup(type: string, options: RollupOptions, opts: ParsedOpt
 }
 
 /** --from/--to: ISO-8601 (a time without a zone is local time), or relative such as -2h; as the daemon takes it. */
-function timeOption(opts: ParsedOptions, name: string): string | undefined {
+export function timeOption(opts: ParsedOptions, name: string): string | undefined {
   const text = textOption(opts, name);
   if (text === undefined) return undefined;
   if (text === 'now') return text;

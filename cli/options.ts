@@ -14,7 +14,7 @@ export const VALUE_OPTIONS = [...new Set([...daemonOptions('value'), 'log-file',
   'config', 'forward', 'data', 'meta', 'batch-size', 'start-line', 'since', 'from', 'to', 'run', 'max-age', 'theme',
   'step', 'width', 'fields', 'html', 'svg', 'png'])];
 /** Options that are switches (never swallow the next word: `--json weather`). */
-export const SWITCH_OPTIONS = [...new Set([...daemonOptions('switch'), 'json', 'csv', 'follow', 'detach', 'partial', 'not-current', 'md'])];
+export const SWITCH_OPTIONS = [...new Set([...daemonOptions('switch'), 'json', 'csv', 'follow', 'detach', 'partial', 'not-current', 'md', 'utc'])];
 
 /** A bad command line the parser did not catch: unknown command or option, extra argument (exit 2). */
 export class UsageError extends Error {

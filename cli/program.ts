@@ -10,7 +10,7 @@ import type { ParsedOptions } from './options.js';
 // its module when it runs, so --help and usage mistakes answer without loading got or execa.
 
 /** The bare command names, in the order of the help. */
-export const COMMANDS = ['run', 'stop', 'current', 'history', 'rollup', 'night', 'status', 'post', 'import', 'du'] as const;
+export const COMMANDS = ['run', 'stop', 'current', 'history', 'rollup', 'plot', 'night', 'status', 'post', 'import', 'du'] as const;
 
 const HOST = 'Daemon host (env MERIDIAN_TELEMETRY_HOST; default localhost)';
 const PORT = 'Daemon port (env MERIDIAN_TELEMETRY_PORT; default 6562)';
@@ -97,6 +97,24 @@ export function buildProgram(io: CliIo) {
     .option('--json', 'Print the JSON of POST /rollups/rebuild instead')
     .example(`${p}rollup rebuild`)
     .action(async (action: unknown, opts: ParsedOptions) => (await import('./rollup.js')).runRollup(action, opts, io));
+
+  prog.command(`${p}plot [SERIES]`)
+    .describe('Chart one or more fields over time, each SERIES written TYPE.FIELD (TYPE:FIELD for a type with a dot): their mean per rollup bucket, in the terminal (braille, with axes), or as an image with --svg or --png. The last 12 hours unless --since or --from/--to say otherwise.')
+    .option('--host', HOST)
+    .option('--port', PORT)
+    .option('--token', TOKEN)
+    .option('--since', 'The last span of time: 30m, 12h, 7d (s, m, h, d, w) (default 12h)')
+    .option('--from', 'From this time: ISO-8601 (without a zone: local time), or relative such as -3h')
+    .option('--to', 'Up to this time, not included (same forms as --from)')
+    .option('--step', 'The buckets: auto (enough for the chart\'s width), 1m, 15m, 1h or night (default auto)')
+    .option('--width', 'With --step auto: at least this many buckets (default: the chart\'s width in dots)')
+    .option('--utc', 'Times in UTC (default local time)')
+    .option('--svg', 'Write the chart as an SVG image to this file instead')
+    .option('--png', 'Write the chart as a PNG image to this file instead')
+    .example(`${p}plot weather.temp_c`)
+    .example(`${p}plot weather.temp_c weather.dew_point_c --since 7d`)
+    .example(`${p}plot weather.wind_speed --from 2026-03-17T18:00 --to 2026-03-18T08:00 --utc --png wind.png`)
+    .action(async (first: unknown, opts: ParsedOptions) => (await import('./plot.js')).runPlot(first, opts, io));
 
   prog.command(`${p}night [DAY]`)
     .describe('Print the report of a night (the site day DAY, YYYYMMDD: local noon to noon; default the site day now) or of a run: its span, runs, time safe and unsafe with reasons, stale time per type, alarms, gaps, events per type, weather min/mean/max, time per POCS state. Fits 80 columns; --json, --md or --html FILE for the other forms.')
