@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { brailleChart } from '../chart/braille.js';
-import type { Series } from '../chart/series.js';
+import type { ChartOptions, Series } from '../chart/series.js';
 import { svgChart } from '../chart/svg.js';
 import type { RollupAnswer } from '../lib/wire.js';
 import { connect } from './connect.js';
@@ -51,20 +51,22 @@ export async function runPlot(first: unknown, opts: ParsedOptions, io: CliIo): P
   for (const s of series.filter((x) => x.points.length === 0)) say(io, `no readings of ${s.name} in that span`);
   const drawn = series.filter((s) => s.points.length > 0);
   const steps = [...new Set(answers.map((a) => a.step))].join(', ');
+  // the time axis is the span asked for (the daemon's answer says it), readings or not
+  const domain = { from: Math.min(...answers.map((a) => Date.parse(a.from))), to: Math.max(...answers.map((a) => Date.parse(a.to))) };
   if (image) {
-    const text = svgChart(drawn, { ...IMAGE, zone, title: `${drawn.map((s) => s.name).join(', ')} (mean per ${steps})` });
+    const text = svgChart(drawn, { ...IMAGE, ...domain, zone, title: `${drawn.map((s) => s.name).join(', ')} (mean per ${steps})` });
     if (svg !== undefined) writeImage(svg, '--svg', text);
     if (png !== undefined) writeImage(png, '--png', await pngOf(text));
     return 0;
   }
-  for (const s of drawn) show(io, `${chartText(s, steps, zone, columns)}\n`);
+  for (const s of drawn) show(io, `${chartText(s, steps, { zone, width: columns, height: CHART_HEIGHT, ...domain })}\n`);
   return 0;
 }
 
 /** One field's chart for the terminal: a title line, then the braille chart. */
-function chartText(s: Series, steps: string, zone: string, columns: number): string {
-  const title = `${s.name} (mean per ${steps}, ${zone === 'utc' ? 'UTC' : 'local time'})`;
-  return [title, ...brailleChart([s], { width: columns, height: CHART_HEIGHT, zone })].join('\n');
+function chartText(s: Series, steps: string, options: ChartOptions): string {
+  const title = `${s.name} (mean per ${steps}, ${options.zone === 'utc' ? 'UTC' : 'local time'})`;
+  return [title, ...brailleChart([s], options)].join('\n');
 }
 
 /** The SVG drawn as PNG (resvg: a renderer from npm, no browser). */
