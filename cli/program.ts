@@ -89,7 +89,7 @@ export function buildProgram(io: CliIo) {
     .action(async (type: unknown, opts: ParsedOptions) => (await import('./history.js')).runHistory(type, opts, io));
 
   prog.command(`${p}rollup [ACTION]`)
-    .describe('rebuild: make every rollup tier (1m, 15m, 1h, night) again from the recorded files and wait until it is in place. Buckets whose files --retain deleted are kept. Safe to run again or to interrupt.')
+    .describe('Make every rollup tier (1m, 15m, 1h, night) again from the recorded files (ACTION: rebuild) and wait until it is in place. Buckets whose files --retain deleted are kept. Safe to run again or to interrupt.')
     .option('--host', HOST)
     .option('--port', PORT)
     .option('--token', TOKEN)
