@@ -89,7 +89,7 @@ export function buildProgram(io: CliIo) {
     .action(async (type: unknown, opts: ParsedOptions) => (await import('./history.js')).runHistory(type, opts, io));
 
   prog.command(`${p}rollup [ACTION]`)
-    .describe('rebuild: make every rollup tier (1m, 15m, 1h, night) again from the recorded files and wait until it is in place. Buckets whose files --retain deleted are kept. Safe to run again or to interrupt.')
+    .describe('Make every rollup tier (1m, 15m, 1h, night) again from the recorded files (ACTION: rebuild) and wait until it is in place. Buckets whose files --retain deleted are kept. Safe to run again or to interrupt.')
     .option('--host', HOST)
     .option('--port', PORT)
     .option('--token', TOKEN)
@@ -99,7 +99,7 @@ export function buildProgram(io: CliIo) {
     .action(async (action: unknown, opts: ParsedOptions) => (await import('./rollup.js')).runRollup(action, opts, io));
 
   prog.command(`${p}plot [SERIES]`)
-    .describe('Chart one or more fields over time, each SERIES written TYPE.FIELD (TYPE:FIELD for a type with a dot): their mean per rollup bucket, in the terminal (braille, with axes), or as an image with --svg or --png. The last 12 hours unless --since or --from/--to say otherwise.')
+    .describe('Chart fields over time: their mean per rollup bucket, in the terminal (braille, with axes), or as an image with --svg or --png; each SERIES written like weather.temp_c (TYPE:FIELD for a type with a dot in its name). The last 12 hours unless --since or --from/--to say otherwise.')
     .option('--host', HOST)
     .option('--port', PORT)
     .option('--token', TOKEN)

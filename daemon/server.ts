@@ -118,10 +118,10 @@ export async function startDaemon(config: DaemonConfig, deps: {
   const history = new History(config.siteDir, statePaths(config.siteDir).index,
     ({ file, reason }) => logger.error(reason.startsWith('missing') ? `${file} is ${reason}` : `${file} is damaged: ${reason}; what it holds besides is served`));
   const streams = new StreamHub(store, logger);
-  let rollups: Rollups;
+  let rollups: Rollups | undefined;
   try {
     // before the port is bound: nothing is recorded while the events after the checkpoint are folded again
-    rollups = await Rollups.open({ siteDir: config.siteDir, zone: config.zone, rules: config.maxAge, store, history, logger });
+    if (config.rollups) rollups = await Rollups.open({ siteDir: config.siteDir, zone: config.zone, rules: config.maxAge, store, history, logger });
   } catch (error) {
     await store.close();
     metrics.close();
@@ -141,7 +141,7 @@ export async function startDaemon(config: DaemonConfig, deps: {
       await Promise.all([drain.stop(options?.now ? 0 : config.shutdownTimeoutMs), forwarding.stop()]);
       await housekeeping?.close();
       watch.stop();
-      await rollups.close();
+      await rollups?.close();
       await store.close();
       metrics.close();
       logger.info('stopped');

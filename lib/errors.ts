@@ -18,6 +18,7 @@ export const ERROR_CATALOGUE = {
   NO_READING: { status: 404, meaning: 'The current view holds no reading of that type.' },
   METHOD_NOT_ALLOWED: { status: 405, meaning: 'The path exists but not with this method.' },
   RUN_ACTIVE: { status: 409, meaning: 'A run is already active; it was left untouched.' },
+  ROLLUPS_OFF: { status: 409, meaning: 'The daemon runs with `--rollups off`: it keeps no rollup tiers to answer or rebuild.' },
   BODY_TOO_LARGE: { status: 413, meaning: 'The request body exceeds the configured limit (`--max-body`).' },
   BATCH_TOO_LARGE: { status: 413, meaning: 'A batch (`POST /events`) holds more events than the maximum (10,000); nothing was recorded.' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, meaning: 'The request has a body whose `Content-Type` is not `application/json`.' },

@@ -36,6 +36,8 @@ export interface DaemonConfig {
   readonly compressAfterMs: number | undefined;
   /** Delete closed day files and stopped runs' files older than this (ms); undefined: keep all. */
   readonly retainMs: number | undefined;
+  /** Keep the rollup tiers (`--rollups on|off`, docs/rollups.md). */
+  readonly rollups: boolean;
   /** The luxon zone of the site day: the zone TZ names, "system" when TZ is unset, "utc" when TZ is invalid. */
   readonly zone: string;
   /** Set when TZ named an unknown zone: the warning to log at start-up. */
@@ -61,6 +63,7 @@ export interface DaemonFlags {
   logFormat?: string;
   compressAfter?: string;
   retain?: string;
+  rollups?: string;
 }
 
 /** A value as given: the flag's or variable's name (for messages) and its raw value. */
@@ -194,7 +197,14 @@ export const DAEMON_SETTINGS: readonly DaemonSetting[] = [
     resolve: (g) => ({ retainMs: g === undefined ? undefined : parseAge(String(g.value), g.name) }),
     argv: (c) => (c.retainMs === undefined ? [] : ['--retain', formatAge(c.retainMs)]),
   },
+  {
+    key: 'rollups', flag: '--rollups', variables: [], kind: 'value', about: 'Keep the rollup tiers (1m, 15m, 1h, night) of numeric fields: on or off', defaultText: 'on',
+    resolve: (g) => ({ rollups: parseChoice(text(g) ?? 'on', g?.name ?? '--rollups', ON_OFF) === 'on' }),
+    argv: (c) => (c.rollups ? [] : ['--rollups', 'off']),
+  },
 ];
+
+const ON_OFF = ['on', 'off'] as const;
 
 /** The --help line of a setting: what it does, its variable and its default. */
 export function settingHelp(setting: DaemonSetting): string {

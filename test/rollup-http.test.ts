@@ -1,6 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ManualClock } from './helpers/clock.js';
+import fs from 'node:fs';
+import path from 'node:path';
 import { withTestDaemon, type TestDaemon } from './helpers/daemon.js';
 import { postEvent, request } from './helpers/http.js';
 
@@ -104,6 +106,20 @@ test('mistakes: 422 INVALID_QUERY with one sentence naming the parameter; withou
       assert.equal([answer.status, answer.json], [422, { detail, code: 'INVALID_QUERY' }], query);
     }
     assert.equal((await request(d.url, '/history?type=a')).json, { events: [], next_cursor: null });
+  });
+});
+
+test('--rollups off: nothing is kept; step and the rebuild answer 409 ROLLUPS_OFF; /history without step as always', async () => {
+  await withTestDaemon({ flags: { rollups: 'off' } }, async (d) => {
+    assert.is((await post(d, '2026-06-01T10:00:30.000Z', 7)).status, 200);
+    const off = { detail: 'This daemon runs with --rollups off: it keeps no rollups (start it with --rollups on).', code: 'ROLLUPS_OFF' };
+    for (const [method, url] of [['GET', '/history?type=weather&step=1h'], ['POST', '/rollups/rebuild']] as const) {
+      const answer = await request(d.url, url, { method });
+      assert.equal([answer.status, answer.json], [409, off], url);
+    }
+    assert.is((await request(d.url, '/history?type=weather')).json.events.length, 1);
+    await d.close();
+    assert.not.ok(fs.existsSync(path.join(d.siteDir, '.meridian', 'rollups')));
   });
 });
 

@@ -4,6 +4,7 @@ import { isTier, TIER_MS, TIERS, type TierName } from '../rollup/tiers.js';
 import { countParam } from './history-query.js';
 import { invalid, single, type Query } from './query.js';
 import { sendJson } from './respond.js';
+import { rollupsOn } from './rollups.js';
 import type { ServerResponse } from 'node:http';
 import type { Rollups } from '../rollup/rollups.js';
 
@@ -26,7 +27,8 @@ export interface RollupQuery {
 }
 
 /** Answer a /history query that has `step`. */
-export async function sendRollup(res: ServerResponse, query: Query, rollups: Rollups, asked: RollupQuery): Promise<void> {
+export async function sendRollup(res: ServerResponse, query: Query, kept: Rollups | undefined, asked: RollupQuery): Promise<void> {
+  const rollups = rollupsOn(kept);
   for (const name of ['run', 'cursor', 'limit']) {
     if (query.has(name)) invalid(`${name} is not taken with step: a rollup answers one type's buckets over from..to.`);
   }

@@ -1,3 +1,5 @@
+import { MeridianError } from '../../lib/errors.js';
+import type { Rollups } from '../rollup/rollups.js';
 import { sendJson } from './respond.js';
 import type { AppDeps, Handler } from './route.js';
 
@@ -8,8 +10,15 @@ import type { AppDeps, Handler } from './route.js';
 export function rollupHandlers({ rollups }: AppDeps): Record<'rebuild', Handler> {
   return {
     rebuild: async (_req, res) => {
-      await rollups.rebuild();
-      sendJson(res, 200, `{"rebuilt":true,"late":${rollups.late()}}`);
+      const kept = rollupsOn(rollups);
+      await kept.rebuild();
+      sendJson(res, 200, `{"rebuilt":true,"late":${kept.late()}}`);
     },
   };
+}
+
+/** The daemon's rollups, or 409 ROLLUPS_OFF when it runs with `--rollups off`. */
+export function rollupsOn(rollups: Rollups | undefined): Rollups {
+  if (rollups === undefined) throw new MeridianError('ROLLUPS_OFF', 'This daemon runs with --rollups off: it keeps no rollups (start it with --rollups on).');
+  return rollups;
 }

@@ -29,8 +29,8 @@ export interface AppDeps {
   history: History;
   /** Files /status lists under `damaged` besides those history found (a .gz kept beside its plain file). */
   keptFiles?: () => { file: string; reason: string }[];
-  /** The rollup tiers (GET /history?step=, POST /rollups/rebuild). */
-  rollups: Rollups;
+  /** The rollup tiers (GET /history?step=, POST /rollups/rebuild); undefined with `--rollups off`. */
+  rollups: Rollups | undefined;
   /** The live /stream clients. */
   streams: StreamHub;
   logger: Logger;
