@@ -4,7 +4,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cli } from './helpers/cli.js';
 import { ManualClock } from './helpers/clock.js';
-import { ROOT, startTestDaemon, type TestDaemon } from './helpers/daemon.js';
+import { freePort, ROOT, startTestDaemon, type TestDaemon } from './helpers/daemon.js';
 import { request } from './helpers/http.js';
 import { nightEvents, recordNight, temperature } from './helpers/night-fixture.js';
 import { removeDir } from './helpers/tmp.js';
@@ -89,6 +89,18 @@ test('the report of a run covers its first event to its last', async () => {
   assert.equal([r.safety.safe_s, r.safety.unsafe_s, r.safety.unknown_s], [16200, 3540, 1800]);
 });
 
+test('DST nights are 23 and 25 hours long, from local noon to local noon', async () => {
+  const rows: [string, string, string, number][] = [
+    ['20260307', '2026-03-07T17:00:00.000Z', '2026-03-08T16:00:00.000Z', 82800],
+    ['20251101', '2025-11-01T16:00:00.000Z', '2025-11-02T17:00:00.000Z', 90000],
+    ['20260316', '2026-03-16T16:00:00.000Z', '2026-03-17T16:00:00.000Z', 86400],
+  ];
+  for (const [day, from, to, seconds] of rows) {
+    const r = (await request(d.url, `/reports/night/${day}`)).json as Record<string, any>;
+    assert.equal([r.from, r.to, r.seconds, r.events, r.safety.unknown_s, r.gaps.list], [from, to, seconds, 0, seconds, [{ from, to, seconds }]], day);
+  }
+});
+
 test('mistakes are refused with one sentence and a stable code', async () => {
   const rows: [string, number, string, string][] = [
     ['/reports/night/2026031', 422, 'INVALID_NIGHT', 'The night must be a site day as YYYYMMDD (the date its evening falls on), such as 20260317; got "2026031".'],
@@ -113,6 +125,11 @@ test('mistakes are refused with one sentence and a stable code', async () => {
   }
   const bad = await cli(['night', '20260230', '--port', String(d.port)]);
   assert.equal([bad.code, bad.stdout], [1, '']);
+  const unwritable = await cli(['night', '20260317', '--html', '/nonexistent/n.html', '--port', String(d.port)]);
+  assert.equal([unwritable.code, unwritable.stdout, unwritable.stderr],
+    [2, '', 'telemetry: --html /nonexistent/n.html cannot be written (ENOENT) (see "telemetry night --help")\n']);
+  const none = await cli(['night', '20260317', '--port', String(await freePort())]);
+  assert.equal([none.code, none.stdout], [3, '']);
 });
 
 test.run();
