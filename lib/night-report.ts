@@ -28,8 +28,10 @@ export interface NightSafety {
   unknown_s: number;
   /** Unsafe seconds per reason (a stretch with two reasons counts for both), most first. */
   reasons: { reason: string; seconds: number }[];
-  /** Each verdict change in the night, in record order. */
+  /** The verdict changes in the night, in record order: the first 10,000. */
   changes: { ts: string; safe: boolean; reasons: string[] }[];
+  /** How many there were. */
+  change_count: number;
 }
 
 /** Seconds one type was stale in the night (`meridian.stale` to `meridian.fresh`). */

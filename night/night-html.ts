@@ -47,6 +47,8 @@ export function safetyStretches(r: NightReport): BandStretch[] {
   for (const c of r.safety.changes) points.push({ ms: Date.parse(c.ts), key: verdict(c), label: c.reasons.join(', ') });
   const stretches: BandStretch[] = [];
   const untilMs = Date.parse(r.until);
+  // past the last change listed (a verdict that flapped more than the report lists), nothing is drawn as known
+  if (r.safety.change_count > r.safety.changes.length) points.push({ ms: Date.parse(r.safety.changes.at(-1)!.ts) + 1, key: 'unknown', label: 'more changes than listed' });
   points.forEach((p, i) => {
     const toMs = Math.min(untilMs, points[i + 1]?.ms ?? untilMs);
     stretches.push({ fromMs: p.ms, toMs, colour: BAND_COLOURS[p.key], label: `${p.key}${p.label ? `: ${p.label}` : ''}` });

@@ -101,6 +101,19 @@ test('DST nights are 23 and 25 hours long, from local noon to local noon', async
   }
 });
 
+test('a verdict flapping all night: every change counted and timed, the first 10,000 listed', async () => {
+  // 10,002 verdicts every 5 s from 2026-03-10T16:00Z (local noon), safe on even ones
+  const lines = Array.from({ length: 10_002 }, (_, k) =>
+    `{"type":"meridian.safety","data":{"safe":${k % 2 === 0},"reasons":${k % 2 === 0 ? '[]' : '["wind"]'}},"ts":"${new Date(Date.parse('2026-03-10T16:00:00Z') + k * 5000).toISOString()}"}`);
+  for (const part of [lines.slice(0, 5001), lines.slice(5001)]) {
+    const posted = await request(d.url, '/events', { method: 'POST', body: part.join('\n'), headers: { 'content-type': 'application/x-ndjson' } });
+    assert.is(posted.status, 200);
+  }
+  const r = (await request(d.url, '/reports/night/20260310')).json as Record<string, any>;
+  assert.equal([r.safety.change_count, r.safety.changes.length, r.safety.safe_s, r.safety.unsafe_s, r.safety.unknown_s, r.safety.reasons],
+    [10_002, 10_000, 25005, 25000, 36395, [{ reason: 'wind', seconds: 25000 }]]);
+});
+
 test('mistakes are refused with one sentence and a stable code', async () => {
   const rows: [string, number, string, string][] = [
     ['/reports/night/2026031', 422, 'INVALID_NIGHT', 'The night must be a site day as YYYYMMDD (the date its evening falls on), such as 20260317; got "2026031".'],

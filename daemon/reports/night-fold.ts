@@ -17,6 +17,8 @@ export const POCS_STATUS = 'status';
 export const WEATHER = 'weather';
 /** Alarm transitions listed in a report (all are counted). */
 export const ALARMS_LISTED = 500;
+/** Safety verdict changes listed in a report (all are counted): a verdict flapping all night stays a bounded answer. */
+export const SAFETY_CHANGES_LISTED = 10_000;
 
 /** What was known when the span began (read from the day before it). */
 export interface StartState {
@@ -47,6 +49,7 @@ export class NightFold {
   readonly stale = new Map<string, { clock: StateClock; times: number }>();
   readonly alarms: { ts: string; id: string; from: string; to: string; severity: string }[] = [];
   alarmCount = 0;
+  safetyChangeCount = 0;
   readonly states: StateClock;
   readonly weather: WeatherStats;
   events = 0;
@@ -134,7 +137,8 @@ export class NightFold {
       const verdict = safetyOf(d);
       if (!verdict) return;
       this.safety.set(ms, safetyKey(verdict.safe, verdict.reasons));
-      this.safetyChanges.push({ ts, ...verdict });
+      this.safetyChangeCount++;
+      if (this.safetyChanges.length < SAFETY_CHANGES_LISTED) this.safetyChanges.push({ ts, ...verdict });
     } else if (type === STALE || type === FRESH) {
       if (typeof d.type !== 'string') return;
       const held = this.staleOf(d.type);

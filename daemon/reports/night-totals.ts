@@ -89,6 +89,7 @@ function safetyOf(fold: NightFold): NightReport['safety'] {
     reasons: [...reasons].map(([reason, t]) => ({ reason, seconds: seconds(t) }))
       .sort((a, b) => b.seconds - a.seconds || (a.reason < b.reason ? -1 : 1)),
     changes: fold.safetyChanges,
+    change_count: fold.safetyChangeCount,
   };
 }
 
