@@ -44,6 +44,8 @@ test('the HTML report renders in headless Chromium with its band and charts wher
       const page = path.join(dir, 'night.html');
       const made = await cli(['night', '20260317', '--html', page, '--port', String(d.port)]);
       assert.equal([made.code, made.stdout, made.stderr], [0, '', `telemetry: wrote ${page}\n`]);
+      // one self-contained page: no script, nothing loaded from elsewhere
+      assert.not.match(fs.readFileSync(page, 'utf8'), /<script|\ssrc=|\shref=|url\(/i);
       const shot = path.join(dir, 'night.png');
       await promisify(execFile)('chromium', ['--headless', '--no-sandbox', '--disable-gpu', '--hide-scrollbars',
         `--screenshot=${shot}`, `--window-size=${WIDTH},${HEIGHT}`, `file://${page}`], { timeout: 60_000 });
