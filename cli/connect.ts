@@ -16,10 +16,10 @@ export interface DaemonTarget {
 }
 
 /** Resolve the address and token (flag > env > default) and build the client that sends the token. */
-export function connect(opts: ParsedOptions, io: CliIo): DaemonTarget {
+export function connect(opts: ParsedOptions, io: CliIo, timeoutSeconds?: number): DaemonTarget {
   const port = textOption(opts, 'port');
   const token = textOption(opts, 'token');
   const resolved = resolveClientAddress({ host: textOption(opts, 'host'), port, token }, io.env, { host: '--host', port: '--port', token: '--token' });
-  const client = new TelemetryClient({ baseUrl: addressUrl(resolved), token: resolved.token, env: {} });
+  const client = new TelemetryClient({ baseUrl: addressUrl(resolved), token: resolved.token, env: {}, ...(timeoutSeconds === undefined ? {} : { timeout: timeoutSeconds }) });
   return { client, host: resolved.host, port: resolved.port, address: hostPort(resolved.host, resolved.port) };
 }

@@ -5,8 +5,11 @@ import type { Envelope } from '../lib/wire.js';
 import { connect } from './connect.js';
 import { DURATION, spanMs } from './durations.js';
 import { EXIT } from './failure.js';
+import { stepOptions, stepRows, stepTable } from './history-step.js';
 import { historyColumns, historyCsv, historyHeader, historyRow } from './history-text.js';
 import { say, show, type CliIo } from './io.js';
+import type { RollupOptions } from '../client/rollup.js';
+import { terminalText } from '../lib/terminal-text.js';
 import { noExtraArguments, switchOption, textOption, UsageError, type ParsedOptions } from './options.js';
 
 // `telemetry history TYPE`: the recorded events of one type, page by page from GET /history.
@@ -29,12 +32,16 @@ export async function runHistory(typeArg: unknown, opts: ParsedOptions, io: CliI
   if (since !== undefined && from !== undefined) throw new UsageError('--since and --from cannot be used together');
   if (since !== undefined) spanMs('--since', since.startsWith('-') ? since.slice(1) : since);
   const duration = since === undefined ? undefined : DURATION.exec(since);
+  const relative = duration ? `-${duration[1]}${duration[2]}` : from;
+  const step = textOption(opts, 'step');
+  if (step !== undefined) return printRollup(type, stepOptions(opts, step, relative, to), opts, io, json, csv);
+  for (const name of ['width', 'fields']) if (textOption(opts, name) !== undefined) throw new UsageError(`--${name} is taken only with --step`);
   const { client } = connect(opts, io);
   const signal = io.stopSignal();
   try {
     // the daemon's text of each event: decoding and encoding again would respell numbers and escapes
     const pages = client.historyWithText({
-      types: [type], from: duration ? `-${duration[1]}${duration[2]}` : from, to, run: textOption(opts, 'run'),
+      types: [type], from: relative, to, run: textOption(opts, 'run'),
     });
     const all: Envelope[] = [];
     const allTexts: string[] = [];
@@ -72,8 +79,28 @@ export async function runHistory(typeArg: unknown, opts: ParsedOptions, io: CliI
   }
 }
 
+/** --step: the rollup's buckets, a table on a terminal, the daemon's JSON text piped or with --json. */
+async function printRollup(type: string, options: RollupOptions, opts: ParsedOptions, io: CliIo, json: boolean, csv: boolean): Promise<number> {
+  if (csv) throw new UsageError('--csv cannot be used with --step (use --json)');
+  if (textOption(opts, 'run') !== undefined) throw new UsageError('--run cannot be used with --step: rollups hold every run and the site');
+  const { client } = connect(opts, io);
+  try {
+    const { text } = await client.rollupText(type, options);
+    if (json || !io.stdoutIsTTY) {
+      show(io, `${text}\n`);
+      return 0;
+    }
+    const rows = stepRows(text);
+    if (rows.length === 0) say(io, `no ${JSON.stringify(type)} readings with numeric fields in that range`);
+    else io.out(stepTable(rows.map((r) => ({ ...r, field: terminalText(r.field) }))));
+    return 0;
+  } finally {
+    client.close();
+  }
+}
+
 /** --from/--to: ISO-8601 (a time without a zone is local time), or relative such as -2h; as the daemon takes it. */
-function timeOption(opts: ParsedOptions, name: string): string | undefined {
+export function timeOption(opts: ParsedOptions, name: string): string | undefined {
   const text = textOption(opts, name);
   if (text === undefined) return undefined;
   if (text === 'now') return text;

@@ -11,9 +11,10 @@ const daemonOptions = (kind: 'value' | 'switch') => DAEMON_SETTINGS.filter((s) =
 
 /** Options that take a value (kept as text by the parser: `--token 0123` stays "0123"): the daemon's settings and the commands' own. */
 export const VALUE_OPTIONS = [...new Set([...daemonOptions('value'), 'log-file', 'timeout', 'interval', 'stale',
-  'config', 'forward', 'data', 'meta', 'batch-size', 'start-line', 'since', 'from', 'to', 'run', 'max-age', 'theme', 'by', 'note', 'for', 'db', 'table', 'silent-after'])];
+  'config', 'forward', 'data', 'meta', 'batch-size', 'start-line', 'since', 'from', 'to', 'run', 'max-age', 'theme', 'by', 'note', 'for', 'db', 'table', 'silent-after',
+  'step', 'width', 'fields', 'html', 'svg', 'png'])];
 /** Options that are switches (never swallow the next word: `--json weather`). */
-export const SWITCH_OPTIONS = [...new Set([...daemonOptions('switch'), 'json', 'csv', 'follow', 'detach', 'partial', 'not-current', 'bell'])];
+export const SWITCH_OPTIONS = [...new Set([...daemonOptions('switch'), 'json', 'csv', 'follow', 'detach', 'partial', 'not-current', 'bell', 'md', 'utc'])];
 
 /** A bad command line the parser did not catch: unknown command or option, extra argument (exit 2). */
 export class UsageError extends Error {

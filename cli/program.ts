@@ -10,7 +10,7 @@ import type { ParsedOptions } from './options.js';
 // its module when it runs, so --help and usage mistakes answer without loading got or execa.
 
 /** The bare command names, in the order of the help. */
-export const COMMANDS = ['run', 'stop', 'current', 'history', 'status', 'safety', 'post', 'import', 'du', 'alarms', 'ack', 'shelve', 'unshelve', 'fleet'] as const;
+export const COMMANDS = ['run', 'stop', 'current', 'history', 'rollup', 'plot', 'night', 'status', 'safety', 'post', 'import', 'du', 'alarms', 'ack', 'shelve', 'unshelve', 'fleet'] as const;
 
 const HOST = 'Daemon host (env MERIDIAN_TELEMETRY_HOST; default localhost)';
 const PORT = 'Daemon port (env MERIDIAN_TELEMETRY_PORT; default 6562)';
@@ -80,10 +80,56 @@ export function buildProgram(io: CliIo) {
     .option('--run', 'Only the events of this run id, or site for the site files only')
     .option('--json', 'Print one JSON line per event even on a terminal')
     .option('--csv', 'Print CSV: seq, ts, type, run_id and one column per data field')
+    .option('--step', 'Print rollup buckets instead of events: auto, 1m, 15m, 1h or night (docs/rollups.md)')
+    .option('--width', 'With --step auto: the least number of buckets wanted (default 1000)')
+    .option('--fields', 'With --step: these numeric data fields, comma-separated (default every one): data.temp,data.wind.speed')
     .example(`${p}history weather --since 2h`)
     .example(`${p}history weather --from 2026-03-17T22:00 --to 2026-03-18T04:00 --csv > night.csv`)
     .example(`${p}history "dome status" --run 042 --json | jq .data`)
+    .example(`${p}history weather --since 30d --step auto --width 500 --fields data.temp --json`)
     .action(async (type: unknown, opts: ParsedOptions) => (await import('./history.js')).runHistory(type, opts, io));
+
+  prog.command(`${p}rollup [ACTION]`)
+    .describe('Make every rollup tier (1m, 15m, 1h, night) again from the recorded files (ACTION: rebuild) and wait until it is in place. Buckets whose files --retain deleted are kept. Safe to run again or to interrupt.')
+    .option('--host', HOST)
+    .option('--port', PORT)
+    .option('--token', TOKEN)
+    .option('--timeout', 'Seconds to wait for the rebuild (default 3600)')
+    .option('--json', 'Print the JSON of POST /rollups/rebuild instead')
+    .example(`${p}rollup rebuild`)
+    .action(async (action: unknown, opts: ParsedOptions) => (await import('./rollup.js')).runRollup(action, opts, io));
+
+  prog.command(`${p}plot [SERIES]`)
+    .describe('Chart fields over time: their mean per rollup bucket, in the terminal (braille, with axes), or as an image with --svg or --png; each SERIES written like weather.temp_c (TYPE:FIELD for a type with a dot in its name). The last 12 hours unless --since or --from/--to say otherwise.')
+    .option('--host', HOST)
+    .option('--port', PORT)
+    .option('--token', TOKEN)
+    .option('--since', 'The last span of time: 30m, 12h, 7d (s, m, h, d, w) (default 12h)')
+    .option('--from', 'From this time: ISO-8601 (without a zone: local time), or relative such as -3h')
+    .option('--to', 'Up to this time, not included (same forms as --from)')
+    .option('--step', 'The buckets: auto (enough for the chart\'s width), 1m, 15m, 1h or night (default auto)')
+    .option('--width', 'With --step auto: at least this many buckets (default: the chart\'s width in dots)')
+    .option('--utc', 'Times in UTC (default local time)')
+    .option('--svg', 'Write the chart as an SVG image to this file instead')
+    .option('--png', 'Write the chart as a PNG image to this file instead')
+    .example(`${p}plot weather.temp_c`)
+    .example(`${p}plot weather.temp_c weather.dew_point_c --since 7d`)
+    .example(`${p}plot weather.wind_speed --from 2026-03-17T18:00 --to 2026-03-18T08:00 --utc --png wind.png`)
+    .action(async (first: unknown, opts: ParsedOptions) => (await import('./plot.js')).runPlot(first, opts, io));
+
+  prog.command(`${p}night [DAY]`)
+    .describe('Print the report of a night (the site day DAY, YYYYMMDD: local noon to noon; default the site day now) or of a run: its span, runs, time safe and unsafe with reasons, stale time per type, alarms, gaps, events per type, weather min/mean/max, time per POCS state. Fits 80 columns; --json, --md or --html FILE for the other forms.')
+    .option('--host', HOST)
+    .option('--port', PORT)
+    .option('--token', TOKEN)
+    .option('--run', 'The report of this run id instead of a night')
+    .option('--json', 'Print the JSON the daemon answers')
+    .option('--md', 'Print Markdown')
+    .option('--html', 'Write an HTML page with charts (inline SVG) to this file')
+    .example(`${p}night`)
+    .example(`${p}night 20260317 --md >> logbook.md`)
+    .example(`${p}night --run 042 --html night.html`)
+    .action(async (day: unknown, opts: ParsedOptions) => (await import('./night.js')).runNight(day, opts, io));
 
   prog.command(`${p}status`)
     .describe('Print one line about the daemon: address, pid, version, uptime, active run or site, number of types and of stale ones. Exit 3 when no daemon answers.')

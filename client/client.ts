@@ -2,7 +2,7 @@ import http from 'node:http';
 import got, { type Got, type OptionsInit } from 'got';
 import type {
   BatchAnswer, CurrentAnswer, DamagedFile, Envelope, EventRequest, HealthAnswer, JsonObject, JsonValue, ReadyAnswer, RunRecord, RunStartRequest,
-  ShutdownAnswer, StatusAnswer, StoppedRunRecord,
+  RebuildAnswer, RollupAnswer, ShutdownAnswer, StatusAnswer, StoppedRunRecord,
 } from '../lib/wire.js';
 import type { AlarmMethod } from './alarms.js';
 import { SafetyMethods } from './safety.js';
@@ -10,10 +10,12 @@ import { TelemetryClientError } from './errors.js';
 import { toClientError } from './failure.js';
 import { currentEnvelopeTexts, historyEnvelopeTexts } from './answer-text.js';
 import { historyPages, type HistoryOptions, type HistoryPage, type HistoryTextPage } from './history.js';
+import { rollupPath, type RollupOptions } from './rollup.js';
 import { resolveClientSettings, type TelemetryClientOptions } from './options.js';
 import { streamMessages, type StreamMessage, type StreamOptions } from './stream.js';
 import { typeParam } from './type-query.js';
 import type { StartRunOptions, PostEventTextOptions, PostEventOptions, BatchEvent, PostEventsOptions, CurrentFilter, CurrentPoll } from './request-options.js';
+import { batchPath, currentPath, nightReportPath, type ReportChoice } from './paths.js';
 
 // TelemetryClient: the whole HTTP API as typed methods (camelCase outside, snake_case on the wire).
 
@@ -21,6 +23,7 @@ export type { TelemetryClientOptions } from './options.js';
 export type { HistoryOptions, HistoryPage, HistoryTextPage } from './history.js';
 export type { StreamMessage, StreamOptions } from './stream.js';
 export type { StartRunOptions, PostEventTextOptions, PostEventOptions, BatchEvent, PostEventsOptions, CurrentFilter, CurrentPoll } from './request-options.js';
+export type { RollupOptions } from './rollup.js';
 
 /** What the client sends as a request body: the wire types of lib/wire.ts, snake_case. */
 type RequestBody = EventRequest | RunStartRequest | EventRequest[] | Record<string, unknown>;
@@ -206,13 +209,29 @@ export class TelemetryClient extends SafetyMethods {
     }, options);
   }
 
-  /**
-   * GET /stream: the current view (or a replay after `since`), then every event as recorded,
-   * reconnecting and resuming when the connection is lost. Ends on `options.signal` or `break`.
-   */
+  /** GET /history?type=T&step=...: a type's rollup buckets (numbers decoded; rollupText() keeps them as spelled). */
+  rollup(type: string, options: RollupOptions = {}): Promise<RollupAnswer> {
+    return this.call('GET', rollupPath(type, options));
+  }
+
+  /** rollup() with the answer's text as the daemon sent it (first/last/min/max as recorded). */
+  async rollupText(type: string, options: RollupOptions = {}): Promise<{ answer: RollupAnswer; text: string }> {
+    const response = await this.send('GET', rollupPath(type, options));
+    return { answer: response.body as unknown as RollupAnswer, text: response.rawBody.toString('utf8') };
+  }
+
+  /** POST /rollups/rebuild: every rollup tier made again from the recorded files; resolves once in place. */
+  rebuildRollups(): Promise<RebuildAnswer> {
+    return this.call('POST', 'rollups/rebuild');
+  }
+
+  /** GET /stream: the current view (or a replay after `since`), then every event as recorded, reconnecting and resuming when the connection is lost; ends on `options.signal` or `break`. */
   stream(options: StreamOptions = {}): AsyncGenerator<StreamMessage, void, undefined> {
     return streamMessages({ http: this.streamHttp, baseUrl: this.baseUrl, timeoutSeconds: this.timeoutSeconds }, options);
   }
+
+  /** GET /reports/night/{day} or ?run=ID: the report's JSON text as the daemon sent it (weather min/max spelled as recorded). */
+  nightReportText = async (which: ReportChoice): Promise<string> => (await this.send('GET', nightReportPath(which))).rawBody.toString('utf8');
 
   /** GET /ready with the daemon's clock (its `Date` header, epoch ms) when it sent one. */
   async readyAt(): Promise<{ ready: ReadyAnswer; serverTime: number | undefined }> {
@@ -267,19 +286,4 @@ export class TelemetryClient extends SafetyMethods {
       throw toClientError(error, { method, baseUrl: this.baseUrl, path, timeoutSeconds: this.timeoutSeconds });
     }
   }
-}
-
-/** The path of POST /events with its query. */
-function batchPath(options: PostEventsOptions): string {
-  return options.partial ? 'events?partial=true' : 'events';
-}
-
-/** The path of GET /current with its query. */
-function currentPath(filter: CurrentFilter): string {
-  // the daemon answers the original service's body unless freshness is asked for
-  const query: string[] = [`freshness=${filter.freshness ?? true}`];
-  const type = typeParam(filter.types);
-  if (type !== undefined) query.push(type);
-  if (filter.stale !== undefined) query.push(`stale=${filter.stale}`);
-  return `current?${query.join('&')}`;
 }

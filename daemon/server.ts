@@ -17,6 +17,7 @@ import { CHECK_INTERVAL_MS, StaleWatch } from './freshness/stale-events.js';
 import { History } from './history/history.js';
 import type { SafetySpec } from './safety/config.js';
 import { SafetyVerdict } from './safety/verdict.js';
+import { Rollups } from './rollup/rollups.js';
 import { buildApp } from './http/app.js';
 import { Drain } from './http/drain.js';
 import { SiteLockedError } from './storage/site-lock.js';
@@ -142,6 +143,15 @@ export async function startDaemon(config: DaemonConfig, deps: {
   const history = new History(config.siteDir, statePaths(config.siteDir).index,
     ({ file, reason }) => logger.error(reason.startsWith('missing') ? `${file} is ${reason}` : `${file} is damaged: ${reason}; what it holds besides is served`));
   const streams = new StreamHub(store, logger);
+  let rollups: Rollups | undefined;
+  try {
+    // before the port is bound: nothing is recorded while the events after the checkpoint are folded again
+    if (config.rollups) rollups = await Rollups.open({ siteDir: config.siteDir, zone: config.zone, rules: config.maxAge, store, history, logger });
+  } catch (error) {
+    await store.close();
+    metrics.close();
+    throw new StartupError(`the rollups under ${config.siteDir}/.meridian/rollups cannot be opened (${(error as Error).message})`, { cause: error });
+  }
   let warming = true;
   const close = (options?: { now?: boolean }) => {
     if (closing) {
@@ -159,6 +169,7 @@ export async function startDaemon(config: DaemonConfig, deps: {
       stopLearning();
       safety.stop();
       alarms.stop();
+      await rollups?.close();
       await store.close();
       metrics.close();
       logger.info('stopped');
@@ -174,7 +185,7 @@ export async function startDaemon(config: DaemonConfig, deps: {
   });
   let address = hostPort(config.host, config.port);
   const app = buildApp({
-    config, store, history, streams, logger, clock: deps.clock, version: VERSION, metrics,
+    config, store, history, rollups, streams, logger, clock: deps.clock, version: VERSION, metrics,
     bootId: randomBytes(4).toString('hex'),
     process: { pid: process.pid, startedAt: formatTs(deps.clock.now()), address: () => address },
     forwardStatus: () => forwarding.status(), keptFiles: () => housekeeping?.keptFiles() ?? [],

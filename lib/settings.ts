@@ -38,6 +38,8 @@ export interface DaemonConfig {
   readonly retainMs: number | undefined;
   /** This unit's name in every forwarded record (`--unit-id`; default: the host name in lower case). */
   readonly unitId: string;
+  /** Keep the rollup tiers (`--rollups on|off`, docs/rollups.md). */
+  readonly rollups: boolean;
   /** The luxon zone of the site day: the zone TZ names, "system" when TZ is unset, "utc" when TZ is invalid. */
   readonly zone: string;
   /** Set when TZ named an unknown zone: the warning to log at start-up. */
@@ -64,6 +66,7 @@ export interface DaemonFlags {
   compressAfter?: string;
   retain?: string;
   unitId?: string;
+  rollups?: string;
 }
 
 /** A value as given: the flag's or variable's name (for messages) and its raw value. */
@@ -204,8 +207,13 @@ export const DAEMON_SETTINGS: readonly DaemonSetting[] = [
     about: 'This unit\'s name in every forwarded record: 1-64 letters, digits, ".", "_" or "-"', defaultText: 'the host name in lower case',
     resolve: (g, { hostName }) => ({ unitId: g === undefined ? unitIdOfHost(hostName) : parseUnitId(String(g.value), g.name) }),
     argv: (c) => ['--unit-id', c.unitId],
+    key: 'rollups', flag: '--rollups', variables: [], kind: 'value', about: 'Keep the rollup tiers (1m, 15m, 1h, night) of numeric fields: on or off', defaultText: 'on',
+    resolve: (g) => ({ rollups: parseChoice(text(g) ?? 'on', g?.name ?? '--rollups', ON_OFF) === 'on' }),
+    argv: (c) => (c.rollups ? [] : ['--rollups', 'off']),
   },
 ];
+
+const ON_OFF = ['on', 'off'] as const;
 
 /** The --help line of a setting: what it does, its variable and its default. */
 export function settingHelp(setting: DaemonSetting): string {

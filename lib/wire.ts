@@ -284,4 +284,40 @@ export interface AlarmAnswer {
 /** The answer to GET /alarms: every configured alarm, worst severity first, then by id. */
 export interface AlarmsAnswer {
   alarms: AlarmAnswer[];
+/** One field's summary in one rollup bucket (GET /history?step=): first/last/min/max as recorded. */
+export interface RollupField {
+  first: number;
+  last: number;
+  min: number;
+  max: number;
+  count: number;
+  mean: number;
+  /** The time-weighted mean over the time a fresh reading covered; null when none did. */
+  twmean: number | null;
+  /** Seconds of the bucket no fresh reading covered. */
+  gap_s: number;
+}
+
+/** One rollup bucket: [start, end) and each field asked for (null: no reading of it in the bucket). */
+export interface RollupBucket {
+  start: string;
+  end: string;
+  fields: Record<string, RollupField | null>;
+}
+
+/** GET /history?type=T&step=...: one type's rollup buckets (docs/rollups.md). */
+export interface RollupAnswer {
+  type: string;
+  step: '1m' | '15m' | '1h' | 'night';
+  from: string;
+  to: string;
+  fields: string[];
+  buckets: RollupBucket[];
+}
+
+/** POST /rollups/rebuild. */
+export interface RebuildAnswer {
+  rebuilt: true;
+  /** Readings left out of the rollups because their ts was before their type's last one. */
+  late: number;
 }

@@ -4,8 +4,8 @@
 // hold every acknowledged event, and writes the figures as JSON to bench-results/.
 // It never fails a test run: it is not part of npm test, and missed targets are printed,
 // not thrown. Options: --quick, --rounds N, --seconds S, --events N, --history N,
-// --query-lines N, --loader autocannon|wrk, --only post,get,rss,startup,forward,batch,metrics,compress,history,history-gz,fanout,console,rules
-// (forward-ingest: only the forwarding POST part), --forward-events N, --out DIR.
+// --query-lines N, --loader autocannon|wrk, --only post,get,rss,startup,forward,batch,metrics,compress,history,history-gz,fanout,console,rules,night
+// (forward-ingest: only the forwarding POST part), --forward-events N, --night-lines N, --out DIR.
 // See docs/performance.md and docs/forwarding.md.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -21,6 +21,7 @@ import { fanoutBench } from './bench/fanout.mjs';
 import { historyBench } from './bench/history.mjs';
 import { historyGzBench } from './bench/history-gz.mjs';
 import { rulesBench, rulesReport } from './bench/rules.mjs';
+import { nightBench } from './bench/night.mjs';
 import { postMany, request, startBaseline, startDaemon } from './bench/servers.mjs';
 import { timeStartups, writeHistory } from './bench/startup.mjs';
 import { HEADER, median, row, spreadPct, summarise } from './bench/stats.mjs';
@@ -31,6 +32,7 @@ const { values: opt } = parseArgs({
     quick: { type: 'boolean', default: false }, rounds: { type: 'string' }, seconds: { type: 'string' },
     events: { type: 'string' }, history: { type: 'string' }, 'query-lines': { type: 'string' }, loader: { type: 'string' },
     only: { type: 'string' }, out: { type: 'string', default: 'bench-results' }, 'forward-events': { type: 'string' },
+    'night-lines': { type: 'string' },
   },
 });
 const quick = opt.quick;
@@ -42,7 +44,8 @@ const queryLines = Number(opt['query-lines'] ?? (quick ? 1_000_000 : 10_000_000)
 // wrk (C, steadier figures) when installed, else autocannon (installed with the dev dependencies)
 const loader = opt.loader ?? (hasWrk() ? 'wrk' : 'autocannon');
 if (loader === 'wrk' && !hasWrk()) throw new Error('--loader wrk: wrk is not installed');
-const phases = new Set((opt.only ?? 'post,get,rss,startup,forward,batch,metrics,compress,history,history-gz,fanout,console,rules').split(','));
+const phases = new Set((opt.only ?? 'post,get,rss,startup,forward,batch,metrics,compress,history,history-gz,fanout,console,rules,night').split(','));
+const nightLines = Number(opt['night-lines'] ?? 1_000_000);
 const forwardEvents = Number(opt['forward-events'] ?? (quick ? 100_000 : 1_000_000));
 const cpus = os.availableParallelism?.() ?? os.cpus().length;
 const serverPin = pinTo(0, cpus);
@@ -89,6 +92,7 @@ try {
   if (phases.has('rules')) {
     await phase('rules', async () => { results.figures.rules = await rulesBench({ tmp, rounds, seconds, pin: serverPin, load, log, problems: results.problems }); });
   }
+  if (phases.has('night')) await phase('night', async () => { results.figures.night = await nightBench({ tmp, lines: nightLines, pin: serverPin, log }); });
   if (phases.has('fanout')) await phase('fanout', async () => { results.figures.fanout = await fanoutBench({ tmp, pin: serverPin, loadPin, seconds, subscribers: 100, rate: 2000, log }); });
 } finally {
   for (const s of stops) await s.stop();

@@ -14,7 +14,7 @@ import { removeDir, tempDir } from './helpers/tmp.js';
 
 const PHASE_FIGURES = [
   'POST /event baseline c1', 'POST /event --fsync batch c16', 'GET /current c16 (1,000 types)', 'GET /current/{type} c16',
-  'memory', 'startup', 'forward', 'batchIngest', 'metricsScrape', 'compression', 'history', 'historyGz', 'fanout', 'console', 'rules',
+  'memory', 'startup', 'forward', 'batchIngest', 'metricsScrape', 'compression', 'history', 'historyGz', 'fanout', 'console', 'rules', 'night',
 ];
 
 const REPORT_LINES = [
@@ -27,12 +27,13 @@ const REPORT_LINES = [
   /^ {2}POST \/event c16 with postgres\+mqtt catching up: \d+ req\/s vs \d+ without = /m,
   /^history over compressed days \/ plain days, 5000 lines: /m,
   /^POST \/event c16 with 50 safety rules and 50 alarms: \d+ req\/s vs \d+ without \(medians\); rounds paired: \d+\.\d\dx \(target >= 0\.9x: (met|NOT met)\)/m,
+  /^night report over 5000 lines \(\d+ MiB\): cold \d+ ms, warm \d+ ms \(target under 2000 ms\)$/m,
   /^correctness: every acknowledged event is on disk, seq contiguous, answers match the files$/m,
 ];
 
 function runBench(out: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const args = ['scripts/bench.mjs', '--rounds', '1', '--seconds', '1', '--events', '5000', '--history', '5000',
-    '--query-lines', '5000', '--forward-events', '2000', '--out', out];
+    '--query-lines', '5000', '--forward-events', '2000', '--night-lines', '5000', '--out', out];
   const child = spawn(process.execPath, args, { cwd: ROOT, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';

@@ -11,7 +11,7 @@ const HOME = '/home/operator';
 const DEFAULTS: DaemonConfig = {
   host: 'localhost', port: 6562, siteDir: '/home/operator/.local/share/meridian/telemetry', token: undefined,
   fsync: 'batch', maxBody: 1048576, verbose: false, accessLogs: false, shutdownTimeoutMs: 3000, logFormat: 'text', compressAfterMs: undefined,
-  retainMs: undefined, allowUnauthenticated: false, allowedHosts: [], maxAge: [], zone: 'system', zoneWarning: undefined,
+  retainMs: undefined, rollups: true, allowUnauthenticated: false, allowedHosts: [], maxAge: [], zone: 'system', zoneWarning: undefined,
   unitId: 'localhost',
 };
 const ENV = {
@@ -35,6 +35,8 @@ const RESOLVED: [string, DaemonFlags, Record<string, string>, Partial<DaemonConf
     MERIDIAN_TELEMETRY_HOST: '', MERIDIAN_TELEMETRY_PORT: '', MERIDIAN_TELEMETRY_SITE_DIR: '', MERIDIAN_TELEMETRY_TOKEN: '',
   }, {}],
   ['log format, compression and retention ages', { logFormat: 'json', compressAfter: '2d', retain: '36h' }, {}, { logFormat: 'json', compressAfterMs: 172_800_000, retainMs: 129_600_000 }],
+  ['rollups off', { rollups: 'off' }, {}, { rollups: false }],
+  ['rollups on', { rollups: 'on' }, {}, {}],
   ['XDG_DATA_HOME gives the default site directory', {}, { XDG_DATA_HOME: '/data' }, { siteDir: '/data/meridian/telemetry' }],
   ['a relative XDG_DATA_HOME is ignored (XDG spec)', {}, { XDG_DATA_HOME: 'data' }, {}],
   ['an empty XDG_DATA_HOME falls back to ~/.local/share', {}, { XDG_DATA_HOME: '' }, {}],
@@ -116,6 +118,7 @@ const REFUSED: [string, DaemonFlags, Record<string, string>, string][] = [
   ['port 0 from the environment', {}, { MERIDIAN_TELEMETRY_PORT: '0' }, 'MERIDIAN_TELEMETRY_PORT must be a whole number from 1 to 65535; got "0"'],
   ['an unknown fsync mode', { fsync: 'sometimes' }, {}, '--fsync must be one of always, batch, off; got "sometimes"'],
   ['an empty fsync mode', { fsync: '' }, {}, '--fsync must be one of always, batch, off; got ""'],
+  ['a rollups value that is no choice', { rollups: 'yes' }, {}, '--rollups must be one of on, off; got "yes"'],
   ['a body limit of 0', { maxBody: '0' }, {}, '--max-body must be a whole number of bytes from 1 to 268435456 (256 MiB); got "0"'],
   ['a body limit of 1MB', { maxBody: '1MB' }, {}, '--max-body must be a whole number of bytes from 1 to 268435456 (256 MiB); got "1MB"'],
   ['a body limit past 256 MiB', { maxBody: '268435457' }, {}, '--max-body must be a whole number of bytes from 1 to 268435456 (256 MiB); got "268435457"'],

@@ -132,7 +132,7 @@ test('pages taken while events are being written hold whole lines, each once, in
 
 // [name, query, code, detail]
 const MISTAKES: [string, string, string, string][] = [
-  ['an unknown parameter', '?types=a', 'INVALID_QUERY', 'unknown query parameter "types"; this path takes type, from, to, run, limit, cursor.'],
+  ['an unknown parameter', '?types=a', 'INVALID_QUERY', 'unknown query parameter "types"; this path takes type, from, to, run, limit, cursor, step, width, fields.'],
   ['an empty type', '?type=a,,b', 'INVALID_QUERY', 'type must be a list of event types (1-256 characters, no control characters, comma-separated); got "".'],
   ['a time without a zone', '?from=2026-03-17T10:00:00', 'INVALID_QUERY', 'from must be an ISO-8601 time with Z or an offset, now, or a relative time such as -2h (s, m, h, d, w); got "2026-03-17T10:00:00".'],
   ['a relative time in the future', '?to=%2B2h', 'INVALID_QUERY', 'to must be an ISO-8601 time with Z or an offset, now, or a relative time such as -2h (s, m, h, d, w); got "+2h".'],

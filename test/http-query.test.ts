@@ -93,7 +93,7 @@ async function expectRefused(d: TestDaemon, method: string, path: string, rows: 
 test('GET /history: the shared mistakes, an unknown name refused', () => withTestDaemon({}, (d) => expectRefused(d, 'GET', '/history', [
   ['%ZZ=1', NAME_ESCAPE], ['type=a,,b', EMPTY_TYPE], ['type=%E0%A4%A', TYPE_ESCAPE],
   ['cursor=site:0&cursor=site:0', 'cursor is given more than once.'],
-  ['stream=1', 'unknown query parameter "stream"; this path takes type, from, to, run, limit, cursor.'],
+  ['stream=1', 'unknown query parameter "stream"; this path takes type, from, to, run, limit, cursor, step, width, fields.'],
 ])));
 
 test('GET /stream: the shared mistakes, an unknown name refused (JSON, before any stream)', () => withTestDaemon({}, (d) => expectRefused(d, 'GET', '/stream', [

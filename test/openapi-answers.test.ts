@@ -100,6 +100,13 @@ test('every documented answer of every route is provoked, and each matches the d
     await call('GET', '/history?type=weather&limit=1', 200);
     await call('GET', '/history?limit=0', 422, { code: 'INVALID_QUERY' });
     await call('GET', '/history?cursor=site:99', 422, { code: 'INVALID_CURSOR' });
+    // rollups: the buckets answer (a field with a reading, one without: null), the rebuild
+    await call('POST', '/event', 200, { body: { type: 'weather', data: { temp_c: 4 } } });
+    await call('POST', '/event', 200, { body: { type: 'weather', data: { wind: 2.5 } } });
+    await call('GET', '/history?type=weather&step=1h&fields=data.temp_c,data.wind,data.none', 200);
+    await call('GET', '/history?type=weather&step=auto&width=5', 200);
+    await call('GET', '/history?type=weather&step=5m', 422, { code: 'INVALID_QUERY' });
+    await call('POST', '/rollups/rebuild', 200);
     await call('GET', '/stream?since=bogus', 422, { code: 'INVALID_CURSOR' });
     // a stream never ends: read until its `live` marker, then the answer's head is what the document says
     const stream = new SseReader(d.url, '/stream?type=weather');
@@ -125,6 +132,11 @@ test('every documented answer of every route is provoked, and each matches the d
     await call('POST', '/event', 200, { body: { type: 'dome', data: 'open' } });
     await call('GET', '/status', 200);
     await call('POST', '/run/stop', 200);
+    // the night report of a site day and of a run
+    await call('GET', '/reports/night/20260317', 200);
+    await call('GET', '/reports/night/20260230', 422, { code: 'INVALID_NIGHT' });
+    await call('GET', '/reports/night?run=n1', 200);
+    await call('GET', '/reports/night?run=none', 422, { code: 'INVALID_QUERY' });
     await call('POST', '/shutdown', 200);
     await d.daemon.closed;
 

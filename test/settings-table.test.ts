@@ -22,7 +22,7 @@ const CONFIGURATION = fs.readFileSync(path.join(ROOT, 'docs', 'configuration.md'
 const EVERY: Required<DaemonFlags> = {
   host: '127.0.0.2', port: '7001', siteDir: '/placeholder', token: 't0k3n', allowUnauthenticated: true, allowedHosts: 'obs1,192.0.2.7',
   fsync: 'always', maxAge: 'weather=180,*=600', maxBody: '2048', shutdownTimeout: '1.5', verbose: true, accessLogs: true,
-  logFormat: 'json', compressAfter: '2d', retain: '36h', unitId: 'dome-2',
+  logFormat: 'json', compressAfter: '2d', retain: '36h', unitId: 'dome-2', rollups: 'off',
 };
 
 test('the table has one row per DaemonFlags key, each key its flag in camelCase', () => {

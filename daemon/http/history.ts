@@ -2,6 +2,7 @@ import { locate } from '../history/position.js';
 import { countParam, runParam, timeParam } from './history-query.js';
 import { invalid, readQuery, single, typesParam, type QueryPolicy } from './query.js';
 import { sendHistoryPage } from './history-page.js';
+import { sendRollup } from './history-rollup.js';
 import type { AppDeps, Handler } from './route.js';
 
 // GET /history: recorded events in record order, a page at a time (docs/http-api.md).
@@ -11,10 +12,10 @@ const MAX_LIMIT = 10_000;
 /** A page holds about this many bytes of events at most (docs/http-api.md): more than one event only when they fit. */
 export const PAGE_BYTES = 16 * 1024 * 1024;
 /** The names /history takes; any other is refused (422 INVALID_QUERY). */
-const POLICY: QueryPolicy = { known: ['type', 'from', 'to', 'run', 'limit', 'cursor'], unknown: 'refuse' };
+const POLICY: QueryPolicy = { known: ['type', 'from', 'to', 'run', 'limit', 'cursor', 'step', 'width', 'fields'], unknown: 'refuse' };
 
-/** Handler of GET /history?type=&from=&to=&run=&limit=&cursor=. */
-export function historyHandlers({ store, history, clock }: AppDeps): Record<'get', Handler> {
+/** Handler of GET /history?type=&from=&to=&run=&limit=&cursor= (with `step`: rollup buckets, history-rollup.ts). */
+export function historyHandlers({ store, history, clock, rollups }: AppDeps): Record<'get', Handler> {
   return {
     get: async (req, res) => {
       const query = readQuery(req.url ?? '', POLICY);
@@ -25,6 +26,8 @@ export function historyHandlers({ store, history, clock }: AppDeps): Record<'get
       if (from !== undefined && to !== undefined && from > to) {
         invalid(`from (${from}) is after to (${to}).`);
       }
+      if (query.has('step')) return sendRollup(res, query, rollups, { types, from, to, now });
+      for (const name of ['width', 'fields']) if (query.has(name)) invalid(`${name} is taken only with step.`);
       const run = runParam(query);
       const limit = countParam(query, 'limit', DEFAULT_LIMIT, MAX_LIMIT);
       const head = store.head();

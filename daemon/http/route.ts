@@ -9,6 +9,7 @@ import type { FreshnessJudge } from '../freshness/judge.js';
 import type { StaleWatch } from '../freshness/stale-events.js';
 import type { DaemonMetrics } from '../metrics/daemon-metrics.js';
 import type { History } from '../history/history.js';
+import type { Rollups } from '../rollup/rollups.js';
 import type { TelemetryStore } from '../storage/store.js';
 import type { StreamHub } from '../stream/hub.js';
 
@@ -29,6 +30,8 @@ export interface AppDeps {
   history: History;
   /** Files /status lists under `damaged` besides those history found (a .gz kept beside its plain file). */
   keptFiles?: () => { file: string; reason: string }[];
+  /** The rollup tiers (GET /history?step=, POST /rollups/rebuild); undefined with `--rollups off`. */
+  rollups: Rollups | undefined;
   /** The live /stream clients. */
   streams: StreamHub;
   logger: Logger;

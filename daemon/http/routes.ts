@@ -7,6 +7,8 @@ import { lifecycleHandlers } from './lifecycle.js';
 import { metricsHandlers } from './metrics.js';
 import { openApiHandlers } from './openapi/handler.js';
 import type { AppDeps, Route } from './route.js';
+import { reportHandlers } from './reports.js';
+import { rollupHandlers } from './rollups.js';
 import { runHandlers } from './runs.js';
 import { safetyHandlers } from './safety.js';
 import { streamHandlers } from './stream.js';
@@ -26,6 +28,8 @@ export function routeTable(deps: AppDeps, guard: Guard): Route[] {
   const stream = streamHandlers(deps);
   const alarms = alarmHandlers(deps);
   const safety = safetyHandlers(deps);
+  const reports = reportHandlers(deps);
+  const rollups = rollupHandlers(deps);
   return [
     ['GET', '/health', lifecycle.health],
     ['GET', '/ready', lifecycle.ready],
@@ -45,6 +49,9 @@ export function routeTable(deps: AppDeps, guard: Guard): Route[] {
     ['POST', '/alarms/:id/shelve', alarms.shelve],
     ['DELETE', '/alarms/:id/shelve', alarms.unshelve],
     ['GET', '/safety', safety.get],
+    ['GET', '/reports/night', reports.run],
+    ['GET', '/reports/night/:day', reports.night],
+    ['POST', '/rollups/rebuild', rollups.rebuild],
     ['POST', '/shutdown', lifecycle.shutdown],
     ['GET', '/openapi.json', openapi.document],
     ['GET', '/metrics', metrics.scrape],

@@ -3,8 +3,10 @@ import { alarmPaths } from './alarms.js';
 import { currentPaths } from './current.js';
 import { eventPaths } from './events.js';
 import { historyPaths } from './history.js';
+import { rollupPaths } from './rollups.js';
 import { lifecyclePaths } from './lifecycle.js';
 import { errorSchema, jsonAnswer, operation } from './responses.js';
+import { reportPaths } from './reports.js';
 import { runPaths } from './runs.js';
 import { safetyPaths } from './safety.js';
 import { SCHEMAS } from './schemas.js';
@@ -56,7 +58,7 @@ export function openApiDocument(version: string): OpenAPIObject {
       { name: 'safety', description: 'The safety verdict (docs/safety.md).' },
       { name: 'alarms', description: 'Alarm rules of the config file: their states, acknowledging and shelving (docs/alarms.md).' },
     ],
-    paths: { ...lifecyclePaths, ...runPaths, ...eventPaths, ...currentPaths, ...historyPaths, ...safetyPaths, ...alarmPaths, ...introspectionPaths },
+    paths: { ...lifecyclePaths, ...runPaths, ...eventPaths, ...currentPaths, ...historyPaths, ...rollupPaths, ...reportPaths, ...safetyPaths, ...alarmPaths, ...introspectionPaths },
     components: {
       schemas: SCHEMAS,
       securitySchemes: {

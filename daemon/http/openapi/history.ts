@@ -1,5 +1,6 @@
 import type { ParameterObject, PathsObject } from 'openapi3-ts/oas31';
 import { jsonAnswer, operation } from './responses.js';
+import { ROLLUP_ANSWER, ROLLUP_PARAMETERS } from './rollups.js';
 import { ref } from './schemas.js';
 
 // Reading the recorded log: history pages and the live stream (docs/http-api.md).
@@ -31,10 +32,13 @@ export const historyPaths: PathsObject = {
         { name: 'run', in: 'query', required: false, schema: { type: 'string' }, description: 'A run id, or `site`: only that run\'s events, or only the site\'s.' },
         { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 10000, default: 1000 } },
         { name: 'cursor', in: 'query', required: false, schema: CURSOR, description: 'Start after this event (a page\'s `next_cursor`).' },
+        ...ROLLUP_PARAMETERS,
       ],
-      answers: jsonAnswer('A page: the envelopes as stored, and the cursor of the next page (null: nothing more now).', {
-        type: 'object', required: ['events', 'next_cursor'], additionalProperties: false,
-        properties: { events: { type: 'array', items: ref('Envelope') }, next_cursor: { oneOf: [CURSOR, { type: 'null' }] }, damaged: ref('DamagedFiles') },
+      answers: jsonAnswer('A page: the envelopes as stored, and the cursor of the next page (null: nothing more now); with `step`: one type\'s rollup buckets.', {
+        oneOf: [{
+          type: 'object', required: ['events', 'next_cursor'], additionalProperties: false,
+          properties: { events: { type: 'array', items: ref('Envelope') }, next_cursor: { oneOf: [CURSOR, { type: 'null' }] }, damaged: ref('DamagedFiles') },
+        }, ROLLUP_ANSWER],
       }),
       errors: ['INVALID_QUERY', 'INVALID_CURSOR'],
     }),

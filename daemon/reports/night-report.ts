@@ -1,0 +1,90 @@
+import { MeridianError } from '../../lib/errors.js';
+import { formatTs } from '../../lib/time.js';
+import type { History } from '../history/history.js';
+import { canonicalTs } from '../ndjson/head.js';
+import type { StoreHead } from '../storage/store.js';
+import { FRESH, NightFold, POCS_STATE, POCS_STATUS, pocsState, SAFETY, safetyKey, safetyOf, STALE, type StartState } from './night-fold.js';
+import { readLines } from './night-read.js';
+import { nightSpan } from './night-span.js';
+import { reportOf, type ComputedReport } from './night-totals.js';
+import { UNKNOWN } from './state-clock.js';
+
+// The night report of a site day or a run, computed from the recorded files (docs/reports.md).
+
+/** A silence of this long with no event at all is a gap (the daemon down, or nothing posting). */
+export const GAP_S = 300;
+/** How far before the night the verdicts in force at its start are looked for. */
+const LOOK_BACK_MS = 24 * 3_600_000;
+
+/** What a report is computed from. */
+export interface ReportSource {
+  history: History;
+  head: StoreHead;
+  zone: string;
+  nowMs: number;
+  /** The active run's id, if one is active. */
+  activeRun: string | undefined;
+  /** When this daemon process started (ts). */
+  startedAt: string;
+}
+
+/** The report of site day `day` (YYYYMMDD). */
+export async function nightReport(source: ReportSource, day: string): Promise<ComputedReport> {
+  const { fromMs, toMs } = nightSpan(day, source.zone);
+  const untilMs = Math.max(fromMs, Math.min(toMs, source.nowMs));
+  const start = await startState(source, fromMs);
+  const fold = new NightFold({ fromMs, toMs, untilMs, gapMs: GAP_S * 1000 }, start);
+  const damaged = await readLines(source.history, source.head, { from: formatTs(fromMs), to: formatTs(toMs) },
+    (line, head, stream) => fold.add(line, head, stream));
+  fold.finish();
+  return reportOf(fold, { night: day, runId: null, zone: source.zone, complete: source.nowMs >= toMs, damaged, startedAt: source.startedAt });
+}
+
+/** The report of run `runId`: from its first event to its last (to now while it is active). */
+export async function runReport(source: ReportSource, runId: string): Promise<ComputedReport> {
+  if (!source.head.segments.some((s) => s.stream === runId)) {
+    throw new MeridianError('INVALID_QUERY', `run ${runId} is not in the timeline of this site directory (runs recorded before it existed are not either).`);
+  }
+  const filter = { stream: runId };
+  let firstMs: number | undefined;
+  let lastMs = -Infinity;
+  await readLines(source.history, source.head, filter, (_line, head) => {
+    const ms = Date.parse(canonicalTs(head.ts));
+    firstMs ??= ms;
+    if (ms > lastMs) lastMs = ms;
+  });
+  const active = source.activeRun === runId;
+  const fromMs = firstMs ?? source.nowMs;
+  const toMs = Math.max(fromMs, active ? source.nowMs : lastMs);
+  const none: StartState = { safety: UNKNOWN, stale: new Set(), state: UNKNOWN };
+  const fold = new NightFold({ fromMs, toMs, untilMs: toMs, gapMs: GAP_S * 1000 }, none);
+  const damaged = await readLines(source.history, source.head, filter, (line, head, stream) => fold.add(line, head, stream));
+  fold.finish();
+  return reportOf(fold, { night: null, runId, zone: source.zone, complete: !active, damaged, startedAt: source.startedAt });
+}
+
+/** The verdicts in force when the night begins: the last of each recorded in the day before it. */
+async function startState(source: ReportSource, fromMs: number): Promise<StartState> {
+  let safety = UNKNOWN;
+  let state = UNKNOWN;
+  const stale = new Set<string>();
+  const types = new Set([SAFETY, STALE, FRESH, POCS_STATE, POCS_STATUS]);
+  await readLines(source.history, source.head, { types, from: formatTs(fromMs - LOOK_BACK_MS), to: formatTs(fromMs) }, (line, head) => {
+    let data: unknown;
+    try {
+      data = (JSON.parse(line) as { data?: unknown }).data;
+    } catch {
+      return;
+    }
+    const d = (data && typeof data === 'object' ? data : {}) as Record<string, unknown>;
+    if (head.type === SAFETY) {
+      const verdict = safetyOf(d);
+      if (verdict) safety = safetyKey(verdict.safe, verdict.reasons);
+    } else if (head.type === POCS_STATE || head.type === POCS_STATUS) state = pocsState(data) ?? state;
+    else if (typeof d.type === 'string') {
+      if (head.type === STALE) stale.add(d.type);
+      else stale.delete(d.type);
+    }
+  });
+  return { safety, stale, state };
+}

@@ -1,0 +1,93 @@
+import { maxAgeOf, type MaxAgeRules } from '../../lib/max-age.js';
+import type { EnvelopeParts } from './envelope-parts.js';
+import { numericFields } from './fields.js';
+import { Series, type BucketRecord, type SeriesState } from './series.js';
+import { tierFile } from './tier-file.js';
+import { TIERS, type TierName } from './tiers.js';
+
+// Every type's rollups in every tier, fed envelope by envelope in record order. Closed buckets
+// wait in `pending` (by tier file, relative to the rollups directory) until the next flush appends
+// them to their tier files (tier-store.ts).
+
+/** One type's rollup: the ts of its last reading folded, its first, and a series per tier. */
+interface TypeRollup {
+  first: number;
+  last: number;
+  series: Record<TierName, Series>;
+}
+
+/** What a type's rollup is saved as in the checkpoint. */
+export interface TypeState {
+  first: number;
+  last: number;
+  series: Record<TierName, SeriesState>;
+}
+
+/** The rollups of a site directory in memory. */
+export class RollupEngine {
+  private readonly types = new Map<string, TypeRollup>();
+  /** Closed buckets not yet appended, by tier file. */
+  readonly pending = new Map<string, BucketRecord[]>();
+  /** Readings left out because their ts was before their type's last reading folded. */
+  late = 0;
+
+  constructor(private readonly zone: string, private readonly rules: MaxAgeRules,
+    state?: Readonly<Record<string, TypeState>>) {
+    for (const [type, saved] of Object.entries(state ?? {})) {
+      const series = {} as Record<TierName, Series>;
+      for (const tier of TIERS) series[tier] = new Series(tier, zone, saved.series[tier]);
+      this.types.set(type, { first: saved.first, last: saved.last, series });
+    }
+  }
+
+  /** Fold one recorded envelope. A reading older than its type's last one is left out (counted in `late`). */
+  fold(parts: EnvelopeParts): void {
+    const fields = numericFields(parts.data);
+    if (fields.length === 0) return;
+    const { type, at } = parts;
+    let rollup = this.types.get(type);
+    if (rollup === undefined) {
+      const series = {} as Record<TierName, Series>;
+      for (const tier of TIERS) series[tier] = new Series(tier, this.zone);
+      rollup = { first: at, last: at, series };
+      this.types.set(type, rollup);
+    } else if (at < rollup.last) {
+      this.late++;
+      return;
+    }
+    rollup.last = at;
+    const seconds = parts.ownMaxAge ?? maxAgeOf(this.rules, type);
+    const holdMs = seconds === undefined ? Infinity : seconds * 1000;
+    for (const tier of TIERS) {
+      rollup.series[tier].fold(at, fields, holdMs, (record) => this.queue(tierFile(tier, type), record));
+    }
+  }
+
+  /** The ts (ms) of a type's first reading folded, undefined when it has none. */
+  firstOf(type: string): number | undefined {
+    return this.types.get(type)?.first;
+  }
+
+  /** The open bucket of a type in a tier as answered at `now`. */
+  openRecord(type: string, tier: TierName, now: number): BucketRecord | undefined {
+    return this.types.get(type)?.series[tier].openRecord(now);
+  }
+
+  /** Every type's rollup as the checkpoint keeps it, types in name order (the same state, the same bytes). */
+  state(): Record<string, TypeState> {
+    const out: Record<string, TypeState> = {};
+    for (const type of [...this.types.keys()].sort()) {
+      const rollup = this.types.get(type)!;
+      const series = {} as Record<TierName, SeriesState>;
+      for (const tier of TIERS) series[tier] = rollup.series[tier].state();
+      out[type] = { first: rollup.first, last: rollup.last, series };
+    }
+    return out;
+  }
+
+  private queue(file: string, record: BucketRecord): void {
+    const list = this.pending.get(file);
+    if (list) list.push(record);
+    else this.pending.set(file, [record]);
+  }
+}

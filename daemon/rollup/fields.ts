@@ -1,0 +1,53 @@
+import { forEachMember, type MemberSpan } from '../../lib/json-text.js';
+
+// The numeric fields of a reading's data, found in its JSON text so that each number keeps
+// the spelling it was recorded with (first/last/min/max are answered as spelled: Exact).
+
+/** One numeric field of a reading: its name (`data.a.b`), its text as recorded, its value. */
+export interface NumericField {
+  name: string;
+  text: string;
+  value: number;
+}
+
+/** How deep into nested objects fields are looked for, and how many a reading may give. */
+export const MAX_FIELD_DEPTH = 4;
+export const MAX_FIELDS = 64;
+
+const NUMBER_START = /^[-0-9]/;
+
+/**
+ * The numeric fields of `data` (JSON text): a number itself (`data`), or the numbers of its
+ * object members, nested objects included (`data.wind.speed`), up to MAX_FIELD_DEPTH levels and
+ * MAX_FIELDS fields. Keys holding `.` are left out (their name would be ambiguous), so are
+ * arrays, non-numbers and numbers beyond a double's range (1e400).
+ */
+export function numericFields(data: string): NumericField[] {
+  const found: NumericField[] = [];
+  visit(data, 'data', 0, found);
+  return found;
+}
+
+function visit(text: string, name: string, depth: number, found: NumericField[]): void {
+  if (found.length >= MAX_FIELDS) return;
+  if (NUMBER_START.test(text)) {
+    const value = Number(text);
+    if (Number.isFinite(value)) found.push({ name, text, value });
+    return;
+  }
+  if (text.charCodeAt(0) !== 123 || depth >= MAX_FIELD_DEPTH) return;
+  const members: [string, MemberSpan][] = [];
+  try {
+    forEachMember(text, (key, span) => { members.push([key, span]); });
+  } catch {
+    return;
+  }
+  const seen = new Set<string>();
+  // a repeated key: the last one wins, as with JSON.parse
+  for (let i = members.length - 1; i >= 0; i--) {
+    const [key, span] = members[i]!;
+    if (seen.has(key) || key.includes('.') || key === '') continue;
+    seen.add(key);
+    visit(text.slice(span.start, span.end), `${name}.${key}`, depth + 1, found);
+  }
+}

@@ -1,0 +1,174 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Logger } from '../../lib/log.js';
+import type { MaxAgeRules } from '../../lib/max-age.js';
+import type { History } from '../history/history.js';
+import { headCursor, locate } from '../history/position.js';
+import { statePaths } from '../storage/state-files.js';
+import type { TelemetryStore } from '../storage/store.js';
+import { RollupEngine } from './engine.js';
+import { envelopeParts } from './envelope-parts.js';
+import { rebuildRollups, RebuildStopped } from './rebuild.js';
+import { foldFrom } from './replay.js';
+import type { BucketRecord } from './series.js';
+import { readBuckets, tierFile } from './tier-file.js';
+import { appendPending, cutToCheckpoint, readCheckpoint, settleRebuild, writeCheckpoint } from './tier-store.js';
+import type { TierName } from './tiers.js';
+
+// The rollups of a daemon (docs/rollups.md): opened at start-up (the tier files cut back to
+// the checkpoint, the events after it folded again), fed by `onRecorded`, flushed and
+// checkpointed every `flushIntervalMs`, rebuilt on demand, asked for a type's buckets.
+
+/** What the rollups need from the daemon. */
+export interface RollupOptions {
+  siteDir: string;
+  zone: string;
+  rules: MaxAgeRules;
+  store: TelemetryStore;
+  history: History;
+  logger: Logger;
+  /** How often closed buckets are written and the checkpoint saved (ms; default 2000). */
+  flushIntervalMs?: number;
+}
+
+/** A site directory's rollups, live. */
+export class Rollups {
+  private engine: RollupEngine;
+  private files: Record<string, number>;
+  private rebuilding: Promise<void> | undefined;
+  private readonly timer: NodeJS.Timeout;
+  private readonly unsubscribe: () => void;
+  private dirty = false;
+  private stopped = false;
+  private failing = false;
+  /** While the first build runs (no usable checkpoint at start): nothing is written until it is in place. */
+  private building = false;
+
+  private constructor(private readonly root: string, private readonly options: RollupOptions, engine: RollupEngine, files: Record<string, number>) {
+    this.engine = engine;
+    this.files = files;
+    this.unsubscribe = options.store.onRecorded((event) => {
+      if (!event.permanent) return;
+      const parts = envelopeParts(event.reading.json);
+      if (!parts) return;
+      try {
+        this.engine.fold(parts);
+        this.dirty = true;
+      } catch (error) {
+        // never the recording's failure: the rollups are rebuilt from the files
+        options.logger.error(`folding seq ${event.reading.seq} of ${event.stream} into the rollups failed (${(error as Error).message}); POST /rollups/rebuild makes them again`);
+      }
+    });
+    this.timer = setInterval(() => this.flushOrSay(), options.flushIntervalMs ?? 2000);
+    this.timer.unref();
+  }
+
+  /**
+   * Open the rollups of a site directory before the daemon takes events: the events after the
+   * checkpoint are folded again. Without a usable checkpoint (a first start, a damaged one) they
+   * are built from the recorded files in the background, so that start-up stays fast.
+   */
+  static async open(options: RollupOptions): Promise<Rollups> {
+    const root = path.join(statePaths(options.siteDir).dir, 'rollups');
+    settleRebuild(root);
+    const { checkpoint, damaged } = readCheckpoint(root);
+    const { store, history, zone, rules } = options;
+    if (checkpoint) {
+      try {
+        const start = locate(store.head(), checkpoint.cursor, 'the rollup checkpoint');
+        cutToCheckpoint(root, checkpoint.files);
+        const engine = new RollupEngine(zone, rules, checkpoint.types);
+        engine.late = checkpoint.late;
+        const files = { ...checkpoint.files };
+        await foldFrom(history, store.head(), start, engine, () => appendPending(root, engine, files));
+        const rollups = new Rollups(root, options, engine, files);
+        rollups.dirty = true;
+        rollups.flush();
+        return rollups;
+      } catch (error) {
+        options.logger.warn(`the rollup checkpoint cannot be resumed (${(error as Error).message}); rebuilding the rollups from the recorded files`);
+      }
+    } else if (damaged) {
+      options.logger.warn(`the rollup checkpoint is damaged (${damaged}); rebuilding the rollups from the recorded files`);
+    }
+    const rollups = new Rollups(root, options, new RollupEngine(zone, rules), {});
+    // a new site directory (nothing recorded, no rollups yet): nothing to build
+    if (headCursor(store.head()) === 'site:0' && !fs.existsSync(root)) return rollups;
+    rollups.building = true;
+    const t0 = Date.now();
+    rollups.rebuild().then(() => options.logger.info(`rollups built from the recorded files in ${((Date.now() - t0) / 1000).toFixed(1)} s`),
+      (error: unknown) => {
+        if (!(error instanceof RebuildStopped)) options.logger.error(`building the rollups failed (${(error as Error).message}); POST /rollups/rebuild tries again`);
+      });
+    return rollups;
+  }
+
+  /** Rebuild every tier from the recorded files (a rebuild under way is joined, not started twice). */
+  rebuild(): Promise<void> {
+    this.rebuilding ??= rebuildRollups({
+      root: this.root, zone: this.options.zone, rules: this.options.rules, store: this.options.store, history: this.options.history,
+      stopped: () => this.stopped,
+      takeLive: (engine, files) => { this.engine = engine; this.files = files; this.dirty = false; this.building = false; },
+    }).finally(() => { this.rebuilding = undefined; });
+    return this.rebuilding;
+  }
+
+  /** The ts (ms) of a type's first reading with a numeric field, undefined when none. */
+  firstOf(type: string): number | undefined {
+    return this.engine.firstOf(type);
+  }
+
+  /** Readings left out because they came with a ts before their type's last reading. */
+  late(): number {
+    return this.engine.late;
+  }
+
+  /** A type's buckets of a tier that overlap [from, to) (ms), the open one answered as of `now`. */
+  async buckets(type: string, tier: TierName, from: number, to: number, now: number): Promise<BucketRecord[]> {
+    const rel = tierFile(tier, type);
+    // taken before the file is read: a flush meanwhile moves these into the file (deduplicated below)
+    const pending = [...(this.engine.pending.get(rel) ?? [])];
+    const open = this.engine.openRecord(type, tier, now);
+    const stored = await readBuckets(path.join(this.root, rel), from, to);
+    const lastStored = stored.at(-1)?.s ?? -Infinity;
+    const later = [...pending, ...(open ? [open] : [])].filter((r) => r.s > lastStored && r.e > from && r.s < to);
+    return [...stored, ...later];
+  }
+
+  /** Write closed buckets and the checkpoint now (also at every interval and at close). */
+  flush(): void {
+    if (!this.dirty || this.building) return;
+    appendPending(this.root, this.engine, this.files);
+    writeCheckpoint(this.root, {
+      version: 1, cursor: headCursor(this.options.store.head()), files: this.files, late: this.engine.late, types: this.engine.state(),
+    });
+    this.dirty = false;
+  }
+
+  /** flush(), a failure logged (once until one succeeds again): the rollups never stop the daemon; what is not written stays in memory. */
+  private flushOrSay(): void {
+    try {
+      this.flush();
+      this.failing = false;
+    } catch (error) {
+      if (!this.failing) {
+        this.options.logger.error(`the rollups could not be written (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); ` +
+          'they are kept in memory and written once it works again');
+      }
+      this.failing = true;
+    }
+  }
+
+  /** Stop listening and write what is open (the daemon calls it before closing the store). */
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    this.unsubscribe();
+    this.stopped = true;
+    await this.rebuilding?.catch(() => undefined);
+    try {
+      this.flush();
+    } catch (error) {
+      this.options.logger.warn(`the rollups could not be written at stop (${(error as Error).message}); they are folded again at the next start`);
+    }
+  }
+}

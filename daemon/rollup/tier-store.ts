@@ -1,0 +1,108 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { writeJsonAtomic } from '../storage/state-files.js';
+import type { RollupEngine, TypeState } from './engine.js';
+import { bucketLine } from './tier-file.js';
+import { TIERS } from './tiers.js';
+
+// The rollups directory on disk (`<site_dir>/.meridian/rollups/`, docs/rollups.md): tier files
+// appended at each flush, then the checkpoint (written whole, atomically) that names how far
+// each tier file is and the cursor of the last event folded. After a crash, the tier files are
+// cut back to the checkpoint's lengths and the events after its cursor are folded again.
+
+/** The checkpoint file's content. */
+export interface Checkpoint {
+  version: 1;
+  /** The cursor of the last event folded (`site:0`: none). */
+  cursor: string;
+  /** Each tier file's length in bytes (relative path -> bytes). */
+  files: Record<string, number>;
+  /** Readings left out as late (docs/rollups.md). */
+  late: number;
+  types: Record<string, TypeState>;
+}
+
+export const CHECKPOINT = 'checkpoint.json';
+
+/** Append the engine's closed buckets to their tier files under `root` (synced), updating `files`. */
+export function appendPending(root: string, engine: RollupEngine, files: Record<string, number>): void {
+  for (const [rel, records] of engine.pending) {
+    const file = path.join(root, rel);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const fd = fs.openSync(file, 'a');
+    try {
+      fs.writeSync(fd, records.map((r) => bucketLine(r) + '\n').join(''));
+      fs.fsyncSync(fd);
+      files[rel] = fs.fstatSync(fd).size;
+    } finally {
+      fs.closeSync(fd);
+    }
+    // written: not again at the next flush (one that failed is tried again whole, cut back first at a restart)
+    engine.pending.delete(rel);
+  }
+}
+
+/** Write the checkpoint under `root` whole (a crash leaves the old one or the new one). */
+export function writeCheckpoint(root: string, checkpoint: Checkpoint): void {
+  fs.mkdirSync(root, { recursive: true });
+  // rewritten every flush, and the previous one is still right: no directory sync
+  writeJsonAtomic(path.join(root, CHECKPOINT), checkpoint, undefined, { syncDir: false });
+}
+
+/** The checkpoint under `root`; undefined when missing, with `damaged` saying why when unreadable. */
+export function readCheckpoint(root: string): { checkpoint?: Checkpoint; damaged?: string } {
+  let text: string;
+  try {
+    text = fs.readFileSync(path.join(root, CHECKPOINT), 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    return { damaged: (error as Error).message };
+  }
+  try {
+    const value = JSON.parse(text) as Checkpoint;
+    if (value?.version !== 1 || typeof value.cursor !== 'string' || typeof value.files !== 'object' || typeof value.types !== 'object') {
+      return { damaged: 'it is not a rollup checkpoint' };
+    }
+    return { checkpoint: value };
+  } catch {
+    return { damaged: 'it is not valid JSON' };
+  }
+}
+
+/** Cut every tier file back to the length the checkpoint names (a file it does not name is removed). */
+export function cutToCheckpoint(root: string, files: Readonly<Record<string, number>>): void {
+  for (const tier of TIERS) {
+    let names: string[];
+    try {
+      names = fs.readdirSync(path.join(root, tier));
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      const rel = path.join(tier, name);
+      const keep = files[rel];
+      if (keep === undefined) fs.rmSync(path.join(root, rel), { force: true });
+      else if (fs.statSync(path.join(root, rel)).size > keep) fs.truncateSync(path.join(root, rel), keep);
+    }
+  }
+}
+
+/**
+ * Finish or undo a rebuild a crash interrupted: `<root>.rebuild` unfinished is removed; when
+ * `root` was moved to `<root>.old` and the rebuild not yet moved in, the old one comes back.
+ */
+export function settleRebuild(root: string): void {
+  const old = `${root}.old`;
+  if (!fs.existsSync(root) && fs.existsSync(old)) fs.renameSync(old, root);
+  fs.rmSync(`${root}.rebuild`, { recursive: true, force: true });
+  fs.rmSync(old, { recursive: true, force: true });
+}
+
+/** Put the rebuilt directory in place of `root` (two renames; settleRebuild finishes a crash between them). */
+export function swapIn(root: string, rebuilt: string): void {
+  const old = `${root}.old`;
+  fs.rmSync(old, { recursive: true, force: true });
+  if (fs.existsSync(root)) fs.renameSync(root, old);
+  fs.renameSync(rebuilt, root);
+  fs.rmSync(old, { recursive: true, force: true });
+}

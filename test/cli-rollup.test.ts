@@ -1,0 +1,100 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { TelemetryClient } from '../client/client.js';
+import { ManualClock } from './helpers/clock.js';
+import { cli } from './helpers/cli.js';
+import { withTestDaemon, type TestDaemon } from './helpers/daemon.js';
+import { request } from './helpers/http.js';
+import { Terminal } from './helpers/tmux.js';
+
+// Rollups from the command line and the client: `telemetry history TYPE --step` (the daemon's
+// JSON piped, a table on a terminal), `telemetry rollup rebuild`, client.rollup()/rollupText()/
+// rebuildRollups(), and the usage mistakes.
+
+const NOW = '2026-06-01T12:00:00.000Z';
+
+async function record(d: TestDaemon): Promise<void> {
+  const lines = [
+    '{"type":"weather","ts":"2026-06-01T10:00:10.000Z","data":{"temp":1.50,"wind":{"speed":3}}}',
+    '{"type":"weather","ts":"2026-06-01T10:00:40.000Z","data":{"temp":2.25e0}}',
+    '{"type":"weather","ts":"2026-06-01T10:20:00.000Z","data":{"temp":-4,"wind":{"speed":7.0}}}',
+  ];
+  assert.is((await request(d.url, '/events', { body: lines.join('\n'), headers: { 'content-type': 'application/x-ndjson' } })).status, 200);
+}
+
+test('history --step: the daemon\'s JSON piped (numbers as recorded), a table on a terminal', async () => {
+  await withTestDaemon({ clock: new ManualClock(NOW) }, async (d) => {
+    await record(d);
+    const at = ['--host', '127.0.0.1', '--port', String(d.port)];
+    const query = '/history?type=weather&step=15m&from=2026-06-01T10:00:00Z&to=2026-06-01T11:00:00Z';
+    const piped = await cli(['history', 'weather', '--step', '15m', '--from', '2026-06-01T10:00:00Z', '--to', '2026-06-01T11:00:00Z', ...at]);
+    assert.equal([piped.code, piped.stderr, piped.stdout], [0, '', `${(await request(d.url, query)).text}\n`]);
+    assert.match(piped.stdout, '"first":1.50,"last":2.25e0,"min":1.50,"max":2.25e0,"count":2');
+    const tty = new Terminal();
+    try {
+      tty.run(['history', 'weather', '--step', '15m', '--from', '2026-06-01T10:00:00Z', '--to', '2026-06-01T11:00:00Z', ...at], { width: 80 });
+      assert.equal(await tty.output(), {
+        lines: [
+          'START (UTC)        FIELD            COUNT   MIN   MEAN    TWMEAN     MAX  GAP_S',
+          '2026-06-01T10:00Z  data.temp            2  1.50  1.875   2.22472  2.25e0     10',
+          '2026-06-01T10:00Z  data.wind.speed      1     3      3         3       3     10',
+          '2026-06-01T10:15Z  data.temp            1    -4     -4  -1.91667      -4      0',
+          '2026-06-01T10:15Z  data.wind.speed      1   7.0      7   5.66667     7.0      0',
+        ],
+        exit: 0, restored: true,
+      });
+    } finally {
+      tty.kill();
+    }
+  });
+});
+
+test('rollup rebuild: waits for the rebuild and says so; the client\'s methods', async () => {
+  await withTestDaemon({ clock: new ManualClock(NOW) }, async (d) => {
+    await record(d);
+    const at = ['--host', '127.0.0.1', '--port', String(d.port)];
+    const done = await cli(['rollup', 'rebuild', ...at]);
+    assert.equal([done.code, done.stderr, done.stdout], [0, '', `rollups rebuilt from the recorded files at 127.0.0.1:${d.port}\n`]);
+    const json = await cli(['rollup', 'rebuild', '--json', ...at]);
+    assert.equal([json.code, json.stdout], [0, '{"rebuilt":true,"late":0}\n']);
+    const client = new TelemetryClient({ baseUrl: d.url, env: {} });
+    try {
+      const options = { step: '1h', fields: ['data.wind.speed'], from: '2026-06-01T10:00:00Z', to: '2026-06-01T11:00:00Z' } as const;
+      const answer = await client.rollup('weather', options);
+      assert.equal(answer, {
+        type: 'weather', step: '1h', from: '2026-06-01T10:00:00.000Z', to: '2026-06-01T11:00:00.000Z', fields: ['data.wind.speed'],
+        buckets: [{ start: '2026-06-01T10:00:00.000Z', end: '2026-06-01T11:00:00.000Z',
+          fields: { 'data.wind.speed': { first: 3, last: 7, min: 3, max: 7, count: 2, mean: 5, twmean: (3 * 1190 + 7 * 2400) / 3590, gap_s: 10 } } }],
+      });
+      const { text } = await client.rollupText('weather', options);
+      assert.match(text, '"first":3,"last":7.0,"min":3,"max":7.0,');
+      assert.equal(await client.rebuildRollups(), { rebuilt: true, late: 0 });
+      assert.is((await client.rollup('weather', { width: 2, from: '2026-06-01T10:00:00Z', to: '2026-06-01T11:00:00Z' })).step, '15m');
+    } finally {
+      client.close();
+    }
+  });
+});
+
+// [name, args, exit, stderr]
+const MISTAKES: [string, string[], number, string][] = [
+  ['a bad --step', ['history', 'x', '--step', '2m'], 2, 'telemetry: --step must be auto, 1m, 15m, 1h or night; got "2m" (see "telemetry history --help")\n'],
+  ['--width without auto', ['history', 'x', '--step', '1h', '--width', '5'], 2, 'telemetry: --width is taken only with --step auto (see "telemetry history --help")\n'],
+  ['--width not a number', ['history', 'x', '--step', 'auto', '--width', 'wide'], 2, 'telemetry: --width must be a whole number from 1 to 10000; got "wide" (see "telemetry history --help")\n'],
+  ['--width without --step', ['history', 'x', '--width', '5'], 2, 'telemetry: --width is taken only with --step (see "telemetry history --help")\n'],
+  ['--fields without --step', ['history', 'x', '--fields', 'data.a'], 2, 'telemetry: --fields is taken only with --step (see "telemetry history --help")\n'],
+  ['--csv with --step', ['history', 'x', '--step', '1h', '--csv'], 2, 'telemetry: --csv cannot be used with --step (use --json) (see "telemetry history --help")\n'],
+  ['--run with --step', ['history', 'x', '--step', '1h', '--run', '001'], 2, 'telemetry: --run cannot be used with --step: rollups hold every run and the site (see "telemetry history --help")\n'],
+  ['a bad field', ['history', 'x', '--step', '1h', '--fields', 'temp'], 1, 'telemetry: fields must be a comma-separated list of data fields such as data.temp,data.wind.speed; got "temp" (INVALID_QUERY)\n'],
+  ['rollup without an action', ['rollup'], 2, 'telemetry: ACTION is required: rebuild (see "telemetry rollup --help")\n'],
+  ['rollup with another action', ['rollup', 'drop'], 2, 'telemetry: unknown action "drop"; the one action is rebuild (see "telemetry rollup --help")\n'],
+];
+
+test('mistakes: a usage error is exit 2 with a one-line reason; what the daemon refuses is exit 1', () => withTestDaemon({}, async (d) => {
+  for (const [name, args, exit, stderr] of MISTAKES) {
+    const run = await cli([...args, '--host', '127.0.0.1', '--port', String(d.port)]);
+    assert.equal([run.code, run.stderr, run.stdout], [exit, stderr, ''], name);
+  }
+}));
+
+test.run();
