@@ -4,7 +4,7 @@
 // hold every acknowledged event, and writes the figures as JSON to bench-results/.
 // It never fails a test run: it is not part of npm test, and missed targets are printed,
 // not thrown. Options: --quick, --rounds N, --seconds S, --events N, --history N,
-// --query-lines N, --loader autocannon|wrk, --only post,get,rss,startup,forward,batch,metrics,compress,history,history-gz,fanout,console
+// --query-lines N, --loader autocannon|wrk, --only post,get,rss,startup,forward,batch,metrics,compress,history,history-gz,fanout,console,rollup-query,rollup-ingest
 // (forward-ingest: only the forwarding POST part), --forward-events N, --out DIR.
 // See docs/performance.md and docs/forwarding.md.
 import { execFileSync } from 'node:child_process';
@@ -20,6 +20,7 @@ import { consoleRun } from './bench/console.mjs';
 import { fanoutBench } from './bench/fanout.mjs';
 import { historyBench } from './bench/history.mjs';
 import { historyGzBench } from './bench/history-gz.mjs';
+import { rollupIngestBench, rollupQueryBench, rollupReport } from './bench/rollup.mjs';
 import { postMany, request, startBaseline, startDaemon } from './bench/servers.mjs';
 import { timeStartups, writeHistory } from './bench/startup.mjs';
 import { HEADER, median, row, spreadPct, summarise } from './bench/stats.mjs';
@@ -41,7 +42,7 @@ const queryLines = Number(opt['query-lines'] ?? (quick ? 1_000_000 : 10_000_000)
 // wrk (C, steadier figures) when installed, else autocannon (installed with the dev dependencies)
 const loader = opt.loader ?? (hasWrk() ? 'wrk' : 'autocannon');
 if (loader === 'wrk' && !hasWrk()) throw new Error('--loader wrk: wrk is not installed');
-const phases = new Set((opt.only ?? 'post,get,rss,startup,forward,batch,metrics,compress,history,history-gz,fanout,console').split(','));
+const phases = new Set((opt.only ?? 'post,get,rss,startup,forward,batch,metrics,compress,history,history-gz,fanout,console,rollup-query,rollup-ingest').split(','));
 const forwardEvents = Number(opt['forward-events'] ?? (quick ? 100_000 : 1_000_000));
 const cpus = os.availableParallelism?.() ?? os.cpus().length;
 const serverPin = pinTo(0, cpus);
@@ -85,6 +86,8 @@ try {
   results.notes = ops.notes;
   if (phases.has('history')) await phase('history', async () => { results.figures.history = await historyBench({ tmp, lines: queryLines, pin: serverPin, loadPin, seconds, log }); });
   if (phases.has('history-gz')) await phase('history-gz', async () => { results.figures.historyGz = await historyGzBench({ tmp, lines: historyLines, pin: serverPin, log }); });
+  if (phases.has('rollup-query')) await phase('rollup-query', async () => { results.figures.rollupQuery = await rollupQueryBench({ tmp, lines: queryLines, pin: serverPin, log, quick }); });
+  if (phases.has('rollup-ingest')) await phase('rollup-ingest', async () => { results.figures.rollupIngest = await rollupIngestBench({ tmp, rounds, seconds, pin: serverPin, load, log, problems: results.problems }); });
   if (phases.has('fanout')) await phase('fanout', async () => { results.figures.fanout = await fanoutBench({ tmp, pin: serverPin, loadPin, seconds, subscribers: 100, rate: 2000, log }); });
 } finally {
   for (const s of stops) await s.stop();
@@ -278,6 +281,7 @@ function printReport() {
       `a page after a cursor ${g.ratios.page.toFixed(2)}x, a stream resume ${g.ratios.resume.toFixed(2)}x (target <= 2x)`);
   }
   if (f.fanout) out.push(...fanoutReport(f.fanout));
+  out.push(...rollupReport(f, met));
   if (f.console?.skipped) out.push(`console: skipped (${f.console.skipped})`);
   else if (f.console) {
     for (const mode of ['stream', 'polling']) {
