@@ -15,6 +15,7 @@ import { removeDir, tempDir } from './helpers/tmp.js';
 const PHASE_FIGURES = [
   'POST /event baseline c1', 'POST /event --fsync batch c16', 'GET /current c16 (1,000 types)', 'GET /current/{type} c16',
   'memory', 'startup', 'forward', 'batchIngest', 'metricsScrape', 'compression', 'history', 'historyGz', 'fanout', 'console',
+  'rollupQuery', 'rollupIngest',
 ];
 
 const REPORT_LINES = [
@@ -26,6 +27,8 @@ const REPORT_LINES = [
   /^ {2}http {6}2000 events: raw \d+\/s, sink \d+\/s = /m,
   /^ {2}POST \/event c16 with postgres\+mqtt catching up: \d+ req\/s vs \d+ without = /m,
   /^history over compressed days \/ plain days, 5000 lines: /m,
+  /^rollups: one type, one year \(5000 readings; tiers built directly at \d+ lines\/s\), step=auto width 1000 -> 1h, 5000 buckets: p50 /m,
+  /^rollups: POST \/events with rollups on \d+ events\/s, off \d+ events\/s = /m,
   /^correctness: every acknowledged event is on disk, seq contiguous, answers match the files$/m,
 ];
 

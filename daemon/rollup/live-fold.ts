@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '../../lib/log.js';
+import { monotonicNow, type Clock } from '../../lib/time.js';
 import type { History } from '../history/history.js';
 import { headCursor, locate } from '../history/position.js';
 import { formatCursor } from '../ndjson/cursor.js';
@@ -13,7 +14,8 @@ import { foldFrom } from './replay.js';
 // while the event loop is mostly idle, ~1 ms in 25 ms while it is saturated. A queue that grows
 // past MAX_QUEUE (a burst) is dropped: the events after the last one folded are read back from
 // the files once the daemon is idle again (or before a query). Queries and stops fold what is
-// queued first, so an answer holds every event recorded before it was asked.
+// queued first, so an answer holds every event recorded before it was asked. How busy the loop
+// is comes from Node's event-loop utilization (a process figure, not the clock).
 
 const MAX_QUEUE = 50_000;
 const TICK_MS = 25;
@@ -26,6 +28,8 @@ export interface LiveFoldDeps {
   store: TelemetryStore;
   history: History;
   logger: Logger;
+  /** Times the slices of folding (its monotonic part). */
+  clock: Clock;
   /** The engine to fold into (it changes when a rebuild is put in place). */
   engine: () => RollupEngine;
   /** Told after something was folded (the next flush writes it). */
@@ -114,7 +118,7 @@ export class LiveFold {
   private drain(sliceMs: number): void {
     if (this.at >= this.lines.length) return;
     const engine = this.deps.engine();
-    const until = performance.now() + sliceMs;
+    const until = monotonicNow(this.deps.clock) + sliceMs;
     let i = this.at;
     while (i < this.lines.length) {
       const parts = envelopeParts(this.lines[i]!);
@@ -125,7 +129,7 @@ export class LiveFold {
       }
       this.cursor = this.cursors[i]!;
       i++;
-      if ((i & 63) === 0 && performance.now() > until) break;
+      if ((i & 63) === 0 && monotonicNow(this.deps.clock) > until) break;
     }
     this.at = i;
     this.deps.folded();

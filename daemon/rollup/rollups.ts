@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../../lib/log.js';
+import { monotonicNow, type Clock } from '../../lib/time.js';
 import type { MaxAgeRules } from '../../lib/max-age.js';
 import type { History } from '../history/history.js';
 import { headCursor, locate } from '../history/position.js';
@@ -27,6 +28,8 @@ export interface RollupOptions {
   store: TelemetryStore;
   history: History;
   logger: Logger;
+  /** The daemon's clock (its monotonic part times the folding and the first build). */
+  clock: Clock;
   /** How often closed buckets are written and the checkpoint saved (ms; default 2000). */
   flushIntervalMs?: number;
 }
@@ -48,9 +51,9 @@ export class Rollups {
   private constructor(private readonly root: string, private readonly options: RollupOptions, engine: RollupEngine, files: Record<string, number>) {
     this.engine = engine;
     this.files = files;
-    const { store, history, logger } = options;
+    const { store, history, logger, clock } = options;
     // events recorded from here on: queued by the listener, folded by the live fold (live-fold.ts)
-    this.live = new LiveFold({ store, history, logger, engine: () => this.engine, folded: () => { this.dirty = true; } }, headCursor(store.head()));
+    this.live = new LiveFold({ store, history, logger, clock, engine: () => this.engine, folded: () => { this.dirty = true; } }, headCursor(store.head()));
     this.unsubscribe = store.onRecorded(this.live.listener);
     this.timer = setInterval(() => this.flushOrSay(), options.flushIntervalMs ?? 2000);
     this.timer.unref();
@@ -88,8 +91,8 @@ export class Rollups {
     // a new site directory (nothing recorded, no rollups yet): nothing to build
     if (headCursor(store.head()) === 'site:0' && !fs.existsSync(root)) return rollups;
     rollups.building = true;
-    const t0 = Date.now();
-    rollups.rebuild().then(() => options.logger.info(`rollups built from the recorded files in ${((Date.now() - t0) / 1000).toFixed(1)} s`),
+    const t0 = monotonicNow(options.clock);
+    rollups.rebuild().then(() => options.logger.info(`rollups built from the recorded files in ${((monotonicNow(options.clock) - t0) / 1000).toFixed(1)} s`),
       (error: unknown) => {
         if (!(error instanceof RebuildStopped)) options.logger.error(`building the rollups failed (${(error as Error).message}); POST /rollups/rebuild tries again`);
       });
