@@ -75,14 +75,13 @@ export class RollupEngine {
 
   /** Every type's rollup as the checkpoint keeps it, types in name order (the same state, the same bytes). */
   state(): Record<string, TypeState> {
-    const out: Record<string, TypeState> = {};
-    for (const type of [...this.types.keys()].sort()) {
+    // fromEntries defines own keys: a type named __proto__ is a key like any other
+    return Object.fromEntries([...this.types.keys()].sort().map((type) => {
       const rollup = this.types.get(type)!;
       const series = {} as Record<TierName, SeriesState>;
       for (const tier of TIERS) series[tier] = rollup.series[tier].state();
-      out[type] = { first: rollup.first, last: rollup.last, series };
-    }
-    return out;
+      return [type, { first: rollup.first, last: rollup.last, series }];
+    }));
   }
 
   private emitters(type: string): Record<TierName, (record: BucketRecord) => void> {
