@@ -130,6 +130,27 @@ test('types with unusual names keep their rollups across a restart (__proto__, a
   }
 });
 
+test('a tier line edited on disk (a first that is no number) is left out: the answer stays JSON', async () => {
+  const dir = tempDir();
+  const clock = new ManualClock(NOW);
+  let d = await startTestDaemon({ siteDir: dir, clock });
+  try {
+    for (const ts of ['2026-06-01T10:00:30.000Z', '2026-06-01T10:01:30.000Z', '2026-06-01T10:02:30.000Z']) assert.is((await post(d, ts, { t: 7 })).status, 200);
+    await d.close();
+    const file = path.join(dir, '.meridian', 'rollups', '1m', 'weather.ndjson');
+    const lines = fs.readFileSync(file, 'utf8').split('\n');
+    assert.is(lines.length, 3);
+    // the same length (the checkpoint's), a bracket for a digit: `"first":[`
+    fs.writeFileSync(file, [lines[0]!.replace('"first":7', '"first":['), lines[1], ''].join('\n'));
+    d = await startTestDaemon({ siteDir: dir, clock });
+    const answer = JSON.parse(await body(d, 'type=weather&step=1m&from=2026-06-01T10:00:00Z&to=2026-06-01T10:03:00Z'));
+    assert.equal(answer.buckets.map((b: { start: string }) => b.start), ['2026-06-01T10:01:00.000Z', '2026-06-01T10:02:00.000Z']);
+  } finally {
+    await d.close();
+    removeDir(dir);
+  }
+});
+
 test('--rollups off: nothing is kept; step and the rebuild answer 409 ROLLUPS_OFF; /history without step as always', async () => {
   await withTestDaemon({ flags: { rollups: 'off' } }, async (d) => {
     assert.is((await post(d, '2026-06-01T10:00:30.000Z', 7)).status, 200);

@@ -11,7 +11,7 @@ import { RollupEngine } from './engine.js';
 import { LiveFold } from './live-fold.js';
 import { rebuildRollups, RebuildStopped } from './rebuild.js';
 import { foldFrom } from './replay.js';
-import type { BucketRecord } from './series.js';
+import { bucketText, type BucketText } from './bucket-text.js';
 import { readBuckets, tierFile } from './tier-file.js';
 import { appendPending, cutToCheckpoint, readCheckpoint, settleRebuild, writeCheckpoint } from './tier-store.js';
 import type { TierName } from './tiers.js';
@@ -126,7 +126,7 @@ export class Rollups {
   }
 
   /** A type's buckets of a tier that overlap [from, to) (ms), the open one answered as of `now`. */
-  async buckets(type: string, tier: TierName, from: number, to: number, now: number): Promise<BucketRecord[]> {
+  async buckets(type: string, tier: TierName, from: number, to: number, now: number): Promise<BucketText[]> {
     // every event recorded before the question is in the answer
     await this.live.catchUp();
     const rel = tierFile(tier, type);
@@ -136,7 +136,7 @@ export class Rollups {
     const stored = await readBuckets(path.join(this.root, rel), from, to);
     const lastStored = stored.at(-1)?.s ?? -Infinity;
     const later = [...pending, ...(open ? [open] : [])].filter((r) => r.s > lastStored && r.e > from && r.s < to);
-    return [...stored, ...later];
+    return [...stored, ...later.map(bucketText)];
   }
 
   /** Write closed buckets and the checkpoint now (also at every interval and at close). */
