@@ -1,7 +1,7 @@
 import http from 'node:http';
 import got, { type Got, type OptionsInit } from 'got';
 import type {
-  BatchAnswer, CurrentAnswer, DamagedFile, Envelope, EventRequest, HealthAnswer, JsonObject, JsonValue, ReadyAnswer, RunRecord, RunStartRequest,
+  BatchAnswer, CurrentAnswer, DamagedFile, Envelope, EventRequest, HealthAnswer, JsonValue, ReadyAnswer, RunRecord, RunStartRequest,
   RebuildAnswer, RollupAnswer, ShutdownAnswer, StatusAnswer, StoppedRunRecord,
 } from '../lib/wire.js';
 import type { AlarmMethod } from './alarms.js';
@@ -13,7 +13,6 @@ import { historyPages, type HistoryOptions, type HistoryPage, type HistoryTextPa
 import { rollupPath, type RollupOptions } from './rollup.js';
 import { resolveClientSettings, type TelemetryClientOptions } from './options.js';
 import { streamMessages, type StreamMessage, type StreamOptions } from './stream.js';
-import { typeParam } from './type-query.js';
 import type { StartRunOptions, PostEventTextOptions, PostEventOptions, BatchEvent, PostEventsOptions, CurrentFilter, CurrentPoll } from './request-options.js';
 import { batchPath, currentPath, nightReportPath, type ReportChoice } from './paths.js';
 

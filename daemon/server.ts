@@ -146,7 +146,7 @@ export async function startDaemon(config: DaemonConfig, deps: {
   let rollups: Rollups | undefined;
   try {
     // before the port is bound: nothing is recorded while the events after the checkpoint are folded again
-    if (config.rollups) rollups = await Rollups.open({ siteDir: config.siteDir, zone: config.zone, rules: config.maxAge, store, history, logger });
+    if (config.rollups) rollups = await Rollups.open({ siteDir: config.siteDir, zone: config.zone, rules: config.maxAge, store, history, logger, clock: deps.clock });
   } catch (error) {
     await store.close();
     metrics.close();

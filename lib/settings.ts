@@ -207,6 +207,8 @@ export const DAEMON_SETTINGS: readonly DaemonSetting[] = [
     about: 'This unit\'s name in every forwarded record: 1-64 letters, digits, ".", "_" or "-"', defaultText: 'the host name in lower case',
     resolve: (g, { hostName }) => ({ unitId: g === undefined ? unitIdOfHost(hostName) : parseUnitId(String(g.value), g.name) }),
     argv: (c) => ['--unit-id', c.unitId],
+  },
+  {
     key: 'rollups', flag: '--rollups', variables: [], kind: 'value', about: 'Keep the rollup tiers (1m, 15m, 1h, night) of numeric fields: on or off', defaultText: 'on',
     resolve: (g) => ({ rollups: parseChoice(text(g) ?? 'on', g?.name ?? '--rollups', ON_OFF) === 'on' }),
     argv: (c) => (c.rollups ? [] : ['--rollups', 'off']),

@@ -284,6 +284,8 @@ export interface AlarmAnswer {
 /** The answer to GET /alarms: every configured alarm, worst severity first, then by id. */
 export interface AlarmsAnswer {
   alarms: AlarmAnswer[];
+}
+
 /** One field's summary in one rollup bucket (GET /history?step=): first/last/min/max as recorded. */
 export interface RollupField {
   first: number;

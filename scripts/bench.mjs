@@ -4,7 +4,7 @@
 // hold every acknowledged event, and writes the figures as JSON to bench-results/.
 // It never fails a test run: it is not part of npm test, and missed targets are printed,
 // not thrown. Options: --quick, --rounds N, --seconds S, --events N, --history N,
-// --query-lines N, --loader autocannon|wrk, --only post,get,rss,startup,forward,batch,metrics,compress,history,history-gz,fanout,console,rules,night
+// --query-lines N, --loader autocannon|wrk, --only post,get,rss,startup,forward,batch,metrics,compress,history,history-gz,fanout,console,rules,night,rollup-query,rollup-ingest
 // (forward-ingest: only the forwarding POST part), --forward-events N, --night-lines N, --out DIR.
 // See docs/performance.md and docs/forwarding.md.
 import { execFileSync } from 'node:child_process';
@@ -22,6 +22,7 @@ import { historyBench } from './bench/history.mjs';
 import { historyGzBench } from './bench/history-gz.mjs';
 import { rulesBench, rulesReport } from './bench/rules.mjs';
 import { nightBench } from './bench/night.mjs';
+import { rollupIngestBench, rollupQueryBench, rollupReport } from './bench/rollup.mjs';
 import { postMany, request, startBaseline, startDaemon } from './bench/servers.mjs';
 import { timeStartups, writeHistory } from './bench/startup.mjs';
 import { HEADER, median, row, spreadPct, summarise } from './bench/stats.mjs';
@@ -44,7 +45,7 @@ const queryLines = Number(opt['query-lines'] ?? (quick ? 1_000_000 : 10_000_000)
 // wrk (C, steadier figures) when installed, else autocannon (installed with the dev dependencies)
 const loader = opt.loader ?? (hasWrk() ? 'wrk' : 'autocannon');
 if (loader === 'wrk' && !hasWrk()) throw new Error('--loader wrk: wrk is not installed');
-const phases = new Set((opt.only ?? 'post,get,rss,startup,forward,batch,metrics,compress,history,history-gz,fanout,console,rules,night').split(','));
+const phases = new Set((opt.only ?? 'post,get,rss,startup,forward,batch,metrics,compress,history,history-gz,fanout,console,rules,night,rollup-query,rollup-ingest').split(','));
 const nightLines = Number(opt['night-lines'] ?? 1_000_000);
 const forwardEvents = Number(opt['forward-events'] ?? (quick ? 100_000 : 1_000_000));
 const cpus = os.availableParallelism?.() ?? os.cpus().length;
@@ -93,6 +94,8 @@ try {
     await phase('rules', async () => { results.figures.rules = await rulesBench({ tmp, rounds, seconds, pin: serverPin, load, log, problems: results.problems }); });
   }
   if (phases.has('night')) await phase('night', async () => { results.figures.night = await nightBench({ tmp, lines: nightLines, pin: serverPin, log }); });
+  if (phases.has('rollup-query')) await phase('rollup-query', async () => { results.figures.rollupQuery = await rollupQueryBench({ tmp, lines: queryLines, pin: serverPin, log, quick }); });
+  if (phases.has('rollup-ingest')) await phase('rollup-ingest', async () => { results.figures.rollupIngest = await rollupIngestBench({ tmp, rounds, seconds, pin: serverPin, load, log, problems: results.problems }); });
   if (phases.has('fanout')) await phase('fanout', async () => { results.figures.fanout = await fanoutBench({ tmp, pin: serverPin, loadPin, seconds, subscribers: 100, rate: 2000, log }); });
 } finally {
   for (const s of stops) await s.stop();
@@ -287,6 +290,7 @@ function printReport() {
   }
   if (f.fanout) out.push(...fanoutReport(f.fanout));
   if (f.rules) out.push(rulesReport(f.rules, met));
+  out.push(...rollupReport(f, met));
   if (f.console?.skipped) out.push(`console: skipped (${f.console.skipped})`);
   else if (f.console) {
     for (const mode of ['stream', 'polling']) {

@@ -15,6 +15,7 @@ import { removeDir, tempDir } from './helpers/tmp.js';
 const PHASE_FIGURES = [
   'POST /event baseline c1', 'POST /event --fsync batch c16', 'GET /current c16 (1,000 types)', 'GET /current/{type} c16',
   'memory', 'startup', 'forward', 'batchIngest', 'metricsScrape', 'compression', 'history', 'historyGz', 'fanout', 'console', 'rules', 'night',
+  'rollupQuery', 'rollupIngest',
 ];
 
 const REPORT_LINES = [
@@ -28,6 +29,8 @@ const REPORT_LINES = [
   /^history over compressed days \/ plain days, 5000 lines: /m,
   /^POST \/event c16 with 50 safety rules and 50 alarms: \d+ req\/s vs \d+ without \(medians\); rounds paired: \d+\.\d\dx \(target >= 0\.9x: (met|NOT met)\)/m,
   /^night report over 5000 lines \(\d+ MiB\): cold \d+ ms, warm \d+ ms \(target under 2000 ms\)$/m,
+  /^rollups: one type, one year \(5000 readings; tiers built directly at \d+ lines\/s\), step=auto width 1000 -> 1h, 5000 buckets: p50 /m,
+  /^rollups: POST \/events with rollups on \d+ events\/s, off \d+ events\/s = /m,
   /^correctness: every acknowledged event is on disk, seq contiguous, answers match the files$/m,
 ];
 

@@ -107,6 +107,12 @@ test('every documented answer of every route is provoked, and each matches the d
     await call('GET', '/history?type=weather&step=auto&width=5', 200);
     await call('GET', '/history?type=weather&step=5m', 422, { code: 'INVALID_QUERY' });
     await call('POST', '/rollups/rebuild', 200);
+    await withTestDaemon({ flags: { rollups: 'off' } }, async (off) => {
+      const other = exerciser(off, doc);
+      await other.call('GET', '/history?type=weather&step=1h', 409, { code: 'ROLLUPS_OFF' });
+      await other.call('POST', '/rollups/rebuild', 409, { code: 'ROLLUPS_OFF' });
+      for (const answer of other.seen) seen.add(answer);
+    });
     await call('GET', '/stream?since=bogus', 422, { code: 'INVALID_CURSOR' });
     // a stream never ends: read until its `live` marker, then the answer's head is what the document says
     const stream = new SseReader(d.url, '/stream?type=weather');

@@ -188,4 +188,26 @@ test('a new site directory: the first flush writes the checkpoint and the daemon
   });
 });
 
+test('a burst of more events than the queue holds: they are read back from the files; the answers and bytes of a rebuild', async () => {
+  const dir = tempDir();
+  const d = await startTestDaemon({ siteDir: dir, env: { TZ: 'UTC' } });
+  try {
+    const at0 = Date.parse('2026-03-02T00:00:00Z');
+    // one ts for all: the batches are recorded in any order, and none of them is late
+    const batch = (b: number) => Array.from({ length: 10_000 }, (_, i) => `{"type":"weather","ts":"${new Date(at0).toISOString()}","data":{"t":${(b * 10_000 + i) % 97}}}`).join('\n');
+    // sent at once: no turn of the fold's timer between them
+    const answers8 = await Promise.all(Array.from({ length: 8 }, (_, b) => request(d.url, '/events', { body: batch(b), headers: { 'content-type': 'application/x-ndjson' } })));
+    assert.equal(answers8.map((a) => a.status), Array(8).fill(200));
+    assert.ok(d.logs.some((l) => l.includes('rollups: more than 50000 events wait to be folded')), 'the queue overflowed');
+    const live = await answers(d.url);
+    const hour = JSON.parse(live[1]!) as { buckets: { fields: { 'data.t': { count: number } } }[] };
+    assert.is(hour.buckets.reduce((n, b) => n + b.fields['data.t'].count, 0), 80_000);
+    assert.is((await request(d.url, '/rollups/rebuild', { method: 'POST' })).text, '{"rebuilt":true,"late":0}');
+    sameAnswers(await answers(d.url), live, 'answers');
+  } finally {
+    await d.close();
+    removeDir(dir);
+  }
+});
+
 test.run();

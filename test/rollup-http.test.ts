@@ -3,7 +3,8 @@ import * as assert from 'uvu/assert';
 import { ManualClock } from './helpers/clock.js';
 import fs from 'node:fs';
 import path from 'node:path';
-import { withTestDaemon, type TestDaemon } from './helpers/daemon.js';
+import { startTestDaemon, withTestDaemon, type TestDaemon } from './helpers/daemon.js';
+import { removeDir, tempDir } from './helpers/tmp.js';
 import { postEvent, request } from './helpers/http.js';
 
 // GET /history?step=: the answer's whole body on a small known series (spellings kept, holds,
@@ -107,6 +108,47 @@ test('mistakes: 422 INVALID_QUERY with one sentence naming the parameter; withou
     }
     assert.equal((await request(d.url, '/history?type=a')).json, { events: [], next_cursor: null });
   });
+});
+
+test('types with unusual names keep their rollups across a restart (__proto__, a space, a slash, 256 characters)', async () => {
+  const dir = tempDir();
+  const clock = new ManualClock(NOW);
+  const types = ['__proto__', 'dome status', 'a/b', '..', 'x'.repeat(256)];
+  let d = await startTestDaemon({ siteDir: dir, clock });
+  try {
+    for (const type of types) assert.is((await postEvent(d.url, { type, ts: '2026-06-01T10:00:30.000Z', data: { v: 1.0 } })).status, 200);
+    const query = (type: string) => `type=${encodeURIComponent(type)}&step=1h&from=2026-06-01T10:00:00Z&to=2026-06-01T11:00:00Z`;
+    const before = [];
+    for (const type of types) before.push(await body(d, query(type)));
+    assert.ok(before.every((text) => text.includes('"data.v":{"first":1,"last":1,')), before.join('\n'));
+    await d.close();
+    d = await startTestDaemon({ siteDir: dir, clock });
+    for (const [i, type] of types.entries()) assert.is(await body(d, query(type)), before[i], type);
+  } finally {
+    await d.close();
+    removeDir(dir);
+  }
+});
+
+test('a tier line edited on disk (a first that is no number) is left out: the answer stays JSON', async () => {
+  const dir = tempDir();
+  const clock = new ManualClock(NOW);
+  let d = await startTestDaemon({ siteDir: dir, clock });
+  try {
+    for (const ts of ['2026-06-01T10:00:30.000Z', '2026-06-01T10:01:30.000Z', '2026-06-01T10:02:30.000Z']) assert.is((await post(d, ts, { t: 7 })).status, 200);
+    await d.close();
+    const file = path.join(dir, '.meridian', 'rollups', '1m', 'weather.ndjson');
+    const lines = fs.readFileSync(file, 'utf8').split('\n');
+    assert.is(lines.length, 3);
+    // the same length (the checkpoint's), a bracket for a digit: `"first":[`
+    fs.writeFileSync(file, [lines[0]!.replace('"first":7', '"first":['), lines[1], ''].join('\n'));
+    d = await startTestDaemon({ siteDir: dir, clock });
+    const answer = JSON.parse(await body(d, 'type=weather&step=1m&from=2026-06-01T10:00:00Z&to=2026-06-01T10:03:00Z'));
+    assert.equal(answer.buckets.map((b: { start: string }) => b.start), ['2026-06-01T10:01:00.000Z', '2026-06-01T10:02:00.000Z']);
+  } finally {
+    await d.close();
+    removeDir(dir);
+  }
 });
 
 test('--rollups off: nothing is kept; step and the rebuild answer 409 ROLLUPS_OFF; /history without step as always', async () => {

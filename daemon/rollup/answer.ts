@@ -1,10 +1,10 @@
 import { formatTs } from '../../lib/time.js';
-import type { FieldRecord } from './bucket.js';
-import type { BucketRecord } from './series.js';
+import type { BucketText } from './bucket-text.js';
 import type { TierName } from './tiers.js';
 
-// The answer of GET /history?step= as JSON text (docs/http-api.md): first, last, min and max
-// are the recorded numbers' own spelling (Exact), the rest computed.
+// The answer of GET /history?step= as JSON text (docs/http-api.md): each bucket's fields are
+// their stored text (first, last, min and max the recorded numbers' own spelling), put together
+// without parsing.
 
 /** What an answer is made of. */
 export interface RollupAnswer {
@@ -14,29 +14,30 @@ export interface RollupAnswer {
   to: number;
   /** The fields asked for; undefined: every field the buckets hold, in name order. */
   fields: readonly string[] | undefined;
-  buckets: readonly BucketRecord[];
+  buckets: readonly BucketText[];
 }
 
 /** The answer's JSON text; a bucket holding none of the fields is left out. */
 export function answerText(answer: RollupAnswer): string {
-  const fields = answer.fields ?? fieldsOf(answer.buckets);
+  const names = answer.fields ?? fieldsOf(answer.buckets);
+  const keys = names.map((name) => JSON.stringify(name).slice(1, -1));
   const buckets: string[] = [];
   for (const bucket of answer.buckets) {
-    if (!fields.some((name) => Object.hasOwn(bucket.f, name))) continue;
-    const parts = fields.map((name) => `${JSON.stringify(name)}:${Object.hasOwn(bucket.f, name) ? fieldText(bucket.f[name]!) : 'null'}`);
-    buckets.push(`{"start":"${formatTs(bucket.s)}","end":"${formatTs(bucket.e)}","fields":{${parts.join(',')}}}`);
+    let any = false;
+    let text = `{"start":"${formatTs(bucket.s)}","end":"${formatTs(bucket.e)}","fields":{`;
+    for (let i = 0; i < keys.length; i++) {
+      const field = bucket.fields.get(keys[i]!);
+      any ||= field !== undefined;
+      text += `${i === 0 ? '' : ','}"${keys[i]}":${field ?? 'null'}`;
+    }
+    if (any) buckets.push(`${text}}}`);
   }
   return `{"type":${JSON.stringify(answer.type)},"step":"${answer.step}","from":"${formatTs(answer.from)}","to":"${formatTs(answer.to)}",` +
-    `"fields":${JSON.stringify(fields)},"buckets":[${buckets.join(',')}]}`;
+    `"fields":${JSON.stringify(names)},"buckets":[${buckets.join(',')}]}`;
 }
 
-function fieldText([first, last, min, max, count, mean, twmean, gap]: FieldRecord): string {
-  return `{"first":${first},"last":${last},"min":${min},"max":${max},"count":${count},"mean":${JSON.stringify(mean)},` +
-    `"twmean":${JSON.stringify(twmean)},"gap_s":${JSON.stringify(gap)}}`;
-}
-
-function fieldsOf(buckets: readonly BucketRecord[]): string[] {
-  const names = new Set<string>();
-  for (const bucket of buckets) for (const name of Object.keys(bucket.f)) names.add(name);
-  return [...names].sort();
+function fieldsOf(buckets: readonly BucketText[]): string[] {
+  const keys = new Set<string>();
+  for (const bucket of buckets) for (const key of bucket.fields.keys()) keys.add(key);
+  return [...keys].map((key) => JSON.parse(`"${key}"`) as string).sort();
 }

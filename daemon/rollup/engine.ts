@@ -14,6 +14,8 @@ interface TypeRollup {
   first: number;
   last: number;
   series: Record<TierName, Series>;
+  /** Per tier: where its closed buckets go (made once: a fold allocates nothing for it). */
+  emit: Record<TierName, (record: BucketRecord) => void>;
 }
 
 /** What a type's rollup is saved as in the checkpoint. */
@@ -36,7 +38,7 @@ export class RollupEngine {
     for (const [type, saved] of Object.entries(state ?? {})) {
       const series = {} as Record<TierName, Series>;
       for (const tier of TIERS) series[tier] = new Series(tier, zone, saved.series[tier]);
-      this.types.set(type, { first: saved.first, last: saved.last, series });
+      this.types.set(type, { first: saved.first, last: saved.last, series, emit: this.emitters(type) });
     }
   }
 
@@ -49,7 +51,7 @@ export class RollupEngine {
     if (rollup === undefined) {
       const series = {} as Record<TierName, Series>;
       for (const tier of TIERS) series[tier] = new Series(tier, this.zone);
-      rollup = { first: at, last: at, series };
+      rollup = { first: at, last: at, series, emit: this.emitters(type) };
       this.types.set(type, rollup);
     } else if (at < rollup.last) {
       this.late++;
@@ -58,9 +60,7 @@ export class RollupEngine {
     rollup.last = at;
     const seconds = parts.ownMaxAge ?? maxAgeOf(this.rules, type);
     const holdMs = seconds === undefined ? Infinity : seconds * 1000;
-    for (const tier of TIERS) {
-      rollup.series[tier].fold(at, fields, holdMs, (record) => this.queue(tierFile(tier, type), record));
-    }
+    for (const tier of TIERS) rollup.series[tier].fold(at, fields, holdMs, rollup.emit[tier]);
   }
 
   /** The ts (ms) of a type's first reading folded, undefined when it has none. */
@@ -75,14 +75,22 @@ export class RollupEngine {
 
   /** Every type's rollup as the checkpoint keeps it, types in name order (the same state, the same bytes). */
   state(): Record<string, TypeState> {
-    const out: Record<string, TypeState> = {};
-    for (const type of [...this.types.keys()].sort()) {
+    // fromEntries defines own keys: a type named __proto__ is a key like any other
+    return Object.fromEntries([...this.types.keys()].sort().map((type) => {
       const rollup = this.types.get(type)!;
       const series = {} as Record<TierName, SeriesState>;
       for (const tier of TIERS) series[tier] = rollup.series[tier].state();
-      out[type] = { first: rollup.first, last: rollup.last, series };
+      return [type, { first: rollup.first, last: rollup.last, series }];
+    }));
+  }
+
+  private emitters(type: string): Record<TierName, (record: BucketRecord) => void> {
+    const emit = {} as Record<TierName, (record: BucketRecord) => void>;
+    for (const tier of TIERS) {
+      const file = tierFile(tier, type);
+      emit[tier] = (record) => this.queue(file, record);
     }
-    return out;
+    return emit;
   }
 
   private queue(file: string, record: BucketRecord): void {

@@ -1,4 +1,4 @@
-import { forEachMember, type MemberSpan } from '../../lib/json-text.js';
+import { forEachMember } from '../../lib/json-text.js';
 
 // The numeric fields of a reading's data, found in its JSON text so that each number keeps
 // the spelling it was recorded with (first/last/min/max are answered as spelled: Exact).
@@ -36,18 +36,16 @@ function visit(text: string, name: string, depth: number, found: NumericField[])
     return;
   }
   if (text.charCodeAt(0) !== 123 || depth >= MAX_FIELD_DEPTH) return;
-  const members: [string, MemberSpan][] = [];
   try {
-    forEachMember(text, (key, span) => { members.push([key, span]); });
+    forEachMember(text, (key, span) => {
+      if (key.includes('.') || key === '') return;
+      const child = `${name}.${key}`;
+      // a repeated key: the last one wins, as with JSON.parse (rare: looked for only then)
+      const before = found.findIndex((f) => f.name === child || f.name.startsWith(`${child}.`));
+      if (before !== -1) found.splice(before, found.length - before, ...found.slice(before).filter((f) => f.name !== child && !f.name.startsWith(`${child}.`)));
+      visit(text.slice(span.start, span.end), child, depth + 1, found);
+    });
   } catch {
-    return;
-  }
-  const seen = new Set<string>();
-  // a repeated key: the last one wins, as with JSON.parse
-  for (let i = members.length - 1; i >= 0; i--) {
-    const [key, span] = members[i]!;
-    if (seen.has(key) || key.includes('.') || key === '') continue;
-    seen.add(key);
-    visit(text.slice(span.start, span.end), `${name}.${key}`, depth + 1, found);
+    // not JSON: no fields (a recorded line always is)
   }
 }

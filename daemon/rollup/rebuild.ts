@@ -5,7 +5,7 @@ import type { History } from '../history/history.js';
 import { headCursor } from '../history/position.js';
 import type { TelemetryStore } from '../storage/store.js';
 import { RollupEngine } from './engine.js';
-import type { BucketRecord } from './series.js';
+import { parseBucketLine, statOf, type BucketText } from './bucket-text.js';
 import { envelopeParts } from './envelope-parts.js';
 import { foldFrom } from './replay.js';
 import { appendPending, writeCheckpoint, swapIn } from './tier-store.js';
@@ -86,11 +86,12 @@ async function keepOlder(root: string, target: string, files: Record<string, num
       const rel = path.join(tier, name);
       let rebuilt = await fs.readFile(path.join(target, rel), 'utf8').catch(() => '');
       const firstLine = rebuilt.slice(0, rebuilt.indexOf('\n') + 1);
-      const first = firstLine === '' ? undefined : JSON.parse(firstLine) as BucketRecord;
-      const old = (await fs.readFile(path.join(root, rel), 'utf8').catch(() => '')).split('\n').filter((line) => WHOLE.test(line));
+      const first = firstLine === '' ? undefined : parseBucketLine(firstLine.trimEnd());
+      const old = (await fs.readFile(path.join(root, rel), 'utf8').catch(() => '')).split('\n').filter((line) => parseBucketLine(line) !== undefined);
       const kept = old.filter((line) => first === undefined || Number(WHOLE.exec(line)![1]) < first.s);
       const boundary = first && old.find((line) => Number(WHOLE.exec(line)![1]) === first.s);
-      if (first && boundary && sawMore(JSON.parse(boundary) as BucketRecord, first)) rebuilt = `${boundary}\n${rebuilt.slice(firstLine.length)}`;
+      const old1 = boundary === undefined ? undefined : parseBucketLine(boundary);
+      if (first && boundary && old1 && sawMore(old1, first)) rebuilt = `${boundary}\n${rebuilt.slice(firstLine.length)}`;
       if (kept.length === 0 && !(boundary && rebuilt.startsWith(boundary))) continue;
       const text = kept.map((line) => `${line}\n`).join('') + rebuilt;
       await fs.mkdir(path.join(target, tier), { recursive: true });
@@ -103,10 +104,12 @@ async function keepOlder(root: string, target: string, files: Record<string, num
 const WHOLE = /^\{"s":(-?\d+),"e":(-?\d+),.*\}$/;
 
 /** Whether an old bucket saw more of its span than the rebuilt one: a field with more readings, or as many and less time uncovered. */
-function sawMore(old: BucketRecord, rebuilt: BucketRecord): boolean {
-  return Object.entries(old.f).some(([name, o]) => {
-    const r = rebuilt.f[name];
-    return r === undefined || o[4] > r[4] || (o[4] === r[4] && o[7] < r[7]);
+function sawMore(old: BucketText, rebuilt: BucketText): boolean {
+  return [...old.fields].some(([name, o]) => {
+    const r = rebuilt.fields.get(name);
+    if (r === undefined) return true;
+    const [oc, rc] = [statOf(o, 'count'), statOf(r, 'count')];
+    return oc > rc || (oc === rc && statOf(o, 'gap_s') < statOf(r, 'gap_s'));
   });
 }
 

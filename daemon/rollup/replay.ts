@@ -9,13 +9,13 @@ import { envelopeParts } from './envelope-parts.js';
 
 const PAGE_LINES = 10_000;
 
-/** Fold the lines after `start` up to `head` into `engine`; `afterPage` runs after each page (to flush). Returns the head's position. */
+/** Fold the lines after `start` up to `head` into `engine`, `pageLines` at a time; `afterPage` runs after each page (to flush, to yield). Returns the head's position. */
 export async function foldFrom(history: History, head: StoreHead, start: Position, engine: RollupEngine,
-  afterPage: () => void | Promise<void>): Promise<Position> {
+  afterPage: () => void | Promise<void>, pageLines = PAGE_LINES): Promise<Position> {
   let position = start;
   for (;;) {
     const result = await history.read({
-      head, start: position, filter: {}, limit: PAGE_LINES,
+      head, start: position, filter: {}, limit: pageLines,
       onLine: (line) => {
         const parts = envelopeParts(line);
         if (parts) engine.fold(parts);

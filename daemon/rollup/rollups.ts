@@ -1,16 +1,17 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../../lib/log.js';
+import { monotonicNow, type Clock } from '../../lib/time.js';
 import type { MaxAgeRules } from '../../lib/max-age.js';
 import type { History } from '../history/history.js';
 import { headCursor, locate } from '../history/position.js';
 import { statePaths } from '../storage/state-files.js';
 import type { TelemetryStore } from '../storage/store.js';
 import { RollupEngine } from './engine.js';
-import { envelopeParts } from './envelope-parts.js';
+import { LiveFold } from './live-fold.js';
 import { rebuildRollups, RebuildStopped } from './rebuild.js';
 import { foldFrom } from './replay.js';
-import type { BucketRecord } from './series.js';
+import { bucketText, type BucketText } from './bucket-text.js';
 import { readBuckets, tierFile } from './tier-file.js';
 import { appendPending, cutToCheckpoint, readCheckpoint, settleRebuild, writeCheckpoint } from './tier-store.js';
 import type { TierName } from './tiers.js';
@@ -27,6 +28,8 @@ export interface RollupOptions {
   store: TelemetryStore;
   history: History;
   logger: Logger;
+  /** The daemon's clock (its monotonic part times the folding and the first build). */
+  clock: Clock;
   /** How often closed buckets are written and the checkpoint saved (ms; default 2000). */
   flushIntervalMs?: number;
 }
@@ -38,6 +41,7 @@ export class Rollups {
   private rebuilding: Promise<void> | undefined;
   private readonly timer: NodeJS.Timeout;
   private readonly unsubscribe: () => void;
+  private readonly live: LiveFold;
   private dirty = false;
   private stopped = false;
   private failing = false;
@@ -47,18 +51,10 @@ export class Rollups {
   private constructor(private readonly root: string, private readonly options: RollupOptions, engine: RollupEngine, files: Record<string, number>) {
     this.engine = engine;
     this.files = files;
-    this.unsubscribe = options.store.onRecorded((event) => {
-      if (!event.permanent) return;
-      const parts = envelopeParts(event.reading.json);
-      if (!parts) return;
-      try {
-        this.engine.fold(parts);
-        this.dirty = true;
-      } catch (error) {
-        // never the recording's failure: the rollups are rebuilt from the files
-        options.logger.error(`folding seq ${event.reading.seq} of ${event.stream} into the rollups failed (${(error as Error).message}); POST /rollups/rebuild makes them again`);
-      }
-    });
+    const { store, history, logger, clock } = options;
+    // events recorded from here on: queued by the listener, folded by the live fold (live-fold.ts)
+    this.live = new LiveFold({ store, history, logger, clock, engine: () => this.engine, folded: () => { this.dirty = true; } }, headCursor(store.head()));
+    this.unsubscribe = store.onRecorded(this.live.listener);
     this.timer = setInterval(() => this.flushOrSay(), options.flushIntervalMs ?? 2000);
     this.timer.unref();
   }
@@ -95,8 +91,8 @@ export class Rollups {
     // a new site directory (nothing recorded, no rollups yet): nothing to build
     if (headCursor(store.head()) === 'site:0' && !fs.existsSync(root)) return rollups;
     rollups.building = true;
-    const t0 = Date.now();
-    rollups.rebuild().then(() => options.logger.info(`rollups built from the recorded files in ${((Date.now() - t0) / 1000).toFixed(1)} s`),
+    const t0 = monotonicNow(options.clock);
+    rollups.rebuild().then(() => options.logger.info(`rollups built from the recorded files in ${((monotonicNow(options.clock) - t0) / 1000).toFixed(1)} s`),
       (error: unknown) => {
         if (!(error instanceof RebuildStopped)) options.logger.error(`building the rollups failed (${(error as Error).message}); POST /rollups/rebuild tries again`);
       });
@@ -108,7 +104,13 @@ export class Rollups {
     this.rebuilding ??= rebuildRollups({
       root: this.root, zone: this.options.zone, rules: this.options.rules, store: this.options.store, history: this.options.history,
       stopped: () => this.stopped,
-      takeLive: (engine, files) => { this.engine = engine; this.files = files; this.dirty = false; this.building = false; },
+      takeLive: (engine, files) => {
+        this.engine = engine;
+        this.files = files;
+        this.dirty = false;
+        this.building = false;
+        this.live.restart(headCursor(this.options.store.head()));
+      },
     }).finally(() => { this.rebuilding = undefined; });
     return this.rebuilding;
   }
@@ -124,7 +126,9 @@ export class Rollups {
   }
 
   /** A type's buckets of a tier that overlap [from, to) (ms), the open one answered as of `now`. */
-  async buckets(type: string, tier: TierName, from: number, to: number, now: number): Promise<BucketRecord[]> {
+  async buckets(type: string, tier: TierName, from: number, to: number, now: number): Promise<BucketText[]> {
+    // every event recorded before the question is in the answer
+    await this.live.catchUp();
     const rel = tierFile(tier, type);
     // taken before the file is read: a flush meanwhile moves these into the file (deduplicated below)
     const pending = [...(this.engine.pending.get(rel) ?? [])];
@@ -132,15 +136,15 @@ export class Rollups {
     const stored = await readBuckets(path.join(this.root, rel), from, to);
     const lastStored = stored.at(-1)?.s ?? -Infinity;
     const later = [...pending, ...(open ? [open] : [])].filter((r) => r.s > lastStored && r.e > from && r.s < to);
-    return [...stored, ...later];
+    return [...stored, ...later.map(bucketText)];
   }
 
   /** Write closed buckets and the checkpoint now (also at every interval and at close). */
   flush(): void {
-    if (!this.dirty || this.building) return;
+    if (!this.dirty || this.building || !this.live.settled) return;
     appendPending(this.root, this.engine, this.files);
     writeCheckpoint(this.root, {
-      version: 1, cursor: headCursor(this.options.store.head()), files: this.files, late: this.engine.late, types: this.engine.state(),
+      version: 1, cursor: this.live.cursor, files: this.files, late: this.engine.late, types: this.engine.state(),
     });
     this.dirty = false;
   }
@@ -163,8 +167,11 @@ export class Rollups {
   async close(): Promise<void> {
     clearInterval(this.timer);
     this.unsubscribe();
+    this.live.stop();
     this.stopped = true;
     await this.rebuilding?.catch(() => undefined);
+    // what is queued is folded now; what is only in the files (after a burst) at the next start
+    this.live.drainAll();
     try {
       this.flush();
     } catch (error) {

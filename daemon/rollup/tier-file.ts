@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
-import type { BucketRecord } from './series.js';
+import { parseBucketLine, type BucketText } from './bucket-text.js';
 import type { TierName } from './tiers.js';
 
 // A tier file: one type's closed buckets of one tier, one JSON line each, in start order
@@ -19,13 +19,8 @@ export function tierFile(tier: TierName, type: string): string {
   return path.join(tier, `${name}.ndjson`);
 }
 
-/** The line a bucket is stored as. */
-export function bucketLine(record: BucketRecord): string {
-  return JSON.stringify(record);
-}
-
 /** The buckets of a tier file that overlap [from, to) (ms), in order; none when it does not exist. */
-export async function readBuckets(file: string, from: number, to: number): Promise<BucketRecord[]> {
+export async function readBuckets(file: string, from: number, to: number): Promise<BucketText[]> {
   let handle: fs.FileHandle;
   try {
     handle = await fs.open(file, 'r');
@@ -66,8 +61,8 @@ async function endOfLineAfter(handle: fs.FileHandle, at: number): Promise<number
   return match ? Number(match[2]) : undefined;
 }
 
-async function readFrom(handle: fs.FileHandle, start: number, size: number, from: number, to: number): Promise<BucketRecord[]> {
-  const records: BucketRecord[] = [];
+async function readFrom(handle: fs.FileHandle, start: number, size: number, from: number, to: number): Promise<BucketText[]> {
+  const records: BucketText[] = [];
   let carry = '';
   const decoder = new StringDecoder('utf8');
   let first = start > 0;
@@ -85,7 +80,7 @@ async function readFrom(handle: fs.FileHandle, start: number, size: number, from
       if (!match) continue;
       if (Number(match[1]) >= to) return records;
       if (Number(match[2]) <= from) continue;
-      const record = parsedRecord(line);
+      const record = parseBucketLine(line);
       // a damaged line is left out (it is written again by the next rebuild)
       if (record) records.push(record);
     }
@@ -93,20 +88,3 @@ async function readFrom(handle: fs.FileHandle, start: number, size: number, from
   return records;
 }
 
-const NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
-
-/** A stored line as a bucket, undefined unless it is one (its spelled numbers are answered as they are: they must be numbers). */
-function parsedRecord(line: string): BucketRecord | undefined {
-  let value: BucketRecord;
-  try {
-    value = JSON.parse(line) as BucketRecord;
-  } catch {
-    return undefined;
-  }
-  if (typeof value.f !== 'object' || value.f === null || !Number.isFinite(value.s) || !Number.isFinite(value.e)) return undefined;
-  for (const field of Object.values(value.f)) {
-    if (!Array.isArray(field) || field.length !== 8 || !field.slice(0, 4).every((t) => typeof t === 'string' && NUMBER.test(t))) return undefined;
-    if (!field.slice(4).every((n, i) => typeof n === 'number' || (i === 2 && n === null))) return undefined;
-  }
-  return value;
-}

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { writeJsonAtomic } from '../storage/state-files.js';
 import type { RollupEngine, TypeState } from './engine.js';
-import { bucketLine } from './tier-file.js';
+import { bucketLine } from './bucket-text.js';
 import { TIERS } from './tiers.js';
 
 // The rollups directory on disk (`<site_dir>/.meridian/rollups/`, docs/rollups.md): tier files

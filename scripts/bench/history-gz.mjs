@@ -3,7 +3,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { writeSpreadHistory } from './history.mjs';
-import { request, startDaemon } from './servers.mjs';
+import { request, startDaemon, NO_ROLLUPS } from './servers.mjs';
 import { median } from './stats.mjs';
 
 // History and stream resume over compressed days against plain days, in the same run: the
@@ -81,7 +81,7 @@ export async function historyGzBench({ tmp, lines, pin, log }) {
   log(`  history-gz: ${lines} lines over ${files.length} days; all compressed in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   const figures = { lines };
   for (const [name, siteDir] of [['plain', plainDir], ['gzip', gzDir]]) {
-    const d = await startDaemon({ siteDir, pin, readyTimeoutMs: 1_800_000 });
+    const d = await startDaemon({ siteDir, pin, readyTimeoutMs: 1_800_000, args: NO_ROLLUPS });
     try {
       figures[name] = await measure(d.url, lines);
     } finally {

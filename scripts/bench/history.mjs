@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { runLoad } from './load.mjs';
 import { historyLine, eventBodies } from './payload.mjs';
-import { request, startDaemon } from './servers.mjs';
+import { request, startDaemon, NO_ROLLUPS } from './servers.mjs';
 import { median } from './stats.mjs';
 
 // History at scale: a generated history of `lines` envelopes over ten site days (one line
@@ -75,7 +75,7 @@ export async function historyBench({ tmp, lines, pin, loadPin, seconds, log }) {
   const figures = { lines, bytes, type: TYPE, hour: [hourFrom, hourTo] };
 
   // the first start has no snapshot: it replays every file (minutes for 10M lines on a busy machine)
-  let d = await startDaemon({ siteDir, pin, readyTimeoutMs: 1_800_000 });
+  let d = await startDaemon({ siteDir, pin, readyTimeoutMs: 1_800_000, args: NO_ROLLUPS });
   figures.firstStartMs = d.readyMs;
   try {
     log(`  history: daemon up in ${d.readyMs.toFixed(0)} ms (first start: replays every file, writes the snapshot)`);
@@ -87,7 +87,7 @@ export async function historyBench({ tmp, lines, pin, loadPin, seconds, log }) {
   } finally {
     await d.stop();
   }
-  d = await startDaemon({ siteDir, pin });
+  d = await startDaemon({ siteDir, pin, args: NO_ROLLUPS });
   try {
     figures.restartHour = await timeQuery(d.url, hour);
     log(`  history: after a restart (saved index): ${figures.restartHour.ms.toFixed(1)} ms`);

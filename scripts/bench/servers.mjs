@@ -25,6 +25,13 @@ export function freePort() {
   });
 }
 
+/**
+ * `--rollups off`, for the phases that start a daemon on files written by the bench: a first
+ * start on recorded files builds the rollups in the background (docs/rollups.md), which would
+ * share the CPU with what those phases measure (history, start-up).
+ */
+export const NO_ROLLUPS = ['--rollups', 'off'];
+
 /** Start the real daemon (`meridian telemetry run`, with the Node flags every launch path uses); resolves once /ready answers. */
 export async function startDaemon({ siteDir, fsync = 'batch', pin = [], nodeArgs = DAEMON_NODE_FLAGS, args: extra = [], readyTimeoutMs = 120_000 }) {
   // the port is free when picked, but another process (a test beside the bench's smoke run)

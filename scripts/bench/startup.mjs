@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { historyLine } from './payload.mjs';
-import { startDaemon } from './servers.mjs';
+import { startDaemon, NO_ROLLUPS } from './servers.mjs';
 
 // Start-up with a long history: generated site files (valid envelopes), then the time from
 // spawn to /ready answering with the snapshot present (a normal restart) and without it
@@ -40,13 +40,13 @@ export async function timeStartups(siteDir, { reps, pin }) {
   const fullReplay = [];
   let replayPeakMiB = 0;
   // a first start writes the snapshot the restarts use
-  await (await startDaemon({ siteDir, pin })).stop();
+  await (await startDaemon({ siteDir, pin, args: NO_ROLLUPS })).stop();
   for (let r = 0; r < reps; r++) {
-    let d = await startDaemon({ siteDir, pin });
+    let d = await startDaemon({ siteDir, pin, args: NO_ROLLUPS });
     withSnapshot.push(d.readyMs);
     await d.stop();
     fs.rmSync(snapshot, { force: true });
-    d = await startDaemon({ siteDir, pin });
+    d = await startDaemon({ siteDir, pin, args: NO_ROLLUPS });
     fullReplay.push(d.readyMs);
     replayPeakMiB = Math.max(replayPeakMiB, d.memory()?.peakMiB ?? 0);
     await d.stop();

@@ -40,7 +40,7 @@ export const historyPaths: PathsObject = {
           properties: { events: { type: 'array', items: ref('Envelope') }, next_cursor: { oneOf: [CURSOR, { type: 'null' }] }, damaged: ref('DamagedFiles') },
         }, ROLLUP_ANSWER],
       }),
-      errors: ['INVALID_QUERY', 'INVALID_CURSOR'],
+      errors: ['INVALID_QUERY', 'INVALID_CURSOR', 'ROLLUPS_OFF'],
     }),
   },
   '/stream': {
