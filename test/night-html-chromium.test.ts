@@ -37,8 +37,7 @@ function findRun(img: Image, colour: Rgb, length: number): { x: number; y: numbe
 }
 
 test('the HTML report renders in headless Chromium with its band and charts where they must be', () => withTestDaemon(
-  { clock: new ManualClock('2026-03-18T20:00:00.000Z'), env: { TZ: 'America/New_York' }, freshnessIntervalMs: 0 }, async (d) => {
-    await recordNight(d.url);
+  { siteDir: nightDir(), clock: new ManualClock('2026-03-18T20:00:00.000Z'), env: { TZ: 'America/New_York' }, freshnessIntervalMs: 0 }, async (d) => {
     const dir = tempDir('meridian-html-');
     try {
       const page = path.join(dir, 'night.html');
@@ -72,5 +71,13 @@ test('the HTML report renders in headless Chromium with its band and charts wher
       removeDir(dir);
     }
   }));
+
+
+/** A site directory holding the generated night. */
+function nightDir(): string {
+  const dir = tempDir();
+  recordNight(dir);
+  return dir;
+}
 
 test.run();

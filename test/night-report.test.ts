@@ -7,7 +7,7 @@ import { ManualClock } from './helpers/clock.js';
 import { freePort, ROOT, startTestDaemon, type TestDaemon } from './helpers/daemon.js';
 import { request } from './helpers/http.js';
 import { nightEvents, recordNight, temperature } from './helpers/night-fixture.js';
-import { removeDir } from './helpers/tmp.js';
+import { removeDir, tempDir } from './helpers/tmp.js';
 
 // The night report on a generated night with known intervals (test/helpers/night-fixture.ts):
 // every total as worked out by hand, counts exact, weather against a brute-force pass, the
@@ -17,8 +17,9 @@ const GOLDEN = path.join(ROOT, 'test', 'golden');
 let d: TestDaemon;
 
 test.before(async () => {
-  d = await startTestDaemon({ clock: new ManualClock('2026-03-18T20:00:00.000Z'), env: { TZ: 'America/New_York' }, freshnessIntervalMs: 0 });
-  await recordNight(d.url);
+  const siteDir = tempDir();
+  recordNight(siteDir);
+  d = await startTestDaemon({ siteDir, clock: new ManualClock('2026-03-18T20:00:00.000Z'), env: { TZ: 'America/New_York' }, freshnessIntervalMs: 0 });
 });
 test.after(async () => {
   await d.close();
@@ -102,14 +103,19 @@ test('DST nights are 23 and 25 hours long, from local noon to local noon', async
 });
 
 test('a verdict flapping all night: every change counted and timed, the first 10,000 listed', async () => {
-  // 10,002 verdicts every 5 s from 2026-03-10T16:00Z (local noon), safe on even ones
+  // 10,002 verdicts every 5 s from 2026-03-10T16:00Z (local noon), safe on even ones, as a daemon recorded them (callers cannot post meridian.safety)
   const lines = Array.from({ length: 10_002 }, (_, k) =>
-    `{"type":"meridian.safety","data":{"safe":${k % 2 === 0},"reasons":${k % 2 === 0 ? '[]' : '["wind"]'}},"ts":"${new Date(Date.parse('2026-03-10T16:00:00Z') + k * 5000).toISOString()}"}`);
-  for (const part of [lines.slice(0, 5001), lines.slice(5001)]) {
-    const posted = await request(d.url, '/events', { method: 'POST', body: part.join('\n'), headers: { 'content-type': 'application/x-ndjson' } });
-    assert.is(posted.status, 200);
+    `{"seq":${k + 1},"ts":"${new Date(Date.parse('2026-03-10T16:00:00Z') + k * 5000).toISOString()}","type":"meridian.safety","data":{"safe":${k % 2 === 0},"reasons":${k % 2 === 0 ? '[]' : '["wind"]'}},"meta":{}}\n`);
+  const siteDir = tempDir();
+  fs.writeFileSync(path.join(siteDir, 'site_20260310.ndjson'), lines.join(''));
+  const flapping = await startTestDaemon({ siteDir, clock: new ManualClock('2026-03-18T20:00:00.000Z'), env: { TZ: 'America/New_York' }, freshnessIntervalMs: 0 });
+  let r: Record<string, any>;
+  try {
+    r = (await request(flapping.url, '/reports/night/20260310')).json as Record<string, any>;
+  } finally {
+    await flapping.close();
+    removeDir(siteDir);
   }
-  const r = (await request(d.url, '/reports/night/20260310')).json as Record<string, any>;
   assert.equal([r.safety.change_count, r.safety.changes.length, r.safety.safe_s, r.safety.unsafe_s, r.safety.unknown_s, r.safety.reasons],
     [10_002, 10_000, 25005, 25000, 36395, [{ reason: 'wind', seconds: 25000 }]]);
 });

@@ -2,8 +2,8 @@ import http from 'node:http';
 import https from 'node:https';
 import got from 'got';
 import type { ForwardRecord } from './record.js';
-import { redactUrlText } from './secrets.js';
-import { SinkRejection, type HttpSinkSpec, type Sink } from './sink.js';
+import { judgeAnswer } from './http-answer.js';
+import type { HttpSinkSpec, Sink } from './sink.js';
 
 // The HTTP sink: each batch is one POST of NDJSON, one record per line:
 // {"id":"site:41","unit":"pan012","stream":"site","seq":41,"envelope":{...the line as stored...}}; an ephemeral
@@ -92,22 +92,11 @@ export function httpSink(spec: HttpSinkSpec, unit: string): Sink {
         // answered, failed or aborted (the socket destroyed): nothing writes from it any more
         spare.push(built.backing);
       }
-      const status = res.statusCode;
-      if (status >= 200 && status < 300) return;
-      if (status >= 300 && status < 400) throw new Error(redirected(status, res.headers.location));
-      const detail = `HTTP ${status}${res.body ? `: ${String(res.body).slice(0, 200)}` : ''}`;
-      if (status >= 400 && status < 500 && status !== 408 && status !== 429) throw new SinkRejection(detail);
-      throw new Error(detail);
+      judgeAnswer(res, 'peer', "the sink's url");
     },
     async close() {
       agent.http.destroy();
       agent.https.destroy();
     },
   };
-}
-
-// what a 3xx says: the sink does not follow it, the operator should configure the final address
-function redirected(status: number, location: string | undefined): string {
-  const where = location === undefined ? 'without a Location' : `to ${redactUrlText(location)}`;
-  return `HTTP ${status}: the peer redirected ${where}; redirects are not followed (set the sink's url to the final address)`;
 }

@@ -2,8 +2,8 @@ import http from 'node:http';
 import https from 'node:https';
 import got from 'got';
 import { recordId, type ForwardRecord } from './record.js';
-import { redactUrlText } from './secrets.js';
-import { SinkRejection, type HttpSinkSpec, type NotifyFormat, type Sink } from './sink.js';
+import { judgeAnswer } from './http-answer.js';
+import type { HttpSinkSpec, NotifyFormat, Sink } from './sink.js';
 
 // A `[[notify]]` sink: each `meridian.escalation` record of the log is one POST to the webhook,
 // with the header `Idempotency-Key: <record id>` (`site:41`) and the same key in the body, so
@@ -69,15 +69,7 @@ export function notifySink(spec: HttpSinkSpec): Sink {
         if (!escalation) continue;
         const req = notifyRequest(spec.notify ?? 'json', escalation);
         const res = await client.post(spec.url, { body: req.body, headers: req.headers, signal });
-        const status = res.statusCode;
-        if (status >= 200 && status < 300) continue;
-        if (status >= 300 && status < 400) {
-          const where = res.headers.location === undefined ? 'without a Location' : `to ${redactUrlText(res.headers.location)}`;
-          throw new Error(`HTTP ${status}: the webhook redirected ${where}; redirects are not followed (set the url to the final address)`);
-        }
-        const detail = `HTTP ${status}${res.body ? `: ${String(res.body).slice(0, 200)}` : ''}`;
-        if (status >= 400 && status < 500 && status !== 408 && status !== 429) throw new SinkRejection(detail);
-        throw new Error(detail);
+        judgeAnswer(res, 'webhook', 'the url');
       }
     },
     async close() {

@@ -1,4 +1,5 @@
-import { request } from './http.js';
+import fs from 'node:fs';
+import path from 'node:path';
 
 // A generated observing night with known intervals (site day 20260317, America/New_York:
 // 2026-03-17T16:00Z to 2026-03-18T16:00Z): weather every minute but for a 30-minute silence,
@@ -57,19 +58,18 @@ export function tsOf(t: number): string {
   return new Date(NIGHT_FROM_MS + t * 60_000).toISOString();
 }
 
-/** Record the night on a daemon: batches before, during and after run 001. */
-export async function recordNight(url: string): Promise<void> {
+/**
+ * Write the night as a daemon records it, into `siteDir` before a daemon starts on it: the site
+ * day file (seqs 1.. before and after the run) and run 001's file (its own seqs, `meta.run_id`).
+ * Written, not posted: the `meridian.*` events are the daemon's own (callers cannot post them),
+ * and the daemon finds the run again from its file (no `.meridian/` yet).
+ */
+export function recordNight(siteDir: string): void {
+  const line = (seq: number, e: NightEvent, meta: string) => `{"seq":${seq},"ts":"${tsOf(e.t)}","type":${JSON.stringify(e.type)},"data":${e.data},"meta":${meta}}\n`;
   const events = nightEvents();
-  const post = async (part: NightEvent[]) => {
-    for (let i = 0; i < part.length; i += 1000) {
-      const body = part.slice(i, i + 1000).map((e) => `{"type":${JSON.stringify(e.type)},"data":${e.data},"ts":"${tsOf(e.t)}"}`).join('\n');
-      const answer = await request(url, '/events', { method: 'POST', body, headers: { 'content-type': 'application/x-ndjson' } });
-      if (answer.status !== 200) throw new Error(`batch answered ${answer.status}: ${answer.text}`);
-    }
-  };
-  await post(events.filter((e) => e.t < RUN_FROM));
-  await request(url, '/run/start', { method: 'POST', body: { run_id: '001' } });
-  await post(events.filter((e) => e.t >= RUN_FROM && e.t < RUN_TO));
-  await request(url, '/run/stop', { method: 'POST' });
-  await post(events.filter((e) => e.t >= RUN_TO));
+  const site = events.filter((e) => e.t < RUN_FROM || e.t >= RUN_TO);
+  const run = events.filter((e) => e.t >= RUN_FROM && e.t < RUN_TO);
+  fs.writeFileSync(path.join(siteDir, 'site_20260317.ndjson'), site.map((e, i) => line(i + 1, e, '{}')).join(''));
+  fs.mkdirSync(path.join(siteDir, '001'));
+  fs.writeFileSync(path.join(siteDir, '001', 'telemetry.ndjson'), run.map((e, i) => line(i + 1, e, '{"run_id":"001"}')).join(''));
 }
