@@ -174,6 +174,8 @@ export function eventData(judged: JudgedType, mark: StaleMark): JsonObject {
   };
 }
 
+// A turn judged by a learned limit is recorded but not made current: the default GET /current
+// stays what the original service answers (Drop-in) unless a limit was configured.
 function daemonEvent(type: string, data: JsonObject): ValidEvent {
-  return { type, data: JSON.stringify(data), makeCurrent: true, storePermanently: true, meta: '{}' };
+  return { type, data: JSON.stringify(data), makeCurrent: data.max_age_from !== 'learned', storePermanently: true, meta: '{}' };
 }

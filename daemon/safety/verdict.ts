@@ -173,12 +173,13 @@ export class SafetyVerdict {
   }
 
   private onRecorded(event: RecordedEvent): void {
-    if (!event.makeCurrent) return;
     const type = event.reading.type;
+    // a turn to stale or fresh (not current when it is by a learned limit: docs/configuration.md#learned-limits)
     if (type === STALE_TYPE || type === FRESH_TYPE) {
       this.soon ??= setImmediate(() => this.check(true));
       return;
     }
+    if (!event.makeCurrent) return;
     if (!this.required.has(type) && !this.index.has(type)) return;
     this.dirty.add(type);
     this.soon ??= setImmediate(() => this.check(false));
