@@ -208,7 +208,7 @@ export class TelemetryClient extends SafetyMethods {
     }, options);
   }
 
-  /** GET /history?type=T&step=...: a type's rollup buckets (numbers decoded; rollupText() keeps them as spelled). */
+  /** GET /history with a type and step: a type's rollup buckets (numbers decoded; rollupText() keeps them as spelled). */
   rollup(type: string, options: RollupOptions = {}): Promise<RollupAnswer> {
     return this.call('GET', rollupPath(type, options));
   }

@@ -1,7 +1,7 @@
 import type { RollupAnswer } from '../lib/wire.js';
-import { typeParam } from './type-query.js';
+import { listParam, typeParam } from './type-query.js';
 
-// client.rollup(): GET /history?type=T&step=... (docs/rollups.md), its query string.
+// client.rollup(): GET /history with a type and step (docs/rollups.md), its query string.
 
 /** What `rollup()` takes besides the type; every field optional. */
 export interface RollupOptions {
@@ -21,7 +21,7 @@ export interface RollupOptions {
 export function rollupPath(type: string, options: RollupOptions): string {
   const params = [typeParam([type])!, `step=${options.step ?? 'auto'}`];
   if (options.width !== undefined) params.push(`width=${options.width}`);
-  if (options.fields !== undefined) params.push(`fields=${options.fields.map(encodeURIComponent).join(',')}`);
+  if (options.fields !== undefined) params.push(listParam('fields', options.fields));
   for (const name of ['from', 'to'] as const) {
     const value = options[name];
     if (value !== undefined) params.push(`${name}=${encodeURIComponent(value instanceof Date ? value.toISOString() : value)}`);

@@ -4,5 +4,10 @@
 
 /** The `type=` parameter of a filter, or undefined when there is none (every type); an empty list is sent as `type=` and refused by the daemon. */
 export function typeParam(types: readonly string[] | undefined): string | undefined {
-  return types === undefined ? undefined : `type=${types.map(encodeURIComponent).join(',')}`;
+  return types === undefined ? undefined : listParam('type', types);
+}
+
+/** A parameter of a comma-separated list (`type`, a rollup's `fields`), spelled the same way: each name percent-encoded, the commas between them raw. */
+export function listParam(name: string, values: readonly string[]): string {
+  return `${name}=${values.map(encodeURIComponent).join(',')}`;
 }

@@ -31,7 +31,7 @@ test('paths, spans and command names: one line and the documented exit code', as
     ['--retain beyond any date', ['run', '--retain', '876001h'], 2, '--retain must be an age of at most 36500d (876000h); got "876001h" (see "telemetry run --help")'],
     ['hist', ['hist'], 2, 'unknown command "hist"; did you mean "telemetry history"? (see "telemetry --help")'],
     ['im', ['im'], 2, 'unknown command "im"; did you mean "telemetry import"? (see "telemetry --help")'],
-    ['s', ['s'], 2, 'unknown command "s"; did you mean "telemetry stop" or "telemetry status"? (see "telemetry --help")'],
+    ['s', ['s'], 2, 'unknown command "s"; did you mean "telemetry stop", "telemetry status", "telemetry safety" or "telemetry shelve"? (see "telemetry --help")'],
     ['histroy', ['histroy'], 2, 'unknown command "histroy"; did you mean "telemetry history"? (see "telemetry --help")'],
     ['nothing near', ['xyzzy'], 2, 'unknown command "xyzzy" (see "telemetry --help")'],
     ['--config /dev/zero (never ends)', ['run', '--config', '/dev/zero', '--port', '1'], 2, '--config must be a regular file; got "/dev/zero (not a regular file)" (see "telemetry run --help")'],

@@ -124,6 +124,18 @@ test('a stopped 1 Hz sensor (injected clock): stale once 5 s passed, meridian.st
   assert.equal(JSON.parse((await freshEvent).reading.json).data.max_age_s, 5);
   assert.equal(readLines(path.join(d.siteDir, SITE_FILE)).map((l) => (l as { type: string }).type),
     ['dome', 'dome', 'dome', 'dome', 'dome', 'dome', 'meridian.stale', 'dome', 'meridian.fresh']);
+  // recorded, not current: the default GET /current is the original service's body, with the types posted only
+  assert.equal(Object.keys((await request(d.url, '/current?freshness=false')).json.current), ['dome']);
+  assert.is((await request(d.url, '/current/meridian.stale')).status, 404);
+}));
+
+test('a turn by a configured limit is current as before (a rule named it)', () => withDaemon('dome=5', async (d, clock) => {
+  await postAt(d, clock, 'dome', ones(1, 1000));
+  clock.advance(6000);
+  const staleEvent = nextRecorded(d, 'meridian.stale');
+  d.daemon.freshness.watch.check();
+  assert.is(JSON.parse((await staleEvent).reading.json).data.max_age_from, 'rule');
+  assert.equal(Object.keys((await request(d.url, '/current?freshness=false')).json.current).sort(), ['dome', 'meridian.stale']);
 }));
 
 test('a restart starts learning again: the recovered reading is one sighting', async () => {
