@@ -43,7 +43,8 @@ export class SiteFiles {
         if (Object.keys(env).join(',') !== KEYS) throw new Error(`${file}: line with keys ${Object.keys(env)}`);
         if (env.seq !== this.lastSeq + 1) throw new Error(`${file}: seq ${env.seq} follows ${this.lastSeq}`);
         this.lastSeq = env.seq;
-        this.latest.set(env.type, line);
+        // a stale/fresh turn by a learned limit is recorded but never made current: not in the view
+        if (env.data?.max_age_from !== 'learned') this.latest.set(env.type, line);
         // the daemon's own events (meridian.stale / meridian.fresh: a bench type turns stale by
         // its learned limit while the load pauses) were never posted: not counted as answers
         if (!env.type.startsWith('meridian.')) added++;
