@@ -7,8 +7,8 @@ import { caughtUp } from './helpers/forward.js';
 import { postEvent, request } from './helpers/http.js';
 
 // Escalation to a real local webhook through the forwarding machinery: an alarm left
-// unacknowledged past `escalate_after` is POSTed once, with `Idempotency-Key: <record id>` and
-// the key in the body. The webhook refuses the first attempt (503), is then down for a long
+// unacknowledged past `escalate_after` is POSTed once, with `Idempotency-Key: <unit>/<record
+// id>/<ts>` and the key in the body. The webhook refuses the first attempt (503), is then down for a long
 // outage (5 minutes by default; ESCALATION_OUTAGE_MS shortens it while developing), and comes
 // back: the escalation is delivered once, every attempt with the same key. An alarm
 // acknowledged before `escalate_after` sends nothing.
@@ -94,7 +94,7 @@ retry_max_ms = 1000
 test(`the webhook refuses, then is down ${OUTAGE_MS / 1000}s: the escalation is delivered once after it comes back, every attempt with the same key`, async () => {
   const hook = await startWebhook((n) => (n === 1 ? 503 : 200));
   try {
-    await withTestDaemon({ config: config(hook.url(), '1s') }, async (d) => {
+    await withTestDaemon({ config: config(hook.url(), '1s'), flags: { unitId: 'pan001' } }, async (d) => {
       await postEvent(d.url, { type: 'power', data: { v: 0 } });
       await hook.until((a) => a.length === 1);
       await hook.downFor(OUTAGE_MS);
@@ -102,10 +102,10 @@ test(`the webhook refuses, then is down ${OUTAGE_MS / 1000}s: the escalation is 
       const alarm = (await request(d.url, '/alarms/power')).json;
       const escalations = (await request(d.url, '/history?type=meridian.escalation')).json.events;
       assert.is(escalations.length, 1);
-      const key = `site:${escalations[0].seq}`;
+      const key = `pan001/site:${escalations[0].seq}/${escalations[0].ts}`;
       assert.equal(hook.attempts.map((a) => [a.status, a.key]), [[503, key], [200, key]]);
       assert.equal(hook.attempts[1]!.body, {
-        idempotency_key: key, ts: escalations[0].ts,
+        idempotency_key: key, unit: 'pan001', ts: escalations[0].ts,
         alarm: { id: 'power', severity: 'critical', state: 'unack', message: 'mains lost', raised_at: alarm.raised_at, value: 0, escalate_after_s: 1 },
     });
     assert.is(alarm.escalated_at, escalations[0].ts);
@@ -140,24 +140,49 @@ test('the bodies of the three formats: json, ntfy (text and headers), slack ({"t
   const hooks = [await startWebhook(() => 200), await startWebhook(() => 200), await startWebhook(() => 200)];
   const notify = ['json', 'ntfy', 'slack'].map((format, i) => `[[notify]]\nurl = "${hooks[i]!.url()}"\nformat = "${format}"\n`).join('');
   try {
-    await withTestDaemon({ config: `${config('http://127.0.0.1:9/x', '1s').split('[[notify]]')[0]}${notify}` }, async (d) => {
+    await withTestDaemon({ config: `${config('http://127.0.0.1:9/x', '1s').split('[[notify]]')[0]}${notify}`, flags: { unitId: 'pan012' } }, async (d) => {
       await postEvent(d.url, { type: 'power', data: { v: 12.5 } });
       await Promise.all(hooks.map((h) => h.until((a) => a.length >= 1)));
       const escalation = (await request(d.url, '/history?type=meridian.escalation')).json.events[0];
-      const key = `site:${escalation.seq}`;
+      const key = `pan012/site:${escalation.seq}/${escalation.ts}`;
       const raisedAt = escalation.data.raised_at;
-      const line = `CRITICAL alarm power: mains lost (value 12.5, raised ${raisedAt}, unacknowledged)`;
+      const line = `CRITICAL alarm power on pan012: mains lost (value 12.5, raised ${raisedAt}, unacknowledged)`;
       const [json, ntfy, slack] = hooks.map((h) => h.attempts[0]!);
-      assert.equal(json!.body, { idempotency_key: key, ts: escalation.ts, alarm: escalation.data });
+      assert.equal(json!.body, { idempotency_key: key, unit: 'pan012', ts: escalation.ts, alarm: escalation.data });
       assert.equal([json!.key, json!.headers['content-type']], [key, 'application/json']);
       assert.equal(ntfy!.body, `${line}\nkey ${key}`);
       assert.equal([ntfy!.key, ntfy!.headers.title, ntfy!.headers.priority, ntfy!.headers.tags, ntfy!.headers['content-type']],
-        [key, 'Meridian alarm power (critical)', '5', 'rotating_light', 'text/plain; charset=utf-8']);
-      assert.equal(slack!.body, { text: line, idempotency_key: key });
+        [key, 'Meridian alarm power on pan012 (critical)', '5', 'rotating_light', 'text/plain; charset=utf-8']);
+      assert.equal(slack!.body, { text: line, unit: 'pan012', idempotency_key: key });
       assert.equal(hooks.map((h) => h.attempts.length), [1, 1, 1]);
     });
   } finally {
     for (const h of hooks) await h.close();
+  }
+});
+
+test('two units escalating to one webhook, and a site directory made again: every key differs, each body names its unit', async () => {
+  const hook = await startWebhook(() => 200);
+  const cfg = config(hook.url(), '1s');
+  try {
+    const keys: string[] = [];
+    for (const unitId of ['pan001', 'pan002', 'pan001']) {
+      // each daemon in a new site directory: its first escalation has the same record id as the others'
+      await withTestDaemon({ config: cfg, flags: { unitId } }, async (d) => {
+        const before = hook.attempts.length;
+        await postEvent(d.url, { type: 'power', data: { v: 0 } });
+        await hook.until((a) => a.length === before + 1);
+        const escalation = (await request(d.url, '/history?type=meridian.escalation')).json.events[0];
+        const attempt = hook.attempts[before]!;
+        assert.equal([attempt.key, attempt.body.unit, attempt.body.idempotency_key],
+          [`${unitId}/site:${escalation.seq}/${escalation.ts}`, unitId, attempt.key]);
+        keys.push(attempt.key!);
+      });
+    }
+    assert.is(new Set(keys).size, 3);
+    assert.equal(hook.attempts.map((a) => a.body.unit), ['pan001', 'pan002', 'pan001']);
+  } finally {
+    await hook.close();
   }
 });
 
