@@ -1,7 +1,8 @@
 import { MeridianError } from '../../lib/errors.js';
+import { scanMembers } from '../../lib/json-text.js';
 import { TYPE_FORBIDDEN_CHARACTER } from '../../lib/wire.js';
 import type { AlarmEngine } from '../alarms/engine.js';
-import { NO_BODY, readJsonBody } from './body.js';
+import { NO_BODY, parseJson, readBodyText, readJsonBody } from './body.js';
 import { sendJson } from './respond.js';
 import type { AppDeps, Handler } from './route.js';
 
@@ -29,11 +30,12 @@ export function alarmHandlers({ alarms, config }: AppDeps): Record<'list' | 'one
     },
     shelve: async (req, res) => {
       const alarm = known(alarms, id(req.params));
-      const body = fields(await readJsonBody(req, config.maxBody), 'a shelve request', ['by', 'for_s']);
+      const raw = await readBodyText(req, config.maxBody);
+      const body = fields(raw === NO_BODY ? NO_BODY : parseJson(raw), 'a shelve request', ['by', 'for_s']);
       const by = byOf(body, true)!;
       const forS = body.for_s;
       if (typeof forS !== 'number' || !Number.isFinite(forS) || forS <= 0 || forS > MAX_SHELVE_S) {
-        invalid(`for_s must be a number of seconds above 0 and at most ${MAX_SHELVE_S} (7 days); got ${describe(forS)}.`);
+        invalid(`for_s must be a number of seconds above 0 and at most ${MAX_SHELVE_S} (7 days); got ${describe(forS, spelled(raw as string, 'for_s'))}.`);
       }
       sendJson(res, 200, JSON.stringify(await alarms.shelve(alarm, by, Math.round(forS * 1000))));
     },
@@ -73,9 +75,16 @@ function text(body: Record<string, unknown>, key: string, max: number, required:
   return v;
 }
 
-function describe(v: unknown): string {
+/** The member `key` of the JSON object `text` as the sender spelled it (`1e309`, which JSON.parse makes Infinity). */
+function spelled(text: string, key: string): string | undefined {
+  const span = scanMembers(text)?.get(key);
+  return span === undefined ? undefined : text.slice(span.start, span.end);
+}
+
+/** `v` for an error detail: JSON, cut at 80 characters; `spelling`: the sender's text, for a number JSON cannot hold. */
+function describe(v: unknown, spelling?: string): string {
   if (v === undefined) return 'nothing';
-  const json = JSON.stringify(v);
+  const json = typeof v === 'number' && !Number.isFinite(v) && spelling !== undefined ? spelling : JSON.stringify(v);
   return json.length > 80 ? `${json.slice(0, 77)}...` : json;
 }
 
