@@ -20,6 +20,8 @@ interface Attempt {
   status: number;
   /** The body parsed when it is JSON, else its text. */
   body: any;
+  /** The body's text. */
+  text: string;
   headers: http.IncomingHttpHeaders;
 }
 
@@ -37,7 +39,7 @@ async function startWebhook(answer: (n: number) => number) {
       const text = Buffer.concat(chunks).toString('utf8');
       let body: unknown = text;
       try { body = JSON.parse(text); } catch { /* a text body (ntfy) */ }
-      attempts.push({ key: typeof key === 'string' ? key : undefined, status, body, headers: req.headers });
+      attempts.push({ key: typeof key === 'string' ? key : undefined, status, body, text, headers: req.headers });
       res.writeHead(status).end();
       for (const w of waiters.splice(0)) w();
     });
@@ -183,6 +185,32 @@ test('two units escalating to one webhook, and a site directory made again: ever
     assert.equal(hook.attempts.map((a) => a.body.unit), ['pan001', 'pan002', 'pan001']);
   } finally {
     await hook.close();
+  }
+});
+
+test('the alarm value keeps the recorded spelling (Exact): GET /alarms, the meridian.alarm and escalation lines, every webhook body', async () => {
+  const hooks = [await startWebhook(() => 200), await startWebhook(() => 200)];
+  const cfg = `[[alarm]]\nid = "big"\nseverity = "warning"\nwhen = "big.data.v > 1"\nescalate_after = "1s"\nmessage = "big"\n`
+    + `[[alarm]]\nid = "huge"\nseverity = "critical"\nwhen = "huge.data.a[1].v > 1"\nmessage = "huge"\n`
+    + `[[notify]]\nurl = "${hooks[0]!.url()}"\n[[notify]]\nurl = "${hooks[1]!.url()}"\nformat = "ntfy"\n`;
+  try {
+    await withTestDaemon({ config: cfg, flags: { unitId: 'pan001' } }, async (d) => {
+      for (const body of ['{"type":"big","data":{"v":12345678901234567890123}}', '{"type":"huge","data":{"a":[0,{"v":1e200}]}}']) {
+        assert.is((await request(d.url, '/event', { method: 'POST', body, headers: { 'content-type': 'application/json' } })).status, 200);
+      }
+      assert.match((await request(d.url, '/alarms/big')).text, /"raised_at":"[^"]+","value":12345678901234567890123,"message":"big"/);
+      assert.match((await request(d.url, '/alarms')).text, /"id":"huge",.*"value":1e200,"message":"huge"/);
+      const lines = (await request(d.url, '/history?type=meridian.alarm')).text;
+      assert.match(lines, /"data":\{"id":"big","from":"normal","to":"unack","severity":"warning","value":12345678901234567890123\}/);
+      assert.match(lines, /"value":1e200\}/);
+      await Promise.all(hooks.map((h) => h.until((a) => a.length >= 1)));
+      assert.match(hooks[0]!.attempts[0]!.text, /,"alarm":\{"id":"big","severity":"warning","state":"unack","message":"big","raised_at":"[^"]+","value":12345678901234567890123,"escalate_after_s":1\}\}$/);
+      const escalation = (await request(d.url, '/history?type=meridian.escalation')).text;
+      assert.match(escalation, /"value":12345678901234567890123,"escalate_after_s":1\}/);
+      assert.match(hooks[1]!.attempts[0]!.body, /^WARNING alarm big on pan001: big \(value 12345678901234567890123, raised /);
+    });
+  } finally {
+    for (const h of hooks) await h.close();
   }
 });
 

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import got from 'got';
+import { scanMembers } from '../../lib/json-text.js';
 import { recordId, type ForwardRecord } from './record.js';
 import { judgeAnswer } from './http-answer.js';
 import type { HttpSinkSpec, NotifyFormat, Sink } from './sink.js';
@@ -25,6 +26,10 @@ interface Escalation {
   ts: string;
   /** The escalation event's data: id, severity, state, message, raised_at, value, escalate_after_s. */
   data: Record<string, unknown>;
+  /** The data as recorded (its `value` spelled as the reading spelled it: Exact). */
+  dataText: string;
+  /** The value as recorded. */
+  valueText: string;
 }
 
 /** One request: its body and its content type, and headers of the format. */
@@ -40,7 +45,7 @@ export function notifyRequest(format: NotifyFormat, e: Escalation): NotifyReques
   const key = { 'idempotency-key': e.key };
   const d = e.data;
   const line = `${String(d.severity).toUpperCase()} alarm ${String(d.id)} on ${e.unit}: ${String(d.message)} ` +
-    `(value ${JSON.stringify(d.value ?? null)}, raised ${String(d.raised_at)}, unacknowledged)`;
+    `(value ${e.valueText}, raised ${String(d.raised_at)}, unacknowledged)`;
   if (format === 'ntfy') {
     return {
       body: `${line}\nkey ${e.key}`,
@@ -49,7 +54,7 @@ export function notifyRequest(format: NotifyFormat, e: Escalation): NotifyReques
     };
   }
   if (format === 'slack') return { body: JSON.stringify({ text: line, unit: e.unit, idempotency_key: e.key }), headers: { ...key, 'content-type': 'application/json' } };
-  return { body: JSON.stringify({ idempotency_key: e.key, unit: e.unit, ts: e.ts, alarm: d }), headers: { ...key, 'content-type': 'application/json' } };
+  return { body: `{"idempotency_key":${JSON.stringify(e.key)},"unit":${JSON.stringify(e.unit)},"ts":${JSON.stringify(e.ts)},"alarm":${e.dataText}}`, headers: { ...key, 'content-type': 'application/json' } };
 }
 
 /** The escalation a record of unit `unit` holds, undefined for a record of any other type. */
@@ -57,7 +62,12 @@ export function escalationOf(record: ForwardRecord, unit: string): Escalation | 
   if (record.type !== ESCALATION_TYPE) return undefined;
   const envelope = JSON.parse(record.line) as { ts: string; data: unknown };
   const data = envelope.data !== null && typeof envelope.data === 'object' ? envelope.data as Record<string, unknown> : { value: envelope.data };
-  return { key: `${unit}/${recordId(record)}/${envelope.ts}`, unit, ts: envelope.ts, data };
+  const members = scanMembers(record.line);
+  const dataSpan = members?.get('data');
+  const dataText = dataSpan === undefined ? 'null' : record.line.slice(dataSpan.start, dataSpan.end);
+  const valueSpan = scanMembers(dataText)?.get('value');
+  const valueText = valueSpan === undefined ? 'null' : dataText.slice(valueSpan.start, valueSpan.end);
+  return { key: `${unit}/${recordId(record)}/${envelope.ts}`, unit, ts: envelope.ts, data, dataText, valueText };
 }
 
 /** A sink POSTing each escalation of unit `unit` to `spec.url` in `spec.notify`'s format. */

@@ -1,4 +1,5 @@
 import { MeridianError } from '../../lib/errors.js';
+import { exactJson } from '../../lib/exact-json.js';
 import { scanMembers } from '../../lib/json-text.js';
 import { TYPE_FORBIDDEN_CHARACTER } from '../../lib/wire.js';
 import type { AlarmEngine } from '../alarms/engine.js';
@@ -19,14 +20,14 @@ const MAX_NOTE = 1024;
 export function alarmHandlers({ alarms, config }: AppDeps): Record<'list' | 'one' | 'ack' | 'shelve' | 'unshelve', Handler> {
   const id = (params: Record<string, string> | undefined) => params?.id ?? '';
   return {
-    list: (_req, res) => sendJson(res, 200, JSON.stringify({ alarms: alarms.list() })),
-    one: (req, res) => sendJson(res, 200, JSON.stringify(alarms.get(id(req.params)))),
+    list: (_req, res) => sendJson(res, 200, exactJson({ alarms: alarms.list() })),
+    one: (req, res) => sendJson(res, 200, exactJson(alarms.get(id(req.params)))),
     ack: async (req, res) => {
       const alarm = known(alarms, id(req.params));
       const body = fields(await readJsonBody(req, config.maxBody), 'an acknowledgement', ['by', 'note']);
       const by = byOf(body, true)!;
       const note = text(body, 'note', MAX_NOTE, false);
-      sendJson(res, 200, JSON.stringify(await alarms.ack(alarm, by, note)));
+      sendJson(res, 200, exactJson(await alarms.ack(alarm, by, note)));
     },
     shelve: async (req, res) => {
       const alarm = known(alarms, id(req.params));
@@ -37,13 +38,13 @@ export function alarmHandlers({ alarms, config }: AppDeps): Record<'list' | 'one
       if (typeof forS !== 'number' || !Number.isFinite(forS) || forS <= 0 || forS > MAX_SHELVE_S) {
         invalid(`for_s must be a number of seconds above 0 and at most ${MAX_SHELVE_S} (7 days); got ${describe(forS, spelled(raw as string, 'for_s'))}.`);
       }
-      sendJson(res, 200, JSON.stringify(await alarms.shelve(alarm, by, Math.round(forS * 1000))));
+      sendJson(res, 200, exactJson(await alarms.shelve(alarm, by, Math.round(forS * 1000))));
     },
     unshelve: async (req, res) => {
       const alarm = known(alarms, id(req.params));
       const raw = await readJsonBody(req, config.maxBody);
       const body = raw === NO_BODY ? {} : fields(raw, 'an unshelve request', ['by']);
-      sendJson(res, 200, JSON.stringify(await alarms.unshelve(alarm, byOf(body, false))));
+      sendJson(res, 200, exactJson(await alarms.unshelve(alarm, byOf(body, false))));
     },
   };
 }
