@@ -28,15 +28,18 @@ export async function runAlarms(opts: ParsedOptions, io: CliIo): Promise<number>
 
 /**
  * One alarm as a line: `CRITICAL  wind  unack since <ts>  value 45  wind high`, then who
- * acknowledged it, until when it is shelved, when it escalated, and why it cannot be judged.
+ * acknowledged it, until when it is shelved, when it escalated (both only while raised: a normal
+ * alarm's are of an ended raise), and why it cannot be judged.
  */
 export function alarmLine(a: AlarmAnswer): string {
   const parts = [a.severity.toUpperCase(), a.id, `${a.state} since ${a.since}`];
   if (a.value !== null) parts.push(`value ${JSON.stringify(a.value)}`);
   parts.push(a.message);
-  if (a.acked_by !== null) parts.push(`acked by ${a.acked_by} at ${a.acked_at ?? '?'}`);
+  // a normal alarm's acknowledgement and escalation were of a raise that has ended: not shown
+  const raised = a.state !== 'normal';
+  if (raised && a.acked_by !== null) parts.push(`acked by ${a.acked_by} at ${a.acked_at ?? '?'}`);
   if (a.shelved_until !== null) parts.push(`shelved until ${a.shelved_until}`);
-  if (a.escalated_at !== null) parts.push(`escalated at ${a.escalated_at}`);
+  if (raised && a.escalated_at !== null) parts.push(`escalated at ${a.escalated_at}`);
   if (a.unknown !== null) parts.push(`unknown: ${a.unknown}`);
   return parts.join('  ');
 }

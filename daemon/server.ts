@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { exactJson } from '../lib/exact-json.js';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostPort, isLoopbackHost, type DaemonConfig } from '../lib/config.js';
@@ -224,7 +225,7 @@ export async function startDaemon(config: DaemonConfig, deps: {
   watch.start();
   safety.start();
   // after the forwarders: a [[notify]] sink's first cursor is taken before any escalation is recorded
-  alarms.onChange((alarm) => streams.deliverAlarm(JSON.stringify(alarm)));
+  alarms.onChange((alarm) => streams.deliverAlarm(exactJson(alarm)));
   alarms.start();
   housekeeping?.start();
   return {

@@ -113,10 +113,12 @@ export interface DamagedFile {
  * one is refused (422 INVALID_BODY). A forged `meridian.safety` reading would be taken for the
  * verdict after a restart (safe, its `safe_for` already served); a forged `meridian.escalation`
  * would be sent to every [[notify]] webhook (someone woken for nothing), a forged
- * `meridian.alarm` would stand in the alarm log as a transition that never happened.
+ * `meridian.alarm` would stand in the alarm log as a transition that never happened, a forged
+ * `meridian.stale`/`meridian.fresh` in the files (and the night report) as a gap that never was.
  */
 export const DAEMON_ONLY_TYPES: ReadonlyMap<string, string> = new Map([
   ['meridian.safety', 'docs/safety.md'], ['meridian.alarm', 'docs/alarms.md'], ['meridian.escalation', 'docs/alarms.md'],
+  ['meridian.stale', 'docs/http-api.md'], ['meridian.fresh', 'docs/http-api.md'],
 ]);
 
 /** One input of the safety verdict (GET /safety `inputs`): its reading's age, whether stale, its `data`. */

@@ -39,6 +39,17 @@ test('alarm commands: usage mistakes exit 2, refusals exit 1, no daemon exit 3, 
   assert.match(unshelved.stdout, /^SERIOUS {2}wind {2}unack since /);
 }));
 
+test('a normal alarm does not show the acknowledgement of an earlier raise (GET /alarms still has it)', () => withTestDaemon({ config: CONFIG }, async (d) => {
+  const at = ['--host', '127.0.0.1', '--port', String(d.port)];
+  await postEvent(d.url, { type: 'weather', data: { wind: 45 } });
+  assert.is((await cli(['ack', 'wind', '--by', 'ops', ...at])).code, 0);
+  await postEvent(d.url, { type: 'weather', data: { wind: 10 } });
+  const json = JSON.parse((await cli(['alarms', '--json', ...at])).stdout).alarms[0];
+  assert.equal([json.state, json.acked_by], ['normal', 'ops']);
+  const got = await cli(['alarms', ...at]);
+  assert.equal([got.code, got.stdout, got.stderr], [0, `SERIOUS  wind  normal since ${json.since}  value 10  wind high\n`, '']);
+}));
+
 test('alarms on a daemon without [[alarm]] tables: says so, exit 0', () => withTestDaemon({}, async (d) => {
   const got = await cli(['alarms', '--host', '127.0.0.1', '--port', String(d.port)]);
   assert.equal([got.code, got.stdout, got.stderr], [0, 'no alarms are configured\n', '']);

@@ -75,6 +75,13 @@ test('config mistakes: one sentence naming the key (rows)', () => {
     ['bad severity', '[[alarm]]\nid = "w"\nseverity = "high"\nwhen = "a.data.x > 1"', 'f.toml: alarm 1 (w): severity must be "warning", "serious" or "critical"; got "high"'],
     ['no when', '[[alarm]]\nid = "w"\nseverity = "warning"', 'f.toml: alarm 1 (w): when must be an expression (a string); got "(missing)"'],
     ['bad expression', '[[alarm]]\nid = "w"\nseverity = "warning"\nwhen = "a.data.x >"', 'f.toml: alarm 1 (w): when must be an expression of the rule language'],
+    ...[['when', 'meridian.alarm.data.to == "normal"', 'meridian.alarm'], ['when', 'age(meridian.safety) > 1', 'meridian.safety'],
+      ['when', 'stale("meridian.stale")', 'meridian.stale'], ['when', 'meridian.escalation.meta.x == 1', 'meridian.escalation']].map(([key, expr, type]): [string, string, string] => [
+      `reads ${type!}`, `[[alarm]]\nid = "l"\nseverity = "warning"\n${key!} = ${JSON.stringify(expr)}`,
+      `f.toml: alarm 1 (l): when must be an expression reading no meridian.* type (it reads ${type!}, which the daemon records from the rules' own results: a rule reading it would feed back into itself); got ${JSON.stringify(expr)}`]),
+    ['clear reads meridian.fresh', '[[alarm]]\nid = "l"\nseverity = "warning"\nwhen = "w.data.x > 1"\nclear = "stale(meridian.fresh)"',
+      'f.toml: alarm 1 (l): clear must be an expression reading no meridian.* type (it reads meridian.fresh, which the daemon records from the rules\' own results: a rule reading it would feed back into itself); got "stale(meridian.fresh)"'],
+    ['a level reads meridian.alarm', '[[alarm]]\nid = "l"\n[[alarm.level]]\nseverity = "warning"\nwhen = "meridian.alarm.data.x > 1"', 'f.toml: alarm 1 (l): level 1: when must be an expression reading no meridian.* type'],
     ['bad for', '[[alarm]]\nid = "w"\nseverity = "warning"\nwhen = "a.data.x > 1"\nfor = "soon"', 'f.toml: alarm 1 (w): for must be a span of time'],
     ['latch not boolean', '[[alarm]]\nid = "w"\nseverity = "warning"\nwhen = "a.data.x > 1"\nlatch = "yes"', 'f.toml: alarm 1 (w): latch must be true or false; got "yes"'],
     ['escalate_after without a notify', '[[alarm]]\nid = "w"\nseverity = "warning"\nwhen = "a.data.x > 1"\nescalate_after = "10m"', 'f.toml: alarm 1 (w): escalate_after must be given only with a [[notify]] table to send escalations to; got "10m"'],
@@ -85,10 +92,19 @@ test('config mistakes: one sentence naming the key (rows)', () => {
     ['notify unknown key', '[[notify]]\nurl = "http://h/x"\nbatch_records = 5', 'f.toml: notify 1: batch_records must be a known key of a [[notify]] table (name, url, format, timeout_ms, retry_min_ms, retry_max_ms, failing_after_s, headers, header_env); got "batch_records"'],
     ['notify named as a sink', '[[sink]]\nname = "x"\nurl = "http://h/a"\n[[notify]]\nname = "x"\nurl = "http://h/b"', 'sink name must be unique across [[sink]] and [[notify]] (it names the cursor file); got "x"'],
   ];
+  rows.push(['an explicit message over 256 characters', `[[alarm]]\nid = "w"\nseverity = "warning"\nwhen = "a.data.x > 1"\nmessage = "${'m'.repeat(257)}"`,
+    'f.toml: alarm 1 (w): message must be a string of at most 256 characters; got "m']);
   for (const [name, toml, message] of rows) {
     assert.throws(() => resolveConfigSections({ configText: toml, configFile: 'f.toml' }, {}),
       (e: Error) => e.name === 'ConfigError' && e.message.startsWith(message), `${name}: ${(() => { try { resolveConfigSections({ configText: toml, configFile: 'f.toml' }, {}); return 'no error'; } catch (e) { return (e as Error).message; } })()}`);
   }
+});
+
+test('the default message of a long when is never refused: "<id>: <when>" whole', () => {
+  const when = Array.from({ length: 40 }, (_, i) => `a.data.x${i} > ${i}`).join(' || ');
+  const sections = resolveConfigSections({ configText: `[[alarm]]\nid = "w"\nseverity = "warning"\nwhen = "${when}"`, configFile: 'f.toml' }, {});
+  assert.ok(when.length > 256);
+  assert.is(sections.alarms[0]?.message, `w: ${when}`);
 });
 
 test.run();

@@ -166,10 +166,16 @@ test('every bad request is a clear 4xx and changes nothing', () => withAlarms(as
     ['shelve for 0 s', 'POST', '/alarms/temp/shelve', { by: 'ops', for_s: 0 }, 422, 'INVALID_BODY', 'for_s must be a number of seconds above 0 and at most 604800 (7 days); got 0.'],
     ['shelve for a year', 'POST', '/alarms/temp/shelve', { by: 'ops', for_s: 31_536_000 }, 422, 'INVALID_BODY', 'for_s must be a number of seconds above 0 and at most 604800 (7 days); got 31536000.'],
     ['shelve for "1h"', 'POST', '/alarms/temp/shelve', { by: 'ops', for_s: '1h' }, 422, 'INVALID_BODY', 'for_s must be a number of seconds above 0 and at most 604800 (7 days); got "1h".'],
+    ['shelve for 1e309 (too large for a number): its spelling', 'POST', '/alarms/temp/shelve', '{"by":"ops","for_s":1e309}', 422, 'INVALID_BODY', 'for_s must be a number of seconds above 0 and at most 604800 (7 days); got 1e309.'],
+    ['shelve for -1e400', 'POST', '/alarms/temp/shelve', '{"for_s": -1e400 ,"by":"ops"}', 422, 'INVALID_BODY', 'for_s must be a number of seconds above 0 and at most 604800 (7 days); got -1e400.'],
     ['malformed JSON', 'POST', '/alarms/temp/ack', '{"by":', 400, 'MALFORMED_JSON', ''],
     ['GET of an action', 'GET', '/alarms/temp/ack', undefined, 405, 'METHOD_NOT_ALLOWED', '/alarms/temp/ack does not accept GET; use POST.'],
     ['PUT of shelve', 'PUT', '/alarms/temp/shelve', undefined, 405, 'METHOD_NOT_ALLOWED', '/alarms/temp/shelve does not accept PUT; use POST or DELETE.'],
   ];
+  // C1 controls (0x9b: a one-byte CSI) and DEL quoted in a detail are JSON escapes in the body's bytes, as C0 ones are
+  const c1 = await request(d.url, '/alarms/temp/ack', { method: 'POST', body: '{"by":"a\u009b\u0085\u007fb"}', headers: { 'content-type': 'application/json' } });
+  assert.is(c1.text, '{"detail":"by must be a non-empty string of at most 64 characters without control characters (who does this); got \\"a\\u009b\\u0085\\u007fb\\".","code":"INVALID_BODY"}');
+  assert.is(c1.json.detail, 'by must be a non-empty string of at most 64 characters without control characters (who does this); got "a\u009b\u0085\u007fb".');
   for (const [name, method, path, body, status, code, detail] of rows) {
     const headers = typeof body === 'string' ? { 'content-type': 'application/json' } : undefined;
     const got = await request(d.url, path, { method, body: body as object | undefined, headers });

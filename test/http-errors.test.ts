@@ -146,6 +146,13 @@ const ROUTING: [string, string, string, number, string, string, string | undefin
   ['DELETE /current/weather', 'DELETE', '/current/weather', 405, 'METHOD_NOT_ALLOWED', '/current/weather does not accept DELETE; use GET.', 'GET'],
   ['GET /shutdown', 'GET', '/shutdown', 405, 'METHOD_NOT_ALLOWED', '/shutdown does not accept GET; use POST.', 'POST'],
   ['GET /current/{type} with a raw slash', 'GET', '/current/mount/axis', 404, 'NOT_FOUND', 'There is no /current/mount/axis here; a type containing "/" must be URL-encoded (%2F).', undefined],
+  // a path no route can take, whatever its method: what is wrong with it (not a 405 of a shorter route, not a parameter taken raw)
+  ...[['POST', '/alarms//ack'], ['GET', '/alarms//ack'], ['DELETE', '/alarms//shelve'], ['GET', '/current//x'], ['POST', '//event'], ['GET', '/reports//night/20261124']]
+    .map(([method, path]): [string, string, string, number, string, string, undefined] => [`${method} ${path}`, method!, path!, 404, 'NOT_FOUND',
+      `There is no ${path!} here: a segment of the path is empty (two slashes in a row).`, undefined]),
+  ...[['POST', '/alarms/%ZZ/ack', '%ZZ'], ['GET', '/alarms/%ZZ', '%ZZ'], ['DELETE', '/alarms/a%E0%A4%A/shelve', 'a%E0%A4%A'], ['GET', '/current/%ZZ', '%ZZ'], ['GET', '/reports/night/%2', '%2']]
+    .map(([method, path, segment]): [string, string, string, number, string, string, undefined] => [`${method} ${path}`, method!, path!, 404, 'NOT_FOUND',
+      `There is no ${path!} here: ${segment!} is not valid percent-encoding (% and two hex digits, of UTF-8).`, undefined]),
   ['GET /run without a run', 'GET', '/run', 404, 'NO_ACTIVE_RUN', 'No run is active.', undefined],
   ['POST /run/stop without a run', 'POST', '/run/stop', 404, 'NO_ACTIVE_RUN', 'No run is active.', undefined],
   ['GET /current/{type} never posted', 'GET', '/current/rain', 404, 'NO_READING', 'There is no current reading of type "rain".', undefined],

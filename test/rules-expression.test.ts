@@ -97,6 +97,9 @@ const badRows: Array<[expression: string, message: string]> = [
   ['weather.data.x ? 1 : 2', 'a ? b : c is not part of the language at position 1'],
   ['sqrt(weather.data.x) > 1', 'unknown function sqrt (the functions are abs, min, max, age, stale, dewpoint) at position 1'],
   ['dewpoint(weather.data.t) > 1', 'dewpoint() takes 2 arguments at position 1'],
+  ['max() > 1', 'max() takes 1 or more arguments at position 1'],
+  ['min() > 1', 'min() takes 1 or more arguments at position 1'],
+  ['abs(1, 2) > 1', 'abs() takes 1 argument at position 1'],
   ['age(1) > 1', 'age() takes a type name (age(weather), age("dome status")) at position 1'],
   ['weather.data.s == "open', 'a string is not closed at position 19'],
   ['weather.data.x == null', 'null is not a value of the language (numbers, true, false and "strings" are) at position 19'],
@@ -137,6 +140,10 @@ test('the deepest and longest expressions taken are compiled and evaluated', () 
   const long = 'weather.data.wind_kmh' + ' + 1'.repeat(197) + ' > 197';
   assert.equal(testExpression(parseExpression('- '.repeat(198) + '1 > 0'), scope), { truth: true, reasons: [] });
   assert.equal(testExpression(parseExpression(long), scope), { truth: true, reasons: [] });
+  // max() and min() take as many arguments as the 4096 characters hold (64 was once a limit of its own)
+  const many = (name: string, n: number, last: string) => `${name}(${Array.from({ length: n - 1 }, (_, i) => (name === 'max' ? String(-i) : '0')).join(', ')}, ${last})`;
+  assert.equal(testExpression(parseExpression(`${many('max', 65, 'weather.data.wind_kmh')} == 45`), scope), { truth: true, reasons: [] });
+  assert.equal(testExpression(parseExpression(`${many('min', 1000, '-1')} == -1`), scope), { truth: true, reasons: [] });
 });
 
 test('the types an expression reads (every candidate of a dotted type, function arguments)', () => {

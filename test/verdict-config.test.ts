@@ -31,6 +31,20 @@ const rows: Array<[name: string, toml: string, message: string]> = [
   ['bad clear, second rule', '[safety]\n[[safety.rule]]\nname = "w"\nwhen = "a.data.x > 1"\n[[safety.rule]]\nname = "d"\nwhen = "a.data.y > 1"\nclear = "a.data.y < foo"',
     'f.toml: safety rule 2 (d): clear must be an expression of the rule language (unknown name foo (a field is written TYPE.data.FIELD) at position 12; see docs/safety.md); got "a.data.y < foo"'],
   ['bad for', '[safety]\n[[safety.rule]]\nname = "w"\nwhen = "a.data.x > 1"\nfor = -1', 'f.toml: safety rule 1 (w): for must be a span of time such as "90s", "15m", "1h", "1h30m" or a number of seconds, from 0 to 7 days; got -1'],
+  // a rule reading the daemon's own meridian.* events would feed back into itself: every way to name one
+  ...([
+    ['when', 'a field', 'meridian.safety.data.safe', 'meridian.safety'],
+    ['when', 'a meta field', 'meridian.alarm.meta.x > 1', 'meridian.alarm'],
+    ['when', 'age()', 'age(meridian.stale) > 60', 'meridian.stale'],
+    ['when', 'stale() with a string', 'stale("meridian.fresh")', 'meridian.fresh'],
+    ['when', 'a quoted type', '"meridian.escalation".data.id == "w"', 'meridian.escalation'],
+    ['when', 'a type that may be meridian.data', 'meridian.data.data.x > 1', 'meridian.data'],
+    ['clear', 'in clear, beside another type', 'w.data.x < 1 || meridian.safety.data.safe', 'meridian.safety'],
+  ] as const).map(([key, how, expr, type]): [string, string, string] => [`reads ${type} (${how})`,
+    `[safety]\n[[safety.rule]]\nname = "self"\nwhen = ${JSON.stringify(key === 'when' ? expr : 'w.data.x > 1')}${key === 'clear' ? `\nclear = ${JSON.stringify(expr)}` : ''}`,
+    `f.toml: safety rule 1 (self): ${key} must be an expression reading no meridian.* type (it reads ${type}, which the daemon records from the rules' own results: a rule reading it would feed back into itself); got ${JSON.stringify(expr)}`]),
+  ['required names meridian.safety', '[safety]\nrequired = ["w", "meridian.safety"]',
+    'f.toml: safety: required must be a list naming no meridian.* type (it reads meridian.safety, which the daemon records from the rules\' own results: a rule reading it would feed back into itself); got ["w","meridian.safety"]'],
   ['duplicate names', '[safety]\n[[safety.rule]]\nname = "w"\nwhen = "a.data.x > 1"\n[[safety.rule]]\nname = "w"\nwhen = "a.data.y > 1"', 'f.toml: safety: rule name must be unique across [[safety.rule]] tables; got "w"'],
 ];
 

@@ -71,8 +71,11 @@ function alarmOf(t: ConfigTable, where: string, notifying: boolean): AlarmSpec {
   }
   const latch = t.latch ?? false;
   if (typeof latch !== 'boolean') throw new ConfigError(`${named}: latch`, 'true or false', latch);
+  // the default, `<id>: <when>`, is as long as the expression (up to 4096 characters): never refused
   const message = t.message ?? `${id}: ${levels[0]!.when.text}`;
-  if (typeof message !== 'string' || message.length > 256) throw new ConfigError(`${named}: message`, 'a string of at most 256 characters', message);
+  if (typeof message !== 'string' || (t.message !== undefined && message.length > 256)) {
+    throw new ConfigError(`${named}: message`, 'a string of at most 256 characters', message);
+  }
   return { id, levels, forMs: t.for === undefined ? 0 : durationMs(t.for, `${named}: for`, 0), latch, escalateAfterMs, message };
 }
 

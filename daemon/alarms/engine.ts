@@ -1,4 +1,5 @@
 import { MeridianError } from '../../lib/errors.js';
+import { exactJson } from '../../lib/exact-json.js';
 import type { Logger } from '../../lib/log.js';
 import { formatTs, monotonicNow, type Clock } from '../../lib/time.js';
 import type { AlarmAnswer, AlarmSeverity } from '../../lib/wire.js';
@@ -227,9 +228,9 @@ export class AlarmEngine {
     for (const e of events) {
       try {
         // the event's ts is the transition's time: the alarm's since (or escalated_at) and its event say the same instant
-        await this.deps.store.append({ type: e.type, data: JSON.stringify(e.data), makeCurrent: true, storePermanently: true, meta: '{}', ts: formatTs(at), tsMs: at });
+        await this.deps.store.append({ type: e.type, data: exactJson(e.data), makeCurrent: true, storePermanently: true, meta: '{}', ts: formatTs(at), tsMs: at });
       } catch (error) {
-        this.deps.logger.warn(`alarm ${alarm.spec.id}: ${e.type} ${JSON.stringify(e.data)} could not be recorded (${(error as Error).message}); its state is kept`);
+        this.deps.logger.warn(`alarm ${alarm.spec.id}: ${e.type} ${exactJson(e.data)} could not be recorded (${(error as Error).message}); its state is kept`);
       }
     }
   }

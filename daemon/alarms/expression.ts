@@ -23,7 +23,7 @@ export function lookContext(judge: FreshnessJudge, now: number): ConditionContex
 export interface Outcome {
   truth: boolean | undefined;
   reason?: string;
-  /** The value of the first field the expression reads, null when none (or it cannot be read). */
+  /** The value of the first field the expression reads, null when none (or it cannot be read); a number as its reading spelled it (lib/exact-json.ts ExactNumber: write it with exactJson). */
   value: JsonValue;
 }
 

@@ -50,6 +50,6 @@ async function load(spec: SinkSpec, unit: { id: string; instance: string }, curr
   switch (spec.kind) {
     case 'mqtt': return (await import('./mqtt.js')).mqttSink(spec, unit.id, current);
     case 'postgres': return (await import('./postgres.js')).postgresSink(spec, unit.id, unit.instance);
-    case 'http': return spec.notify ? (await import('./notify.js')).notifySink(spec) : (await import('./http.js')).httpSink(spec, unit.id);
+    case 'http': return spec.notify ? (await import('./notify.js')).notifySink(spec, unit.id) : (await import('./http.js')).httpSink(spec, unit.id);
   }
 }

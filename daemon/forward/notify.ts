@@ -1,14 +1,17 @@
 import http from 'node:http';
 import https from 'node:https';
 import got from 'got';
+import { scanMembers } from '../../lib/json-text.js';
 import { recordId, type ForwardRecord } from './record.js';
 import { judgeAnswer } from './http-answer.js';
 import type { HttpSinkSpec, NotifyFormat, Sink } from './sink.js';
 
 // A `[[notify]]` sink: each `meridian.escalation` record of the log is one POST to the webhook,
-// with the header `Idempotency-Key: <record id>` (`site:41`) and the same key in the body, so
-// a receiver can drop the repeat that at-least-once delivery may send after a failure or a
-// crash. Every other record is passed over (the cursor moves past it). The bodies are in
+// with the header `Idempotency-Key: <unit>/<record id>/<ts>` (`pan012/site:41/2026-...Z`) and
+// the same key in the body, so a receiver can drop the repeat that at-least-once delivery may
+// send after a failure or a crash: the unit keeps units sharing a webhook apart, the
+// escalation's ts keeps apart a site directory made again (its seqs start again at 1), and
+// every retry of one record carries the same key (the record never changes). Every other record is passed over (the cursor moves past it). The bodies are in
 // docs/alarms.md "Escalation". As the HTTP sink: a 2xx delivers, a 4xx other than 408 and 429
 // refuses for good (a dead letter), anything else is retried; redirects are not followed.
 
@@ -18,9 +21,15 @@ export const ESCALATION_TYPE = 'meridian.escalation';
 /** What the body of one escalation is built from. */
 interface Escalation {
   key: string;
+  /** The unit that raised it (`--unit-id`). */
+  unit: string;
   ts: string;
   /** The escalation event's data: id, severity, state, message, raised_at, value, escalate_after_s. */
   data: Record<string, unknown>;
+  /** The data as recorded (its `value` spelled as the reading spelled it: Exact). */
+  dataText: string;
+  /** The value as recorded. */
+  valueText: string;
 }
 
 /** One request: its body and its content type, and headers of the format. */
@@ -35,29 +44,34 @@ const PRIORITY: Record<string, string> = { critical: '5', serious: '4', warning:
 export function notifyRequest(format: NotifyFormat, e: Escalation): NotifyRequest {
   const key = { 'idempotency-key': e.key };
   const d = e.data;
-  const line = `${String(d.severity).toUpperCase()} alarm ${String(d.id)}: ${String(d.message)} ` +
-    `(value ${JSON.stringify(d.value ?? null)}, raised ${String(d.raised_at)}, unacknowledged)`;
+  const line = `${String(d.severity).toUpperCase()} alarm ${String(d.id)} on ${e.unit}: ${String(d.message)} ` +
+    `(value ${e.valueText}, raised ${String(d.raised_at)}, unacknowledged)`;
   if (format === 'ntfy') {
     return {
       body: `${line}\nkey ${e.key}`,
-      headers: { ...key, 'content-type': 'text/plain; charset=utf-8', title: `Meridian alarm ${String(d.id)} (${String(d.severity)})`,
+      headers: { ...key, 'content-type': 'text/plain; charset=utf-8', title: `Meridian alarm ${String(d.id)} on ${e.unit} (${String(d.severity)})`,
         priority: PRIORITY[String(d.severity)] ?? '3', tags: 'rotating_light' },
     };
   }
-  if (format === 'slack') return { body: JSON.stringify({ text: line, idempotency_key: e.key }), headers: { ...key, 'content-type': 'application/json' } };
-  return { body: JSON.stringify({ idempotency_key: e.key, ts: e.ts, alarm: d }), headers: { ...key, 'content-type': 'application/json' } };
+  if (format === 'slack') return { body: JSON.stringify({ text: line, unit: e.unit, idempotency_key: e.key }), headers: { ...key, 'content-type': 'application/json' } };
+  return { body: `{"idempotency_key":${JSON.stringify(e.key)},"unit":${JSON.stringify(e.unit)},"ts":${JSON.stringify(e.ts)},"alarm":${e.dataText}}`, headers: { ...key, 'content-type': 'application/json' } };
 }
 
-/** The escalation a record holds, undefined for a record of any other type. */
-export function escalationOf(record: ForwardRecord): Escalation | undefined {
+/** The escalation a record of unit `unit` holds, undefined for a record of any other type. */
+export function escalationOf(record: ForwardRecord, unit: string): Escalation | undefined {
   if (record.type !== ESCALATION_TYPE) return undefined;
   const envelope = JSON.parse(record.line) as { ts: string; data: unknown };
   const data = envelope.data !== null && typeof envelope.data === 'object' ? envelope.data as Record<string, unknown> : { value: envelope.data };
-  return { key: recordId(record), ts: envelope.ts, data };
+  const members = scanMembers(record.line);
+  const dataSpan = members?.get('data');
+  const dataText = dataSpan === undefined ? 'null' : record.line.slice(dataSpan.start, dataSpan.end);
+  const valueSpan = scanMembers(dataText)?.get('value');
+  const valueText = valueSpan === undefined ? 'null' : dataText.slice(valueSpan.start, valueSpan.end);
+  return { key: `${unit}/${recordId(record)}/${envelope.ts}`, unit, ts: envelope.ts, data, dataText, valueText };
 }
 
-/** A sink POSTing each escalation to `spec.url` in `spec.notify`'s format. */
-export function notifySink(spec: HttpSinkSpec): Sink {
+/** A sink POSTing each escalation of unit `unit` to `spec.url` in `spec.notify`'s format. */
+export function notifySink(spec: HttpSinkSpec, unit: string): Sink {
   const agent = { http: new http.Agent({ keepAlive: true, maxSockets: 1 }), https: new https.Agent({ keepAlive: true, maxSockets: 1 }) };
   const client = got.extend({
     agent, retry: { limit: 0 }, throwHttpErrors: false, followRedirect: false, timeout: { request: spec.timeoutMs }, headers: { ...spec.headers },
@@ -65,7 +79,7 @@ export function notifySink(spec: HttpSinkSpec): Sink {
   return {
     async send(records, signal) {
       for (const record of records) {
-        const escalation = escalationOf(record);
+        const escalation = escalationOf(record, unit);
         if (!escalation) continue;
         const req = notifyRequest(spec.notify ?? 'json', escalation);
         const res = await client.post(spec.url, { body: req.body, headers: req.headers, signal });

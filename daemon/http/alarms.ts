@@ -1,7 +1,9 @@
 import { MeridianError } from '../../lib/errors.js';
+import { exactJson } from '../../lib/exact-json.js';
+import { scanMembers } from '../../lib/json-text.js';
 import { TYPE_FORBIDDEN_CHARACTER } from '../../lib/wire.js';
 import type { AlarmEngine } from '../alarms/engine.js';
-import { NO_BODY, readJsonBody } from './body.js';
+import { NO_BODY, parseJson, readBodyText, readJsonBody } from './body.js';
 import { sendJson } from './respond.js';
 import type { AppDeps, Handler } from './route.js';
 
@@ -18,30 +20,31 @@ const MAX_NOTE = 1024;
 export function alarmHandlers({ alarms, config }: AppDeps): Record<'list' | 'one' | 'ack' | 'shelve' | 'unshelve', Handler> {
   const id = (params: Record<string, string> | undefined) => params?.id ?? '';
   return {
-    list: (_req, res) => sendJson(res, 200, JSON.stringify({ alarms: alarms.list() })),
-    one: (req, res) => sendJson(res, 200, JSON.stringify(alarms.get(id(req.params)))),
+    list: (_req, res) => sendJson(res, 200, exactJson({ alarms: alarms.list() })),
+    one: (req, res) => sendJson(res, 200, exactJson(alarms.get(id(req.params)))),
     ack: async (req, res) => {
       const alarm = known(alarms, id(req.params));
       const body = fields(await readJsonBody(req, config.maxBody), 'an acknowledgement', ['by', 'note']);
       const by = byOf(body, true)!;
       const note = text(body, 'note', MAX_NOTE, false);
-      sendJson(res, 200, JSON.stringify(await alarms.ack(alarm, by, note)));
+      sendJson(res, 200, exactJson(await alarms.ack(alarm, by, note)));
     },
     shelve: async (req, res) => {
       const alarm = known(alarms, id(req.params));
-      const body = fields(await readJsonBody(req, config.maxBody), 'a shelve request', ['by', 'for_s']);
+      const raw = await readBodyText(req, config.maxBody);
+      const body = fields(raw === NO_BODY ? NO_BODY : parseJson(raw), 'a shelve request', ['by', 'for_s']);
       const by = byOf(body, true)!;
       const forS = body.for_s;
       if (typeof forS !== 'number' || !Number.isFinite(forS) || forS <= 0 || forS > MAX_SHELVE_S) {
-        invalid(`for_s must be a number of seconds above 0 and at most ${MAX_SHELVE_S} (7 days); got ${describe(forS)}.`);
+        invalid(`for_s must be a number of seconds above 0 and at most ${MAX_SHELVE_S} (7 days); got ${describe(forS, spelled(raw as string, 'for_s'))}.`);
       }
-      sendJson(res, 200, JSON.stringify(await alarms.shelve(alarm, by, Math.round(forS * 1000))));
+      sendJson(res, 200, exactJson(await alarms.shelve(alarm, by, Math.round(forS * 1000))));
     },
     unshelve: async (req, res) => {
       const alarm = known(alarms, id(req.params));
       const raw = await readJsonBody(req, config.maxBody);
       const body = raw === NO_BODY ? {} : fields(raw, 'an unshelve request', ['by']);
-      sendJson(res, 200, JSON.stringify(await alarms.unshelve(alarm, byOf(body, false))));
+      sendJson(res, 200, exactJson(await alarms.unshelve(alarm, byOf(body, false))));
     },
   };
 }
@@ -73,9 +76,16 @@ function text(body: Record<string, unknown>, key: string, max: number, required:
   return v;
 }
 
-function describe(v: unknown): string {
+/** The member `key` of the JSON object `text` as the sender spelled it (`1e309`, which JSON.parse makes Infinity). */
+function spelled(text: string, key: string): string | undefined {
+  const span = scanMembers(text)?.get(key);
+  return span === undefined ? undefined : text.slice(span.start, span.end);
+}
+
+/** `v` for an error detail: JSON, cut at 80 characters; `spelling`: the sender's text, for a number JSON cannot hold. */
+function describe(v: unknown, spelling?: string): string {
   if (v === undefined) return 'nothing';
-  const json = JSON.stringify(v);
+  const json = typeof v === 'number' && !Number.isFinite(v) && spelling !== undefined ? spelling : JSON.stringify(v);
   return json.length > 80 ? `${json.slice(0, 77)}...` : json;
 }
 

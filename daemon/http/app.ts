@@ -81,6 +81,8 @@ export function buildApp(deps: AppDeps) {
         res.on('finish', () => logger.info(`${req.socket.remoteAddress ?? '-'} ${req.method} ${req.url} ${res.statusCode} ${clock.now() - started}ms`));
       }
       guard.check(req, path);
+      const problem = pathProblem(path);
+      if (problem) throw problem;
       const fast = fastLane(req, path);
       if (fast) {
         const pending = fast(req, res);
@@ -95,6 +97,21 @@ export function buildApp(deps: AppDeps) {
     app.handler(req, res, undefined as never);
   };
   return { app, handler, routes };
+}
+
+/**
+ * A 404 for a path no route can take whatever the method, naming what is wrong with it: an
+ * empty segment (`/alarms//ack`: an id is never empty) or a broken escape (`/alarms/%ZZ/ack`:
+ * a parameter would otherwise be taken as its raw text).
+ */
+function pathProblem(path: string): MeridianError | undefined {
+  if (path.length > 1 && path.slice(1, path.endsWith('/') ? -1 : undefined).split('/').includes('')) {
+    return new MeridianError('NOT_FOUND', `There is no ${path} here: a segment of the path is empty (two slashes in a row).`);
+  }
+  if (!path.includes('%')) return undefined;
+  const broken = path.split('/').find((segment) => { try { decodeURIComponent(segment); return false; } catch { return true; } });
+  if (broken === undefined) return undefined;
+  return new MeridianError('NOT_FOUND', `There is no ${path} here: ${broken} is not valid percent-encoding (% and two hex digits, of UTF-8).`);
 }
 
 /** The route label of a request no handler saw (refused by the guard, 404, 405): the pattern its path matches, else UNMATCHED_ROUTE. */

@@ -74,6 +74,15 @@ export function sendError(res: ServerResponse, err: unknown, logger: Logger, req
     res.setHeader('Connection', 'close');
     res.on('finish', () => socket?.destroy());
   }
-  sendJson(res, error.status, JSON.stringify({ detail: error.message, code: error.code, ...error.fields }));
+  sendJson(res, error.status, terminalSafeJson(JSON.stringify({ detail: error.message, code: error.code, ...error.fields })));
   return error.code;
+}
+
+// JSON.stringify escapes C0 controls but writes DEL, the C1 controls (0x9b is a one-byte CSI)
+// and the bidi overrides as they are; an error detail quotes what the caller sent.
+const UNSAFE = /[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+
+/** JSON text with DEL, C1 controls and bidi overrides as \u escapes: the same value to a JSON reader, nothing a terminal obeys when the body is shown as it is (lib/terminal-text.ts's set). */
+export function terminalSafeJson(text: string): string {
+  return text.replace(UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

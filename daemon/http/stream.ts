@@ -1,4 +1,5 @@
 import { createSession } from 'better-sse';
+import { exactJson } from '../../lib/exact-json.js';
 import { MeridianError } from '../../lib/errors.js';
 import { locate } from '../history/position.js';
 import { feedSubscriber } from '../stream/feed.js';
@@ -39,7 +40,7 @@ export function streamHandlers({ store, history, streams, alarms }: AppDeps): Re
       await createSession(req, res, { keepAlive: KEEP_ALIVE_MS, retry: RETRY_MS, trustClientEventId: false });
       const sub = new Subscriber(res, types, { queueBytes: QUEUE_BYTES, dropGraceMs: DROP_GRACE_MS }, withAlarms);
       const who = `${req.socket.remoteAddress ?? '-'}:${req.socket.remotePort ?? '-'}`;
-      const prelude = () => (withAlarms ? alarms.list().map((a) => frame('alarm', JSON.stringify(a))).join('') : '');
+      const prelude = () => (withAlarms ? alarms.list().map((a) => frame('alarm', exactJson(a))).join('') : '');
       await feedSubscriber({ store, history, hub: streams }, sub, since, who, prelude);
     },
   };

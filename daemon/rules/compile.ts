@@ -1,5 +1,6 @@
 import jsep from 'jsep';
 import { ConfigError } from '../../lib/errors.js';
+import { DAEMON_TYPE_PREFIX } from '../../lib/max-age.js';
 import { NAME_DASH, prepareSource } from './source-text.js';
 import type { ExpressionNode, ReferenceCandidate } from './syntax.js';
 
@@ -33,17 +34,37 @@ export class ExpressionError extends Error {
 export const MAX_DEPTH = 200;
 const ARITHMETIC = new Set(['+', '-', '*', '/']);
 const COMPARE = new Set(['<', '<=', '>', '>=']);
-const FUNCTION_ARITY: Record<string, [min: number, max: number]> = { abs: [1, 1], min: [1, 64], max: [1, 64], dewpoint: [2, 2] };
+// min() and max() take any number of arguments: the expression's length (MAX_EXPRESSION_CHARS) is their limit
+const FUNCTION_ARITY: Record<string, [min: number, max: number]> = { abs: [1, 1], min: [1, Infinity], max: [1, Infinity], dewpoint: [2, 2] };
 
-/** Compile `text`, or throw ConfigError naming `where` (`the config file: safety rule 1 (wind): when`) and the position. */
+/**
+ * Compile `text`, or throw ConfigError naming `where` (`the config file: safety rule 1 (wind): when`)
+ * and the position; an expression that may read a `meridian.*` type is refused too (see daemonTypeProblem).
+ */
 export function compileExpression(text: unknown, where: string): CompiledExpression {
   if (typeof text !== 'string' || text.trim() === '') throw new ConfigError(where, 'an expression in a string', text ?? '(missing)');
+  let compiled: CompiledExpression;
   try {
-    return parseExpression(text);
+    compiled = parseExpression(text);
   } catch (error) {
     if (!(error instanceof ExpressionError)) throw error;
     throw new ConfigError(where, `an expression of the rule language (${error.message}; see docs/safety.md)`, text);
   }
+  const problem = daemonTypeProblem(compiled.types);
+  if (problem !== undefined) throw new ConfigError(where, problem, text);
+  return compiled;
+}
+
+/**
+ * Why rules may not read `types`, undefined when they may: a `meridian.*` type is recorded by
+ * the daemon itself, from the rules' own verdicts (meridian.safety, meridian.alarm,
+ * meridian.escalation, meridian.stale/fresh), so a rule reading one would feed back into
+ * itself (a verdict flipping for ever, an alarm raised and cleared without end).
+ */
+export function daemonTypeProblem(types: readonly string[]): string | undefined {
+  const own = types.find((t) => t.startsWith(DAEMON_TYPE_PREFIX));
+  if (own === undefined) return undefined;
+  return `an expression reading no ${DAEMON_TYPE_PREFIX}* type (it reads ${own}, which the daemon records from the rules' own results: a rule reading it would feed back into itself)`;
 }
 
 /** Compile `text`, or throw ExpressionError. */

@@ -1,3 +1,5 @@
+import { ExactNumber, textAt } from '../../lib/exact-json.js';
+import { scanMembers } from '../../lib/json-text.js';
 import type { JudgedType } from '../freshness/judge.js';
 import type { CompiledExpression } from './compile.js';
 import type { RuleScope } from './scope.js';
@@ -37,7 +39,17 @@ export function firstValue(expression: CompiledExpression, scope: RuleScope): Va
   const ref = firstReference(expression.root);
   if (!ref) return undefined;
   const v = evaluate(ref, scope);
-  return v instanceof Unknown ? { reasons: v.reasons } : { value: v };
+  if (v instanceof Unknown) return { reasons: v.reasons };
+  return { value: typeof v === 'number' && ref.kind === 'reference' ? exactNumber(v, ref.candidates, scope) : v };
+}
+
+/** `v` read by a reference, as an ExactNumber when JSON.stringify would spell it otherwise than its reading does. */
+function exactNumber(v: number, candidates: readonly ReferenceCandidate[], scope: RuleScope): number | ExactNumber {
+  const { chosen, judged } = choose(candidates, scope);
+  const line = judged?.reading?.json;
+  const span = line === undefined ? undefined : scanMembers(line)?.get(chosen.part);
+  const text = span === undefined ? undefined : textAt(line!.slice(span.start, span.end), chosen.path);
+  return text === undefined || text === JSON.stringify(v) ? v : new ExactNumber(v, text);
 }
 
 function firstReference(node: ExpressionNode): ExpressionNode | undefined {
@@ -65,14 +77,17 @@ function evaluate(node: ExpressionNode, scope: RuleScope): Value | Unknown {
   }
 }
 
-function reference(text: string, candidates: readonly ReferenceCandidate[], scope: RuleScope): Value | Unknown {
-  // the longest type that has a reading; else the shortest, to say it is missing
-  let chosen = candidates[candidates.length - 1]!;
-  let judged: JudgedType | undefined;
+/** The candidate a reference reads: the longest type that has a reading; else the shortest, to say it is missing. */
+function choose(candidates: readonly ReferenceCandidate[], scope: RuleScope): { chosen: ReferenceCandidate; judged: JudgedType | undefined } {
   for (const c of candidates) {
     const j = scope.judged(c.type);
-    if (j?.reading) { chosen = c; judged = j; break; }
+    if (j?.reading) return { chosen: c, judged: j };
   }
+  return { chosen: candidates[candidates.length - 1]!, judged: undefined };
+}
+
+function reference(text: string, candidates: readonly ReferenceCandidate[], scope: RuleScope): Value | Unknown {
+  const { chosen, judged } = choose(candidates, scope);
   if (!judged?.reading) return new Unknown([`${chosen.type} is missing (no reading)`]);
   if (judged.freshness.stale) return new Unknown([staleReason(judged)]);
   const envelope = judged.reading.envelope;

@@ -1,4 +1,5 @@
 import { ConfigError } from '../../lib/errors.js';
+import { daemonTypeProblem } from '../rules/compile.js';
 import { CONDITION_KEYS, conditionOf, type ConditionSpec } from '../rules/condition.js';
 import { parseDuration } from '../rules/duration.js';
 
@@ -57,6 +58,8 @@ function requiredTypes(value: unknown, at: string): string[] {
       throw new ConfigError(at, `an array of type names (1-${MAX_TYPE_CHARS} characters, no control characters)`, type);
     }
   }
+  const problem = daemonTypeProblem(value as string[]);
+  if (problem !== undefined) throw new ConfigError(at, problem.replace('an expression reading', 'a list naming'), value);
   return [...new Set(value as string[])];
 }
 
