@@ -75,8 +75,8 @@ export class FreshnessJudge {
     this.learner.restore(known ?? new Map(), recovered);
   }
 
-  /** Each type's learned limit to keep for the next life (null: none yet): learned-limits.json. */
-  knownLimits(): Map<string, number | null> {
+  /** Each type's learned limit to keep for the next life (learned-limits.json). */
+  knownLimits(): Map<string, number> {
     return this.learner.known();
   }
 

@@ -33,11 +33,11 @@ interface Cadence {
 /** Each type's cadence in this daemon's life, and the limit learned from it. */
 export class CadenceLearner {
   private readonly types = new Map<string, Cadence>();
-  /** The limits of the last life, until learned again (null: none); `floor`: not known, LEARNED_FLOOR_S until posted again. */
-  private readonly restored = new Map<string, number | null | 'floor'>();
+  /** The limits of the last life, until learned again; `floor`: none known, LEARNED_FLOOR_S until posted again. */
+  private readonly restored = new Map<string, number | 'floor'>();
 
   /** The limits known from the last life (`known`), and the recovered types with none known (judged by the floor). */
-  restore(known: ReadonlyMap<string, number | null>, recovered: readonly string[]): void {
+  restore(known: ReadonlyMap<string, number>, recovered: readonly string[]): void {
     for (const [type, limit] of known) this.restored.set(type, limit);
     for (const type of recovered) if (!known.has(type)) this.restored.set(type, 'floor');
   }
@@ -69,7 +69,7 @@ export class CadenceLearner {
     const cadence = this.types.get(type);
     if (!cadence || cadence.seen < LEARN_AFTER) {
       const restored = this.restored.get(type);
-      return restored === 'floor' ? LEARNED_FLOOR_S : restored ?? undefined;
+      return restored === 'floor' ? LEARNED_FLOOR_S : restored;
     }
     cadence.limit ??= learnedLimit(cadence.intervals.slice(0, Math.min(cadence.seen, LEARN_WINDOW)));
     return cadence.limit;
@@ -78,17 +78,22 @@ export class CadenceLearner {
   /** Whether any type has a learned limit (or one restored). */
   any(): boolean {
     for (const cadence of this.types.values()) if (cadence.seen >= LEARN_AFTER) return true;
-    for (const limit of this.restored.values()) if (limit !== null) return true;
-    return false;
+    return this.restored.size > 0;
   }
 
-  /** Each type's limit to keep for the next life (null: none yet); a type judged by the floor is left out, so it is again. */
-  known(): Map<string, number | null> {
-    const known = new Map<string, number | null>();
+  /**
+   * Each type's limit to keep for the next life. A type without one (seen fewer than
+   * LEARN_AFTER intervals apart, or judged by the floor) is left out: after a restart it is
+   * judged by the floor until posted again, so a limit learned after the last write is never
+   * taken for none.
+   */
+  known(): Map<string, number> {
+    const known = new Map<string, number>();
     for (const [type, limit] of this.restored) if (limit !== 'floor') known.set(type, limit);
     for (const type of this.types.keys()) {
       if (this.restored.get(type) === 'floor') continue;
-      known.set(type, this.limitOf(type) ?? null);
+      const limit = this.limitOf(type);
+      if (limit !== undefined) known.set(type, limit);
     }
     return known;
   }

@@ -4,8 +4,8 @@ import type { StateDamage } from '../storage/state-repair.js';
 import type { StorageFs } from '../storage/storage-fs.js';
 import { LEARNED_FLOOR_S } from './learner.js';
 
-// `.meridian/learned-limits.json`: each type's learned limit (seconds; null while the type has
-// none yet), so that a restart (clean or kill -9) judges a stopped sensor by the limit it had
+// `.meridian/learned-limits.json`: each type's learned limit in seconds (a type with none yet
+// is not listed), so that a restart (clean or kill -9) judges a stopped sensor by the limit it had
 // (docs/configuration.md#learned-limits). Written whole through the storage seam (a temporary
 // file synced and renamed). A file that cannot be read is set aside
 // (`learned-limits.json.damaged-<ms>`), reported, and every recovered type is judged by the
@@ -16,8 +16,8 @@ export function learnedLimitsFile(siteDir: string): string {
   return path.join(statePaths(siteDir).dir, 'learned-limits.json');
 }
 
-/** Each type's limit in seconds, null for a type seen without one. */
-export type KnownLimits = ReadonlyMap<string, number | null>;
+/** Each type's limit in seconds. */
+export type KnownLimits = ReadonlyMap<string, number>;
 
 /** What the file held: the limits, or none (missing or damaged: `damage` says which). */
 export interface LimitsRead {
@@ -55,7 +55,7 @@ export function readLearnedLimits(file: string, io: StorageFs, now: number): Lim
 
 const FAIL_SAFE = `a recovered reading is judged by the ${LEARNED_FLOOR_S} s learned floor until its type is posted again`;
 
-function parse(text: string): Map<string, number | null> | undefined {
+function parse(text: string): Map<string, number> | undefined {
   let doc: unknown;
   try {
     doc = JSON.parse(text);
@@ -64,9 +64,9 @@ function parse(text: string): Map<string, number | null> | undefined {
   }
   const limits = (doc as { limits?: unknown } | null)?.limits;
   if (limits === null || typeof limits !== 'object' || Array.isArray(limits)) return undefined;
-  const out = new Map<string, number | null>();
+  const out = new Map<string, number>();
   for (const [type, limit] of Object.entries(limits as Record<string, unknown>)) {
-    if (limit !== null && !(typeof limit === 'number' && Number.isFinite(limit) && limit > 0)) return undefined;
+    if (!(typeof limit === 'number' && Number.isFinite(limit) && limit > 0)) return undefined;
     out.set(type, limit);
   }
   return out;

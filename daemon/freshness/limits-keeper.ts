@@ -62,6 +62,6 @@ export class LearnedLimitsKeeper {
   }
 }
 
-function textOf(limits: ReadonlyMap<string, number | null>): string {
+function textOf(limits: ReadonlyMap<string, number>): string {
   return JSON.stringify([...limits].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)));
 }
