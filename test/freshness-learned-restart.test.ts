@@ -155,7 +155,7 @@ for (const [name, damage, aside, reason] of DAMAGED) {
       assert.is(setAside.length, aside ? 1 : 0);
       const ms = aside ? setAside[0]!.slice('learned-limits.json.damaged-'.length) : '';
       assert.equal(status.damaged, [{ file: s.limits, reason: reported.replace('MS', ms) }]);
-      assert.ok(d.stderr().includes(` ERROR ${s.limits} ${reported.replace('MS', ms)}\n`), d.stderr());
+      assert.ok(d.stderr().includes(` WARN ${s.limits} ${reported.replace('MS', ms)}\n`), d.stderr());
       assert.equal(await learned(d), { weather: 5 });
       await assertTurnsStale(d, 5);
       // posted again: alive, and judged as any type posted twice (no limit yet)
