@@ -128,7 +128,7 @@ export async function startDaemon(config: DaemonConfig, deps: {
   const io = deps.fs ?? nodeFs;
   const { limits: known, damage: limitsDamage } = readLearnedLimits(limitsFile, io, deps.clock.now());
   if (limitsDamage) logger.warn(`${limitsDamage.file} ${limitsDamage.reason}`);
-  judge = new FreshnessJudge(store.view, config.maxAge, deps.clock, known);
+  judge = new FreshnessJudge(store.view, config.maxAge, deps.clock, known, deps.safety?.required);
   const keeper = new LearnedLimitsKeeper({ judge, file: limitsFile, io, logger });
   // the judge learns each type's cadence from the readings that become current (before the watch hears of them)
   const learning = judge;

@@ -149,7 +149,7 @@ for (const [name, damage, aside, reason] of DAMAGED) {
       assert.is(fileText(s.limits), undefined);
       damage(s.limits);
       d = await start(s, d.port);
-      const reported = `${reason}: a recovered reading is judged by the 5 s learned floor until its type is posted again`;
+      const reported = `${reason}: a recovered reading of a required safety input is judged by the 5 s learned floor until its type is posted again`;
       const status = (await request(d.url, '/status')).json as { damaged: { file: string; reason: string }[] };
       const setAside = fs.readdirSync(path.dirname(s.limits)).filter((f) => f.startsWith('learned-limits.json.damaged-'));
       assert.is(setAside.length, aside ? 1 : 0);

@@ -61,9 +61,10 @@ export class FreshnessJudge {
   /**
    * `clock`: its monotonic part judges how long ago a reading was received (without one, ts
    * alone). `known`: the learned limits of the daemon's last life (limits-file.ts), undefined
-   * when they were lost: the recovered types with none known are judged by the floor.
+   * when they were lost; `floored`: the types a recovered reading of which with no limit known
+   * is judged by the floor (the required safety inputs).
    */
-  constructor(view: JudgedView, rules: MaxAgeRules, clock?: Clock, known?: KnownLimits) {
+  constructor(view: JudgedView, rules: MaxAgeRules, clock?: Clock, known?: KnownLimits, floored: readonly string[] = []) {
     this.view = view;
     this.rules = rules;
     this.expected = expectedTypes(rules);
@@ -71,7 +72,7 @@ export class FreshnessJudge {
     this.start = { mono: clock ? monotonicNow(clock) : NaN, wall: clock ? clock.now() : NaN };
     // a reading recovered at start-up is one sighting of its type, when the daemon received it
     for (const reading of view.entries()) this.observe(reading);
-    const recovered = view.entries().filter((r) => !r.type.startsWith(DAEMON_TYPE_PREFIX)).map((r) => r.type);
+    const recovered = view.entries().map((r) => r.type).filter((type) => floored.includes(type));
     this.learner.restore(known ?? new Map(), recovered);
   }
 

@@ -6,9 +6,10 @@
 // same instant (one batch) are one sighting. The work per recorded reading is a map look-up
 // and a store into a ring; the median is taken when a limit is asked for.
 // A restart hands the limits of the daemon's last life (limits-file.ts) to restore(): each is
-// the type's limit until the type is learned again. A type recovered at start-up whose limit
-// is not known (the file lost or damaged, the type new since it was written) is judged by
-// LEARNED_FLOOR_S until it is posted again (fail-safe: a stopped sensor turns stale).
+// the type's limit until the type is learned again. A required safety input recovered at
+// start-up whose limit is not known (the file lost or damaged, no limit learned when it was
+// written) is judged by LEARNED_FLOOR_S until it is posted again (fail-safe: a stopped input
+// turns stale, the verdict unsafe).
 
 /** Intervals needed before a limit is learned. */
 export const LEARN_AFTER = 5;

@@ -9,7 +9,7 @@ import { LEARNED_FLOOR_S } from './learner.js';
 // (docs/configuration.md#learned-limits). Written whole through the storage seam (a temporary
 // file synced and renamed). A file that cannot be read is set aside
 // (`learned-limits.json.damaged-<ms>`), reported, and every recovered type is judged by the
-// fail-safe rule instead (learner.ts).
+// fail-safe rule instead (learner.ts: the required safety inputs are judged by the floor).
 
 /** The path of the learned limits file of a site directory. */
 export function learnedLimitsFile(siteDir: string): string {
@@ -53,7 +53,7 @@ export function readLearnedLimits(file: string, io: StorageFs, now: number): Lim
   return { limits: undefined, damage: { file, reason: `not a list of learned limits${where}: ${FAIL_SAFE}` } };
 }
 
-const FAIL_SAFE = `a recovered reading is judged by the ${LEARNED_FLOOR_S} s learned floor until its type is posted again`;
+const FAIL_SAFE = `a recovered reading of a required safety input is judged by the ${LEARNED_FLOOR_S} s learned floor until its type is posted again`;
 
 function parse(text: string): Map<string, number> | undefined {
   let doc: unknown;
