@@ -170,7 +170,7 @@ for (const [name, damage, aside, reason] of DAMAGED) {
   });
 }
 
-test('a recovered type with no limit known (the file lost) is judged by the floor, and left out of the file', async () => {
+test('a recovered required input with no limit known (the file lost) is judged by the floor, and left out of the file', async () => {
   const s = site();
   let d: ChildDaemon | undefined;
   try {
