@@ -3,6 +3,7 @@ import { ConfigError } from '../lib/errors.js';
 import type { Envelope } from '../lib/wire.js';
 import { parseSecondsOption } from '../lib/max-age.js';
 import { connect } from './connect.js';
+import { limitText } from '../table/format.js';
 import { answerJudge } from './current-judge.js';
 import { NotFresh } from './failure.js';
 import { followCurrent } from './follow.js';
@@ -60,9 +61,9 @@ export async function runCurrent(typeArg: unknown, opts: ParsedOptions, io: CliI
   const judge = answerJudge(answer, { now: io.now(), limitMs });
   let envelope = answer.current[type];
   let envelopeText = texts.get(type);
-  const { ageMs, limitMs: limit } = judge(type, envelope);
+  const { ageMs, limitMs: limit, limitFrom } = judge(type, envelope);
   if (!envelope || envelopeText === undefined) {
-    if (limit !== undefined) throw new NotFresh(`${JSON.stringify(type)} has no reading (max age ${seconds(limit)})`);
+    if (limit !== undefined) throw new NotFresh(`${JSON.stringify(type)} has no reading (max age ${limitText(limit, limitFrom)})`);
     // no limit applies: the daemon's own answer, 404 NO_READING (exit 1)
     envelopeText = await client.currentEventText(type);
     envelope = JSON.parse(envelopeText) as Envelope;
@@ -71,7 +72,7 @@ export async function runCurrent(typeArg: unknown, opts: ParsedOptions, io: CliI
   else show(io, `${envelopeText}\n`);
   if (limit !== undefined && (ageMs === undefined || ageMs > limit)) {
     const age = ageMs === undefined ? 'of unknown age' : `${seconds(ageMs)} old`;
-    throw new NotFresh(`${JSON.stringify(type)} is stale: ${age}, max age ${seconds(limit)} (seq ${envelope.seq}, ts ${envelope.ts})`);
+    throw new NotFresh(`${JSON.stringify(type)} is stale: ${age}, max age ${limitText(limit, limitFrom)} (seq ${envelope.seq}, ts ${envelope.ts})`);
   }
   return 0;
 }

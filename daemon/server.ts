@@ -15,6 +15,8 @@ import { startForwarding, type Forwarding } from './forward/forwarding.js';
 import type { SinkSpec } from './forward/sink.js';
 import { FreshnessJudge } from './freshness/judge.js';
 import { CHECK_INTERVAL_MS, StaleWatch } from './freshness/stale-events.js';
+import { learnedLimitsFile, readLearnedLimits } from './freshness/limits-file.js';
+import { LearnedLimitsKeeper } from './freshness/limits-keeper.js';
 import { History } from './history/history.js';
 import type { SafetySpec } from './safety/config.js';
 import { SafetyVerdict } from './safety/verdict.js';
@@ -23,7 +25,7 @@ import { buildApp } from './http/app.js';
 import { Drain } from './http/drain.js';
 import { SiteLockedError } from './storage/site-lock.js';
 import { statePaths } from './storage/state-files.js';
-import type { StorageFs } from './storage/storage-fs.js';
+import { nodeFs, type StorageFs } from './storage/storage-fs.js';
 import { DaemonMetrics } from './metrics/daemon-metrics.js';
 import { Housekeeping } from './storage/housekeeping.js';
 import { TelemetryStore } from './storage/store.js';
@@ -122,7 +124,13 @@ export async function startDaemon(config: DaemonConfig, deps: {
     throw new StartupError(`site directory ${config.siteDir} is not usable (${code ?? (error as Error).message})`, { cause: error });
   }
 
-  judge = new FreshnessJudge(store.view, config.maxAge, deps.clock);
+  // the learned limits of the last life (a damaged file: set aside, reported, the fail-safe rule instead)
+  const limitsFile = learnedLimitsFile(config.siteDir);
+  const io = deps.fs ?? nodeFs;
+  const { limits: known, damage: limitsDamage } = readLearnedLimits(limitsFile, io, deps.clock.now());
+  if (limitsDamage) logger.warn(`${limitsDamage.file} ${limitsDamage.reason}`);
+  judge = new FreshnessJudge(store.view, config.maxAge, deps.clock, known, deps.safety?.required);
+  const keeper = new LearnedLimitsKeeper({ judge, file: limitsFile, io, logger });
   // the judge learns each type's cadence from the readings that become current (before the watch hears of them)
   const learning = judge;
   const stopLearning = store.onRecorded((event) => {
@@ -168,6 +176,7 @@ export async function startDaemon(config: DaemonConfig, deps: {
       await housekeeping?.close();
       watch.stop();
       stopLearning();
+      keeper.stop();
       safety.stop();
       alarms.stop();
       await rollups?.close();
@@ -189,7 +198,7 @@ export async function startDaemon(config: DaemonConfig, deps: {
     config, store, history, rollups, streams, logger, clock: deps.clock, version: VERSION, metrics,
     bootId: randomBytes(4).toString('hex'),
     process: { pid: process.pid, startedAt: formatTs(deps.clock.now()), address: () => address },
-    forwardStatus: () => forwarding.status(), keptFiles: () => housekeeping?.keptFiles() ?? [],
+    forwardStatus: () => forwarding.status(), keptFiles: () => [...limitsDamage ? [limitsDamage] : [], ...housekeeping?.keptFiles() ?? []],
     logDropped: deps.logDropped ?? (() => undefined),
     onShutdown: () => { logger.info('shutdown requested over HTTP'); void close(); },
     freshness: { judge, watch }, safety, alarms,
@@ -223,6 +232,7 @@ export async function startDaemon(config: DaemonConfig, deps: {
   // which Host names the guard accepts (a 403 "not one of this daemon's names" is explained here)
   logger.debug(`Host names accepted besides ${config.host} and loopback: ${config.allowedHosts.join(', ') || 'none'}`);
   watch.start();
+  keeper.start();
   safety.start();
   // after the forwarders: a [[notify]] sink's first cursor is taken before any escalation is recorded
   alarms.onChange((alarm) => streams.deliverAlarm(exactJson(alarm)));

@@ -25,9 +25,9 @@ test('current TYPE: exit 0 while fresh, 4 once stale (the daemon\'s limit, or --
   const rows: Array<[string[], number, string, string]> = [
     [['power'], 0, `${power}\n`, ''],
     [['weather'], 0, `${weather}\n`, ''],
-    [['power', '--max-age', '89.999'], 4, `${power}\n`, `telemetry: "power" is stale: 90s old, max age 89.999s (seq 1, ts ${T0})\n`],
-    [['weather', '--max-age', '60'], 4, `${weather}\n`, `telemetry: "weather" is stale: 90s old, max age 60s (seq 2, ts ${T0})\n`],
-    [['weather', '--stale', '60'], 4, `${weather}\n`, `telemetry: "weather" is stale: 90s old, max age 60s (seq 2, ts ${T0})\n`],
+    [['power', '--max-age', '89.999'], 4, `${power}\n`, `telemetry: "power" is stale: 90s old, max age 89.999s (--max-age) (seq 1, ts ${T0})\n`],
+    [['weather', '--max-age', '60'], 4, `${weather}\n`, `telemetry: "weather" is stale: 90s old, max age 60s (--max-age) (seq 2, ts ${T0})\n`],
+    [['weather', '--stale', '60'], 4, `${weather}\n`, `telemetry: "weather" is stale: 90s old, max age 60s (--max-age) (seq 2, ts ${T0})\n`],
     [['power', '--max-age', '120'], 0, `${power}\n`, ''],
   ];
   for (const [args, code, stdout, stderr] of rows) assert.equal(await cli(['current', ...args, ...at]), { code, stdout, stderr }, args.join(' '));
@@ -41,7 +41,7 @@ test('current TYPE: exit 0 while fresh, 4 once stale (the daemon\'s limit, or --
 test('current TYPE: a missing reading under a limit is exit 4; without one it stays the 404 (exit 1)', () => withDaemon(async (_d, at) => {
   const rows: Array<[string[], number, string]> = [
     [['dome'], 4, 'telemetry: "dome" has no reading (max age 60s)\n'],
-    [['camera', '--max-age', '30'], 4, 'telemetry: "camera" has no reading (max age 30s)\n'],
+    [['camera', '--max-age', '30'], 4, 'telemetry: "camera" has no reading (max age 30s (--max-age))\n'],
     [['camera'], 1, 'telemetry: there is no current reading of type "camera" (NO_READING)\n'],
   ];
   for (const [args, code, stderr] of rows) assert.equal(await cli(['current', ...args, ...at]), { code, stdout: '', stderr }, args.join(' '));

@@ -138,7 +138,7 @@ test('a turn by a configured limit is current as before (a rule named it)', () =
   assert.equal(Object.keys((await request(d.url, '/current?freshness=false')).json.current).sort(), ['dome', 'meridian.stale']);
 }));
 
-test('a restart starts learning again: the recovered reading is one sighting', async () => {
+test('a restart keeps the learned limits (.meridian/learned-limits.json) until the type is learned again', async () => {
   const clock = new ManualClock(T0);
   const siteDir = tempDir();
   const opts = { siteDir, clock, env: { TZ: 'UTC' }, freshnessIntervalMs: 0 };
@@ -149,14 +149,14 @@ test('a restart starts learning again: the recovered reading is one sighting', a
     await d.close();
     clock.advance(2000);
     d = await startTestDaemon(opts);
-    assert.equal(await freshnessOf(d, 'w'), { age_s: 2, max_age_s: null, max_age_from: null, stale: false });
-    assert.equal((await request(d.url, '/status')).json.learned, {});
-    // the recovered reading (received at T0+5 s) and four more, 3 s apart from T0+10 s: 4 intervals, not yet; the fifth learns
+    assert.equal(await freshnessOf(d, 'w'), { age_s: 2, max_age_s: 5, max_age_from: 'learned', stale: false });
+    assert.equal((await request(d.url, '/status')).json.learned, { w: 5 });
+    // the recovered reading (received at T0+5 s) and four more, 3 s apart from T0+10 s: 4 intervals, still the kept limit; the fifth learns
     for (let i = 0; i < 4; i++) {
       clock.advance(3000);
       await postEvent(d.url, { type: 'w', data: 1 });
     }
-    assert.equal((await request(d.url, '/status')).json.learned, {});
+    assert.equal((await request(d.url, '/status')).json.learned, { w: 5 });
     clock.advance(3000);
     await postEvent(d.url, { type: 'w', data: 1 });
     assert.equal((await request(d.url, '/status')).json.learned, { w: 15 });

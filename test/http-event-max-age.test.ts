@@ -141,7 +141,7 @@ test('telemetry current TYPE: exit 4 by the reading\'s own limit, exit 0 by the 
   const own = (await postEvent(d.url, { type: 'weather', data: 1, max_age_s: 30 })).text;
   clock.advance(45_000);
   assert.equal(await cli(['current', 'weather', ...at]),
-    { code: 4, stdout: `${own}\n`, stderr: `telemetry: "weather" is stale: 45s old, max age 30s (seq 1, ts ${T0})\n` });
+    { code: 4, stdout: `${own}\n`, stderr: `telemetry: "weather" is stale: 45s old, max age 30s (reading) (seq 1, ts ${T0})\n` });
   const next = (await postEvent(d.url, { type: 'weather', data: 2 })).text;
   clock.advance(45_000);
   assert.equal(await cli(['current', 'weather', ...at]), { code: 0, stdout: `${next}\n`, stderr: '' });

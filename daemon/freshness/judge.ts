@@ -5,6 +5,7 @@ import { monotonicNow, type Clock } from '../../lib/time.js';
 import type { Freshness, MaxAgeFrom } from '../../lib/wire.js';
 import type { Reading } from '../storage/current-view.js';
 import { CadenceLearner, LEARNED_FLOOR_S } from './learner.js';
+import type { KnownLimits } from './limits-file.js';
 
 // How fresh each type of the current view is, by the reading's own `meta.max_age_s` (an
 // event's `max_age_s`) for that reading, else the `--max-age` rules, else the limit learned
@@ -57,8 +58,13 @@ export class FreshnessJudge {
   /** The daemon's start (monotonic and wall): when a reading recovered at start-up counts as received at the latest. */
   private readonly start: DaemonStart;
 
-  /** `clock`: its monotonic part judges how long ago a reading was received (without one, ts alone). */
-  constructor(view: JudgedView, rules: MaxAgeRules, clock?: Clock) {
+  /**
+   * `clock`: its monotonic part judges how long ago a reading was received (without one, ts
+   * alone). `known`: the learned limits of the daemon's last life (limits-file.ts), undefined
+   * when they were lost; `floored`: the types a recovered reading of which with no limit known
+   * is judged by the floor (the required safety inputs).
+   */
+  constructor(view: JudgedView, rules: MaxAgeRules, clock?: Clock, known?: KnownLimits, floored: readonly string[] = []) {
     this.view = view;
     this.rules = rules;
     this.expected = expectedTypes(rules);
@@ -66,6 +72,13 @@ export class FreshnessJudge {
     this.start = { mono: clock ? monotonicNow(clock) : NaN, wall: clock ? clock.now() : NaN };
     // a reading recovered at start-up is one sighting of its type, when the daemon received it
     for (const reading of view.entries()) this.observe(reading);
+    const recovered = view.entries().map((r) => r.type).filter((type) => floored.includes(type));
+    this.learner.restore(known ?? new Map(), recovered);
+  }
+
+  /** Each type's learned limit to keep for the next life (learned-limits.json). */
+  knownLimits(): Map<string, number> {
+    return this.learner.known();
   }
 
   /** Whether any rule limits anything or any limit was learned (else, and with no reading with its own limit, nothing is stale). */

@@ -5,6 +5,11 @@
 // of a second. Intervals are between receipts on the monotonic clock; readings received at the
 // same instant (one batch) are one sighting. The work per recorded reading is a map look-up
 // and a store into a ring; the median is taken when a limit is asked for.
+// A restart hands the limits of the daemon's last life (limits-file.ts) to restore(): each is
+// the type's limit until the type is learned again. A required safety input recovered at
+// start-up whose limit is not known (the file lost or damaged, no limit learned when it was
+// written) is judged by LEARNED_FLOOR_S until it is posted again (fail-safe: a stopped input
+// turns stale, the verdict unsafe).
 
 /** Intervals needed before a limit is learned. */
 export const LEARN_AFTER = 5;
@@ -29,6 +34,19 @@ interface Cadence {
 /** Each type's cadence in this daemon's life, and the limit learned from it. */
 export class CadenceLearner {
   private readonly types = new Map<string, Cadence>();
+  /** The limits of the last life, until learned again; `floor`: none known, LEARNED_FLOOR_S until posted again. */
+  private readonly restored = new Map<string, number | 'floor'>();
+
+  /** The limits known from the last life (`known`), and the recovered types with none known (judged by the floor). */
+  restore(known: ReadonlyMap<string, number>, recovered: readonly string[]): void {
+    for (const [type, limit] of known) this.restored.set(type, limit);
+    for (const type of recovered) if (!known.has(type)) this.restored.set(type, 'floor');
+  }
+
+  /** A sighting after start-up: a type judged by the floor for want of a known limit is not any more. */
+  private seenAgain(type: string): void {
+    if (this.restored.get(type) === 'floor') this.restored.delete(type);
+  }
 
   /** A reading of `type` became current at `mono` (the monotonic clock, ms). */
   seen(type: string, mono: number): void {
@@ -40,6 +58,7 @@ export class CadenceLearner {
     }
     const interval = mono - cadence.last;
     if (!(interval > 0)) return;
+    this.seenAgain(type);
     cadence.last = mono;
     cadence.intervals[cadence.seen % LEARN_WINDOW] = interval;
     cadence.seen++;
@@ -49,15 +68,35 @@ export class CadenceLearner {
   /** The learned limit of `type` in seconds; undefined until it was seen LEARN_AFTER intervals apart. */
   limitOf(type: string): number | undefined {
     const cadence = this.types.get(type);
-    if (!cadence || cadence.seen < LEARN_AFTER) return undefined;
+    if (!cadence || cadence.seen < LEARN_AFTER) {
+      const restored = this.restored.get(type);
+      return restored === 'floor' ? LEARNED_FLOOR_S : restored;
+    }
     cadence.limit ??= learnedLimit(cadence.intervals.slice(0, Math.min(cadence.seen, LEARN_WINDOW)));
     return cadence.limit;
   }
 
-  /** Whether any type has a learned limit. */
+  /** Whether any type has a learned limit (or one restored). */
   any(): boolean {
     for (const cadence of this.types.values()) if (cadence.seen >= LEARN_AFTER) return true;
-    return false;
+    return this.restored.size > 0;
+  }
+
+  /**
+   * Each type's limit to keep for the next life. A type without one (seen fewer than
+   * LEARN_AFTER intervals apart, or judged by the floor) is left out: after a restart it is
+   * judged by the floor until posted again, so a limit learned after the last write is never
+   * taken for none.
+   */
+  known(): Map<string, number> {
+    const known = new Map<string, number>();
+    for (const [type, limit] of this.restored) if (limit !== 'floor') known.set(type, limit);
+    for (const type of this.types.keys()) {
+      if (this.restored.get(type) === 'floor') continue;
+      const limit = this.limitOf(type);
+      if (limit !== undefined) known.set(type, limit);
+    }
+    return known;
   }
 }
 

@@ -28,7 +28,7 @@ export interface AppDeps {
   store: TelemetryStore;
   /** Reads the recorded files back (GET /history, the stream's replay). */
   history: History;
-  /** Files /status lists under `damaged` besides those history found (a .gz kept beside its plain file). */
+  /** Files /status lists under `damaged` besides those history found (a .gz kept beside its plain file, a damaged learned-limits.json). */
   keptFiles?: () => { file: string; reason: string }[];
   /** The rollup tiers (GET /history?step=, POST /rollups/rebuild); undefined with `--rollups off`. */
   rollups: Rollups | undefined;
