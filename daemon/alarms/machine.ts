@@ -55,7 +55,8 @@ export function onActivity(id: string, r: AlarmRecord, active: AlarmSeverity | u
   const base = { ...r, active: active !== undefined };
   if (r.state === 'shelved') return { record: base };
   const move = (to: AlarmState, changes: Partial<AlarmRecord>) => {
-    const record = { ...base, ...changes, state: to, since: to === r.state ? r.since : now };
+    // every transition moves since (a raise to a worse level and a lower severity shown included)
+    const record = { ...base, ...changes, state: to, since: now };
     return { record, transition: { id, from: r.state, to, severity: record.severity, value: r.value } };
   };
   if (active === undefined) {

@@ -18,7 +18,11 @@ const MAX_NOTE = 1024;
 export function alarmHandlers({ alarms, config }: AppDeps): Record<'list' | 'one' | 'ack' | 'shelve' | 'unshelve', Handler> {
   const id = (params: Record<string, string> | undefined) => params?.id ?? '';
   return {
-    list: (_req, res) => sendJson(res, 200, JSON.stringify({ alarms: alarms.list() })),
+    // `state_error` only while the state file cannot be written: the alarms shown are not durable
+    list: (_req, res) => {
+      const error = alarms.stateError;
+      sendJson(res, 200, JSON.stringify({ alarms: alarms.list(), ...(error === undefined ? {} : { state_error: error }) }));
+    },
     one: (req, res) => sendJson(res, 200, JSON.stringify(alarms.get(id(req.params)))),
     ack: async (req, res) => {
       const alarm = known(alarms, id(req.params));
