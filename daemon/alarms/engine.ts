@@ -9,7 +9,7 @@ import { alarmAnswer, compareAnswers } from './answer.js';
 import { activeOf, ALARM_TYPE, changed, due, ESCALATION_TYPE, escalationData, sameRaised, transitionData } from './events.js';
 import { lookContext } from './expression.js';
 import { lookAtLevels } from './levels.js';
-import { freshRecord, onAck, onActivity, onShelve, onUnshelve, rank, type AlarmRecord, type Transition } from './machine.js';
+import { clampShelf, freshRecord, onAck, onActivity, onShelve, onUnshelve, rank, type AlarmRecord, type Transition } from './machine.js';
 import { nextWake } from './wake.js';
 import { readAlarmState } from './state-file.js';
 import { AlarmJournal, type JournalEvent } from './journal.js';
@@ -73,12 +73,20 @@ export class AlarmEngine {
     this.journal = new AlarmJournal({ store, logger, file, records }, saved.journal);
     for (const spec of specs) {
       const worst = spec.levels.reduce((w, l) => (rank(l.severity) > rank(w) ? l.severity : w), spec.levels[0]!.severity);
-      const alarm: Alarm = { spec, worst, record: saved.records.get(spec.id) ?? freshRecord(worst, clock.now()), pending: new Map(), wake: Infinity };
+      const alarm: Alarm = { spec, worst, record: this.loaded(spec.id, saved.records.get(spec.id)) ?? freshRecord(worst, clock.now()), pending: new Map(), wake: Infinity };
       this.alarms.set(spec.id, alarm);
       for (const type of new Set(spec.levels.flatMap((l) => [...l.when.types, ...(l.clear?.types ?? [])]))) {
         this.byType.set(type, [...(this.byType.get(type) ?? []), alarm]);
       }
     }
+  }
+
+  /** A record of the state file, its shelf ending at most a week from now (clamped, logged: the clock was stepped back since). */
+  private loaded(id: string, record: AlarmRecord | undefined): AlarmRecord | undefined {
+    const clamped = record && clampShelf(record, this.deps.clock.now());
+    if (!clamped || !record) return record;
+    this.deps.logger.warn(`alarm ${id}: shelved until ${formatTs(record.shelved_until!)}, more than 7 days from now (the clock was stepped); shelved until ${formatTs(clamped.shelved_until!)}`);
+    return clamped;
   }
 
   /** Whether any alarm is configured. */

@@ -1,6 +1,7 @@
 import { MeridianError } from '../../lib/errors.js';
 import { TYPE_FORBIDDEN_CHARACTER } from '../../lib/wire.js';
 import type { AlarmEngine } from '../alarms/engine.js';
+import { MAX_SHELF_MS } from '../alarms/machine.js';
 import { NO_BODY, readJsonBody } from './body.js';
 import { sendJson } from './respond.js';
 import type { AppDeps, Handler } from './route.js';
@@ -10,7 +11,7 @@ import type { AppDeps, Handler } from './route.js';
 // does not take, is a 422 INVALID_BODY naming it, and nothing changes.
 
 /** The longest shelf time (a week): a forgotten shelf must end by itself. */
-export const MAX_SHELVE_S = 7 * 86_400;
+export const MAX_SHELVE_S = MAX_SHELF_MS / 1000;
 const MAX_BY = 64;
 const MAX_NOTE = 1024;
 
