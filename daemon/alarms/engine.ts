@@ -140,6 +140,11 @@ export class AlarmEngine {
     return [...this.alarms.values()].map((a) => alarmAnswer(a.spec, a.record)).sort(compareAnswers);
   }
 
+  /** Whether an alarm `id` is configured. */
+  has(id: string): boolean {
+    return this.alarms.has(id);
+  }
+
   /** The alarm `id`; 404 UNKNOWN_ALARM when none is configured. */
   get(id: string): AlarmAnswer {
     const alarm = this.find(id);

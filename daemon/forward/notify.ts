@@ -16,7 +16,7 @@ import type { HttpSinkSpec, NotifyFormat, Sink } from './sink.js';
 export const ESCALATION_TYPE = 'meridian.escalation';
 
 /** What the body of one escalation is built from. */
-interface Escalation {
+export interface Escalation {
   key: string;
   ts: string;
   /** The escalation event's data: id, severity, state, message, raised_at, value, escalate_after_s. */
@@ -29,6 +29,12 @@ export interface NotifyRequest {
   headers: Record<string, string>;
 }
 
+// what the text formats say of the alarm's state at delivery
+const STATE_WORDS: Record<string, string> = {
+  unack: 'unacknowledged', rtn_unack: 'back to normal, unacknowledged', acked: 'acknowledged since', normal: 'back to normal since',
+  shelved: 'shelved since',
+};
+
 const PRIORITY: Record<string, string> = { critical: '5', serious: '4', warning: '3' };
 
 /** The request of one escalation in `format`. */
@@ -36,7 +42,7 @@ export function notifyRequest(format: NotifyFormat, e: Escalation): NotifyReques
   const key = { 'idempotency-key': e.key };
   const d = e.data;
   const line = `${String(d.severity).toUpperCase()} alarm ${String(d.id)}: ${String(d.message)} ` +
-    `(value ${JSON.stringify(d.value ?? null)}, raised ${String(d.raised_at)}, unacknowledged)`;
+    `(value ${JSON.stringify(d.value ?? null)}, raised ${String(d.raised_at)}, ${STATE_WORDS[String(d.state)] ?? 'unacknowledged'})`;
   if (format === 'ntfy') {
     return {
       body: `${line}\nkey ${e.key}`,
@@ -57,7 +63,7 @@ export function escalationOf(record: ForwardRecord): Escalation | undefined {
 }
 
 /** A sink POSTing each escalation to `spec.url` in `spec.notify`'s format. */
-export function notifySink(spec: HttpSinkSpec): Sink {
+export function notifySink(spec: HttpSinkSpec, alarmState?: (id: string) => string | undefined): Sink {
   const agent = { http: new http.Agent({ keepAlive: true, maxSockets: 1 }), https: new https.Agent({ keepAlive: true, maxSockets: 1 }) };
   const client = got.extend({
     agent, retry: { limit: 0 }, throwHttpErrors: false, followRedirect: false, timeout: { request: spec.timeoutMs }, headers: { ...spec.headers },
@@ -67,6 +73,9 @@ export function notifySink(spec: HttpSinkSpec): Sink {
       for (const record of records) {
         const escalation = escalationOf(record);
         if (!escalation) continue;
+        // the alarm's state at delivery: one acknowledged or cleared while the webhook was down says so
+        const state = alarmState?.(String(escalation.data.id));
+        if (state !== undefined) escalation.data = { ...escalation.data, state };
         const req = notifyRequest(spec.notify ?? 'json', escalation);
         const res = await client.post(spec.url, { body: req.body, headers: req.headers, signal });
         judgeAnswer(res, 'webhook', 'the url');
