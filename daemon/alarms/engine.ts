@@ -10,7 +10,7 @@ import { activeOf, ALARM_TYPE, changed, due, ESCALATION_TYPE, escalationData, sa
 import { lookContext } from './expression.js';
 import { lookAtLevels } from './levels.js';
 import { clampShelf, freshRecord, onAck, onActivity, onShelve, onUnshelve, rank, type AlarmRecord, type Transition } from './machine.js';
-import { nextWake } from './wake.js';
+import { emptyDeadlines, monoDeadlines, nextWake, type MonoDeadlines } from './wake.js';
 import { readAlarmState } from './state-file.js';
 import { AlarmJournal, type JournalEvent } from './journal.js';
 
@@ -42,6 +42,8 @@ interface Alarm {
   pending: Map<AlarmSeverity, number>;
   /** When (monotonic ms) this alarm must be looked at again, Infinity when nothing is due. */
   wake: number;
+  /** Its shelf's end and its escalation's time on the monotonic clock, each with the wall time it was taken from. */
+  clocks: MonoDeadlines;
 }
 
 /** Runs the configured alarms. */
@@ -73,7 +75,7 @@ export class AlarmEngine {
     this.journal = new AlarmJournal({ store, logger, file, records }, saved.journal);
     for (const spec of specs) {
       const worst = spec.levels.reduce((w, l) => (rank(l.severity) > rank(w) ? l.severity : w), spec.levels[0]!.severity);
-      const alarm: Alarm = { spec, worst, record: this.loaded(spec.id, saved.records.get(spec.id)) ?? freshRecord(worst, clock.now()), pending: new Map(), wake: Infinity };
+      const alarm: Alarm = { spec, worst, record: this.loaded(spec.id, saved.records.get(spec.id)) ?? freshRecord(worst, clock.now()), pending: new Map(), wake: Infinity, clocks: emptyDeadlines() };
       this.alarms.set(spec.id, alarm);
       for (const type of new Set(spec.levels.flatMap((l) => [...l.when.types, ...(l.clear?.types ?? [])]))) {
         this.byType.set(type, [...(this.byType.get(type) ?? []), alarm]);
@@ -172,7 +174,8 @@ export class AlarmEngine {
     const now = this.deps.clock.now();
     const done = onShelve(id, alarm.record, by, now + forMs, now);
     await this.change(alarm, done.record, done.transition, now);
-    this.schedule();
+    // its end taken on the monotonic clock, and the timer set to it
+    this.lookAt([alarm]);
     return alarmAnswer(alarm.spec, alarm.record);
   }
 
@@ -219,18 +222,21 @@ export class AlarmEngine {
       const seen: AlarmRecord = { ...record, raised: look.raised, value, unknown: look.unknown };
       let next = onActivity(spec.id, seen, look.active, { latch: spec.latch, worst: alarm.worst, now });
       const transitions: Transition[] = next.transition ? [next.transition] : [];
-      if (next.record.state === 'shelved' && next.record.shelved_until !== null && next.record.shelved_until <= now) {
+      // a shelf ends, and an escalation falls due, on the monotonic clock: a wall-clock step moves neither
+      const clocks = monoDeadlines(alarm.clocks, next.record, spec, now, mono);
+      if (next.record.state === 'shelved' && clocks.shelfEnd <= mono) {
         const out = onUnshelve(spec.id, next.record, look.active, undefined, { worst: alarm.worst, now });
         next = out;
         transitions.push(out.transition);
       }
-      const escalate = due(spec, next.record, now);
+      const escalate = due(spec, next.record) && monoDeadlines(clocks, next.record, spec, now, mono).escalateAt <= mono;
       if (escalate) next = { record: { ...next.record, escalated_at: now } };
       durable ||= transitions.length > 0 || escalate || !sameRaised(record.raised, look.raised);
       events.push(...transitions.map((t) => ({ type: ALARM_TYPE, data: transitionData(t), at: now })));
       if (escalate) events.push({ type: ESCALATION_TYPE, data: escalationData(spec, next.record), at: now });
       this.take(alarm, next.record);
-      alarm.wake = nextWake({ spec, record: alarm.record, pendingUntil: look.pendingUntil, judge, now, mono });
+      alarm.clocks = monoDeadlines(clocks, alarm.record, spec, now, mono);
+      alarm.wake = nextWake({ spec, record: alarm.record, pendingUntil: look.pendingUntil, judge, now, mono, clocks: alarm.clocks });
     }
     // the records in memory go on whether the state file can be written or not: the events are the record
     if (durable) void this.journal.record(this.journal.prepare(events).batch);
