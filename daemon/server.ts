@@ -224,7 +224,10 @@ export async function startDaemon(config: DaemonConfig, deps: {
   }
   const port = (server.address() as AddressInfo).port;
   address = hostPort(config.host, port);
-  forwarding = startForwarding(deps.forward ?? [], { store, siteDir: config.siteDir, clock: deps.clock, logger, fsync: config.fsync, unit: config.unitId });
+  forwarding = startForwarding(deps.forward ?? [], {
+    store, siteDir: config.siteDir, clock: deps.clock, logger, fsync: config.fsync, unit: config.unitId,
+    alarmState: (id) => (alarms.configured && alarms.has(id) ? alarms.get(id).state : undefined),
+  });
   // index the history in the background, so that the first query need not
   void history.warm(store.head(), () => !warming).catch((error) => logger.warn(`indexing the history failed: ${(error as Error).message}`));
   logger.info(`listening on http://${address} (site ${config.siteDir}, fsync ${config.fsync}, version ${VERSION})`);

@@ -40,6 +40,16 @@ for (const [name, alarms, width, note, line] of LINES) {
   test(`alarmLineText: ${name}`, () => assert.is(alarmLineText(alarms, width, note), line));
 }
 
+// a shelf's end shows its date when it is not today (UTC, as every time on the line: hostile tester E, finding 6)
+const SHELF_ENDS: [string, number, string][] = [
+  ['ends today: the time alone', Date.parse('2026-03-18T00:00:00.000Z'), 'WARNING SHELVED dew until 02:02:15 01:02:03 dew close (1.5)'],
+  ['ends tomorrow: with its date', Date.parse('2026-03-17T23:59:59.999Z'), 'WARNING SHELVED dew until 2026-03-18 02:02:15 01:02:03 dew close (1.5)'],
+  ['ends in a year: with its date', Date.parse('2025-03-18T02:00:00.000Z'), 'WARNING SHELVED dew until 2026-03-18 02:02:15 01:02:03 dew close (1.5)'],
+];
+for (const [name, now, line] of SHELF_ENDS) {
+  test(`alarmLineText: a shelf that ${name}`, () => assert.is(alarmLineText([shelved], 80, '', now), line));
+}
+
 test('selectedAlarm: none while every alarm is normal; shelved last', () => {
   assert.is(selectedAlarm([alarm('a', {})]), undefined);
   assert.is(selectedAlarm([shelved, acked])?.state, 'acked');

@@ -36,7 +36,7 @@ const STATE_WORDS: Readonly<Record<AlarmState, string>> = {
  * `CRITICAL ACKED power by alice 01:02:09 [S shelve] mains lost (0)`, `alarms: 3, none active`;
  * `note` (what the last key did) goes first until the next key.
  */
-export function alarmLineText(alarms: readonly AlarmAnswer[], width: number, note = ''): string {
+export function alarmLineText(alarms: readonly AlarmAnswer[], width: number, note = '', now?: number): string {
   const alarm = selectedAlarm(alarms);
   const others = alarms.filter((a) => a !== alarm && a.state !== 'normal').length;
   let text: string;
@@ -44,7 +44,8 @@ export function alarmLineText(alarms: readonly AlarmAnswer[], width: number, not
     text = `alarms: ${alarms.length}, none active`;
   } else {
     const who = alarm.state === 'acked' && alarm.acked_by !== null ? ` by ${alarm.acked_by}` : '';
-    const until = alarm.state === 'shelved' && alarm.shelved_until !== null ? ` until ${clock(alarm.shelved_until)}` : '';
+    // a shelf that does not end today (UTC, as every time on the line) shows its date
+    const until = alarm.state === 'shelved' && alarm.shelved_until !== null ? ` until ${shelfEnd(alarm.shelved_until, now)}` : '';
     const value = alarm.value === null ? '' : ` (${JSON.stringify(alarm.value)})`;
     const unknown = alarm.unknown === null ? '' : ` [unknown: ${alarm.unknown}]`;
     const keys = alarm.state === 'unack' || alarm.state === 'rtn_unack' ? ' [a ack, S shelve]' : alarm.state === 'shelved' ? '' : ' [S shelve]';
@@ -62,19 +63,24 @@ function alarmMarks(alarms: readonly AlarmAnswer[], w: ConsoleWidgets): readonly
 }
 
 /** Draw the line (hidden while the daemon has no alarms, or does not know of them). */
-export function renderAlarmLine(w: ConsoleWidgets, alarms: readonly AlarmAnswer[] | undefined, note: string): void {
+export function renderAlarmLine(w: ConsoleWidgets, alarms: readonly AlarmAnswer[] | undefined, note: string, now?: number): void {
   if (alarms === undefined || alarms.length === 0) {
     w.alarm.hide();
     return;
   }
   const width = w.screen.width as number;
   const [on, off] = alarmMarks(alarms, w);
-  const text = `${on}${alarmLineText(alarms, width, note)}${off}`;
+  const text = `${on}${alarmLineText(alarms, width, note, now)}${off}`;
   if (w.alarm.getContent() !== text) w.alarm.setContent(text);
   w.alarm.show();
 }
 
 /** `HH:MM:SS` of a ts (UTC, as the daemon writes them), the ts itself when it is not one. */
+function shelfEnd(ts: string, now: number | undefined): string {
+  const today = now === undefined || Number.isNaN(now) ? undefined : new Date(now).toISOString().slice(0, 10);
+  return today === undefined || ts.startsWith(today) ? clock(ts) : `${ts.slice(0, 10)} ${clock(ts)}`;
+}
+
 function clock(ts: string): string {
   const m = /T(\d\d:\d\d:\d\d)/.exec(ts);
   return m ? m[1]! : ts;

@@ -132,7 +132,7 @@ function painter(w: ConsoleWidgets, config: ConsoleConfig, trends: TrendKeeper, 
     drawTable(model, state.order, page, tableInnerWidth(w), state.textOf);
     renderHeader(w, state, { address: config.address, intervalMs: config.intervalMs, type: config.type,
       shown: model.shownTypes, total: model.total, stale: model.staleTotal });
-    renderAlarmLine(w, alarms.alarms, alarms.note);
+    renderAlarmLine(w, alarms.alarms, alarms.note, daemonNow(state, localNow));
     trends.select(state.detail && row?.envelope ? row.type : undefined);
     if (state.detail) {
       renderDetail(w, row, { type: config.type, filter: state.filter, focused: state.focus === 'detail', scroll: state.detailScroll, textOf: state.textOf },

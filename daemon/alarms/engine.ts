@@ -1,5 +1,4 @@
 import { MeridianError } from '../../lib/errors.js';
-import { exactJson } from '../../lib/exact-json.js';
 import type { Logger } from '../../lib/log.js';
 import { formatTs, monotonicNow, type Clock } from '../../lib/time.js';
 import type { AlarmAnswer, AlarmSeverity } from '../../lib/wire.js';
@@ -10,14 +9,15 @@ import { alarmAnswer, compareAnswers } from './answer.js';
 import { activeOf, ALARM_TYPE, changed, due, ESCALATION_TYPE, escalationData, sameRaised, transitionData } from './events.js';
 import { lookContext } from './expression.js';
 import { lookAtLevels } from './levels.js';
-import { freshRecord, onAck, onActivity, onShelve, onUnshelve, rank, type AlarmRecord, type Transition } from './machine.js';
-import { nextWake } from './wake.js';
-import { readAlarmState, writeAlarmState } from './state-file.js';
+import { clampShelf, freshRecord, onAck, onActivity, onShelve, onUnshelve, rank, type AlarmRecord, type Transition } from './machine.js';
+import { emptyDeadlines, monoDeadlines, nextWake, type MonoDeadlines } from './wake.js';
+import { readAlarmState } from './state-file.js';
+import { AlarmJournal, type JournalEvent } from './journal.js';
 
 // The alarms as the daemon runs them: each alarm's levels are looked at when a reading of a type
 // they read is recorded, when a debounce completes, when an input's age passes its limit, and
-// every interval; a transition is written to the state file, then recorded as one
-// `meridian.alarm` event. An alarm left unacknowledged past `escalate_after` records one
+// every interval; a transition is written ahead to the state file, then recorded as one
+// `meridian.alarm` event (daemon/alarms/journal.ts). An alarm left unacknowledged past `escalate_after` records one
 // `meridian.escalation` event, which the [[notify]] sinks deliver (daemon/forward/notify.ts).
 
 export { ALARM_TYPE, ESCALATION_TYPE } from './events.js';
@@ -42,6 +42,8 @@ interface Alarm {
   pending: Map<AlarmSeverity, number>;
   /** When (monotonic ms) this alarm must be looked at again, Infinity when nothing is due. */
   wake: number;
+  /** Its shelf's end and its escalation's time on the monotonic clock, each with the wall time it was taken from. */
+  clocks: MonoDeadlines;
 }
 
 /** Runs the configured alarms. */
@@ -58,16 +60,22 @@ export class AlarmEngine {
   private interval: NodeJS.Timeout | undefined;
   private stopListening: (() => void) | undefined;
   private stopped = false;
+  private readonly journal: AlarmJournal;
 
   /** Reads the state file (a damaged one is reported and set aside: before the daemon says it listens). */
   constructor(deps: AlarmEngineDeps) {
     this.deps = deps;
-    const { specs, logger, file, clock } = deps;
-    if (specs.length === 0) return;
+    const { specs, logger, file, clock, store } = deps;
+    const records = () => new Map([...this.alarms].map(([id, a]) => [id, a.record]));
+    if (specs.length === 0) {
+      this.journal = new AlarmJournal({ store, logger, file, records }, { n: 0, pending: [] });
+      return;
+    }
     const saved = readAlarmState(file, (m) => logger.error(m), clock.now());
+    this.journal = new AlarmJournal({ store, logger, file, records }, saved.journal);
     for (const spec of specs) {
       const worst = spec.levels.reduce((w, l) => (rank(l.severity) > rank(w) ? l.severity : w), spec.levels[0]!.severity);
-      const alarm: Alarm = { spec, worst, record: saved.get(spec.id) ?? freshRecord(worst, clock.now()), pending: new Map(), wake: Infinity };
+      const alarm: Alarm = { spec, worst, record: this.loaded(spec.id, saved.records.get(spec.id)) ?? freshRecord(worst, clock.now()), pending: new Map(), wake: Infinity, clocks: emptyDeadlines() };
       this.alarms.set(spec.id, alarm);
       for (const type of new Set(spec.levels.flatMap((l) => [...l.when.types, ...(l.clear?.types ?? [])]))) {
         this.byType.set(type, [...(this.byType.get(type) ?? []), alarm]);
@@ -75,15 +83,31 @@ export class AlarmEngine {
     }
   }
 
+  /** A record of the state file, its shelf ending at most a week from now (clamped, logged: the clock was stepped back since). */
+  private loaded(id: string, record: AlarmRecord | undefined): AlarmRecord | undefined {
+    const clamped = record && clampShelf(record, this.deps.clock.now());
+    if (!clamped || !record) return record;
+    this.deps.logger.warn(`alarm ${id}: shelved until ${formatTs(record.shelved_until!)}, more than 7 days from now (the clock was stepped); shelved until ${formatTs(clamped.shelved_until!)}`);
+    return clamped;
+  }
+
   /** Whether any alarm is configured. */
   get configured(): boolean {
     return this.deps.specs.length > 0;
   }
 
-  /** Look at every alarm, then follow the store and the clock. */
+  /** Why the alarm state is not durable now (the state file cannot be written), undefined when it is. */
+  get stateError(): string | undefined {
+    return this.journal.error;
+  }
+
+  /** Record the events a crash left written ahead only, look at every alarm, then follow the store and the clock. */
   start(): void {
-    const { specs, store } = this.deps;
+    const { specs, store, judge, clock } = this.deps;
     if (specs.length === 0) return;
+    const now = clock.now();
+    const newest = Math.max(0, ...[ALARM_TYPE, ESCALATION_TYPE].map((t) => numberOf(judge.judge(t, now)?.reading?.envelope.meta)));
+    void this.journal.recover(newest);
     this.stopListening = store.onRecorded((event) => {
       const readers = event.makeCurrent ? this.byType.get(event.reading.type) : undefined;
       if (!readers) return;
@@ -118,6 +142,11 @@ export class AlarmEngine {
     return [...this.alarms.values()].map((a) => alarmAnswer(a.spec, a.record)).sort(compareAnswers);
   }
 
+  /** Whether an alarm `id` is configured. */
+  has(id: string): boolean {
+    return this.alarms.has(id);
+  }
+
   /** The alarm `id`; 404 UNKNOWN_ALARM when none is configured. */
   get(id: string): AlarmAnswer {
     const alarm = this.find(id);
@@ -135,7 +164,7 @@ export class AlarmEngine {
         : r.state === 'shelved' ? `it is shelved until ${formatTs(r.shelved_until ?? r.since)}` : 'it is normal';
       throw new MeridianError('ALARM_NOT_UNACKED', `Alarm ${id} has nothing to acknowledge: ${why}.`);
     }
-    await this.commit(alarm, done.record, [done.transition], now, true);
+    await this.change(alarm, done.record, done.transition, now);
     return alarmAnswer(alarm.spec, alarm.record);
   }
 
@@ -144,8 +173,9 @@ export class AlarmEngine {
     const alarm = this.find(id);
     const now = this.deps.clock.now();
     const done = onShelve(id, alarm.record, by, now + forMs, now);
-    await this.commit(alarm, done.record, [done.transition], now, true);
-    this.schedule();
+    await this.change(alarm, done.record, done.transition, now);
+    // its end taken on the monotonic clock, and the timer set to it
+    this.lookAt([alarm]);
     return alarmAnswer(alarm.spec, alarm.record);
   }
 
@@ -155,7 +185,7 @@ export class AlarmEngine {
     if (alarm.record.state !== 'shelved') throw new MeridianError('ALARM_NOT_SHELVED', `Alarm ${id} is not shelved (it is ${alarm.record.state}).`);
     const now = this.deps.clock.now();
     const done = onUnshelve(id, alarm.record, activeOf(alarm.record), by, { worst: alarm.worst, now });
-    await this.commit(alarm, done.record, [done.transition], now, true);
+    await this.change(alarm, done.record, done.transition, now);
     return alarmAnswer(alarm.spec, alarm.record);
   }
 
@@ -179,6 +209,8 @@ export class AlarmEngine {
     const mono = this.mono();
     // every alarm of this look reads each type once, at one instant
     const ctx = lookContext(judge, now);
+    const events: JournalEvent[] = [];
+    let durable = false;
     for (const alarm of alarms) {
       const { spec, record } = alarm;
       // a debounce starts when the reading that made the condition hold was recorded, not when it was looked at
@@ -190,49 +222,50 @@ export class AlarmEngine {
       const seen: AlarmRecord = { ...record, raised: look.raised, value, unknown: look.unknown };
       let next = onActivity(spec.id, seen, look.active, { latch: spec.latch, worst: alarm.worst, now });
       const transitions: Transition[] = next.transition ? [next.transition] : [];
-      if (next.record.state === 'shelved' && next.record.shelved_until !== null && next.record.shelved_until <= now) {
+      // a shelf ends, and an escalation falls due, on the monotonic clock: a wall-clock step moves neither
+      const clocks = monoDeadlines(alarm.clocks, next.record, spec, now, mono);
+      if (next.record.state === 'shelved' && clocks.shelfEnd <= mono) {
         const out = onUnshelve(spec.id, next.record, look.active, undefined, { worst: alarm.worst, now });
         next = out;
         transitions.push(out.transition);
       }
-      const escalate = due(spec, next.record, now);
+      const escalate = due(spec, next.record) && monoDeadlines(clocks, next.record, spec, now, mono).escalateAt <= mono;
       if (escalate) next = { record: { ...next.record, escalated_at: now } };
-      const durable = transitions.length > 0 || escalate || !sameRaised(record.raised, look.raised);
-      void this.commit(alarm, next.record, transitions, now, durable, escalate).catch(() => undefined);
-      alarm.wake = nextWake({ spec, record: alarm.record, pendingUntil: look.pendingUntil, judge, now, mono });
+      durable ||= transitions.length > 0 || escalate || !sameRaised(record.raised, look.raised);
+      events.push(...transitions.map((t) => ({ type: ALARM_TYPE, data: transitionData(t), at: now })));
+      if (escalate) events.push({ type: ESCALATION_TYPE, data: escalationData(spec, next.record), at: now });
+      this.take(alarm, next.record);
+      alarm.clocks = monoDeadlines(clocks, alarm.record, spec, now, mono);
+      alarm.wake = nextWake({ spec, record: alarm.record, pendingUntil: look.pendingUntil, judge, now, mono, clocks: alarm.clocks });
     }
+    // the records in memory go on whether the state file can be written or not: the events are the record
+    if (durable) void this.journal.record(this.journal.prepare(events).batch);
     this.schedule();
   }
 
-  /**
-   * Take `record` for `alarm` at `at` (ms): written to the state file first (when `durable`), then each
-   * transition (and the escalation) recorded as an event. A request's change (`throwing`)
-   * that cannot be written is undone and its error thrown; a look's is logged.
-   */
-  private async commit(alarm: Alarm, record: AlarmRecord, transitions: Transition[], at: number, durable: boolean, escalate = false): Promise<void> {
+  /** Set `record` for `alarm` and tell the listeners when what they show changed. */
+  private take(alarm: Alarm, record: AlarmRecord): void {
     const before = alarm.record;
     alarm.record = record;
-    if (durable) {
-      try {
-        writeAlarmState(this.deps.file, new Map([...this.alarms].map(([id, a]) => [id, a.record])));
-      } catch (error) {
-        alarm.record = before;
-        const text = `the alarm state could not be written (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`;
-        this.deps.logger.error(`alarm ${alarm.spec.id}: ${text}`);
-        throw new MeridianError('STORAGE_UNAVAILABLE', `Alarm ${alarm.spec.id} was left as it was: ${text}.`);
-      }
-    }
     if (changed(before, record)) for (const l of this.listeners) l(alarmAnswer(alarm.spec, record));
-    const events = transitions.map((t) => ({ type: ALARM_TYPE, data: transitionData(t) }));
-    if (escalate) events.push({ type: ESCALATION_TYPE, data: escalationData(alarm.spec, record) });
-    for (const e of events) {
-      try {
-        // the event's ts is the transition's time: the alarm's since (or escalated_at) and its event say the same instant
-        await this.deps.store.append({ type: e.type, data: exactJson(e.data), makeCurrent: true, storePermanently: true, meta: '{}', ts: formatTs(at), tsMs: at });
-      } catch (error) {
-        this.deps.logger.warn(`alarm ${alarm.spec.id}: ${e.type} ${exactJson(e.data)} could not be recorded (${(error as Error).message}); its state is kept`);
-      }
+  }
+
+  /**
+   * A request's change of `alarm` at `at` (ms): the state written ahead with its transition, then
+   * the event recorded. One whose state cannot be written is undone and refused (503).
+   */
+  private async change(alarm: Alarm, record: AlarmRecord, transition: Transition, at: number): Promise<void> {
+    const before = alarm.record;
+    alarm.record = record;
+    const { batch, written } = this.journal.prepare([{ type: ALARM_TYPE, data: transitionData(transition), at }]);
+    if (!written) {
+      alarm.record = before;
+      this.journal.drop(batch);
+      throw new MeridianError('STORAGE_UNAVAILABLE', `Alarm ${alarm.spec.id} was left as it was: ${this.journal.error ?? 'the alarm state could not be written'}.`);
     }
+    alarm.record = before;
+    this.take(alarm, record);
+    await this.journal.record(batch);
   }
 
   /** Set the one timer to the earliest wake of any alarm. */
@@ -252,4 +285,10 @@ export class AlarmEngine {
     const m = monotonicNow(this.deps.clock);
     return Number.isNaN(m) ? this.deps.clock.now() : m;
   }
+}
+
+// the number of an alarm event (its meta `alarm_n`), 0 when it has none
+function numberOf(meta: unknown): number {
+  const n = (meta as { alarm_n?: unknown } | null | undefined)?.alarm_n;
+  return typeof n === 'number' && Number.isSafeInteger(n) ? n : 0;
 }

@@ -20,10 +20,9 @@ export function sameRaised(a: readonly AlarmSeverity[], b: readonly AlarmSeverit
   return a.length === b.length && a.every((s) => b.includes(s));
 }
 
-/** Whether the alarm is due to escalate: unacknowledged past `escalate_after` since it was raised, not yet escalated. */
-export function due(spec: AlarmSpec, r: AlarmRecord, now: number): boolean {
-  return spec.escalateAfterMs !== undefined && (r.state === 'unack' || r.state === 'rtn_unack') && r.escalated_at === null
-    && r.raised_at !== null && now - r.raised_at >= spec.escalateAfterMs;
+/** Whether the alarm waits to escalate: unacknowledged, raised, not yet escalated (when: wake.ts monoDeadlines). */
+export function due(spec: AlarmSpec, r: AlarmRecord): boolean {
+  return spec.escalateAfterMs !== undefined && (r.state === 'unack' || r.state === 'rtn_unack') && r.escalated_at === null && r.raised_at !== null;
 }
 
 /** Whether what the stream's `alarm` events show changed (not the value alone). */

@@ -35,6 +35,15 @@ export interface Transition {
   shelved_until?: number;
 }
 
+/** The longest shelf (a week): a forgotten shelf must end by itself. */
+export const MAX_SHELF_MS = 7 * 86_400_000;
+
+/** A record loaded at start-up whose shelf ends later than a week from `now` (a clock stepped since), ending a week from now. */
+export function clampShelf(r: AlarmRecord, now: number): AlarmRecord | undefined {
+  if (r.state !== 'shelved' || r.shelved_until === null || r.shelved_until <= now + MAX_SHELF_MS) return undefined;
+  return { ...r, shelved_until: now + MAX_SHELF_MS };
+}
+
 /** The rank of a severity (warning 0 .. critical 2). */
 export function rank(s: AlarmSeverity): number {
   return SEVERITIES.indexOf(s);
@@ -55,7 +64,8 @@ export function onActivity(id: string, r: AlarmRecord, active: AlarmSeverity | u
   const base = { ...r, active: active !== undefined };
   if (r.state === 'shelved') return { record: base };
   const move = (to: AlarmState, changes: Partial<AlarmRecord>) => {
-    const record = { ...base, ...changes, state: to, since: to === r.state ? r.since : now };
+    // every transition moves since (a raise to a worse level and a lower severity shown included)
+    const record = { ...base, ...changes, state: to, since: now };
     return { record, transition: { id, from: r.state, to, severity: record.severity, value: r.value } };
   };
   if (active === undefined) {

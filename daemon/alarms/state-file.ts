@@ -6,9 +6,10 @@ import { statePaths, writeJsonAtomic } from '../storage/state-files.js';
 import { SEVERITIES } from './config.js';
 import type { AlarmRecord } from './machine.js';
 
-// `.meridian/alarms.json`: every alarm's state, written whole (a temporary file synced and
-// renamed) before the transition's event is recorded, so a crash (kill -9, power) leaves the
-// state of before or of after, and a restart never records a transition twice. Times are
+// `.meridian/alarms.json`: every alarm's state and the journal (the number of the last event
+// and the events about to be recorded), written whole (a temporary file synced and renamed)
+// before the transitions' events are recorded (daemon/alarms/journal.ts), so a crash (kill -9,
+// power) neither loses nor doubles a transition or an escalation. Times are
 // ts strings. A file that cannot be read is set aside (`alarms.json.damaged-<ms>`) and every
 // alarm starts normal: those whose condition holds are raised again (docs/alarms.md).
 
@@ -20,37 +21,60 @@ export function alarmStateFile(siteDir: string): string {
 const STATES: readonly AlarmState[] = ['normal', 'unack', 'acked', 'rtn_unack', 'shelved'];
 const TIMES = ['since', 'raised_at', 'acked_at', 'shelved_until', 'escalated_at'] as const;
 
-/** Write the records (atomically). */
-export function writeAlarmState(file: string, records: ReadonlyMap<string, AlarmRecord>): void {
+/** One event about to be recorded: its number (meta `alarm_n` of the event), type, data and time (ms). */
+export interface PendingEvent {
+  n: number;
+  type: string;
+  data: Record<string, unknown>;
+  at: number;
+}
+
+/** The journal: the number of the last event given one, the events written ahead of their recording. */
+export interface AlarmJournalState {
+  n: number;
+  pending: PendingEvent[];
+}
+
+/** What the file holds. */
+export interface SavedAlarms {
+  records: Map<string, AlarmRecord>;
+  journal: AlarmJournalState;
+}
+
+/** Write the records and the journal (atomically). */
+export function writeAlarmState(file: string, records: ReadonlyMap<string, AlarmRecord>, journal: AlarmJournalState): void {
   const alarms: Record<string, unknown> = {};
   for (const [id, r] of records) {
     const times = Object.fromEntries(TIMES.map((k) => [k, r[k] === null ? null : formatTs(r[k])]));
     alarms[id] = { ...r, ...times };
   }
-  writeJsonAtomic(file, { version: 1, alarms });
+  const pending = journal.pending.map((p) => ({ n: p.n, type: p.type, data: p.data, ts: formatTs(p.at) }));
+  writeJsonAtomic(file, { version: 1, alarms, journal: { n: journal.n, pending } });
 }
 
-/** The records of the file (none when it does not exist); a damaged file is set aside and reported through `warn`. */
-export function readAlarmState(file: string, warn: (message: string) => void, now: number): Map<string, AlarmRecord> {
+const EMPTY = (): SavedAlarms => ({ records: new Map(), journal: { n: 0, pending: [] } });
+
+/** What the file holds (nothing when it does not exist); a damaged file is set aside and reported through `warn`. */
+export function readAlarmState(file: string, warn: (message: string) => void, now: number): SavedAlarms {
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return new Map();
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return EMPTY();
     warn(`alarm state ${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); every alarm starts normal`);
-    return new Map();
+    return EMPTY();
   }
-  const records = parse(text);
-  if (records) return records;
+  const saved = parse(text);
+  if (saved) return saved;
   const aside = `${file}.damaged-${now}`;
   try {
     fs.renameSync(file, aside);
   } catch { /* reported below without the new name */ }
   warn(`alarm state ${file} is damaged (set aside as ${path.basename(aside)}); every alarm starts normal and is raised again if its condition holds`);
-  return new Map();
+  return EMPTY();
 }
 
-function parse(text: string): Map<string, AlarmRecord> | undefined {
+function parse(text: string): SavedAlarms | undefined {
   let doc: unknown;
   try {
     doc = JSON.parse(text);
@@ -65,7 +89,22 @@ function parse(text: string): Map<string, AlarmRecord> | undefined {
     if (!record) return undefined;
     out.set(id, record);
   }
-  return out;
+  const journal = journalOf((doc as { journal?: unknown }).journal);
+  return journal ? { records: out, journal } : undefined;
+}
+
+// a file without a journal (written before there was one) has nothing pending
+function journalOf(raw: unknown): AlarmJournalState | undefined {
+  if (raw === undefined) return { n: 0, pending: [] };
+  const j = raw as { n?: unknown; pending?: unknown } | null;
+  if (j === null || typeof j !== 'object' || !Number.isSafeInteger(j.n) || !Array.isArray(j.pending)) return undefined;
+  const pending: PendingEvent[] = [];
+  for (const p of j.pending as { n?: unknown; type?: unknown; data?: unknown; ts?: unknown }[]) {
+    const at = typeof p?.ts === 'string' ? Date.parse(p.ts) : NaN;
+    if (!Number.isSafeInteger(p?.n) || typeof p.type !== 'string' || p.data === null || typeof p.data !== 'object' || Number.isNaN(at)) return undefined;
+    pending.push({ n: p.n as number, type: p.type, data: p.data as Record<string, unknown>, at });
+  }
+  return { n: j.n as number, pending };
 }
 
 function recordOf(raw: unknown): AlarmRecord | undefined {

@@ -15,16 +15,44 @@ export interface WakeInput {
   judge: FreshnessJudge;
   now: number;
   mono: number;
+  clocks: MonoDeadlines;
+}
+
+/** An alarm's shelf end and escalation time on the monotonic clock (Infinity: none), and the wall times they were taken from. */
+export interface MonoDeadlines {
+  shelfEnd: number;
+  shelfFrom: number | null;
+  escalateAt: number;
+  escalateFrom: number | null;
+}
+
+/** No deadline. */
+export function emptyDeadlines(): MonoDeadlines {
+  return { shelfEnd: Infinity, shelfFrom: null, escalateAt: Infinity, escalateFrom: null };
+}
+
+/**
+ * The deadlines of `record` on the monotonic clock: taken from the wall times (shelved_until,
+ * raised_at + escalate_after) once, when they change (a shelf, a raise, a restart), then kept:
+ * a wall-clock step while running moves neither.
+ */
+export function monoDeadlines(d: MonoDeadlines, record: AlarmRecord, spec: AlarmSpec, now: number, mono: number): MonoDeadlines {
+  const until = record.state === 'shelved' ? record.shelved_until : null;
+  const shelf = until === d.shelfFrom ? { shelfEnd: d.shelfEnd, shelfFrom: d.shelfFrom }
+    : { shelfEnd: until === null ? Infinity : mono + Math.max(0, until - now), shelfFrom: until };
+  const raised = spec.escalateAfterMs === undefined ? null : record.raised_at;
+  const escalate = raised === d.escalateFrom ? { escalateAt: d.escalateAt, escalateFrom: d.escalateFrom }
+    : { escalateAt: raised === null ? Infinity : mono + Math.max(0, raised + spec.escalateAfterMs! - now), escalateFrom: raised };
+  return { ...shelf, ...escalate };
 }
 
 /** The monotonic time of the alarm's next look, Infinity when nothing is due. */
-export function nextWake({ spec, record, pendingUntil, judge, now, mono }: WakeInput): number {
+export function nextWake({ spec, record, pendingUntil, judge, now, mono, clocks }: WakeInput): number {
   let wake = pendingUntil ?? Infinity;
-  const inWall = (at: number) => mono + Math.max(0, at - now);
-  if (record.state === 'shelved' && record.shelved_until !== null) wake = Math.min(wake, inWall(record.shelved_until));
+  if (record.state === 'shelved') wake = Math.min(wake, clocks.shelfEnd);
   if (spec.escalateAfterMs !== undefined && record.escalated_at === null && record.raised_at !== null
     && (record.state === 'unack' || record.state === 'rtn_unack')) {
-    wake = Math.min(wake, inWall(record.raised_at + spec.escalateAfterMs));
+    wake = Math.min(wake, clocks.escalateAt);
   }
   for (const level of spec.levels) {
     for (const type of [...level.when.types, ...(level.clear?.types ?? [])]) {

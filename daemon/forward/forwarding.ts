@@ -51,6 +51,8 @@ export interface ForwardingDeps {
   fsync?: FsyncMode;
   /** This unit's id (`--unit-id`), in every record sent. */
   unit: string;
+  /** An alarm's state now (the notify sinks send it: an escalation delivered late says what became of its alarm). */
+  alarmState?: (id: string) => string | undefined;
 }
 
 // how a cursor is written, by --fsync mode: whole (and synced) after every batch, or whole once
@@ -76,7 +78,7 @@ export function startForwarding(specs: readonly SinkSpec[], deps: ForwardingDeps
   let recorded = 0;
   const lineSeqs = new Map<string, number>();
   const forwarders = specs.map((spec) => new Forwarder({
-    spec, sink: lazySink(spec, unit, current), tail, stateDir, cursorSync: CURSOR_SYNC[deps.fsync ?? 'batch'], places: store.places, head: () => store.head(), lineSeqs, recordedCount: () => recorded, current: view,
+    spec, sink: lazySink(spec, unit, current, deps.alarmState), tail, stateDir, cursorSync: CURSOR_SYNC[deps.fsync ?? 'batch'], places: store.places, head: () => store.head(), lineSeqs, recordedCount: () => recorded, current: view,
     loopSampler: deps.loopSampler ?? ((since) => performance.eventLoopUtilization(since)),
     clock: deps.clock, logger: deps.logger, random: deps.random ?? Math.random,
   }));

@@ -10,13 +10,14 @@ import { errorText, SinkRejection, type Sink, type SinkSpec } from './sink.js';
  * The sink of `spec` for the unit `unit` (`instance`: this daemon's run, for the fleet's units
  * table), its module imported on first use (a failed import is tried again on the next send).
  */
-export function lazySink(spec: SinkSpec, unit: { id: string; instance: string }, current: (type: string) => string | undefined): Sink {
+export function lazySink(spec: SinkSpec, unit: { id: string; instance: string }, current: (type: string) => string | undefined,
+  alarmState?: (id: string) => string | undefined): Sink {
   let loading: Promise<Sink> | undefined;
   // the sink once its module is loaded (prepare is synchronous: it works only from then on)
   let loaded: Sink | undefined;
   const scrub = scrubberOf(spec);
   const sink = () => {
-    loading ??= load(spec, unit, current).then((s) => (loaded = s), (error: unknown) => {
+    loading ??= load(spec, unit, current, alarmState).then((s) => (loaded = s), (error: unknown) => {
       loading = undefined;
       throw error;
     });
@@ -46,10 +47,11 @@ export function lazySink(spec: SinkSpec, unit: { id: string; instance: string },
   };
 }
 
-async function load(spec: SinkSpec, unit: { id: string; instance: string }, current: (type: string) => string | undefined): Promise<Sink> {
+async function load(spec: SinkSpec, unit: { id: string; instance: string }, current: (type: string) => string | undefined,
+  alarmState?: (id: string) => string | undefined): Promise<Sink> {
   switch (spec.kind) {
     case 'mqtt': return (await import('./mqtt.js')).mqttSink(spec, unit.id, current);
     case 'postgres': return (await import('./postgres.js')).postgresSink(spec, unit.id, unit.instance);
-    case 'http': return spec.notify ? (await import('./notify.js')).notifySink(spec, unit.id) : (await import('./http.js')).httpSink(spec, unit.id);
+    case 'http': return spec.notify ? (await import('./notify.js')).notifySink(spec, unit.id, alarmState) : (await import('./http.js')).httpSink(spec, unit.id);
   }
 }

@@ -19,7 +19,7 @@ import type { HttpSinkSpec, NotifyFormat, Sink } from './sink.js';
 export const ESCALATION_TYPE = 'meridian.escalation';
 
 /** What the body of one escalation is built from. */
-interface Escalation {
+export interface Escalation {
   key: string;
   /** The unit that raised it (`--unit-id`). */
   unit: string;
@@ -38,6 +38,12 @@ export interface NotifyRequest {
   headers: Record<string, string>;
 }
 
+// what the text formats say of the alarm's state at delivery
+const STATE_WORDS: Record<string, string> = {
+  unack: 'unacknowledged', rtn_unack: 'back to normal, unacknowledged', acked: 'acknowledged since', normal: 'back to normal since',
+  shelved: 'shelved since',
+};
+
 const PRIORITY: Record<string, string> = { critical: '5', serious: '4', warning: '3' };
 
 /** The request of one escalation in `format`. */
@@ -45,7 +51,7 @@ export function notifyRequest(format: NotifyFormat, e: Escalation): NotifyReques
   const key = { 'idempotency-key': e.key };
   const d = e.data;
   const line = `${String(d.severity).toUpperCase()} alarm ${String(d.id)} on ${e.unit}: ${String(d.message)} ` +
-    `(value ${e.valueText}, raised ${String(d.raised_at)}, unacknowledged)`;
+    `(value ${e.valueText}, raised ${String(d.raised_at)}, ${STATE_WORDS[String(d.state)] ?? 'unacknowledged'})`;
   if (format === 'ntfy') {
     return {
       body: `${line}\nkey ${e.key}`,
@@ -70,8 +76,8 @@ export function escalationOf(record: ForwardRecord, unit: string): Escalation | 
   return { key: `${unit}/${recordId(record)}/${envelope.ts}`, unit, ts: envelope.ts, data, dataText, valueText };
 }
 
-/** A sink POSTing each escalation of unit `unit` to `spec.url` in `spec.notify`'s format. */
-export function notifySink(spec: HttpSinkSpec, unit: string): Sink {
+/** A sink POSTing each escalation of unit `unit` to `spec.url` in `spec.notify`'s format; `alarmState` tells an alarm's state at delivery. */
+export function notifySink(spec: HttpSinkSpec, unit: string, alarmState?: (id: string) => string | undefined): Sink {
   const agent = { http: new http.Agent({ keepAlive: true, maxSockets: 1 }), https: new https.Agent({ keepAlive: true, maxSockets: 1 }) };
   const client = got.extend({
     agent, retry: { limit: 0 }, throwHttpErrors: false, followRedirect: false, timeout: { request: spec.timeoutMs }, headers: { ...spec.headers },
@@ -81,7 +87,9 @@ export function notifySink(spec: HttpSinkSpec, unit: string): Sink {
       for (const record of records) {
         const escalation = escalationOf(record, unit);
         if (!escalation) continue;
-        const req = notifyRequest(spec.notify ?? 'json', escalation);
+        // the alarm's state at delivery: one acknowledged or cleared while the webhook was down says so
+        const state = alarmState?.(String(escalation.data.id));
+        const req = notifyRequest(spec.notify ?? 'json', state === undefined ? escalation : withState(escalation, state));
         const res = await client.post(spec.url, { body: req.body, headers: req.headers, signal });
         judgeAnswer(res, 'webhook', 'the url');
       }
@@ -91,4 +99,12 @@ export function notifySink(spec: HttpSinkSpec, unit: string): Sink {
       agent.https.destroy();
     },
   };
+}
+
+// The escalation as delivered now: its data's `state` the alarm's state at delivery (in the
+// recorded data text too, the rest of it as recorded).
+function withState(e: Escalation, state: string): Escalation {
+  const span = scanMembers(e.dataText)?.get('state');
+  const dataText = span === undefined ? e.dataText : `${e.dataText.slice(0, span.start)}${JSON.stringify(state)}${e.dataText.slice(span.end)}`;
+  return { ...e, data: { ...e.data, state }, dataText };
 }

@@ -3,6 +3,7 @@ import { exactJson } from '../../lib/exact-json.js';
 import { scanMembers } from '../../lib/json-text.js';
 import { TYPE_FORBIDDEN_CHARACTER } from '../../lib/wire.js';
 import type { AlarmEngine } from '../alarms/engine.js';
+import { MAX_SHELF_MS } from '../alarms/machine.js';
 import { NO_BODY, parseJson, readBodyText, readJsonBody } from './body.js';
 import { sendJson } from './respond.js';
 import type { AppDeps, Handler } from './route.js';
@@ -12,7 +13,7 @@ import type { AppDeps, Handler } from './route.js';
 // does not take, is a 422 INVALID_BODY naming it, and nothing changes.
 
 /** The longest shelf time (a week): a forgotten shelf must end by itself. */
-export const MAX_SHELVE_S = 7 * 86_400;
+export const MAX_SHELVE_S = MAX_SHELF_MS / 1000;
 const MAX_BY = 64;
 const MAX_NOTE = 1024;
 
@@ -20,7 +21,11 @@ const MAX_NOTE = 1024;
 export function alarmHandlers({ alarms, config }: AppDeps): Record<'list' | 'one' | 'ack' | 'shelve' | 'unshelve', Handler> {
   const id = (params: Record<string, string> | undefined) => params?.id ?? '';
   return {
-    list: (_req, res) => sendJson(res, 200, exactJson({ alarms: alarms.list() })),
+    // `state_error` only while the state file cannot be written: the alarms shown are not durable
+    list: (_req, res) => {
+      const error = alarms.stateError;
+      sendJson(res, 200, exactJson({ alarms: alarms.list(), ...(error === undefined ? {} : { state_error: error }) }));
+    },
     one: (req, res) => sendJson(res, 200, exactJson(alarms.get(id(req.params)))),
     ack: async (req, res) => {
       const alarm = known(alarms, id(req.params));

@@ -30,7 +30,7 @@ export function lifecycleHandlers(deps: AppDeps, guard: Guard): Record<'health' 
       stale: freshness.judge.staleCount(deps.clock.now()), max_age: maxAge, learned: freshness.judge.learned(), recorded: store.recordedCounts(),
       authenticated, ...(warning === undefined ? {} : { warning }),
       suspended_run: suspendedRun(store), disk_full: store.diskFull() ?? null, forward: deps.forwardStatus(), ...damagedFiles(deps),
-      ...logDropped(deps),
+      ...logDropped(deps), ...alarmState(deps),
     })),
 
     shutdown: (req, res) => {
@@ -51,6 +51,12 @@ export function lifecycleHandlers(deps: AppDeps, guard: Guard): Record<'health' 
 function damagedFiles(deps: AppDeps): { damaged?: { file: string; reason: string }[] } {
   const damaged = [...deps.store.damagedState(), ...deps.history.damagedFiles(), ...deps.keptFiles?.() ?? []];
   return damaged.length > 0 ? { damaged } : {};
+}
+
+/** `alarm_state_error`: why the alarm state file cannot be written (the alarms are not durable), only while it cannot. */
+function alarmState(deps: AppDeps): { alarm_state_error?: string } {
+  const error = deps.alarms.stateError;
+  return error === undefined ? {} : { alarm_state_error: error };
 }
 
 /** `log_dropped`: the log lines that could not be written, only when there are some. */

@@ -36,7 +36,7 @@ export const alarmPaths: PathsObject = {
   '/alarms': {
     get: operation({
       operationId: 'alarms', tags: ['alarms'], summary: 'Every configured alarm, worst severity first, then by id.',
-      answers: jsonAnswer('The alarms.', { type: 'object', required: ['alarms'], properties: { alarms: { type: 'array', items: ALARM_SCHEMA } }, additionalProperties: false }),
+      answers: jsonAnswer('The alarms.', { type: 'object', required: ['alarms'], properties: { alarms: { type: 'array', items: ALARM_SCHEMA }, state_error: { type: 'string', description: 'Only while the alarm state file cannot be written: the states shown would not survive a restart.' } }, additionalProperties: false }),
       errors: [],
     }),
   },

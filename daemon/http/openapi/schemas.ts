@@ -186,6 +186,7 @@ export const SCHEMAS = {
           },
         ],
       },
+      alarm_state_error: { type: 'string', description: 'Only while the alarm state file cannot be written: why (the alarms go on in memory, their events are recorded).' },
       disk_full: {
         description: 'Since when the disk is full (writes answered 503 DISK_FULL until one fits again), or null.',
         oneOf: [

@@ -1,0 +1,105 @@
+import type { Logger } from '../../lib/log.js';
+import { formatTs } from '../../lib/time.js';
+import { exactJson } from '../../lib/exact-json.js';
+import type { TelemetryStore } from '../storage/store.js';
+import type { AlarmRecord } from './machine.js';
+import { writeAlarmState, type AlarmJournalState, type PendingEvent } from './state-file.js';
+
+// Write-ahead for the alarm events (docs/alarms.md "The state file"): each `meridian.alarm` and
+// `meridian.escalation` event gets a number (its meta `alarm_n`); the state file is written
+// with the records and the events about to be recorded, the events go in one store batch
+// (whole or absent across a crash), then the file is written again without them. At start-up,
+// the pending events numbered above the newest one in the current view are recorded: a kill -9
+// neither loses a transition or an escalation nor records one twice. A state file that cannot
+// be written does not stop the alarms: the records in memory and the events go on (the events
+// are the record) and `error` says why the state is not durable.
+
+/** An event to record: type, data and its time (ms). */
+export type JournalEvent = Omit<PendingEvent, 'n'>;
+
+/** What the journal writes with. */
+export interface JournalDeps {
+  store: TelemetryStore;
+  logger: Logger;
+  file: string;
+  /** Every alarm's record now. */
+  records: () => ReadonlyMap<string, AlarmRecord>;
+}
+
+/** The alarm state file and the events written ahead of their recording. */
+export class AlarmJournal {
+  private readonly deps: JournalDeps;
+  private last: number;
+  private pending: PendingEvent[];
+  private failure: string | undefined;
+
+  /** `saved`: the journal of the state file at start-up. */
+  constructor(deps: JournalDeps, saved: AlarmJournalState) {
+    this.deps = deps;
+    this.last = saved.n;
+    this.pending = [...saved.pending];
+  }
+
+  /** Why the state file cannot be written now (undefined: it can: the state is durable). */
+  get error(): string | undefined {
+    return this.failure;
+  }
+
+  /** At start-up: record the pending events the log lacks (`newest`: the highest number in the current view). */
+  recover(newest: number): Promise<void> {
+    this.last = Math.max(this.last, newest);
+    const missing = this.pending.filter((p) => p.n > newest);
+    this.pending = missing;
+    if (missing.length === 0) return Promise.resolve();
+    this.deps.logger.warn(`alarm journal: ${missing.length} event(s) written ahead but not recorded before the daemon stopped are recorded now`);
+    return this.record(missing);
+  }
+
+  /**
+   * Number `events` and write the state with them pending (synchronously); `written` false when
+   * the file could not be written (the reason in `error`, logged when it changes).
+   */
+  prepare(events: readonly JournalEvent[]): { batch: PendingEvent[]; written: boolean } {
+    const batch = events.map((e) => ({ ...e, n: ++this.last }));
+    this.pending.push(...batch);
+    return { batch, written: this.write() };
+  }
+
+  /** Take back a batch whose state could not be written (a refused request). */
+  drop(batch: readonly PendingEvent[]): void {
+    this.pending = this.pending.filter((p) => !batch.includes(p));
+  }
+
+  /** Record `batch` in one store batch, then write the state without it. */
+  async record(batch: readonly PendingEvent[]): Promise<void> {
+    if (batch.length === 0) return;
+    const { store, logger } = this.deps;
+    try {
+      // the event's ts is the transition's time: the alarm's since (or escalated_at) and its event say the same instant
+      await store.appendBatch(batch.map((p) => ({
+        type: p.type, data: exactJson(p.data), makeCurrent: true, storePermanently: true, meta: JSON.stringify({ alarm_n: p.n }),
+        ts: formatTs(p.at), tsMs: p.at,
+      })));
+    } catch (error) {
+      const what = batch.map((p) => `${p.type} ${exactJson(p.data)}`).join(', ');
+      logger.warn(`alarm events could not be recorded (${(error as Error).message}); the alarms' state is kept: ${what}`);
+    }
+    this.drop(batch);
+    this.write();
+  }
+
+  /** Write the records and the journal; false (the reason kept in `error`) when it cannot be. */
+  write(): boolean {
+    try {
+      writeAlarmState(this.deps.file, this.deps.records(), { n: this.last, pending: this.pending });
+      if (this.failure !== undefined) this.deps.logger.info(`alarm state ${this.deps.file} is written again: the alarm state is durable`);
+      this.failure = undefined;
+      return true;
+    } catch (error) {
+      const text = `the alarm state could not be written (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`;
+      if (text !== this.failure) this.deps.logger.error(`alarm state ${this.deps.file}: ${text}; the alarms go on in memory and their events are recorded`);
+      this.failure = text;
+      return false;
+    }
+  }
+}
