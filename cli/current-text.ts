@@ -1,7 +1,8 @@
 import { memberText } from '../client/answer-text.js';
 import type { CurrentAnswer, Envelope } from '../lib/wire.js';
 import { indentJson } from '../table/json-layout.js';
-import { formatAge, limitText, printable } from '../table/format.js';
+import { formatAge, printable } from '../table/format.js';
+import { limitText } from '../lib/max-age.js';
 import type { Palette } from '../table/palette.js';
 import { buildRows, toRow, type Judge } from '../table/rows.js';
 import { answerJudge } from './current-judge.js';

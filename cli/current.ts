@@ -3,7 +3,7 @@ import { ConfigError } from '../lib/errors.js';
 import type { Envelope } from '../lib/wire.js';
 import { parseSecondsOption } from '../lib/max-age.js';
 import { connect } from './connect.js';
-import { limitText } from '../table/format.js';
+import { limitText } from '../lib/max-age.js';
 import { answerJudge } from './current-judge.js';
 import { NotFresh } from './failure.js';
 import { followCurrent } from './follow.js';

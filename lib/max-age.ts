@@ -155,3 +155,12 @@ export function ageAt(ts: string, now: number): number | undefined {
   const ms = Date.parse(ts);
   return Number.isNaN(ms) ? undefined : Math.max(0, now - ms);
 }
+
+/**
+ * A limit as the CLI and the console show it: "90s", "12.5s (learned)", "30s (reading)" (the
+ * reading's own max_age_s), "30s (--max-age)" (the command's own); a daemon rule has no mark.
+ */
+export function limitText(limitMs: number, from: string | undefined): string {
+  const seconds = `${Number((limitMs / 1000).toFixed(3))}s`;
+  return from === undefined || from === 'rule' ? seconds : `${seconds} (${from})`;
+}

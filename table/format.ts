@@ -111,11 +111,3 @@ function memberText(objectText: string, key: string): string | undefined {
   return span === undefined ? undefined : objectText.slice(span.start, span.end);
 }
 
-/**
- * A limit as the CLI and the console show it: "90s", "12.5s (learned)", "30s (reading)" (the
- * reading's own max_age_s), "30s (--max-age)" (the command's own); a daemon rule has no mark.
- */
-export function limitText(limitMs: number, from: string | undefined): string {
-  const seconds = `${Number((limitMs / 1000).toFixed(3))}s`;
-  return from === undefined || from === 'rule' ? seconds : `${seconds} (${from})`;
-}

@@ -66,7 +66,7 @@ test('TERM=dumb: no escape sequence at all in the current table and panel; NO_CO
     const table = (on: string, off: string) => `${on}  TYPE     AGE            SEQ  RUN  DATA${off}\n  weather  2m00s            1  -    temp_c=4.5\n`;
     const panel = (title: [string, string], stale: [string, string]) => `${title[0]}weather${title[1]}\n  seq   1\n`
       + `${stale[0]}  ts    ${TS} (2m00s ago, STALE)${stale[1]}\n  limit 60s (--max-age)\n  run   -\n  data  {\n          "temp_c": 4.5\n        }\n  meta  {}\n`
-      + `telemetry: "weather" is stale: 120s old, max age 60s (seq 1, ts ${TS})\n`;
+      + `telemetry: "weather" is stale: 120s old, max age 60s (--max-age) (seq 1, ts ${TS})\n`;
     const none: [string, string] = ['', ''];
     const bold: [string, string] = ['\u001b[1m', '\u001b[22m'];
     // [name, args, env, exit code, the bytes on a terminal]

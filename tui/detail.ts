@@ -1,5 +1,6 @@
 import type { Envelope } from '../lib/wire.js';
-import { limitText, printable } from '../table/format.js';
+import { printable } from '../table/format.js';
+import { limitText } from '../lib/max-age.js';
 import { indentJson } from '../table/json-layout.js';
 import type { Row } from '../table/rows.js';
 import type { ConsoleWidgets } from './layout.js';
