@@ -1,4 +1,5 @@
 import { ConfigError } from '../lib/errors.js';
+import { UNIT_MS, unitMs } from '../lib/time-units.js';
 
 // Spans of time given on the command line (`--since 2h`, `--from -3d`): a number and a unit,
 // bounded so that the time they name is one a clock can hold (99999999999d is years beyond
@@ -7,7 +8,6 @@ import { ConfigError } from '../lib/errors.js';
 /** A duration's text: a number and s, m, h, d or w, optionally negative (relative to now). */
 export const DURATION = /^-?(\d+(?:\.\d+)?)(s|m|h|d|w)$/;
 
-const UNIT_MS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
 /** The longest span: 100 years of days (telemetry older than that is not on any disk). */
 export const MAX_SPAN_DAYS = 36_500;
 
@@ -15,7 +15,7 @@ export const MAX_SPAN_DAYS = 36_500;
 export function spanMs(option: string, text: string): number {
   const match = DURATION.exec(text);
   if (!match) throw new ConfigError(option, 'a duration such as 30m, 2h, 1d (s, m, h, d, w)', text);
-  const ms = Number(match[1]) * UNIT_MS[match[2]!]!;
-  if (!(ms > 0) || ms > MAX_SPAN_DAYS * UNIT_MS.d!) throw new ConfigError(option, `a duration from 1s to ${MAX_SPAN_DAYS}d`, text);
+  const ms = Number(match[1]) * unitMs(match[2]!);
+  if (!(ms > 0) || ms > MAX_SPAN_DAYS * UNIT_MS.d) throw new ConfigError(option, `a duration from 1s to ${MAX_SPAN_DAYS}d`, text);
   return ms;
 }

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { ConfigError } from './errors.js';
 import { canonicalHost } from './host-name.js';
 import { wholeNumberIn } from './whole-number.js';
+import { UNIT_MS, unitMs } from './time-units.js';
 
 // The values of settings: defaults, and one parser per kind of value. Each parser names the
 // option or variable it read (`name`) in its ConfigError: what was expected, what was given.
@@ -122,15 +123,15 @@ export function parseAge(value: string, option: string): number {
   const match = /^\s*(\d+)\s*([dh])\s*$/.exec(String(value));
   const n = match ? Number(match[1]) : NaN;
   if (!match || !Number.isSafeInteger(n) || n < 1) throw new ConfigError(option, 'an age in days or hours, such as 2d or 36h', value);
-  const ms = n * (match[2] === 'd' ? 86_400_000 : 3_600_000);
+  const ms = n * unitMs(match[2]!);
   // past a hundred years the age names no file on any disk: a typo, not "never"
-  if (ms > 36_500 * 86_400_000) throw new ConfigError(option, 'an age of at most 36500d (876000h)', value);
+  if (ms > 36_500 * UNIT_MS.d) throw new ConfigError(option, 'an age of at most 36500d (876000h)', value);
   return ms;
 }
 
 /** An age in ms as parseAge reads it back: whole days as `<n>d`, else hours. */
 export function formatAge(ms: number): string {
-  return ms % 86_400_000 === 0 ? `${ms / 86_400_000}d` : `${ms / 3_600_000}h`;
+  return ms % UNIT_MS.d === 0 ? `${ms / UNIT_MS.d}d` : `${ms / UNIT_MS.h}h`;
 }
 
 /** --max-body: whole bytes from 1 to MAX_MAX_BODY. */

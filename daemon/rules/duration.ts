@@ -1,13 +1,13 @@
 import { ConfigError } from '../../lib/errors.js';
+import { UNIT_MS, unitMs } from '../../lib/time-units.js';
 
 // Spans of time in the config file (`safe_for`, `for`, `escalate_after`): "90s", "15m", "1h",
 // "1h30m", "250ms", "2d", or a number of seconds. Bounded, so no timer overflows (Node fires a
 // timer of 2^31 ms or more after 1 ms).
 
 /** The longest span a setting takes: 7 days (docs/safety.md). */
-export const MAX_DURATION_MS = 7 * 86_400_000;
+export const MAX_DURATION_MS = 7 * UNIT_MS.d;
 
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 const WHOLE = /^(?:\d+(?:\.\d+)?(?:ms|s|m|h|d))+$/;
 const PART = /(\d+(?:\.\d+)?)(ms|s|m|h|d)/g;
 
@@ -29,7 +29,7 @@ function durationMs(value: unknown): number | undefined {
   if (/^\d+(?:\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
   if (!WHOLE.test(text)) return undefined;
   let ms = 0;
-  for (const [, amount, unit] of text.matchAll(PART)) ms += Number(amount) * UNIT_MS[unit!]!;
+  for (const [, amount, unit] of text.matchAll(PART)) ms += Number(amount) * unitMs(unit!);
   return Math.round(ms);
 }
 
@@ -38,7 +38,8 @@ export function formatDuration(ms: number): string {
   if (ms < 60_000) return `${Math.floor(ms / 100) / 10}s`;
   const parts: string[] = [];
   let rest = Math.floor(ms / 1000);
-  for (const [unit, size] of [['d', 86_400], ['h', 3600], ['m', 60], ['s', 1]] as const) {
+  for (const unit of ['d', 'h', 'm', 's'] as const) {
+    const size = UNIT_MS[unit] / 1000;
     const n = Math.floor(rest / size);
     rest -= n * size;
     if (n > 0) parts.push(`${n}${unit}`);
