@@ -1,5 +1,8 @@
+import http from 'node:http';
+import https from 'node:https';
+import got, { type Got } from 'got';
 import { redactUrlText } from './secrets.js';
-import { SinkRejection } from './sink.js';
+import { SinkRejection, type HttpSinkSpec } from './sink.js';
 
 // What an HTTP peer's answer means for a sink (the HTTP sink and the [[notify]] webhooks alike):
 // 2xx delivered; a redirect is never followed (a failure, retried, naming where it pointed);
@@ -23,4 +26,20 @@ export function judgeAnswer(res: PeerAnswer, peer: 'peer' | 'webhook', urlSettin
   const detail = `HTTP ${status}${res.body ? `: ${String(res.body).slice(0, 200)}` : ''}`;
   if (status >= 400 && status < 500 && status !== 408 && status !== 429) throw new SinkRejection(detail);
   throw new Error(detail);
+}
+
+/** A got client for one HTTP peer (the HTTP sink or a webhook): one kept-alive socket, no retry, no redirect, answers judged by judgeAnswer; `close` ends its sockets. */
+export function peerClient(spec: HttpSinkSpec, headers: Readonly<Record<string, string>> = {}): { client: Got; close(): void } {
+  const agent = { http: new http.Agent({ keepAlive: true, maxSockets: 1 }), https: new https.Agent({ keepAlive: true, maxSockets: 1 }) };
+  const client = got.extend({
+    agent, retry: { limit: 0 }, throwHttpErrors: false, followRedirect: false, timeout: { request: spec.timeoutMs },
+    headers: { ...headers, ...spec.headers },
+  });
+  return {
+    client,
+    close() {
+      agent.http.destroy();
+      agent.https.destroy();
+    },
+  };
 }

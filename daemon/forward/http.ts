@@ -1,8 +1,5 @@
-import http from 'node:http';
-import https from 'node:https';
-import got from 'got';
 import type { ForwardRecord } from './record.js';
-import { judgeAnswer } from './http-answer.js';
+import { judgeAnswer, peerClient } from './http-answer.js';
 import type { HttpSinkSpec, Sink } from './sink.js';
 
 // The HTTP sink: each batch is one POST of NDJSON, one record per line:
@@ -62,11 +59,8 @@ function grown(buf: Buffer, used: number, need: number): Buffer {
 
 /** A sink POSTing the records of unit `unit` to `spec.url` with `spec.headers` (for authorization). */
 export function httpSink(spec: HttpSinkSpec, unit: string): Sink {
-  const agent = { http: new http.Agent({ keepAlive: true, maxSockets: 1 }), https: new https.Agent({ keepAlive: true, maxSockets: 1 }) };
-  const client = got.extend({
-    agent, retry: { limit: 0 }, throwHttpErrors: false, followRedirect: false, timeout: { request: spec.timeoutMs },
-    headers: { 'content-type': 'application/x-ndjson', ...spec.headers },
-  });
+  const peer = peerClient(spec, { 'content-type': 'application/x-ndjson' });
+  const client = peer.client;
   // the body of the next batch, built while the batch before was in flight
   let prepared: { records: readonly ForwardRecord[]; body: Buffer; backing: Buffer } | undefined;
   // body buffers no request holds any more, used again (a new one each batch made the GC run
@@ -95,8 +89,7 @@ export function httpSink(spec: HttpSinkSpec, unit: string): Sink {
       judgeAnswer(res, 'peer', "the sink's url");
     },
     async close() {
-      agent.http.destroy();
-      agent.https.destroy();
+      peer.close();
     },
   };
 }

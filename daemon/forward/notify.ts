@@ -1,9 +1,6 @@
-import http from 'node:http';
-import https from 'node:https';
-import got from 'got';
 import { scanMembers } from '../../lib/json-text.js';
 import { recordId, type ForwardRecord } from './record.js';
-import { judgeAnswer } from './http-answer.js';
+import { judgeAnswer, peerClient } from './http-answer.js';
 import type { HttpSinkSpec, NotifyFormat, Sink } from './sink.js';
 
 // A `[[notify]]` sink: each `meridian.escalation` record of the log is one POST to the webhook,
@@ -78,10 +75,8 @@ export function escalationOf(record: ForwardRecord, unit: string): Escalation | 
 
 /** A sink POSTing each escalation of unit `unit` to `spec.url` in `spec.notify`'s format; `alarmState` tells an alarm's state at delivery. */
 export function notifySink(spec: HttpSinkSpec, unit: string, alarmState?: (id: string) => string | undefined): Sink {
-  const agent = { http: new http.Agent({ keepAlive: true, maxSockets: 1 }), https: new https.Agent({ keepAlive: true, maxSockets: 1 }) };
-  const client = got.extend({
-    agent, retry: { limit: 0 }, throwHttpErrors: false, followRedirect: false, timeout: { request: spec.timeoutMs }, headers: { ...spec.headers },
-  });
+  const peer = peerClient(spec);
+  const client = peer.client;
   return {
     async send(records, signal) {
       for (const record of records) {
@@ -95,8 +90,7 @@ export function notifySink(spec: HttpSinkSpec, unit: string, alarmState?: (id: s
       }
     },
     async close() {
-      agent.http.destroy();
-      agent.https.destroy();
+      peer.close();
     },
   };
 }
