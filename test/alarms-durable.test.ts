@@ -6,26 +6,13 @@ import { cli } from './helpers/cli.js';
 import { spawnDaemon, type ChildDaemon } from './helpers/daemon.js';
 import { postEvent, request } from './helpers/http.js';
 import { removeDir, tempDir } from './helpers/tmp.js';
+import { POWER_AND_DEW } from './helpers/alarm-config.js';
 
 // Alarm state across kill -9, through the real executables: an acknowledged critical alarm
 // and a shelved warning come back exactly as they were, and no transition is recorded twice.
 // The acknowledgement and the shelf go through the CLI (`telemetry ack`, `telemetry shelve`).
 
-const CONFIG = `
-[[alarm]]
-id = "power"
-severity = "critical"
-when = "power.data.v < 200"
-clear = "power.data.v > 210"
-latch = true
-message = "mains lost"
-
-[[alarm]]
-id = "dew"
-severity = "warning"
-when = "weather.data.dd < 2"
-message = "dew close"
-`;
+const CONFIG = POWER_AND_DEW;
 
 /** The data of every meridian.alarm event in the history, in record order. */
 async function transitions(d: ChildDaemon): Promise<unknown[]> {

@@ -1,10 +1,10 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnDaemon } from './helpers/daemon.js';
 import { postEvent, request } from './helpers/http.js';
-import { removeDir, tempDir } from './helpers/tmp.js';
+import { removeDir } from './helpers/tmp.js';
+import { alarmSite } from './helpers/alarm-config.js';
 
 // A shelf loaded at start-up never ends later than 7 days from now (hostile tester E, finding
 // 6: a daemon run with its clock a year ahead shelved an alarm "for 60 s"): it is clamped and
@@ -14,12 +14,7 @@ const CONFIG = '[[alarm]]\nid = "wind"\nseverity = "warning"\nwhen = "wind.data.
 const WEEK_MS = 7 * 86_400_000;
 
 test('a shelf a year away in the state file ends 7 days from the restart, logged', async () => {
-  const dir = tempDir();
-  const config = path.join(dir, 'meridian.toml');
-  fs.writeFileSync(config, CONFIG);
-  const site = path.join(dir, 'site');
-  const file = path.join(site, '.meridian', 'alarms.json');
-  const args = ['--config', config];
+  const { dir, site, file, args } = alarmSite(CONFIG);
   let d = await spawnDaemon({ siteDir: site, args });
   try {
     await postEvent(d.url, { type: 'wind', data: { v: 50 } });

@@ -1,11 +1,11 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnDaemon, type ChildDaemon } from './helpers/daemon.js';
 import { waitFor } from './helpers/forward.js';
 import { postEvent, request } from './helpers/http.js';
-import { removeDir, tempDir } from './helpers/tmp.js';
+import { removeDir } from './helpers/tmp.js';
+import { alarmSite } from './helpers/alarm-config.js';
 
 // A state file that cannot be written (hostile tester E, finding 3: alarms.json replaced by a
 // directory, EISDIR) never makes an alarm show normal while its condition holds: the alarm is
@@ -27,12 +27,7 @@ async function wind(d: ChildDaemon): Promise<{ state: string; active: boolean; v
 }
 
 test('alarms.json turned into a directory while running, and at start: raised all the same, not durable said, ack refused', async () => {
-  const dir = tempDir();
-  const config = path.join(dir, 'meridian.toml');
-  fs.writeFileSync(config, CONFIG);
-  const site = path.join(dir, 'site');
-  const file = path.join(site, '.meridian', 'alarms.json');
-  const args = ['--config', config];
+  const { dir, site, file, args } = alarmSite(CONFIG);
   let d = await spawnDaemon({ siteDir: site, args });
   try {
     await postEvent(d.url, { type: 'wind', data: { v: 10 } });

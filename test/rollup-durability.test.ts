@@ -7,6 +7,7 @@ import { startTestDaemon, type ChildDaemon } from './helpers/daemon.js';
 import { waitFor } from './helpers/forward.js';
 import { request } from './helpers/http.js';
 import { withRestarts } from './helpers/restart.js';
+import { tierFiles } from './helpers/rollup-brute.js';
 import { removeDir, tempDir } from './helpers/tmp.js';
 
 // The rollup tiers on disk: the same answers after --retain deleted the raw files (and after a
@@ -16,15 +17,6 @@ import { removeDir, tempDir } from './helpers/tmp.js';
 const QUERIES = ['step=1m&from=2026-03-02T00:00:00Z&to=2026-03-03T00:00:00Z', 'step=1h&from=2026-03-01T00:00:00Z&to=2026-03-20T00:00:00Z',
   'step=night&from=2026-03-01T00:00:00Z&to=2026-03-20T00:00:00Z'];
 const DAY = 86_400_000;
-
-function tierFiles(dir: string): Record<string, string> {
-  const root = path.join(dir, '.meridian', 'rollups');
-  const out: Record<string, string> = {};
-  for (const tier of ['1m', '15m', '1h', 'night']) {
-    for (const name of fs.readdirSync(path.join(root, tier)).sort()) out[`${tier}/${name}`] = fs.readFileSync(path.join(root, tier, name), 'utf8');
-  }
-  return out;
-}
 
 /** Two lists of answers equal, a difference named by its query and place (the answers are long). */
 function sameAnswers(actual: string[], expected: string[], what: string): void {

@@ -8,27 +8,14 @@ import type { ChildDaemon } from './helpers/daemon.js';
 import { postEvent, request } from './helpers/http.js';
 import { removeDir, tempDir } from './helpers/tmp.js';
 import type { Terminal } from './helpers/tmux.js';
+import { POWER_AND_DEW } from './helpers/alarm-config.js';
 
 // Issue 24 in the live console, in a real terminal (tmux) against a daemon child with alarms:
 // the alarm line is on screen at 60x20 with 300 types wherever the table is scrolled, filtered
 // or the help open; `a` acknowledges in the OS user's name, `S` shelves for an hour; severity
 // and state are words (NO_COLOR); --bell rings once when an alarm is raised.
 
-const CONFIG = `
-[[alarm]]
-id = "power"
-severity = "critical"
-when = "power.data.v < 200"
-clear = "power.data.v > 210"
-latch = true
-message = "mains lost"
-
-[[alarm]]
-id = "dew"
-severity = "warning"
-when = "weather.data.dd < 2"
-message = "dew close"
-`;
+const CONFIG = POWER_AND_DEW;
 
 const USER = os.userInfo().username;
 

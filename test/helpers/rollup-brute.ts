@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { DateTime } from 'luxon';
 
 // Rollups recomputed by brute force from the readings a test posted, to hold the daemon's
@@ -72,6 +74,16 @@ export function bruteField(readings: readonly BruteReading[], tier: string, zone
       first: mine[0]!.text, last: mine.at(-1)!.text, min: min.text, max: max.text, count: mine.length,
       mean: Number(sum) / mine.length / 100, twmean: covered > 0 ? Number(tw) / covered / 100 : null, gap_s: (end - start - covered) / 1000,
     }]);
+  }
+  return out;
+}
+
+/** Every tier file of the site directory `dir`, by `<tier>/<name>`, as text (to hold rebuilds byte for byte). */
+export function tierFiles(dir: string): Record<string, string> {
+  const root = path.join(dir, '.meridian', 'rollups');
+  const out: Record<string, string> = {};
+  for (const tier of ['1m', '15m', '1h', 'night']) {
+    for (const name of fs.readdirSync(path.join(root, tier)).sort()) out[`${tier}/${name}`] = fs.readFileSync(path.join(root, tier, name), 'utf8');
   }
   return out;
 }
