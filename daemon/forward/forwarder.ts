@@ -13,7 +13,7 @@ import { flags } from './log-tail.js';
 import type { ForwardRecord } from './record.js';
 import { ReadAhead } from './read-ahead.js';
 import { openCursor, takeRuns } from './runs.js';
-import { redactUrl } from './secrets.js';
+import { shownUrl } from './secrets.js';
 import { errorText, SinkRejection, type SendExtra, type SinkSpec } from './sink.js';
 import { CurrentFeed } from './current-feed.js';
 import { VERSION } from '../../lib/version.js';
@@ -82,7 +82,7 @@ export class Forwarder {
     this.health.deadLetters = countDeadLetters(this.deadFile);
     // fresh first: a sink behind (PostgreSQL: any, its current table is the central view) sends the view before the backlog
     if (this.spec.kind === 'postgres' || this.lag() > 0) this.feed.outage();
-    logger.info(`sink ${this.spec.name}: forwarding to ${redactUrl(this.spec.url)} (cursor ${this.cursor.file})`);
+    logger.info(`sink ${this.spec.name}: forwarding to ${shownUrl(this.spec)} (cursor ${this.cursor.file})`);
     this.loop = this.run();
   }
 

@@ -1,6 +1,6 @@
 import { formatTs } from '../../lib/time.js';
 import type { SinkStatus } from '../../lib/wire.js';
-import { redactUrl } from './secrets.js';
+import { shownUrl } from './secrets.js';
 import type { SinkSpec } from './sink.js';
 
 // What /status says about a sink: ok, retrying or failing (also when its cursor cannot be
@@ -65,7 +65,7 @@ export class SinkHealth {
     const unsaved = delivery === 'ok' && this.cursorError !== undefined;
     const state = unsaved ? 'failing' : delivery === 'ok' && skipped.length > 0 ? 'skipped' : delivery;
     return {
-      name: spec.name, kind: spec.kind, url: redactUrl(spec.url), state,
+      name: spec.name, kind: spec.kind, url: shownUrl(spec), state,
       lag_events: lagEvents,
       lag_seconds: lagEvents === 0 || Number.isNaN(pendingMs) ? 0 : Math.max(0, Math.round((nowMs - pendingMs) / 100) / 10),
       last_success: this.lastSuccess(), retries: this.retries, dead_letters: this.deadLetters, last_error: (unsaved ? this.cursorError : this.lastError) ?? null,

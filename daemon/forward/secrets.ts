@@ -1,7 +1,7 @@
 import type { SinkSpec } from './sink.js';
 
 // Keeping a sink's secrets (its password, header values, URL userinfo, a password in the URL's
-// query) out of everything the daemon shows: /status, /metrics, logs, dead letters and start
+// query, a webhook's path) out of everything the daemon shows: /status, /metrics, logs, dead letters and start
 // errors. The client libraries (pg, mqtt.js, got) may quote the URL or echo a header in their
 // errors: every error leaving a sink passes through its scrubber (lazy-sink.ts).
 
@@ -25,6 +25,23 @@ export function redactUrl(url: string): string {
   for (const key of [...u.searchParams.keys()]) if (SECRET_PARAM.test(key)) u.searchParams.set(key, '***');
   // URLSearchParams.set percent-encodes: keep `***` readable
   return u.toString().replace(/%2A%2A%2A/g, '***');
+}
+
+/** A sink's URL as /status and the logs show it: redactUrl's, and a [[notify]] webhook's path as `/***` (chat and ntfy webhooks carry their secret in the path). */
+export function shownUrl(spec: SinkSpec): string {
+  const shown = redactUrl(spec.url);
+  if (!isWebhook(spec)) return shown;
+  try {
+    const u = new URL(shown);
+    if (u.pathname !== '/') u.pathname = '/***';
+    return u.toString().replace(/%2A%2A%2A/g, '***');
+  } catch {
+    return shown;
+  }
+}
+
+function isWebhook(spec: SinkSpec): boolean {
+  return spec.kind === 'http' && spec.notify !== undefined;
 }
 
 /** Text that may be a URL the parser refused: any `//userinfo@` cut out, whatever follows a secret query key hidden. */
@@ -63,6 +80,11 @@ export function secretsOf(spec: SinkSpec): string[] {
     // got sends an http(s) URL's userinfo as Basic authorization, which a peer may echo
     if (spec.kind === 'http' && (u.username || u.password)) add(Buffer.from(`${safeDecode(u.username)}:${safeDecode(u.password)}`).toString('base64'));
     for (const [key, value] of u.searchParams) if (SECRET_PARAM.test(key)) addWithParts(value);
+    // a webhook's path is its secret (https://hooks.slack.com/services/T0/B0/XXXX)
+    if (isWebhook(spec) && u.pathname !== '/') {
+      add(u.pathname);
+      add(safeDecode(u.pathname));
+    }
   } catch {
     // an unparsable URL never reaches a sink
   }

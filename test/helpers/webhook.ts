@@ -15,8 +15,8 @@ export interface Attempt {
   headers: http.IncomingHttpHeaders;
 }
 
-/** A webhook on a loopback port that answers the n-th POST with `answer(n)` and keeps every attempt. */
-export async function startWebhook(answer: (n: number) => number) {
+/** A webhook on a loopback port that answers the n-th POST with `answer(n, path)` (a status, or a status and a body) and keeps every attempt. */
+export async function startWebhook(answer: (n: number, path: string) => number | [number, string]) {
   const attempts: Attempt[] = [];
   const sockets = new Set<net.Socket>();
   const waiters: (() => void)[] = [];
@@ -24,13 +24,14 @@ export async function startWebhook(answer: (n: number) => number) {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const status = answer(attempts.length + 1);
+      const answered = answer(attempts.length + 1, req.url ?? '');
+      const [status, reply] = typeof answered === 'number' ? [answered, ''] : answered;
       const key = req.headers['idempotency-key'];
       const text = Buffer.concat(chunks).toString('utf8');
       let body: unknown = text;
       try { body = JSON.parse(text); } catch { /* a text body (ntfy) */ }
       attempts.push({ key: typeof key === 'string' ? key : undefined, status, body, text, headers: req.headers });
-      res.writeHead(status).end();
+      res.writeHead(status).end(reply);
       for (const w of waiters.splice(0)) w();
     });
   });
