@@ -1,13 +1,14 @@
 import { parseConfigFile } from '../lib/config-file.js';
 import { ConfigError } from '../lib/errors.js';
 import { resolveAlarms, type AlarmSpec } from './alarms/config.js';
+import { resolveAlpaca, type AlpacaSpec } from './alpaca/config.js';
 import { resolveSinks } from './forward/config.js';
 import { resolveNotify } from './forward/notify-config.js';
 import type { SinkSpec } from './forward/sink.js';
 import { resolveSafety, type SafetySpec } from './safety/config.js';
 
 // The `--config FILE` (TOML) parsed once and each section checked by the room that owns it:
-// [[sink]] and [[notify]] (daemon/forward/), [safety] (daemon/safety/), [[alarm]] (daemon/alarms/). Any mistake is a
+// [[sink]] and [[notify]] (daemon/forward/), [safety] (daemon/safety/), [[alarm]] (daemon/alarms/), [alpaca] (daemon/alpaca/). Any mistake is a
 // ConfigError naming the key's path (`f.toml: alarm 2: severity`).
 
 /** What the config file and the `--forward` URLs configure. */
@@ -17,6 +18,8 @@ export interface ConfigSections {
   alarms: AlarmSpec[];
   /** The [safety] section; undefined without one (the verdict is then unsafe, not configured). */
   safety: SafetySpec | undefined;
+  /** The [alpaca] section; undefined without one (no Alpaca server). */
+  alpaca: AlpacaSpec | undefined;
 }
 
 /** The sections of the config file's text (none without one) and the `--forward` URLs, checked. */
@@ -32,5 +35,5 @@ export function resolveConfigSections(input: { configText?: string; configFile?:
     names.add(n.name);
   }
   const safety = resolveSafety(configDoc.safety, where);
-  return { forward: [...sinks, ...notify], alarms: resolveAlarms(configDoc, where, notify.length > 0), safety };
+  return { forward: [...sinks, ...notify], alarms: resolveAlarms(configDoc, where, notify.length > 0), safety, alpaca: resolveAlpaca(configDoc.alpaca, where) };
 }

@@ -9,6 +9,10 @@ import { formatTs, type Clock } from '../lib/time.js';
 import { VERSION } from '../lib/version.js';
 import { holderOf, portInUse } from './port-holder.js';
 import { AlarmEngine } from './alarms/engine.js';
+import type { AlpacaSpec } from './alpaca/config.js';
+import { alpacaDevices, SERVED_TYPES } from './alpaca/devices.js';
+import { startAlpaca, type RunningAlpaca } from './alpaca/server.js';
+import { loadUniqueIds, uniqueIdsFile } from './alpaca/unique-ids.js';
 import type { AlarmSpec } from './alarms/config.js';
 import { alarmStateFile } from './alarms/state-file.js';
 import { startForwarding, type Forwarding } from './forward/forwarding.js';
@@ -46,6 +50,8 @@ export interface RunningDaemon {
   readonly safety: SafetyVerdict;
   /** The configured alarms (none without [[alarm]] tables). */
   readonly alarms: AlarmEngine;
+  /** The ASCOM Alpaca server, when [alpaca] configured one. */
+  readonly alpaca: RunningAlpaca | undefined;
   /** The bound address as `host:port` (port resolved when 0 was asked for). */
   readonly address: string;
   readonly port: number;
@@ -87,6 +93,8 @@ export async function startDaemon(config: DaemonConfig, deps: {
   safety?: SafetySpec;
   /** How often the safety verdict judges every rule again (ms; default 1000, 0: only on readings and timers). */
   safetyIntervalMs?: number;
+  /** The config file's `[alpaca]` section, checked (none: no Alpaca server). */
+  alpaca?: AlpacaSpec;
   /** The chunk size (characters) of GET /current and the snapshot (default 1 Mi); tests make it small. */
   viewChunkChars?: number;
   /** The log lines that could not be written (GET /status `log_dropped`); the edge counts them. */
@@ -162,6 +170,7 @@ export async function startDaemon(config: DaemonConfig, deps: {
     throw new StartupError(`the rollups under ${config.siteDir}/.meridian/rollups cannot be opened (${(error as Error).message})`, { cause: error });
   }
   let warming = true;
+  let alpaca: RunningAlpaca | undefined;
   const close = (options?: { now?: boolean }) => {
     if (closing) {
       if (options?.now) void drain.stop(0);
@@ -172,7 +181,7 @@ export async function startDaemon(config: DaemonConfig, deps: {
       // open streams never finish by themselves: end them first, so that the drain is not
       // held until its deadline
       streams.close();
-      await Promise.all([drain.stop(options?.now ? 0 : config.shutdownTimeoutMs), forwarding.stop()]);
+      await Promise.all([drain.stop(options?.now ? 0 : config.shutdownTimeoutMs), forwarding.stop(), alpaca?.close()]);
       await housekeeping?.close();
       watch.stop();
       stopLearning();
@@ -202,6 +211,7 @@ export async function startDaemon(config: DaemonConfig, deps: {
     logDropped: deps.logDropped ?? (() => undefined),
     onShutdown: () => { logger.info('shutdown requested over HTTP'); void close(); },
     freshness: { judge, watch }, safety, alarms,
+    alpaca: () => alpaca && { address: alpaca.address, port: alpaca.port, discovery_port: alpaca.discoveryPort },
   });
   server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
     drain.admit(res);
@@ -224,6 +234,18 @@ export async function startDaemon(config: DaemonConfig, deps: {
   }
   const port = (server.address() as AddressInfo).port;
   address = hostPort(config.host, port);
+  if (deps.alpaca) {
+    try {
+      const uniqueIds = loadUniqueIds(uniqueIdsFile(config.siteDir), SERVED_TYPES, io, (message) => logger.warn(message), deps.clock.now());
+      const devices = alpacaDevices({ verdict: safety, version: VERSION, now: () => deps.clock.now(), uniqueIds });
+      alpaca = await startAlpaca(deps.alpaca, { devices, version: VERSION, logger });
+    } catch (error) {
+      await drain.stop(0);
+      await store.close();
+      metrics.close();
+      throw new StartupError((error as Error).message, { cause: error });
+    }
+  }
   forwarding = startForwarding(deps.forward ?? [], {
     store, siteDir: config.siteDir, clock: deps.clock, logger, fsync: config.fsync, unit: config.unitId,
     alarmState: (id) => (alarms.configured && alarms.has(id) ? alarms.get(id).state : undefined),
@@ -242,7 +264,7 @@ export async function startDaemon(config: DaemonConfig, deps: {
   alarms.start();
   housekeeping?.start();
   return {
-    server, store, freshness: { judge, watch }, safety, alarms, get forwarding() { return forwarding; }, address, port, closed, close, housekeeping,
+    server, store, freshness: { judge, watch }, safety, alarms, alpaca, get forwarding() { return forwarding; }, address, port, closed, close, housekeeping,
     routes: app.routes.map(([method, path]) => [method, path] as const),
   };
 }

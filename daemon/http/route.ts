@@ -55,4 +55,6 @@ export interface AppDeps {
   alarms: AlarmEngine;
   /** The safety verdict (daemon/safety/): the body of GET /safety, judged when asked. */
   safety: { answerText(): string };
+  /** The ASCOM Alpaca server's address and ports for GET /status, undefined without [alpaca]. */
+  alpaca?: () => { address: string; port: number; discovery_port: number | null } | undefined;
 }
