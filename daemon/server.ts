@@ -241,6 +241,7 @@ export async function startDaemon(config: DaemonConfig, deps: {
       alpaca = await startAlpaca(deps.alpaca, { devices, version: VERSION, logger });
     } catch (error) {
       await drain.stop(0);
+      await rollups?.close();
       await store.close();
       metrics.close();
       throw new StartupError((error as Error).message, { cause: error });
