@@ -3,8 +3,8 @@ import { ConfigError } from './errors.js';
 
 // The config file (`--config FILE`, TOML) parsed once; each section is checked by the room
 // that owns it (`[[sink]]`: daemon/forward/config.ts, `[safety]`: daemon/safety/config.ts,
-// `[[alarm]]`: daemon/alarms/config.ts, `[[notify]]`: daemon/forward/notify-config.ts, `[alpaca]`:
-// daemon/alpaca/config.ts).
+// `[[alarm]]`: daemon/alarms/config.ts, `[[notify]]`: daemon/forward/notify-config.ts,
+// `[conditions]`: daemon/conditions/config.ts, `[alpaca]`: daemon/alpaca/config.ts).
 // A top-level key no room owns is refused, so a misspelt section is never silently ignored.
 
 /** One TOML table as parsed. */
@@ -16,6 +16,7 @@ export const CONFIG_SECTIONS: Readonly<Record<string, string>> = {
   safety: '[safety]',
   alarm: '[[alarm]]',
   notify: '[[notify]]',
+  conditions: '[conditions]',
   alpaca: '[alpaca]',
 };
 
