@@ -10,8 +10,10 @@ import { VERSION } from '../lib/version.js';
 import { holderOf, portInUse } from './port-holder.js';
 import { AlarmEngine } from './alarms/engine.js';
 import type { AlpacaSpec } from './alpaca/config.js';
-import { alpacaDevices, SERVED_TYPES } from './alpaca/devices.js';
+import { alpacaDevices, servedTypes } from './alpaca/devices.js';
 import { startAlpaca, type RunningAlpaca } from './alpaca/server.js';
+import type { ConditionsConfig } from './conditions/config.js';
+import { readConditions } from './conditions/read.js';
 import { loadUniqueIds, uniqueIdsFile } from './alpaca/unique-ids.js';
 import type { AlarmSpec } from './alarms/config.js';
 import { alarmStateFile } from './alarms/state-file.js';
@@ -95,6 +97,8 @@ export async function startDaemon(config: DaemonConfig, deps: {
   safetyIntervalMs?: number;
   /** The config file's `[alpaca]` section, checked (none: no Alpaca server). */
   alpaca?: AlpacaSpec;
+  /** The config file's `[conditions]` mapping, checked (none: no properties mapped). */
+  conditions?: ConditionsConfig;
   /** The chunk size (characters) of GET /current and the snapshot (default 1 Mi); tests make it small. */
   viewChunkChars?: number;
   /** The log lines that could not be written (GET /status `log_dropped`); the edge counts them. */
@@ -236,8 +240,13 @@ export async function startDaemon(config: DaemonConfig, deps: {
   address = hostPort(config.host, port);
   if (deps.alpaca) {
     try {
-      const uniqueIds = loadUniqueIds(uniqueIdsFile(config.siteDir), SERVED_TYPES, io, (message) => logger.warn(message), deps.clock.now());
-      const devices = alpacaDevices({ verdict: safety, version: VERSION, now: () => deps.clock.now(), uniqueIds });
+      const conditions = deps.conditions ?? { mappings: [] };
+      const uniqueIds = loadUniqueIds(uniqueIdsFile(config.siteDir), servedTypes(conditions), io, (message) => logger.warn(message), deps.clock.now());
+      const judging = judge;
+      const devices = alpacaDevices({
+        verdict: safety, conditions, readConditions: () => readConditions(judging, conditions, deps.clock.now()),
+        version: VERSION, now: () => deps.clock.now(), uniqueIds,
+      });
       alpaca = await startAlpaca(deps.alpaca, { devices, version: VERSION, logger });
     } catch (error) {
       await drain.stop(0);
