@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import type { OpenAPIObject } from 'openapi3-ts/oas31';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { uniqueIdsFile } from '../daemon/alpaca/unique-ids.js';
@@ -7,6 +8,7 @@ import { alpacaGet, alpacaPut } from './helpers/alpaca.js';
 import { ManualClock } from './helpers/clock.js';
 import { startTestDaemon, withTestDaemon, type TestDaemon } from './helpers/daemon.js';
 import { request } from './helpers/http.js';
+import { answerChecker } from './helpers/openapi.js';
 
 // The Alpaca contract, written from the ASCOM Alpaca API Reference (v11, January 2026), the
 // Alpaca Device and Management API definitions and ISafetyMonitorV3, against the real daemon:
@@ -196,7 +198,9 @@ test('malformed requests: HTTP 400 with a sentence, nothing changed', () => with
 
 test('GET /status shows the Alpaca address and ports; without [alpaca] there is neither server nor key', async () => {
   await withAlpaca(ALPACA, async (d) => {
-    const status = (await request(d.url, '/status')).json;
+    const answer = await request(d.url, '/status');
+    answerChecker((await request(d.url, '/openapi.json')).json as OpenAPIObject)('GET', '/status', answer);
+    const status = answer.json;
     const alpaca = d.daemon.alpaca!;
     assert.equal(status.alpaca, { address: `127.0.0.1:${alpaca.port}`, port: alpaca.port, discovery_port: alpaca.discoveryPort });
     assert.ok(alpaca.port > 0 && alpaca.discoveryPort! > 0);
