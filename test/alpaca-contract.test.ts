@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import type { OpenAPIObject } from 'openapi3-ts/oas31';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -9,6 +10,7 @@ import { ManualClock } from './helpers/clock.js';
 import { startTestDaemon, withTestDaemon, type TestDaemon } from './helpers/daemon.js';
 import { request } from './helpers/http.js';
 import { answerChecker } from './helpers/openapi.js';
+import { removeDir, tempDir } from './helpers/tmp.js';
 
 // The Alpaca contract, written from the ASCOM Alpaca API Reference (v11, January 2026), the
 // Alpaca Device and Management API definitions and ISafetyMonitorV3, against the real daemon:
@@ -58,7 +60,10 @@ test('management API: apiversions, description, configureddevices; ServerTransac
   assert.is(setup.headers['content-type'], 'text/html; charset=utf-8');
   assert.ok(setup.text.includes(`<li>SafetyMonitor 0: Meridian safety (${ids.ids.SafetyMonitor})</li>`), setup.text);
   assert.is((await alpacaGet(d, '/setup/v1/safetymonitor/0/setup')).status, 200);
-  await json(alpacaGet(d, '/management/apiversions'), ok([1], 0, 6), 'the setup pages counted too');
+  const other = await alpacaGet(d, '/setup/v1/telescope/0/setup');
+  assert.is(other.status, 403, 'the Management API: an invalid /setup URL is 403');
+  assert.is(other.text, 'there is no device of type "telescope" here (served: safetymonitor; lower case)');
+  await json(alpacaGet(d, '/management/apiversions'), ok([1], 0, 7), 'the setup pages counted too');
 }));
 
 test('the UniqueIDs are kept across restarts of the same site directory', async () => {
@@ -72,6 +77,32 @@ test('the UniqueIDs are kept across restarts of the same site directory', async 
     });
   } finally {
     await first.close();
+  }
+});
+
+test('a damaged UniqueIDs file is set aside with a warning and new ids are made; an unreadable one stops the start', async () => {
+  const siteDir = tempDir();
+  try {
+    fs.mkdirSync(path.dirname(uniqueIdsFile(siteDir)), { recursive: true });
+    fs.writeFileSync(uniqueIdsFile(siteDir), '{"version":1,"ids":{"SafetyMonitor":"not-a-uuid"}}');
+    const clock = new ManualClock(T0);
+    const d = await startTestDaemon({ clock, siteDir, config: ALPACA });
+    try {
+      const aside = `${uniqueIdsFile(siteDir)}.damaged-${Date.parse(T0)}`;
+      assert.ok(d.logs.some((l) => l.endsWith(`WARN ${uniqueIdsFile(siteDir)} is damaged (set aside as ${aside}): the Alpaca devices get new UniqueIDs, clients must choose them again`)), d.logs.join('\n'));
+      assert.is(fs.readFileSync(aside, 'utf8'), '{"version":1,"ids":{"SafetyMonitor":"not-a-uuid"}}');
+      const id = (await alpacaGet(d, '/management/v1/configureddevices')).json.Value[0].UniqueID as string;
+      assert.equal(JSON.parse(fs.readFileSync(uniqueIdsFile(siteDir), 'utf8')), { version: 1, ids: { SafetyMonitor: id } });
+    } finally {
+      await d.close();
+    }
+    fs.rmSync(uniqueIdsFile(siteDir));
+    fs.mkdirSync(uniqueIdsFile(siteDir));
+    const error = await startTestDaemon({ siteDir, config: ALPACA }).then(() => undefined, (e: Error) => e);
+    assert.is(error?.name, 'StartupError');
+    assert.is(error!.message, `the Alpaca UniqueIDs cannot be read from ${uniqueIdsFile(siteDir)} (EISDIR)`);
+  } finally {
+    removeDir(siteDir);
   }
 });
 

@@ -46,12 +46,7 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse, serve
   try {
     if (req.method !== 'GET' && req.method !== 'PUT') throw new AlpacaRequestError(`method ${req.method ?? ''} is not used by Alpaca (GET reads, PUT changes)`);
     const params = req.method === 'GET' ? new AlpacaParams(queryAt < 0 ? '' : url.slice(queryAt + 1), true) : new AlpacaParams(await formBody(req), false);
-    if (path === '/setup' || SETUP_PATH.test(path)) {
-      if (req.method !== 'GET') throw new AlpacaRequestError(`${path} takes GET only`);
-      if (path !== '/setup') findDevice(deps.devices, ...(SETUP_PATH.exec(path)!.slice(1, 3) as [string, string]));
-      sendHtml(res, setupPage(deps.description, deps.devices));
-      return;
-    }
+    if (path === '/setup' || SETUP_PATH.test(path)) return setup(req.method, path, res, deps);
     const call = route(path, req.method, deps.devices, management);
     const tx: Transaction = { clientTransactionId: params.uint32('ClientTransactionID'), serverTransactionId };
     const clientId = params.uint32('ClientID');
@@ -69,6 +64,20 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse, serve
     deps.logger.debug(`alpaca: ${req.method} ${path} refused (HTTP 400): ${error.message}`);
     sendText(res, 400, error.message);
   }
+}
+
+/** The HTML setup pages; a device setup URL of a device not served is 403 (the Management API's rule for /setup). */
+function setup(method: string, path: string, res: http.ServerResponse, deps: AlpacaHandlerDeps): void {
+  if (method !== 'GET') throw new AlpacaRequestError(`${path} takes GET only`);
+  if (path !== '/setup') {
+    try {
+      findDevice(deps.devices, ...(SETUP_PATH.exec(path)!.slice(1, 3) as [string, string]));
+    } catch (error) {
+      if (!(error instanceof AlpacaRequestError)) throw error;
+      return sendText(res, 403, error.message);
+    }
+  }
+  sendHtml(res, setupPage(deps.description, deps.devices));
 }
 
 /** The member a path and verb name; HTTP 400 when the path, device or verb is not one served here. */

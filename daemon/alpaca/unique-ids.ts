@@ -21,7 +21,8 @@ export function loadUniqueIds(file: string, deviceTypes: readonly string[], io: 
   try {
     text = io.readFileSync(file, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT') throw new Error(`the Alpaca UniqueIDs cannot be read from ${file} (${code ?? (error as Error).message})`, { cause: error });
   }
   if (text !== undefined) {
     const parsed = parseIds(text);
@@ -35,8 +36,14 @@ export function loadUniqueIds(file: string, deviceTypes: readonly string[], io: 
   const missing = deviceTypes.filter((t) => !Object.hasOwn(ids, t));
   if (missing.length > 0) {
     ids = { ...ids, ...Object.fromEntries(missing.map((t) => [t, randomUUID()])) };
-    io.mkdirSync(path.dirname(file), { recursive: true });
-    writeJsonAtomic(file, { version: 1, ids }, io);
+    try {
+      io.mkdirSync(path.dirname(file), { recursive: true });
+      writeJsonAtomic(file, { version: 1, ids }, io);
+    } catch (error) {
+      // ids that would change at the next start are worse than a refusal to start: clients could not find the devices again
+      const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+      throw new Error(`the Alpaca UniqueIDs cannot be saved to ${file} (${code}); they must outlive a restart`, { cause: error });
+    }
   }
   return ids;
 }
