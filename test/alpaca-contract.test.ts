@@ -10,6 +10,7 @@ import { ManualClock } from './helpers/clock.js';
 import { startTestDaemon, withTestDaemon, type TestDaemon } from './helpers/daemon.js';
 import { request } from './helpers/http.js';
 import { answerChecker } from './helpers/openapi.js';
+import { FaultyFs } from './helpers/faulty-fs.js';
 import { removeDir, tempDir } from './helpers/tmp.js';
 
 // The Alpaca contract, written from the ASCOM Alpaca API Reference (v11, January 2026), the
@@ -80,7 +81,7 @@ test('the UniqueIDs are kept across restarts of the same site directory', async 
   }
 });
 
-test('a damaged UniqueIDs file is set aside with a warning and new ids are made; an unreadable one stops the start', async () => {
+test('a damaged UniqueIDs file is set aside with a warning and new ids are made; an unreadable or unsaveable one stops the start', async () => {
   const siteDir = tempDir();
   try {
     fs.mkdirSync(path.dirname(uniqueIdsFile(siteDir)), { recursive: true });
@@ -101,6 +102,12 @@ test('a damaged UniqueIDs file is set aside with a warning and new ids are made;
     const error = await startTestDaemon({ siteDir, config: ALPACA }).then(() => undefined, (e: Error) => e);
     assert.is(error?.name, 'StartupError');
     assert.is(error!.message, `the Alpaca UniqueIDs cannot be read from ${uniqueIdsFile(siteDir)} (EISDIR)`);
+    fs.rmdirSync(uniqueIdsFile(siteDir));
+    const full = new FaultyFs();
+    full.fault = (call, file) => (call === 'write' && file.startsWith('alpaca-ids.json') ? 'ENOSPC' : undefined);
+    const unsaved = await startTestDaemon({ siteDir, config: ALPACA, fs: full.fs }).then(() => undefined, (e: Error) => e);
+    assert.is(unsaved?.message, `the Alpaca UniqueIDs cannot be saved to ${uniqueIdsFile(siteDir)} (ENOSPC); they must outlive a restart`);
+    assert.not.ok(fs.existsSync(uniqueIdsFile(siteDir)), 'no partial ids file left');
   } finally {
     removeDir(siteDir);
   }
