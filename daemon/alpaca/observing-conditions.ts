@@ -24,24 +24,7 @@ export type SensorDescriptions = ReadonlyMap<ConditionProperty, string>;
 export function observingConditions(read: () => ConditionValue[], descriptions: SensorDescriptions,
   common: Pick<DeviceSpec, 'driverInfo' | 'driverVersion' | 'now'>, uniqueId: string): AlpacaDevice {
   const connected = () => device.requireConnected();
-  const property = (name: ConditionProperty): Member => ({
-    get: () => {
-      connected();
-      const value = read().find((v) => v.property === name);
-      if (!value) throw new AlpacaDeviceError(ALPACA_ERROR.NOT_IMPLEMENTED, `${SENSOR_NAMES[name]} is not mapped in [conditions]`);
-      if (value.text === null) throw new AlpacaDeviceError(ALPACA_ERROR.NO_READING, `${SENSOR_NAMES[name]} has no value: ${value.reason ?? `no ${value.type} reading`}`);
-      if (value.stale) throw new AlpacaDeviceError(ALPACA_ERROR.STALE_READING, `${SENSOR_NAMES[name]} is not published: ${value.reason ?? `${value.type} is stale`}`);
-      return new RawJson(value.text);
-    },
-  });
-  const sensor = (sensorName: string, allowEmpty: boolean): ConditionProperty | '' => {
-    if (sensorName === '' && allowEmpty) return '';
-    const name = (Object.keys(SENSOR_NAMES) as ConditionProperty[]).find((p) => p === sensorName.toLowerCase());
-    if (!name) throw new AlpacaDeviceError(ALPACA_ERROR.INVALID_VALUE, `SensorName ${JSON.stringify(sensorName)} is not an ObservingConditions property (${Object.values(SENSOR_NAMES).join(', ')})`);
-    if (!descriptions.has(name)) throw new AlpacaDeviceError(ALPACA_ERROR.NOT_IMPLEMENTED, `${SENSOR_NAMES[name]} is not mapped in [conditions]`);
-    return name;
-  };
-  const members: Record<string, Member> = Object.fromEntries(Object.keys(CONDITION_PROPERTIES).map((p) => [p, property(p as ConditionProperty)]));
+  const members: Record<string, Member> = Object.fromEntries(Object.keys(CONDITION_PROPERTIES).map((p) => [p, propertyMember(p as ConditionProperty, read, connected)]));
   Object.assign(members, {
     averageperiod: {
       get: () => { connected(); return 0; },
@@ -52,14 +35,12 @@ export function observingConditions(read: () => ConditionValue[], descriptions: 
       },
     },
     refresh: { put: () => { connected(); } },
-    sensordescription: {
-      get: (params) => descriptions.get(sensor(params.required('SensorName'), false) as ConditionProperty),
-    },
+    sensordescription: { get: (params) => descriptions.get(sensorOf(params.required('SensorName'), descriptions)!) },
     timesincelastupdate: {
       get: (params) => {
-        const name = sensor(params.required('SensorName'), true);
+        const name = params.required('SensorName') === '' ? undefined : sensorOf(params.required('SensorName'), descriptions);
         connected();
-        const ages = read().filter((v) => name === '' || v.property === name).map((v) => v.age_s).filter((a): a is number => a !== null);
+        const ages = read().filter((v) => name === undefined || v.property === name).map((v) => v.age_s).filter((a): a is number => a !== null);
         return ages.length === 0 ? -1 : Math.min(...ages);
       },
     },
@@ -76,4 +57,29 @@ export function observingConditions(read: () => ConditionValue[], descriptions: 
     state: () => read().filter((v) => v.text !== null && !v.stale).map((v) => ({ Name: SENSOR_NAMES[v.property], Value: new RawJson(v.text!) })),
   });
   return device;
+}
+
+/** One property's GET: its value as recorded, or why not (unmapped 0x400, no value 0x500, stale 0x501). */
+function propertyMember(name: ConditionProperty, read: () => ConditionValue[], connected: () => void): Member {
+  return {
+    get: () => {
+      connected();
+      const value = read().find((v) => v.property === name);
+      if (!value) throw new AlpacaDeviceError(ALPACA_ERROR.NOT_IMPLEMENTED, `${SENSOR_NAMES[name]} is not mapped in [conditions]`);
+      if (value.text === null) throw new AlpacaDeviceError(ALPACA_ERROR.NO_READING, `${SENSOR_NAMES[name]} has no value: ${value.reason ?? `no ${value.type} reading`}`);
+      if (value.stale) throw new AlpacaDeviceError(ALPACA_ERROR.STALE_READING, `${SENSOR_NAMES[name]} is not published: ${value.reason ?? `${value.type} is stale`}`);
+      return new RawJson(value.text);
+    },
+  };
+}
+
+/** The property a SensorName names (any casing): not a property InvalidValue (0x401), not mapped NotImplemented (0x400). */
+function sensorOf(sensorName: string, descriptions: SensorDescriptions): ConditionProperty {
+  const name = (Object.keys(SENSOR_NAMES) as ConditionProperty[]).find((p) => p === sensorName.toLowerCase());
+  if (!name) {
+    throw new AlpacaDeviceError(ALPACA_ERROR.INVALID_VALUE,
+      `SensorName ${JSON.stringify(sensorName)} is not an ObservingConditions property (${Object.values(SENSOR_NAMES).join(', ')})`);
+  }
+  if (!descriptions.has(name)) throw new AlpacaDeviceError(ALPACA_ERROR.NOT_IMPLEMENTED, `${SENSOR_NAMES[name]} is not mapped in [conditions]`);
+  return name;
 }
