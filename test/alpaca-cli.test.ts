@@ -46,6 +46,7 @@ test('a bad [alpaca] key stops telemetry run with exit 2 and one line naming it'
 test('discovery over IPv6 loopback when bind is ::1', () => withTestDaemon({ config: '[alpaca]\nport = 0\nbind = "::1"\ndiscovery_port = 0\n' }, async (d) => {
   const alpaca = d.daemon.alpaca!;
   assert.is(alpaca.address, `[::1]:${alpaca.port}`);
+  assert.not.ok(d.logs.some((l) => l.includes('no authentication')), 'loopback: no warning');
   const socket = dgram.createSocket('udp6');
   const answer = await new Promise<string>((resolve, reject) => {
     socket.on('message', (m) => resolve(m.toString('utf8')));

@@ -94,6 +94,12 @@ test('[alpaca] keys: defaults, values, and each mistake a ConfigError naming the
   for (const [toml, message] of rows) assert.throws(() => spec(toml), (e: Error) => e.name === 'ConfigError' && e.message === message, toml);
 });
 
+test('bound beyond loopback: a warning that Alpaca has no authentication', () => withTestDaemon({ config: '[alpaca]\nport = 0\nbind = "0.0.0.0"\ndiscovery = false\n' }, async (d) => {
+  const port = d.daemon.alpaca!.port;
+  assert.ok(d.logs.some((l) => l.endsWith(`WARN ASCOM Alpaca on 0.0.0.0:${port} has no authentication (Alpaca has none): anyone who can reach it can read the safety verdict `
+    + 'and the conditions, and connect or disconnect the devices; keep the port inside the observatory network')), d.logs.join('\n'));
+}));
+
 test('a taken Alpaca port stops the daemon at start with a sentence naming it', async () => {
   await withAlpaca(SAFETY, async (d) => {
     const taken = d.daemon.alpaca!.port;

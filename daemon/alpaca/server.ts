@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { hostPort } from '../../lib/setting-values.js';
+import { hostPort, isLoopbackHost } from '../../lib/setting-values.js';
 import type { Logger } from '../../lib/log.js';
 import type { AlpacaSpec } from './config.js';
 import type { AlpacaDevice } from './device.js';
@@ -50,6 +50,10 @@ export async function startAlpaca(spec: AlpacaSpec, deps: { devices: readonly Al
     }
   }
   const address = hostPort(spec.bind, port);
+  if (!isLoopbackHost(spec.bind)) {
+    deps.logger.warn(`ASCOM Alpaca on ${address} has no authentication (Alpaca has none): anyone who can reach it can read the safety verdict `
+      + 'and the conditions, and connect or disconnect the devices; keep the port inside the observatory network');
+  }
   deps.logger.info(`ASCOM Alpaca on http://${address} (${deps.devices.map((d) => `${d.spec.deviceType} ${d.spec.number}`).join(', ')}), `
     + (discovery ? `discovery on UDP ${discovery.port}` : 'discovery off'));
   return {
