@@ -18,6 +18,8 @@ import { CHECK_INTERVAL_MS, StaleWatch } from './freshness/stale-events.js';
 import { learnedLimitsFile, readLearnedLimits } from './freshness/limits-file.js';
 import { LearnedLimitsKeeper } from './freshness/limits-keeper.js';
 import { History } from './history/history.js';
+import type { ConditionsConfig } from './conditions/config.js';
+import { protocolTexts } from './outputs/outputs.js';
 import type { SafetySpec } from './safety/config.js';
 import { SafetyVerdict } from './safety/verdict.js';
 import { Rollups } from './rollup/rollups.js';
@@ -87,6 +89,8 @@ export async function startDaemon(config: DaemonConfig, deps: {
   safety?: SafetySpec;
   /** How often the safety verdict judges every rule again (ms; default 1000, 0: only on readings and timers). */
   safetyIntervalMs?: number;
+  /** The config file's `[conditions]` mapping, checked (none: no values are published). */
+  conditions?: ConditionsConfig;
   /** The chunk size (characters) of GET /current and the snapshot (default 1 Mi); tests make it small. */
   viewChunkChars?: number;
   /** The log lines that could not be written (GET /status `log_dropped`); the edge counts them. */
@@ -202,6 +206,7 @@ export async function startDaemon(config: DaemonConfig, deps: {
     logDropped: deps.logDropped ?? (() => undefined),
     onShutdown: () => { logger.info('shutdown requested over HTTP'); void close(); },
     freshness: { judge, watch }, safety, alarms,
+    protocols: protocolTexts({ verdict: safety, judge, conditions: deps.conditions ?? { mappings: [] }, clock: deps.clock }),
   });
   server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
     drain.admit(res);
