@@ -24,6 +24,7 @@ import { CHECK_INTERVAL_MS, StaleWatch } from './freshness/stale-events.js';
 import { learnedLimitsFile, readLearnedLimits } from './freshness/limits-file.js';
 import { LearnedLimitsKeeper } from './freshness/limits-keeper.js';
 import { History } from './history/history.js';
+import { protocolTexts } from './outputs/outputs.js';
 import type { SafetySpec } from './safety/config.js';
 import { SafetyVerdict } from './safety/verdict.js';
 import { Rollups } from './rollup/rollups.js';
@@ -215,6 +216,7 @@ export async function startDaemon(config: DaemonConfig, deps: {
     logDropped: deps.logDropped ?? (() => undefined),
     onShutdown: () => { logger.info('shutdown requested over HTTP'); void close(); },
     freshness: { judge, watch }, safety, alarms,
+    protocols: protocolTexts({ verdict: safety, judge, conditions: deps.conditions ?? { mappings: [] }, clock: deps.clock }),
     alpaca: () => alpaca && { address: alpaca.address, port: alpaca.port, discovery_port: alpaca.discoveryPort },
   });
   server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {

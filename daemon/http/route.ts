@@ -55,6 +55,8 @@ export interface AppDeps {
   alarms: AlarmEngine;
   /** The safety verdict (daemon/safety/): the body of GET /safety, judged when asked. */
   safety: { answerText(): string };
+  /** The verdict and the mapped conditions in INDI's forms (daemon/outputs/indi.ts): GET /safety/indi and /safety/watcher. */
+  protocols: { indiText(): string; watcherText(): string };
   /** The ASCOM Alpaca server's address and ports for GET /status, undefined without [alpaca]. */
   alpaca?: () => { address: string; port: number; discovery_port: number | null } | undefined;
 }

@@ -46,7 +46,7 @@ export async function startTestDaemon(opts: {
   safety?: SafetySpec;
   /** How often the safety verdict judges every rule again (ms; default 1000, 0: only on readings and timers). */
   safetyIntervalMs?: number;
-  /** A config file's text (TOML: [[sink]], [[alarm]], [[notify]], [safety], [alpaca]), checked as `--config` is; its sinks come after `forward`. */
+  /** A config file's text (TOML: [[sink]], [[alarm]], [[notify]], [safety], [conditions], [alpaca]), checked as `--config` is; its sinks come after `forward`. */
   config?: string;
 } = {}): Promise<TestDaemon> {
   const siteDir = opts.siteDir ?? tempDir();
