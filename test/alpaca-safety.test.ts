@@ -94,8 +94,9 @@ test('[alpaca] keys: defaults, values, and each mistake a ConfigError naming the
   for (const [toml, message] of rows) assert.throws(() => spec(toml), (e: Error) => e.name === 'ConfigError' && e.message === message, toml);
 });
 
-test('bound beyond loopback: a warning that Alpaca has no authentication', () => withTestDaemon({ config: '[alpaca]\nport = 0\nbind = "0.0.0.0"\ndiscovery = false\n' }, async (d) => {
+test('bound beyond loopback: a warning that Alpaca has no authentication; discovery on every interface', () => withTestDaemon({ config: '[alpaca]\nport = 0\nbind = "0.0.0.0"\ndiscovery_port = 0\n' }, async (d) => {
   const port = d.daemon.alpaca!.port;
+  assert.equal(await udpProbe(d.daemon.alpaca!.discoveryPort!, ['alpacadiscovery1'], 1), [`{"AlpacaPort":${port}}`], 'the wildcard socket hears loopback too');
   assert.ok(d.logs.some((l) => l.endsWith(`WARN ASCOM Alpaca on 0.0.0.0:${port} has no authentication (Alpaca has none): anyone who can reach it can read the safety verdict `
     + 'and the conditions, and connect or disconnect the devices; keep the port inside the observatory network')), d.logs.join('\n'));
 }));
