@@ -5,11 +5,12 @@ import { resolveConditions, type ConditionsConfig } from './conditions/config.js
 import { resolveSinks } from './forward/config.js';
 import { resolveNotify } from './forward/notify-config.js';
 import type { SinkSpec } from './forward/sink.js';
+import { resolveBoltwood, type BoltwoodSpec } from './outputs/boltwood-config.js';
 import { resolveSafety, type SafetySpec } from './safety/config.js';
 
 // The `--config FILE` (TOML) parsed once and each section checked by the room that owns it:
 // [[sink]] and [[notify]] (daemon/forward/), [safety] (daemon/safety/), [[alarm]] (daemon/alarms/),
-// [conditions] (daemon/conditions/). Any mistake is a
+// [conditions] (daemon/conditions/), [boltwood] (daemon/outputs/). Any mistake is a
 // ConfigError naming the key's path (`f.toml: alarm 2: severity`).
 
 /** What the config file and the `--forward` URLs configure. */
@@ -21,6 +22,8 @@ export interface ConfigSections {
   safety: SafetySpec | undefined;
   /** The [conditions] mapping (no mappings without the section). */
   conditions: ConditionsConfig;
+  /** The [boltwood] section; undefined without one (no file is written). */
+  boltwood: BoltwoodSpec | undefined;
 }
 
 /** The sections of the config file's text (none without one) and the `--forward` URLs, checked. */
@@ -37,5 +40,5 @@ export function resolveConfigSections(input: { configText?: string; configFile?:
   }
   const safety = resolveSafety(configDoc.safety, where);
   const conditions = resolveConditions(configDoc.conditions, where);
-  return { forward: [...sinks, ...notify], alarms: resolveAlarms(configDoc, where, notify.length > 0), safety, conditions };
+  return { forward: [...sinks, ...notify], alarms: resolveAlarms(configDoc, where, notify.length > 0), safety, conditions, boltwood: resolveBoltwood(configDoc.boltwood, where) };
 }

@@ -58,7 +58,7 @@ export async function startTestDaemon(opts: {
   const forward = [...(opts.forward ?? []), ...(sections?.forward ?? [])];
   const daemon = await startDaemon(config, { clock, logger, snapshotIntervalMs: 0, fs: opts.fs, forward, alarms: sections?.alarms, freshnessIntervalMs: opts.freshnessIntervalMs,
     viewChunkChars: opts.viewChunkChars, safety: opts.safety ?? sections?.safety, safetyIntervalMs: opts.safetyIntervalMs,
-    conditions: sections?.conditions,
+    conditions: sections?.conditions, boltwood: sections?.boltwood,
   });
   return { daemon, url: `http://127.0.0.1:${daemon.port}`, port: daemon.port, siteDir, logs, close: () => daemon.close() };
 }
