@@ -38,7 +38,8 @@ export function boltwoodLine(spec: BoltwoodSpec, verdict: VerdictState, values: 
   const sky = known('skytemperature');
   const amb = known('temperature');
   const skyMinusAmb = sky !== undefined && amb !== undefined ? sky - amb : undefined;
-  const wind = known('windspeed');
+  // a negative wind is no reading the file can carry (its negative values are the probe's error codes)
+  const wind = (known('windspeed') ?? -1) >= 0 ? known('windspeed') : undefined;
   const rain = known('rainrate');
   const raining = rain === undefined ? 0 : rain > 0 ? 2 : 0;
   const flag = (on: boolean) => (on ? '1' : '0');
