@@ -6,11 +6,12 @@ import { resolveConditions, type ConditionsConfig } from './conditions/config.js
 import { resolveSinks } from './forward/config.js';
 import { resolveNotify } from './forward/notify-config.js';
 import type { SinkSpec } from './forward/sink.js';
+import { resolveBoltwood, type BoltwoodSpec } from './outputs/boltwood-config.js';
 import { resolveSafety, type SafetySpec } from './safety/config.js';
 
 // The `--config FILE` (TOML) parsed once and each section checked by the room that owns it:
 // [[sink]] and [[notify]] (daemon/forward/), [safety] (daemon/safety/), [[alarm]] (daemon/alarms/),
-// [conditions] (daemon/conditions/), [alpaca] (daemon/alpaca/). Any mistake is a
+// [conditions] (daemon/conditions/), [boltwood] (daemon/outputs/), [alpaca] (daemon/alpaca/). Any mistake is a
 // ConfigError naming the key's path (`f.toml: alarm 2: severity`).
 
 /** What the config file and the `--forward` URLs configure. */
@@ -22,6 +23,8 @@ export interface ConfigSections {
   safety: SafetySpec | undefined;
   /** The [conditions] mapping (no mappings without the section). */
   conditions: ConditionsConfig;
+  /** The [boltwood] section; undefined without one (no file is written). */
+  boltwood: BoltwoodSpec | undefined;
   /** The [alpaca] section; undefined without one (no Alpaca server). */
   alpaca: AlpacaSpec | undefined;
 }
@@ -42,6 +45,6 @@ export function resolveConfigSections(input: { configText?: string; configFile?:
   const conditions = resolveConditions(configDoc.conditions, where);
   return {
     forward: [...sinks, ...notify], alarms: resolveAlarms(configDoc, where, notify.length > 0), safety, conditions,
-    alpaca: resolveAlpaca(configDoc.alpaca, where),
+    boltwood: resolveBoltwood(configDoc.boltwood, where), alpaca: resolveAlpaca(configDoc.alpaca, where),
   };
 }

@@ -24,7 +24,8 @@ import { CHECK_INTERVAL_MS, StaleWatch } from './freshness/stale-events.js';
 import { learnedLimitsFile, readLearnedLimits } from './freshness/limits-file.js';
 import { LearnedLimitsKeeper } from './freshness/limits-keeper.js';
 import { History } from './history/history.js';
-import { protocolTexts } from './outputs/outputs.js';
+import type { BoltwoodSpec } from './outputs/boltwood-config.js';
+import { createOutputs } from './outputs/outputs.js';
 import type { SafetySpec } from './safety/config.js';
 import { SafetyVerdict } from './safety/verdict.js';
 import { Rollups } from './rollup/rollups.js';
@@ -100,6 +101,8 @@ export async function startDaemon(config: DaemonConfig, deps: {
   alpaca?: AlpacaSpec;
   /** The config file's `[conditions]` mapping, checked (none: no properties mapped). */
   conditions?: ConditionsConfig;
+  /** The config file's `[boltwood]` section, checked (none: no file is written). */
+  boltwood?: BoltwoodSpec;
   /** The chunk size (characters) of GET /current and the snapshot (default 1 Mi); tests make it small. */
   viewChunkChars?: number;
   /** The log lines that could not be written (GET /status `log_dropped`); the edge counts them. */
@@ -151,6 +154,9 @@ export async function startDaemon(config: DaemonConfig, deps: {
   });
   const watch = new StaleWatch({ store, judge, clock: deps.clock, logger, intervalMs: deps.freshnessIntervalMs ?? CHECK_INTERVAL_MS });
   const safety = new SafetyVerdict({ store, judge, clock: deps.clock, logger, spec: deps.safety, intervalMs: deps.safetyIntervalMs ?? CHECK_INTERVAL_MS });
+  const outputs = createOutputs({
+    verdict: safety, judge, conditions: deps.conditions ?? { mappings: [] }, clock: deps.clock, logger, zone: config.zone, boltwood: deps.boltwood, io: deps.fs,
+  });
   const alarms = new AlarmEngine({
     specs: deps.alarms ?? [], store, judge, clock: deps.clock, logger, file: alarmStateFile(config.siteDir),
     intervalMs: deps.freshnessIntervalMs ?? CHECK_INTERVAL_MS,
@@ -191,6 +197,7 @@ export async function startDaemon(config: DaemonConfig, deps: {
       watch.stop();
       stopLearning();
       keeper.stop();
+      outputs.stop();
       safety.stop();
       alarms.stop();
       await rollups?.close();
@@ -216,7 +223,7 @@ export async function startDaemon(config: DaemonConfig, deps: {
     logDropped: deps.logDropped ?? (() => undefined),
     onShutdown: () => { logger.info('shutdown requested over HTTP'); void close(); },
     freshness: { judge, watch }, safety, alarms,
-    protocols: protocolTexts({ verdict: safety, judge, conditions: deps.conditions ?? { mappings: [] }, clock: deps.clock }),
+    protocols: outputs,
     alpaca: () => alpaca && { address: alpaca.address, port: alpaca.port, discovery_port: alpaca.discoveryPort },
   });
   server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
@@ -271,6 +278,7 @@ export async function startDaemon(config: DaemonConfig, deps: {
   watch.start();
   keeper.start();
   safety.start();
+  outputs.start();
   // after the forwarders: a [[notify]] sink's first cursor is taken before any escalation is recorded
   alarms.onChange((alarm) => streams.deliverAlarm(exactJson(alarm)));
   alarms.start();

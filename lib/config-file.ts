@@ -4,7 +4,8 @@ import { ConfigError } from './errors.js';
 // The config file (`--config FILE`, TOML) parsed once; each section is checked by the room
 // that owns it (`[[sink]]`: daemon/forward/config.ts, `[safety]`: daemon/safety/config.ts,
 // `[[alarm]]`: daemon/alarms/config.ts, `[[notify]]`: daemon/forward/notify-config.ts,
-// `[conditions]`: daemon/conditions/config.ts, `[alpaca]`: daemon/alpaca/config.ts).
+// `[conditions]`: daemon/conditions/config.ts, `[boltwood]`: daemon/outputs/boltwood-config.ts,
+// `[alpaca]`: daemon/alpaca/config.ts).
 // A top-level key no room owns is refused, so a misspelt section is never silently ignored.
 
 /** One TOML table as parsed. */
@@ -17,6 +18,7 @@ export const CONFIG_SECTIONS: Readonly<Record<string, string>> = {
   alarm: '[[alarm]]',
   notify: '[[notify]]',
   conditions: '[conditions]',
+  boltwood: '[boltwood]',
   alpaca: '[alpaca]',
 };
 

@@ -57,7 +57,8 @@ export async function startTestDaemon(opts: {
   const sections = opts.config === undefined ? undefined : resolveConfigSections({ configText: opts.config, configFile: 'test.toml' }, opts.env ?? {});
   const forward = [...(opts.forward ?? []), ...(sections?.forward ?? [])];
   const daemon = await startDaemon(config, { clock, logger, snapshotIntervalMs: 0, fs: opts.fs, forward, alarms: sections?.alarms, freshnessIntervalMs: opts.freshnessIntervalMs,
-    viewChunkChars: opts.viewChunkChars, safety: opts.safety ?? sections?.safety, safetyIntervalMs: opts.safetyIntervalMs, conditions: sections?.conditions, alpaca: sections?.alpaca,
+    viewChunkChars: opts.viewChunkChars, safety: opts.safety ?? sections?.safety, safetyIntervalMs: opts.safetyIntervalMs,
+    conditions: sections?.conditions, boltwood: sections?.boltwood, alpaca: sections?.alpaca,
   });
   return { daemon, url: `http://127.0.0.1:${daemon.port}`, port: daemon.port, siteDir, logs, close: () => daemon.close() };
 }
