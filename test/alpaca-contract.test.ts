@@ -149,6 +149,12 @@ test('ClientTransactionID: absent 0, echoed from 0 to 4294967295; a bad one or a
   await json(alpacaGet(d, `${SM}/connected?ClientTransactionID=5`), ok(true, 5, server + 2), 'the refused request took a ServerTransactionID too');
 }));
 
+test('concurrent requests: each ServerTransactionID once, each ClientTransactionID echoed to its own request', () => withAlpaca(ALPACA, async (d) => {
+  const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => alpacaGet(d, `${SM}/name?ClientTransactionID=${1000 + i}`)));
+  assert.equal(answers.map((a) => a.json.ClientTransactionID), Array.from({ length: 50 }, (_, i) => 1000 + i));
+  assert.equal(answers.map((a) => a.json.ServerTransactionID as number).sort((a, b) => a - b), Array.from({ length: 50 }, (_, i) => i + 1));
+}));
+
 test('common members of SafetyMonitor 0: exact values; connect, disconnect and Connected', () => withAlpaca(ALPACA, async (d) => {
   let server = 0;
   const minor = VERSION.split('.').slice(0, 2).join('.');
