@@ -1,13 +1,17 @@
 import { parseConfigFile } from '../lib/config-file.js';
 import { ConfigError } from '../lib/errors.js';
 import { resolveAlarms, type AlarmSpec } from './alarms/config.js';
+import { resolveAlpaca, type AlpacaSpec } from './alpaca/config.js';
+import { resolveConditions, type ConditionsConfig } from './conditions/config.js';
 import { resolveSinks } from './forward/config.js';
 import { resolveNotify } from './forward/notify-config.js';
 import type { SinkSpec } from './forward/sink.js';
+import { resolveBoltwood, type BoltwoodSpec } from './outputs/boltwood-config.js';
 import { resolveSafety, type SafetySpec } from './safety/config.js';
 
 // The `--config FILE` (TOML) parsed once and each section checked by the room that owns it:
-// [[sink]] and [[notify]] (daemon/forward/), [safety] (daemon/safety/), [[alarm]] (daemon/alarms/). Any mistake is a
+// [[sink]] and [[notify]] (daemon/forward/), [safety] (daemon/safety/), [[alarm]] (daemon/alarms/),
+// [conditions] (daemon/conditions/), [boltwood] (daemon/outputs/), [alpaca] (daemon/alpaca/). Any mistake is a
 // ConfigError naming the key's path (`f.toml: alarm 2: severity`).
 
 /** What the config file and the `--forward` URLs configure. */
@@ -17,6 +21,12 @@ export interface ConfigSections {
   alarms: AlarmSpec[];
   /** The [safety] section; undefined without one (the verdict is then unsafe, not configured). */
   safety: SafetySpec | undefined;
+  /** The [conditions] mapping (no mappings without the section). */
+  conditions: ConditionsConfig;
+  /** The [boltwood] section; undefined without one (no file is written). */
+  boltwood: BoltwoodSpec | undefined;
+  /** The [alpaca] section; undefined without one (no Alpaca server). */
+  alpaca: AlpacaSpec | undefined;
 }
 
 /** The sections of the config file's text (none without one) and the `--forward` URLs, checked. */
@@ -32,5 +42,9 @@ export function resolveConfigSections(input: { configText?: string; configFile?:
     names.add(n.name);
   }
   const safety = resolveSafety(configDoc.safety, where);
-  return { forward: [...sinks, ...notify], alarms: resolveAlarms(configDoc, where, notify.length > 0), safety };
+  const conditions = resolveConditions(configDoc.conditions, where);
+  return {
+    forward: [...sinks, ...notify], alarms: resolveAlarms(configDoc, where, notify.length > 0), safety, conditions,
+    boltwood: resolveBoltwood(configDoc.boltwood, where), alpaca: resolveAlpaca(configDoc.alpaca, where),
+  };
 }

@@ -26,7 +26,7 @@ export interface ForwardFlags {
  */
 export async function runDaemonForeground(flags: DaemonFlags & ForwardFlags, options: { logFile?: string } = {}): Promise<number> {
   const config = resolveDaemonConfig(flags, process.env, os.homedir(), await machineNames(SYSTEM), os.hostname());
-  const { forward, alarms, safety } = resolveConfigSections({ configFile: flags.config, configText: readConfig(flags.config), forward: flags.forward }, process.env);
+  const { forward, alarms, safety, conditions, boltwood, alpaca } = resolveConfigSections({ configFile: flags.config, configText: readConfig(flags.config), forward: flags.forward }, process.env);
   let logFile: LogFile | undefined;
   const drops = new LogDrops(Date.now);
   if (options.logFile !== undefined) {
@@ -59,7 +59,7 @@ export async function runDaemonForeground(flags: DaemonFlags & ForwardFlags, opt
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
-    daemon = await startDaemon(config, { clock: systemClock, logger, forward, alarms, safety, logDropped: () => drops.status() });
+    daemon = await startDaemon(config, { clock: systemClock, logger, forward, alarms, safety, conditions, boltwood, alpaca, logDropped: () => drops.status() });
     if (stopRequested) void daemon.close();
     await daemon.closed;
     return 0;

@@ -9,6 +9,12 @@ import { formatTs, type Clock } from '../lib/time.js';
 import { VERSION } from '../lib/version.js';
 import { holderOf, portInUse } from './port-holder.js';
 import { AlarmEngine } from './alarms/engine.js';
+import type { AlpacaSpec } from './alpaca/config.js';
+import { alpacaDevices, servedTypes } from './alpaca/devices.js';
+import { startAlpaca, type RunningAlpaca } from './alpaca/server.js';
+import type { ConditionsConfig } from './conditions/config.js';
+import { readConditions } from './conditions/read.js';
+import { loadUniqueIds, uniqueIdsFile } from './alpaca/unique-ids.js';
 import type { AlarmSpec } from './alarms/config.js';
 import { alarmStateFile } from './alarms/state-file.js';
 import { startForwarding, type Forwarding } from './forward/forwarding.js';
@@ -18,6 +24,8 @@ import { CHECK_INTERVAL_MS, StaleWatch } from './freshness/stale-events.js';
 import { learnedLimitsFile, readLearnedLimits } from './freshness/limits-file.js';
 import { LearnedLimitsKeeper } from './freshness/limits-keeper.js';
 import { History } from './history/history.js';
+import type { BoltwoodSpec } from './outputs/boltwood-config.js';
+import { createOutputs } from './outputs/outputs.js';
 import type { SafetySpec } from './safety/config.js';
 import { SafetyVerdict } from './safety/verdict.js';
 import { Rollups } from './rollup/rollups.js';
@@ -46,6 +54,8 @@ export interface RunningDaemon {
   readonly safety: SafetyVerdict;
   /** The configured alarms (none without [[alarm]] tables). */
   readonly alarms: AlarmEngine;
+  /** The ASCOM Alpaca server, when [alpaca] configured one. */
+  readonly alpaca: RunningAlpaca | undefined;
   /** The bound address as `host:port` (port resolved when 0 was asked for). */
   readonly address: string;
   readonly port: number;
@@ -87,6 +97,12 @@ export async function startDaemon(config: DaemonConfig, deps: {
   safety?: SafetySpec;
   /** How often the safety verdict judges every rule again (ms; default 1000, 0: only on readings and timers). */
   safetyIntervalMs?: number;
+  /** The config file's `[alpaca]` section, checked (none: no Alpaca server). */
+  alpaca?: AlpacaSpec;
+  /** The config file's `[conditions]` mapping, checked (none: no properties mapped). */
+  conditions?: ConditionsConfig;
+  /** The config file's `[boltwood]` section, checked (none: no file is written). */
+  boltwood?: BoltwoodSpec;
   /** The chunk size (characters) of GET /current and the snapshot (default 1 Mi); tests make it small. */
   viewChunkChars?: number;
   /** The log lines that could not be written (GET /status `log_dropped`); the edge counts them. */
@@ -138,6 +154,9 @@ export async function startDaemon(config: DaemonConfig, deps: {
   });
   const watch = new StaleWatch({ store, judge, clock: deps.clock, logger, intervalMs: deps.freshnessIntervalMs ?? CHECK_INTERVAL_MS });
   const safety = new SafetyVerdict({ store, judge, clock: deps.clock, logger, spec: deps.safety, intervalMs: deps.safetyIntervalMs ?? CHECK_INTERVAL_MS });
+  const outputs = createOutputs({
+    verdict: safety, judge, conditions: deps.conditions ?? { mappings: [] }, clock: deps.clock, logger, zone: config.zone, boltwood: deps.boltwood, io: deps.fs,
+  });
   const alarms = new AlarmEngine({
     specs: deps.alarms ?? [], store, judge, clock: deps.clock, logger, file: alarmStateFile(config.siteDir),
     intervalMs: deps.freshnessIntervalMs ?? CHECK_INTERVAL_MS,
@@ -162,6 +181,7 @@ export async function startDaemon(config: DaemonConfig, deps: {
     throw new StartupError(`the rollups under ${config.siteDir}/.meridian/rollups cannot be opened (${(error as Error).message})`, { cause: error });
   }
   let warming = true;
+  let alpaca: RunningAlpaca | undefined;
   const close = (options?: { now?: boolean }) => {
     if (closing) {
       if (options?.now) void drain.stop(0);
@@ -172,11 +192,12 @@ export async function startDaemon(config: DaemonConfig, deps: {
       // open streams never finish by themselves: end them first, so that the drain is not
       // held until its deadline
       streams.close();
-      await Promise.all([drain.stop(options?.now ? 0 : config.shutdownTimeoutMs), forwarding.stop()]);
+      await Promise.all([drain.stop(options?.now ? 0 : config.shutdownTimeoutMs), forwarding.stop(), alpaca?.close()]);
       await housekeeping?.close();
       watch.stop();
       stopLearning();
       keeper.stop();
+      outputs.stop();
       safety.stop();
       alarms.stop();
       await rollups?.close();
@@ -202,6 +223,8 @@ export async function startDaemon(config: DaemonConfig, deps: {
     logDropped: deps.logDropped ?? (() => undefined),
     onShutdown: () => { logger.info('shutdown requested over HTTP'); void close(); },
     freshness: { judge, watch }, safety, alarms,
+    protocols: outputs,
+    alpaca: () => alpaca && { address: alpaca.address, port: alpaca.port, discovery_port: alpaca.discoveryPort },
   });
   server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
     drain.admit(res);
@@ -224,6 +247,24 @@ export async function startDaemon(config: DaemonConfig, deps: {
   }
   const port = (server.address() as AddressInfo).port;
   address = hostPort(config.host, port);
+  if (deps.alpaca) {
+    try {
+      const conditions = deps.conditions ?? { mappings: [] };
+      const uniqueIds = loadUniqueIds(uniqueIdsFile(config.siteDir), servedTypes(conditions), io, (message) => logger.warn(message), deps.clock.now());
+      const judging = judge;
+      const devices = alpacaDevices({
+        verdict: safety, conditions, readConditions: () => readConditions(judging, conditions, deps.clock.now()),
+        version: VERSION, now: () => deps.clock.now(), uniqueIds,
+      });
+      alpaca = await startAlpaca(deps.alpaca, { devices, version: VERSION, logger });
+    } catch (error) {
+      await drain.stop(0);
+      await rollups?.close();
+      await store.close();
+      metrics.close();
+      throw new StartupError((error as Error).message, { cause: error });
+    }
+  }
   forwarding = startForwarding(deps.forward ?? [], {
     store, siteDir: config.siteDir, clock: deps.clock, logger, fsync: config.fsync, unit: config.unitId,
     alarmState: (id) => (alarms.configured && alarms.has(id) ? alarms.get(id).state : undefined),
@@ -237,12 +278,13 @@ export async function startDaemon(config: DaemonConfig, deps: {
   watch.start();
   keeper.start();
   safety.start();
+  outputs.start();
   // after the forwarders: a [[notify]] sink's first cursor is taken before any escalation is recorded
   alarms.onChange((alarm) => streams.deliverAlarm(exactJson(alarm)));
   alarms.start();
   housekeeping?.start();
   return {
-    server, store, freshness: { judge, watch }, safety, alarms, get forwarding() { return forwarding; }, address, port, closed, close, housekeeping,
+    server, store, freshness: { judge, watch }, safety, alarms, alpaca, get forwarding() { return forwarding; }, address, port, closed, close, housekeeping,
     routes: app.routes.map(([method, path]) => [method, path] as const),
   };
 }

@@ -3,7 +3,9 @@ import { ConfigError } from './errors.js';
 
 // The config file (`--config FILE`, TOML) parsed once; each section is checked by the room
 // that owns it (`[[sink]]`: daemon/forward/config.ts, `[safety]`: daemon/safety/config.ts,
-// `[[alarm]]`: daemon/alarms/config.ts, `[[notify]]`: daemon/forward/notify-config.ts).
+// `[[alarm]]`: daemon/alarms/config.ts, `[[notify]]`: daemon/forward/notify-config.ts,
+// `[conditions]`: daemon/conditions/config.ts, `[boltwood]`: daemon/outputs/boltwood-config.ts,
+// `[alpaca]`: daemon/alpaca/config.ts).
 // A top-level key no room owns is refused, so a misspelt section is never silently ignored.
 
 /** One TOML table as parsed. */
@@ -15,6 +17,9 @@ export const CONFIG_SECTIONS: Readonly<Record<string, string>> = {
   safety: '[safety]',
   alarm: '[[alarm]]',
   notify: '[[notify]]',
+  conditions: '[conditions]',
+  boltwood: '[boltwood]',
+  alpaca: '[alpaca]',
 };
 
 /** The config file's text parsed, its top-level keys checked; `where` names the file in errors. */

@@ -48,7 +48,7 @@ test('bad forwarding settings: the option, what was expected and what was given'
     ['not a URL', { forward: ['db.local'] }, '--forward url must be an mqtt://, postgres:// or http(s):// URL; got "db.local"'],
     ['same sink twice', { forward: ['mqtt://b', 'mqtt://b'] }, 'sink name must be unique across sinks (it names the cursor file); got "mqtt-b"'],
     ['not TOML', { configText: '[[sink]\n', configFile: 'f.toml' }, '--config must be a TOML file'],
-    ['unknown top-level key', { configText: 'sinks = 1', configFile: 'f.toml' }, 'f.toml: sinks must be a known key ([[sink]], [safety], [[alarm]], [[notify]]); got "sinks"'],
+    ['unknown top-level key', { configText: 'sinks = 1', configFile: 'f.toml' }, 'f.toml: sinks must be a known key ([[sink]], [safety], [[alarm]], [[notify]], [conditions], [boltwood], [alpaca]); got "sinks"'],
     ['unknown key', { configText: '[[sink]]\nurl = "mqtt://b"\ntable = "x"', configFile: 'f.toml' }, 'f.toml: sink 1: table must be a known key for a mqtt sink (see docs/forwarding.md); got "table"'],
     ['missing url', { configText: '[[sink]]\nname = "x"', configFile: 'f.toml' }, 'f.toml: sink 1 url must be a string; got "(missing)"'],
     ['batch of 0', { configText: '[[sink]]\nurl = "mqtt://b"\nbatch_records = 0', configFile: 'f.toml' }, 'f.toml: sink 1 batch_records must be a whole number from 1 to 100000; got 0'],

@@ -68,6 +68,8 @@ test('every documented answer of every route is provoked, and each matches the d
     await call('GET', '/ready', 200);
     await call('GET', '/status', 200);
     await call('GET', '/safety', 200);
+    await call('GET', '/safety/indi', 200);
+    await call('GET', '/safety/watcher', 200);
     await call('GET', '/openapi.json', 200);
     await call('GET', '/metrics', 200);
     await call('GET', '/run', 404, { code: 'NO_ACTIVE_RUN' });

@@ -16,7 +16,7 @@ const resolve = (toml: string) => resolveSafety(parseConfigFile(toml, 'f.toml').
 const rows: Array<[name: string, toml: string, message: string]> = [
   ['not a table', 'safety = 1', 'f.toml: safety must be a table ([safety]); got 1'],
   ['unknown key', '[safety]\nsafe = true', 'f.toml: safety: safe must be a known key (required, safe_for, rule; see docs/safety.md); got "safe"'],
-  ['misspelt section', '[saftey]\nrequired = []', 'f.toml: saftey must be a known key ([[sink]], [safety], [[alarm]], [[notify]]); got "saftey"'],
+  ['misspelt section', '[saftey]\nrequired = []', 'f.toml: saftey must be a known key ([[sink]], [safety], [[alarm]], [[notify]], [conditions], [boltwood], [alpaca]); got "saftey"'],
   ['required not a list', '[safety]\nrequired = "weather"', 'f.toml: safety: required must be an array of type names; got "weather"'],
   ['required empty name', '[safety]\nrequired = [""]', 'f.toml: safety: required must be an array of type names (1-256 characters, no control characters); got ""'],
   ['required not a string', '[safety]\nrequired = [1]', 'f.toml: safety: required must be an array of type names (1-256 characters, no control characters); got 1'],

@@ -30,7 +30,7 @@ export function lifecycleHandlers(deps: AppDeps, guard: Guard): Record<'health' 
       stale: freshness.judge.staleCount(deps.clock.now()), max_age: maxAge, learned: freshness.judge.learned(), recorded: store.recordedCounts(),
       authenticated, ...(warning === undefined ? {} : { warning }),
       suspended_run: suspendedRun(store), disk_full: store.diskFull() ?? null, forward: deps.forwardStatus(), ...damagedFiles(deps),
-      ...logDropped(deps), ...alarmState(deps),
+      ...logDropped(deps), ...alarmState(deps), ...outputsState(deps), ...alpacaStatus(deps),
     })),
 
     shutdown: (req, res) => {
@@ -57,6 +57,18 @@ function damagedFiles(deps: AppDeps): { damaged?: { file: string; reason: string
 function alarmState(deps: AppDeps): { alarm_state_error?: string } {
   const error = deps.alarms.stateError;
   return error === undefined ? {} : { alarm_state_error: error };
+}
+
+/** `outputs`: the file outputs' state (the Boltwood file), only when one is configured. */
+function outputsState(deps: AppDeps): { outputs?: Record<string, unknown> } {
+  const outputs = deps.protocols.status();
+  return outputs === undefined ? {} : { outputs };
+}
+
+/** `alpaca`: the ASCOM Alpaca server's address, port and discovery port, only when [alpaca] configured one. */
+function alpacaStatus(deps: AppDeps): { alpaca?: { address: string; port: number; discovery_port: number | null } } {
+  const alpaca = deps.alpaca?.();
+  return alpaca ? { alpaca } : {};
 }
 
 /** `log_dropped`: the log lines that could not be written, only when there are some. */

@@ -55,4 +55,8 @@ export interface AppDeps {
   alarms: AlarmEngine;
   /** The safety verdict (daemon/safety/): the body of GET /safety, judged when asked. */
   safety: { answerText(): string };
+  /** The verdict and the mapped conditions in INDI's forms (GET /safety/indi and /safety/watcher), and the file outputs' state (GET /status `outputs`): daemon/outputs/. */
+  protocols: { indiText(): string; watcherText(): string; status(): Record<string, unknown> | undefined };
+  /** The ASCOM Alpaca server's address and ports for GET /status, undefined without [alpaca]. */
+  alpaca?: () => { address: string; port: number; discovery_port: number | null } | undefined;
 }

@@ -49,6 +49,8 @@ export function routeTable(deps: AppDeps, guard: Guard): Route[] {
     ['POST', '/alarms/:id/shelve', alarms.shelve],
     ['DELETE', '/alarms/:id/shelve', alarms.unshelve],
     ['GET', '/safety', safety.get],
+    ['GET', '/safety/indi', safety.indi],
+    ['GET', '/safety/watcher', safety.watcher],
     ['GET', '/reports/night', reports.run],
     ['GET', '/reports/night/:day', reports.night],
     ['POST', '/rollups/rebuild', rollups.rebuild],

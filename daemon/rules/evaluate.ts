@@ -162,9 +162,14 @@ function call(name: 'abs' | 'min' | 'max' | 'dewpoint', args: readonly Expressio
 /** The dew point (°C) of air at `t` °C and `rh` % relative humidity (Magnus, b 17.62, c 243.12 °C). */
 function dewpoint(t: number, rh: number, rhNode: ExpressionNode): number | Unknown {
   if (rh <= 0 || rh > 110) return new Unknown([`${showNode(rhNode)} is not a relative humidity above 0 and at most 110 % (${rh})`]);
-  const gamma = Math.log(rh / 100) + (17.62 * t) / (243.12 + t);
-  const dew = (243.12 * gamma) / (17.62 - gamma);
+  const dew = magnusDewpoint(t, rh);
   return Number.isFinite(dew) ? dew : new Unknown([`the dew point of ${t} °C and ${rh} % cannot be computed`]);
+}
+
+/** The Magnus dew point (°C) of `t` °C and `rh` % (the rule language's dewpoint(); daemon/conditions/ computes the same); not finite when it cannot be told. */
+export function magnusDewpoint(t: number, rh: number): number {
+  const gamma = Math.log(rh / 100) + (17.62 * t) / (243.12 + t);
+  return (243.12 * gamma) / (17.62 - gamma);
 }
 
 function age(type: string, scope: RuleScope): number | Unknown {
@@ -197,7 +202,7 @@ function merge(a: unknown, b: unknown): Unknown {
 }
 
 /** What a value is, for a reason: strings and booleans shown, never a recorded number respelled. */
-function brief(v: unknown): string {
+export function brief(v: unknown): string {
   if (typeof v === 'number') return Number.isFinite(v) ? 'a number' : 'a number too large for a double';
   if (typeof v === 'boolean') return String(v);
   if (typeof v === 'string') {

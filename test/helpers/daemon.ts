@@ -46,7 +46,7 @@ export async function startTestDaemon(opts: {
   safety?: SafetySpec;
   /** How often the safety verdict judges every rule again (ms; default 1000, 0: only on readings and timers). */
   safetyIntervalMs?: number;
-  /** A config file's text (TOML: [[sink]], [[alarm]], [[notify]]), checked as `--config` is; its sinks come after `forward`. */
+  /** A config file's text (TOML: [[sink]], [[alarm]], [[notify]], [safety], [conditions], [alpaca]), checked as `--config` is; its sinks come after `forward`. */
   config?: string;
 } = {}): Promise<TestDaemon> {
   const siteDir = opts.siteDir ?? tempDir();
@@ -58,6 +58,7 @@ export async function startTestDaemon(opts: {
   const forward = [...(opts.forward ?? []), ...(sections?.forward ?? [])];
   const daemon = await startDaemon(config, { clock, logger, snapshotIntervalMs: 0, fs: opts.fs, forward, alarms: sections?.alarms, freshnessIntervalMs: opts.freshnessIntervalMs,
     viewChunkChars: opts.viewChunkChars, safety: opts.safety ?? sections?.safety, safetyIntervalMs: opts.safetyIntervalMs,
+    conditions: sections?.conditions, boltwood: sections?.boltwood, alpaca: sections?.alpaca,
   });
   return { daemon, url: `http://127.0.0.1:${daemon.port}`, port: daemon.port, siteDir, logs, close: () => daemon.close() };
 }

@@ -201,6 +201,14 @@ export const SCHEMAS = {
         ],
       },
       damaged: { $ref: '#/components/schemas/DamagedFiles' },
+      alpaca: {
+        type: 'object', required: ['address', 'port', 'discovery_port'], additionalProperties: false,
+        description: 'Only when the config file has [alpaca]: the ASCOM Alpaca server (docs/integrations.md#ascom-alpaca).',
+        properties: {
+          address: { type: 'string', description: '`host:port` of the Alpaca API.' }, port: { type: 'integer', minimum: 1, maximum: 65535 },
+          discovery_port: { description: 'The UDP discovery port, null when discovery is off.', oneOf: [{ type: 'null' }, { type: 'integer', minimum: 1, maximum: 65535 }] },
+        },
+      },
       log_dropped: {
         type: 'object', required: ['lines', 'since', 'code'], additionalProperties: false,
         description: 'Only when log lines could not be written (stderr or the log file on a full disk, a closed pipe): they were dropped, the daemon went on.',
