@@ -1,8 +1,11 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { withTestDaemon, type TestDaemon } from './helpers/daemon.js';
 import { request } from './helpers/http.js';
 import { startIndi, type IndiServer } from './helpers/indi.js';
+import { removeDir, tempDir } from './helpers/tmp.js';
 
 // INDI's own drivers (Debian's indi-bin, installed by .ci/run) pointed at the real daemon:
 // indi_weather_safety_proxy reading GET /safety/indi and indi_watcher_weather reading GET
@@ -85,5 +88,38 @@ test('the proxy and the Watcher follow the verdict: Alert within a period + 1 s,
       await indi.stop();
     }
   }));
+
+test('with a token: the proxy in script mode (curl -sf with the header, as integrations.md shows); Meridian gone: Alert after SOFT_ERROR_MAX failed reads', async () => {
+  const dir = tempDir();
+  const token = 's3cret-token';
+  try {
+    await withTestDaemon({ config: CONFIG, flags: { maxAge: `weather=${MAX_AGE_S}`, token } }, async (d) => {
+      const script = path.join(dir, 'meridian-indi-safety');
+      fs.writeFileSync(path.join(dir, 'token'), `${token}\n`);
+      fs.writeFileSync(script, `#!/bin/sh\nexec curl -sf -H "Authorization: Bearer $(cat ${path.join(dir, 'token')})" ${d.url}/safety/indi\n`, { mode: 0o755 });
+      const indi = await startIndi(['indi_weather_safety_proxy'], [PROXY]);
+      try {
+        const answer = await request(d.url, '/event', { method: 'POST', body: '{"type":"weather","data":{"t":10,"wind":12}}',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` } });
+        assert.is(answer.status, 200);
+        await indi.set(`${PROXY}.WEATHER_SAFETY_SCRIPTS.WEATHER_SAFETY_SCRIPT=${script}`, `${PROXY}.SOFT_ERROR_HYSTERESIS.SOFT_ERROR_MAX;SOFT_ERROR_RECOVERY=1;1`);
+        await indi.set(`${PROXY}.CONNECTION.CONNECT;DISCONNECT=On;Off`);
+        await indi.waitFor(`${PROXY}.WEATHER_UPDATE.PERIOD`, '60', 10_000);
+        await indi.set(`${PROXY}.WEATHER_UPDATE.PERIOD=${PERIOD_MS / 1000}`);
+        await indi.waitFor(PROXY_LIGHT, 'Ok', SAFE_FOR_MS + PERIOD_MS + 5000);
+        // the daemon goes away: each read fails (curl prints nothing); the proxy retries every 5 s and gives up safe after 2
+        await d.close();
+        const gone = Date.now();
+        const alert = await indi.waitFor(PROXY_LIGHT, 'Alert', 15_000);
+        assert.ok(alert - gone <= PERIOD_MS + 5000 + 2000, `Alert ${alert - gone} ms after the daemon stopped`);
+        assert.is(await indi.get(`${PROXY}.WEATHER_SAFETY_REASONS.Reasons`), 'Max softerrors reached while Weather was SAFE');
+      } finally {
+        await indi.stop();
+      }
+    });
+  } finally {
+    removeDir(dir);
+  }
+});
 
 test.run();
