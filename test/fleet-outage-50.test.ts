@@ -42,17 +42,24 @@ async function agrees(d: ChildDaemon, unit: string): Promise<boolean> {
   return sorted(view) === sorted(central);
 }
 
-// each unit posts 1 event a second over four types, until stopped
+// each unit posts 1 event a second over four types, until stopped; stop() rejects with the first failure
 function posting(units: readonly ChildDaemon[]): { stop(): Promise<void> } {
   let running = true;
+  const failures: unknown[] = [];
   const loops = units.map(async (d, u) => {
     for (let n = 0; running; n++) {
       const answer = await postEvent(d.url, { type: ['weather', 'dome', 'mount', 'power'][n % 4]!, data: { u, n } });
       if (answer.status !== 200) throw new Error(`unit ${u}: POST /event answered ${answer.status} ${answer.text}`);
       await new Promise((resolve) => setTimeout(resolve, 1000));
     }
-  });
-  return { stop: async () => { running = false; await Promise.all(loops); } };
+  }).map((loop) => loop.catch((error: unknown) => { failures.push(error); }));
+  return {
+    stop: async () => {
+      running = false;
+      await Promise.all(loops);
+      if (failures.length > 0) throw failures[0];
+    },
+  };
 }
 
 // a process's peak resident memory in KiB (VmHWM of /proc/PID/status)
