@@ -1,30 +1,12 @@
 import pg from 'pg';
 import { tableNames } from '../daemon/forward/postgres-schema.js';
 import { redactUrlText } from '../daemon/forward/secrets.js';
+import type { UnitRow } from '../table/fleet-units.js';
 import { CommandFailure, NoPeer } from './failure.js';
 
 // What `telemetry fleet` reads from the fleet's PostgreSQL tables (docs/fleet.md): each unit's
 // line with its current readings, and each unit's seqs per stream. Ages are the database's
 // clock (`now()`), the clock every unit's last_heard is written with.
-
-/** One unit as the database knows it (times in the envelope's form, UTC with ms). */
-export interface UnitRow {
-  unit: string;
-  version: string | null;
-  lag_events: number;
-  lag_seconds: number;
-  last_heard: string;
-  /** Seconds since last_heard, by the database's clock. */
-  heard_s: number;
-  newest_ts: string | null;
-  /** When two daemons with this unit id were last seen taking turns, and how long ago (s, the database's clock); null: never. */
-  duplicate_at: string | null;
-  duplicate_s: number | null;
-  /** `data.safe` of its current `meridian.safety` reading (the daemon's safety verdict) when a boolean; null: not known. */
-  safe: boolean | null;
-  /** Its current readings: type, age in seconds by the database's clock (null: no ts), the reading's own limit. */
-  readings: { type: string; age_s: number | null; max_age_s: unknown }[];
-}
 
 /** One stream of one unit: its seqs and the gaps between them. */
 export interface CoverageRow {

@@ -1,12 +1,12 @@
 import { isTableName } from '../daemon/forward/postgres-schema.js';
 import { redactUrlText } from '../daemon/forward/secrets.js';
 import { ConfigError } from '../lib/errors.js';
-import { maxAgeOf, parseMaxAge, readingMaxAge, type MaxAgeRules } from '../lib/max-age.js';
-import { formatAge } from '../table/format.js';
+import { parseMaxAge } from '../lib/max-age.js';
+import { columnLines, fleetTotals, fleetUnits, unitCells, UNIT_HEADS, type FleetUnit } from '../table/fleet-units.js';
 import { EXIT } from './failure.js';
-import type { CoverageRow, UnitRow } from './fleet-query.js';
+import type { CoverageRow } from './fleet-query.js';
 import { say, show, type CliIo } from './io.js';
-import { secondsOption, switchOption, textOption, UsageError, type ParsedOptions } from './options.js';
+import { requireWith, secondsOption, switchOption, textOption, UsageError, type ParsedOptions } from './options.js';
 
 // `telemetry fleet`: one line per unit of a fleet's PostgreSQL (docs/fleet.md): silent units
 // first (nothing heard for --silent-after), then those with stale readings, with their lag,
@@ -16,29 +16,10 @@ import { secondsOption, switchOption, textOption, UsageError, type ParsedOptions
 const DEFAULT_SILENT_MS = 60_000;
 const DEFAULT_MAX_AGE = '*=600';
 const DEFAULT_TIMEOUT_MS = 10_000;
+// --follow polls the database this often (one light query): a change is on screen within about this
+const DEFAULT_INTERVAL_MS = 500;
 // where --db is read from when not given
 const DB_VARIABLE = 'MERIDIAN_TELEMETRY_FLEET_DB';
-// two daemons with one unit id seen this recently: the unit shows as duplicate
-const DUPLICATE_WINDOW_S = 600;
-
-/** A unit as the table and --json show it. */
-export interface FleetUnit {
-  unit: string;
-  state: 'silent' | 'duplicate' | 'stale' | 'ok';
-  last_heard: string;
-  heard_s: number;
-  types: number;
-  stale: number;
-  stale_types: string[];
-  lag_events: number;
-  lag_seconds: number;
-  version: string | null;
-  newest_ts: string | null;
-  /** When two daemons with this unit id were last seen taking turns (null: never). */
-  duplicate_at: string | null;
-  /** The unit's safety verdict (its current `meridian.safety` reading's `data.safe`); null: not known (none, or not a boolean). */
-  safe: boolean | null;
-}
 
 /** Run `fleet` or `fleet coverage`; resolves the exit code. */
 export async function runFleet(what: unknown, opts: ParsedOptions, io: CliIo): Promise<number> {
@@ -52,6 +33,10 @@ export async function runFleet(what: unknown, opts: ParsedOptions, io: CliIo): P
   if (!isTableName(table)) throw new ConfigError('--table', 'a lower-case name (letters, digits, _), optionally schema.table', table);
   const timeoutMs = secondsOption(opts, 'timeout', DEFAULT_TIMEOUT_MS, { max: 600 });
   const json = switchOption(opts, 'json');
+  const follow = switchOption(opts, 'follow');
+  if (!follow) requireWith(opts, ['interval'], 'follow');
+  if (follow && what === 'coverage') throw new UsageError('--follow applies to the units, not to coverage');
+  const intervalMs = secondsOption(opts, 'interval', DEFAULT_INTERVAL_MS, { min: 0.1, max: 3600 });
   const query = await import('./fleet-query.js');
   if (what === 'coverage') {
     const rows = await query.queryCoverage(db, table, timeoutMs);
@@ -60,7 +45,12 @@ export async function runFleet(what: unknown, opts: ParsedOptions, io: CliIo): P
   }
   const silentMs = secondsOption(opts, 'silent-after', DEFAULT_SILENT_MS);
   const rules = parseMaxAge(textOption(opts, 'max-age') ?? DEFAULT_MAX_AGE, '--max-age');
-  const units = fleetUnits(await query.queryUnits(db, table, timeoutMs), silentMs, rules);
+  const poll = async () => fleetUnits(await query.queryUnits(db, table, timeoutMs), silentMs, rules);
+  if (follow) {
+    const where = `${redactUrlText(db)} (${table})`;
+    return (await import('./fleet-follow.js')).followFleet({ poll, where, intervalMs, json }, io);
+  }
+  const units = await poll();
   show(io, json ? `${JSON.stringify(units)}\n` : unitLines(units).map((l) => `${l}\n`).join(''));
   const silent = units.filter((u) => u.state === 'silent');
   if (silent.length === 0) return EXIT.OK;
@@ -68,34 +58,9 @@ export async function runFleet(what: unknown, opts: ParsedOptions, io: CliIo): P
   return EXIT.NOT_FRESH;
 }
 
-/** The units judged and ordered: silent first, then those with two daemons, then those with stale readings, unsafe ones first in each, then by stale readings (most first), then by name. */
-export function fleetUnits(rows: readonly UnitRow[], silentMs: number, rules: MaxAgeRules): FleetUnit[] {
-  const units = rows.map((r): FleetUnit => {
-    const staleTypes = r.readings.filter((reading) => {
-      const limit = readingMaxAge({ type: reading.type, meta: { max_age_s: reading.max_age_s } }) ?? maxAgeOf(rules, reading.type);
-      return limit !== undefined && (reading.age_s === null || reading.age_s > limit);
-    }).map((reading) => reading.type);
-    const silent = r.heard_s * 1000 > silentMs;
-    const duplicate = r.duplicate_s !== null && r.duplicate_s <= DUPLICATE_WINDOW_S;
-    return {
-      unit: r.unit, state: silent ? 'silent' : duplicate ? 'duplicate' : staleTypes.length > 0 ? 'stale' : 'ok', last_heard: r.last_heard, heard_s: Math.max(0, r.heard_s),
-      types: r.readings.length, stale: staleTypes.length, stale_types: staleTypes, lag_events: r.lag_events, lag_seconds: r.lag_seconds,
-      version: r.version, newest_ts: r.newest_ts, duplicate_at: r.duplicate_at, safe: r.safe,
-    };
-  });
-  const rank = { silent: 0, duplicate: 1, stale: 2, ok: 3 };
-  const unsafe = (u: FleetUnit) => (u.safe === false ? 0 : 1);
-  return units.sort((a, b) => rank[a.state] - rank[b.state] || unsafe(a) - unsafe(b) || b.stale - a.stale || (a.unit < b.unit ? -1 : a.unit > b.unit ? 1 : 0));
-}
-
 // UNIT STATE SAFE STALE HEARD LAG VERSION, columns as wide as their widest cell, then the totals
 function unitLines(units: readonly FleetUnit[]): string[] {
-  const rows = units.map((u) => [u.unit, u.state, u.safe === null ? '-' : u.safe ? 'safe' : 'UNSAFE', `${u.stale}/${u.types}`, `${formatAge(u.heard_s * 1000)} ago`,
-    u.lag_events === 0 ? '0' : `${u.lag_events} / ${formatAge(u.lag_seconds * 1000)}`, u.version ?? '-']);
-  const count = (state: FleetUnit['state']) => units.filter((u) => u.state === state).length;
-  const duplicates = count('duplicate') > 0 ? `, ${count('duplicate')} with two daemons on one unit id` : '';
-  const total = `${units.length} unit(s): ${count('silent')} silent${duplicates}, ${count('stale')} with stale readings, ${count('ok')} ok`;
-  return [...columns([['UNIT', 'STATE', 'SAFE', 'STALE', 'HEARD', 'LAG', 'VERSION'], ...rows]), total];
+  return [...columnLines([[...UNIT_HEADS], ...units.map(unitCells)]), fleetTotals(units)];
 }
 
 // UNIT STREAM SEQS EVENTS TWICE GAPS (the first three ranges, then how many more)
@@ -105,10 +70,5 @@ function coverageLines(rows: readonly CoverageRow[]): string[] {
     const more = r.gaps.length > 3 ? ` +${r.gaps.length - 3} more` : '';
     return [r.unit, r.stream, `${r.first}-${r.last}`, String(r.events), String(r.twice), r.gaps.length === 0 ? 'none' : `${ranges.join(', ')}${more}`];
   });
-  return columns([['UNIT', 'STREAM', 'SEQS', 'EVENTS', 'TWICE', 'GAPS'], ...cells]);
-}
-
-function columns(rows: readonly string[][]): string[] {
-  const width = (i: number) => Math.max(...rows.map((r) => r[i]!.length));
-  return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(width(i)))).join('  ').trimEnd());
+  return columnLines([['UNIT', 'STREAM', 'SEQS', 'EVENTS', 'TWICE', 'GAPS'], ...cells]);
 }

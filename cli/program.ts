@@ -235,7 +235,10 @@ export function buildProgram(io: CliIo) {
     .option('--silent-after', 'Seconds without a word from a unit before it is silent (default 60)')
     .option('--max-age', 'When readings turn stale, in seconds per type: weather=180,*=600 (default *=600; a reading\'s own max_age_s wins)')
     .option('--timeout', 'Seconds to wait for the database (default 10)')
+    .option('--follow', 'Keep watching: the fleet console on a terminal, one JSON line of the units per poll when piped or with --json')
+    .option('--interval', 'With --follow: seconds between polls of the database (default 0.5)')
     .example(`${p}fleet --db postgres://meridian@db.site/observatory`)
+    .example(`${p}fleet --follow --db postgres://meridian@db.site/observatory`)
     .example(`${p}fleet --db postgres://meridian@db.site/observatory --json | jq '.[] | select(.state != "ok")'`)
     .example(`${p}fleet coverage --db postgres://meridian@db.site/observatory`)
     .action(async (view: unknown, opts: ParsedOptions) => (await import('./fleet.js')).runFleet(view, opts, io));

@@ -4,8 +4,9 @@
 // hold every acknowledged event, and writes the figures as JSON to bench-results/.
 // It never fails a test run: it is not part of npm test, and missed targets are printed,
 // not thrown. Options: --quick, --rounds N, --seconds S, --events N, --history N,
-// --query-lines N, --loader autocannon|wrk, --only post,get,rss,startup,forward,batch,metrics,compress,history,history-gz,fanout,console,rules,night,rollup-query,rollup-ingest
-// (forward-ingest: only the forwarding POST part), --forward-events N, --night-lines N, --out DIR.
+// --query-lines N, --loader autocannon|wrk, --only post,get,rss,startup,forward,batch,metrics,compress,history,history-gz,fanout,console,rules,night,rollup-query,rollup-ingest,fleet
+// (forward-ingest: only the forwarding POST part), --forward-events N, --night-lines N, --fleet-units N,
+// --fleet-rate N (events/s per unit), --fleet-backlog N, --fleet-window S, --out DIR.
 // See docs/performance.md and docs/forwarding.md.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -13,6 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { hasWrk, pinTo, runLoad } from './bench/load.mjs';
+import { fleetBench, fleetReport } from './bench/fleet.mjs';
 import { forwardReport, forwardRun } from './bench/forward.mjs';
 import { batchIngest, compression, metricsScrape } from './bench/ops.mjs';
 import { eventBodies, weatherEvent } from './bench/payload.mjs';
@@ -33,7 +35,8 @@ const { values: opt } = parseArgs({
     quick: { type: 'boolean', default: false }, rounds: { type: 'string' }, seconds: { type: 'string' },
     events: { type: 'string' }, history: { type: 'string' }, 'query-lines': { type: 'string' }, loader: { type: 'string' },
     only: { type: 'string' }, out: { type: 'string', default: 'bench-results' }, 'forward-events': { type: 'string' },
-    'night-lines': { type: 'string' },
+    'night-lines': { type: 'string' }, 'fleet-units': { type: 'string' }, 'fleet-rate': { type: 'string' }, 'fleet-backlog': { type: 'string' },
+    'fleet-window': { type: 'string' },
   },
 });
 const quick = opt.quick;
@@ -45,7 +48,9 @@ const queryLines = Number(opt['query-lines'] ?? (quick ? 1_000_000 : 10_000_000)
 // wrk (C, steadier figures) when installed, else autocannon (installed with the dev dependencies)
 const loader = opt.loader ?? (hasWrk() ? 'wrk' : 'autocannon');
 if (loader === 'wrk' && !hasWrk()) throw new Error('--loader wrk: wrk is not installed');
-const phases = new Set((opt.only ?? 'post,get,rss,startup,forward,batch,metrics,compress,history,history-gz,fanout,console,rules,night,rollup-query,rollup-ingest').split(','));
+const phases = new Set((opt.only ?? 'post,get,rss,startup,forward,batch,metrics,compress,history,history-gz,fanout,console,rules,night,rollup-query,rollup-ingest,fleet').split(','));
+// the fleet phase: units posting steadily, a unit back with a day of backlog at one event a second
+const fleet = { units: Number(opt['fleet-units'] ?? 10), rate: Number(opt['fleet-rate'] ?? 20), backlog: Number(opt['fleet-backlog'] ?? 86_400), windowS: Number(opt['fleet-window'] ?? 10) };
 const nightLines = Number(opt['night-lines'] ?? 1_000_000);
 const forwardEvents = Number(opt['forward-events'] ?? (quick ? 100_000 : 1_000_000));
 const cpus = os.availableParallelism?.() ?? os.cpus().length;
@@ -97,6 +102,7 @@ try {
   if (phases.has('rollup-query')) await phase('rollup-query', async () => { results.figures.rollupQuery = await rollupQueryBench({ tmp, lines: queryLines, pin: serverPin, log, quick }); });
   if (phases.has('rollup-ingest')) await phase('rollup-ingest', async () => { results.figures.rollupIngest = await rollupIngestBench({ tmp, rounds, seconds, pin: serverPin, load, log, problems: results.problems }); });
   if (phases.has('fanout')) await phase('fanout', async () => { results.figures.fanout = await fanoutBench({ tmp, pin: serverPin, loadPin, seconds, subscribers: 100, rate: 2000, log }); });
+  if (phases.has('fleet')) await phase('fleet', async () => { results.figures.fleet = await fleetBench({ tmp, ...fleet, log }); });
 } finally {
   for (const s of stops) await s.stop();
   fs.rmSync(tmp, { recursive: true, force: true });
@@ -263,6 +269,7 @@ function printReport() {
       `(target < 1000 ms: ${met(s.withSnapshotMs < 1000)}), snapshot deleted (full replay) ${s.fullReplayMs.toFixed(0)} ms, replay peak RSS ${s.replayPeakMiB.toFixed(0)} MiB`);
   }
   if (f.forward) out.push(...forwardReport(f.forward, met));
+  if (f.fleet) out.push(...fleetReport(f.fleet, met));
   if (f.batchIngest) {
     const b = f.batchIngest;
     out.push('', `POST /events, NDJSON batches of 1,000 events, 4 connections (events/s; baseline: bare Node parsing and appending the same lines to a file)`);

@@ -11,7 +11,10 @@ import { removeDir, tempDir } from './helpers/tmp.js';
 
 // kill -9 of the daemon (a child process) while its three sinks are mid-batch, then a restart:
 // nothing is missing anywhere, the table has each event exactly once, and what is sent twice
-// is at most the one batch that was in flight.
+// is at most the one batch that was in flight. The daemon runs with --max-age '*=none': the
+// weather posted every few ms gets a learned limit of 5 s, and a meridian.stale event recorded
+// 5 s after the last post (the sinks catching up slowly on a loaded machine) took a seq the
+// test never posted (seen as "seq acked+1 in the table").
 
 const BATCH = 40;
 
@@ -28,7 +31,7 @@ test('kill -9 mid-batch, then restart: nothing missing, the table exactly once, 
   ].join('\n'));
   let d: ChildDaemon | undefined;
   try {
-    d = await spawnDaemon({ siteDir, args: ['--config', config] });
+    d = await spawnDaemon({ siteDir, args: ['--config', config, '--max-age', '*=none'] });
     // post steadily until the peer holds a batch in flight, then kill the daemon at once
     let acked = 0;
     let holding = false;
@@ -44,7 +47,7 @@ test('kill -9 mid-batch, then restart: nothing missing, the table exactly once, 
     assert.is(await d.exited, 'SIGKILL');
     assert.ok(acked > 2 * BATCH, `acknowledged ${acked}`);
 
-    d = await spawnDaemon({ siteDir, args: ['--config', config] });
+    d = await spawnDaemon({ siteDir, args: ['--config', config, '--max-age', '*=none'] });
     for (let i = 1; i <= 10; i++) acked = (await postEvent(d.url, { type: 'weather', data: -i })).json.seq;
     for (const name of ['bus', 'db', 'peer']) await caughtUp(d.url, name, 30_000);
 
@@ -52,8 +55,9 @@ test('kill -9 mid-batch, then restart: nothing missing, the table exactly once, 
     const table = await pg.query<{ seq: string }>('SELECT seq FROM crash ORDER BY seq');
     const seqs = table.map((r) => Number(r.seq));
     const twice = seqs.filter((seq, i) => seqs[i - 1] === seq);
-    const rows = twice.length === 0 ? [] : await pg.query('SELECT unit, stream, seq, ts, line FROM crash WHERE seq = ANY($1::bigint[]) ORDER BY seq', [twice]);
-    assert.equal(seqs, all, `the table: every event exactly once${twice.length === 0 ? '' : ` (held twice: ${JSON.stringify(rows)})`}`);
+    const odd = [...twice, ...seqs.filter((seq) => seq > acked)];
+    const rows = odd.length === 0 ? [] : await pg.query('SELECT unit, stream, seq, ts, line FROM crash WHERE seq = ANY($1::bigint[]) ORDER BY seq', [odd]);
+    assert.equal(seqs, all, `the table: every event exactly once${odd.length === 0 ? '' : ` (held twice or beyond the last acknowledged seq ${acked}: ${JSON.stringify(rows)})`}`);
 
     const peerSeqs = peer.records.map((r) => r.seq);
     assert.equal([...new Set(peerSeqs)].sort((a, b) => a - b), all, 'the HTTP peer: nothing missing');

@@ -3,9 +3,11 @@ import type { TelemetryClient } from '../client/client.js';
 import { systemClock } from '../lib/time.js';
 import type { ThemeName } from '../table/palette.js';
 import { runConsole } from './console.js';
+import { runFleetConsole, type FleetConsoleConfig } from './fleet-console.js';
 
 // The live console's entry (docs/console.md): the CLI calls openConsole when
-// `current [TYPE] --follow` runs on a terminal. See docs/console.md.
+// `current [TYPE] --follow` runs on a terminal, openFleetConsole when `fleet --follow` does
+// (docs/fleet.md).
 
 /** What the CLI hands the console when `current [TYPE] --follow` runs on a terminal. */
 export interface ConsoleOptions {
@@ -42,4 +44,9 @@ function userName(): string {
   } catch {
     return process.env.USER ?? process.env.LOGNAME ?? 'unknown';
   }
+}
+
+/** Open the fleet console (`telemetry fleet --follow` on a terminal); resolves with the exit code once the operator quits. */
+export async function openFleetConsole(options: FleetConsoleConfig): Promise<number> {
+  return runFleetConsole(options);
 }

@@ -12,7 +12,7 @@ import { removeDir, tempDir } from './tmp.js';
 
 function runBench(out: string, only: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const args = ['scripts/bench.mjs', '--rounds', '1', '--seconds', '1', '--events', '5000', '--history', '5000',
-    '--query-lines', '5000', '--forward-events', '2000', '--night-lines', '5000', '--only', only.join(','), '--out', out];
+    '--query-lines', '5000', '--forward-events', '2000', '--night-lines', '5000', '--fleet-units', '3', '--fleet-rate', '5', '--fleet-backlog', '5000', '--fleet-window', '1', '--only', only.join(','), '--out', out];
   const child = spawn(process.execPath, args, { cwd: ROOT, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
