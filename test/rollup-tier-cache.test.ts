@@ -53,4 +53,19 @@ test('the tier cache answers what the file holds, through every state of the fil
   }
 });
 
+test('queries of one file at once parse its lines once (no bucket twice)', async () => {
+  const dir = tempDir();
+  try {
+    const file = path.join(dir, 'weather.ndjson');
+    fs.writeFileSync(file, Array.from({ length: 2000 }, (_, i) => line(i, String(i))).join(''));
+    const cache = new TierCache();
+    const answers = await Promise.all(Array.from({ length: 4 }, () => cache.read(file, -Infinity, Infinity)));
+    fs.appendFileSync(file, line(2000, '1'));
+    answers.push(...await Promise.all(Array.from({ length: 4 }, () => cache.read(file, -Infinity, Infinity))));
+    assert.equal(answers.map((a) => a.length), [2000, 2000, 2000, 2000, 2001, 2001, 2001, 2001]);
+  } finally {
+    removeDir(dir);
+  }
+});
+
 test.run();

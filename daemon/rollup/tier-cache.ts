@@ -23,6 +23,8 @@ interface Entry {
 /** The parsed tier files of one rollups directory (owned by its Rollups; never shared). */
 export class TierCache {
   private readonly entries = new Map<string, Entry>();
+  /** Per file: the update under way (queries of one file wait for each other). */
+  private readonly busy = new Map<string, Promise<void>>();
 
   /** The buckets of `file` that overlap [from, to) (ms), in order; none when it does not exist. */
   async read(file: string, from: number, to: number): Promise<BucketText[]> {
@@ -44,8 +46,20 @@ export class TierCache {
     return overlapping(entry.buckets, from, to);
   }
 
-  /** The entry of `file`, brought up to `size` bytes (the most recently used last, the oldest dropped past TOTAL_LIMIT). */
+  /** The entry of `file` brought up to `size` bytes, one query of a file at a time (two at once would parse the same lines twice into it). */
   private async entryOf(file: string, identity: string, size: number): Promise<Entry> {
+    const run = (this.busy.get(file) ?? Promise.resolve()).then(() => this.update(file, identity, size));
+    const tail = run.then(() => undefined, () => undefined);
+    this.busy.set(file, tail);
+    try {
+      return await run;
+    } finally {
+      if (this.busy.get(file) === tail) this.busy.delete(file);
+    }
+  }
+
+  /** Bring the entry of `file` up to `size` bytes (the most recently used last, the oldest dropped past TOTAL_LIMIT). */
+  private async update(file: string, identity: string, size: number): Promise<Entry> {
     let entry = this.entries.get(file);
     if (!entry || entry.identity !== identity || entry.size > size) entry = { identity, size: 0, buckets: [] };
     if (entry.size < size) await appendLines(file, entry, size);
