@@ -13,7 +13,7 @@ export const CHART_SPANS = { '1h': 3_600_000, '6h': 6 * 3_600_000, '24h': 24 * 3
 export type ChartSpan = keyof typeof CHART_SPANS;
 
 /** Bucket lengths of the steps (a `night` bucket is taken as 24 h for live readings). */
-const STEP_MS: Readonly<Record<RollupAnswer['step'], number>> = { '1m': 60_000, '15m': 900_000, '1h': 3_600_000, night: 86_400_000 };
+export const STEP_MS: Readonly<Record<RollupAnswer['step'], number>> = { '1m': 60_000, '15m': 900_000, '1h': 3_600_000, night: 86_400_000 };
 
 /** One field's buckets: start (ms), sum and count of the values. */
 export interface ChartBucket {
@@ -37,6 +37,8 @@ export interface ChartData {
 /** Holds the chart of one type and span; reads it in the background, extends it with live readings. */
 export class ChartKeeper {
   private data: ChartData | undefined;
+  /** The columns the shown chart was asked for. */
+  private width = 0;
 
   /** `now`: the daemon's clock; `changed`: called once an answer came. */
   constructor(private readonly client: TelemetryClient, private readonly now: () => number, private readonly changed: () => void) {}
@@ -58,8 +60,6 @@ export class ChartKeeper {
     this.data = data;
     void this.read(data, width);
   }
-
-  private width = 0;
 
   /** New readings (of any type: the shown one's are folded in). */
   add(envelopes: readonly Envelope[]): void {

@@ -1,6 +1,6 @@
 import { brailleChart } from '../chart/braille.js';
 import { printable } from '../table/format.js';
-import { CHART_SPANS, type ChartData, type ChartSpan } from './chart-keeper.js';
+import { CHART_SPANS, STEP_MS, type ChartData, type ChartSpan } from './chart-keeper.js';
 import type { ConsoleWidgets } from './layout.js';
 
 // The chart view (`c`): one numeric field of the selected type at a time (j/k: the next and
@@ -45,8 +45,9 @@ export function chartLines(data: ChartData | undefined, o: { type: string | unde
   return [title, ...chart];
 }
 
+/** The length of the chart's buckets (a night as 25 h: the longest, so that a DST night's neighbours are joined). */
 function stepMs(data: ChartData): number {
-  return data.step === '1m' ? 60_000 : data.step === '15m' ? 900_000 : data.step === '1h' ? 3_600_000 : 25 * 3_600_000;
+  return data.step === 'night' ? 25 * 3_600_000 : STEP_MS[data.step ?? '1m'];
 }
 
 /** The box's label: the keys of the view. */
