@@ -198,7 +198,7 @@ test('? shows the keys over the view; ? and Esc close it', () => withConsole(asy
   assert.is(lines[top]!.slice(left, left + 58), `┌─ keys ${'─'.repeat(49)}┐`);
   assert.equal(lines.slice(top + 1, top + 15).map((l) => l.slice(left, left + 58)), HELP_LINES.map((text) => `│ ${text.padEnd(55)}│`));
   assert.is(lines[top + 15]!.slice(left, left + 58), `└${'─'.repeat(56)}┘`);
-  assert.is(lines[29], 'j/k move  Enter detail  / filter  s sort  r reverse  p pause  ? help  q quit');
+  assert.is(lines[29], 'j/k move  Enter detail  c chart  / filter  s sort  r reverse  p pause  ? help  q quit');
 
   const view = (x: string) => x.split('\n').slice(1).map(ageless);
   t.keys('?');
@@ -267,7 +267,7 @@ test('one type (positional TYPE) is shown large; NO_COLOR=1 draws no colour; a r
   assert.equal(row(s, '天気 météo')!.slice(3), ['1', '-', '空=晴れ note=ensoleillé']);
   assert.is(row(s, 'dome'), undefined);
   assert.match(s, /"空": "晴れ"/);
-  assert.is(s.split('\n')[29], 'Enter detail  p pause  ? help  q quit', 'no keys that would do nothing here');
+  assert.is(s.split('\n')[29], 'Enter detail  c chart  p pause  ? help  q quit', 'no keys that would do nothing here');
   assert.not.match(t.screen(true), COLOUR, 'no colour codes');
 }));
 

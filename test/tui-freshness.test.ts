@@ -83,7 +83,7 @@ test('60x20: the whole screen, and the help laid out inside it', () => withConso
     boxed('{', 0, 60),
     boxed('  "seq": 1,', 0, 60),
     `└${'─'.repeat(58)}┘`,
-    'j/k move  / filter  s sort  p pause  ? help  q quit',
+    'j/k move  c chart  / filter  s sort  p pause  ? help  q quit',
   ]);
   t.keys('?');
   const h = await t.waitFor('help', (x) => x.includes('─ keys '));

@@ -163,10 +163,10 @@ test('the prompt line: what was typed, its end when long, then an inverse-video 
 
 test('the footer: the keys that fit, most needed kept; "p resume" while paused', () => {
   assert.is(footerText(80, false, false), 'j/k move  Enter detail  / filter  s sort  r reverse  p pause  ? help  q quit');
-  assert.is(footerText(60, false, false), 'j/k move  / filter  s sort  p pause  ? help  q quit');
+  assert.is(footerText(60, false, false), 'j/k move  c chart  / filter  s sort  p pause  ? help  q quit');
   assert.is(footerText(60, true, false), 'j/k move  / filter  s sort  p resume  ? help  q quit');
   assert.is(footerText(30, false, false), 'p pause  ? help  q quit');
-  assert.is(footerText(80, true, true), 'Enter detail  p resume  ? help  q quit');
+  assert.is(footerText(80, true, true), 'Enter detail  c chart  p resume  ? help  q quit');
   assert.ok(HELP_LINES.every((l) => l.length <= 53) && HELP_LINES.length <= 16, 'the help fits 58x16 (a 60x20 terminal)');
 });
 

@@ -3,6 +3,7 @@ import type { WatchUpdate } from '../client/watch.js';
 import { ageAt, formatMaxAge, rulesFromWire, type MaxAgeRules } from '../lib/max-age.js';
 import type { Envelope, RunRecord, SinkStatus } from '../lib/wire.js';
 import type { Snapshot, SortOrder } from '../table/rows.js';
+import type { ChartSpan } from './chart-keeper.js';
 import { offsetOf, refineOffset, type OffsetBounds } from './daemon-clock.js';
 
 // Everything the console shows, and how an update of the watch loop (client/watch.ts)
@@ -70,6 +71,10 @@ export interface ConsoleState {
   detailScroll: number;
   paused: boolean;
   help: boolean;
+  /** The chart view is open (`c`): its span and which field (an index into the sorted fields). */
+  chart: boolean;
+  chartSpan: ChartSpan;
+  chartField: number;
   /** The filter prompt is open. */
   prompting: boolean;
   /** What has been typed at the filter prompt. */
@@ -90,7 +95,7 @@ export function initialState(): ConsoleState {
     snapshot: undefined, textOf: undefined, fresh: NOTHING_FRESH, clock: undefined, connection: 'connecting', lastGoodPoll: undefined,
     problem: undefined, runActive: undefined, run: undefined, sinks: [], receipts: new Map(), diskFull: undefined, limits: undefined, learned: undefined, selected: undefined,
     moved: false, top: 0, order: { key: 'type', reverse: false }, filter: '', detail: true, focus: 'table', detailScroll: 0,
-    paused: false, help: false, prompting: false, draft: '',
+    paused: false, help: false, chart: false, chartSpan: '1h', chartField: 0, prompting: false, draft: '',
   };
 }
 

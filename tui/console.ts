@@ -4,6 +4,8 @@ import { monotonicNow, type Clock } from '../lib/time.js';
 import type { ThemeName } from '../table/palette.js';
 import { nextSort } from '../table/rows.js';
 import { AlarmKeeper } from './alarm-keeper.js';
+import { ChartKeeper, type ChartSpan } from './chart-keeper.js';
+import { chartColumns, fieldAt, renderChart } from './chart-view.js';
 import { renderAlarmLine } from './alarm-line.js';
 import { applyUpdate, daemonNow, framed, initialState, type ConsoleState } from './console-state.js';
 import { detailScrollMax, renderDetail } from './detail.js';
@@ -46,10 +48,11 @@ export function runConsole(config: ConsoleConfig): Promise<number> {
     const w = createWidgets(config.noColor, config.theme, `meridian ${config.address}`);
     let state: ConsoleState = initialState();
     const trends = new TrendKeeper(config.client, () => daemonNow(state, config.clock.now()), () => draw());
+    const charts = new ChartKeeper(config.client, () => daemonNow(state, config.clock.now()), () => draw());
     const alarms = new AlarmKeeper({
       client: config.client, intervalMs: config.intervalMs, user: config.user, bell: config.bell, ring: () => w.screen.program.bell(), changed: () => draw(),
     });
-    const paint = painter(w, config, trends, alarms);
+    const paint = painter(w, config, { trends, charts }, alarms);
     // the alarm line takes a row while the daemon has alarms: the widgets move when it comes or goes
     let alarmLine = false;
     let model: ScreenModel | undefined;
@@ -75,7 +78,7 @@ export function runConsole(config: ConsoleConfig): Promise<number> {
     };
     const relayout = (): void => {
       alarmLine = (alarms.alarms?.length ?? 0) > 0;
-      placeWidgets(w, state.detail, config.type !== undefined, HELP_LINES.length, alarmLine);
+      placeWidgets(w, state.detail, config.type !== undefined, HELP_LINES.length, alarmLine, state.chart);
       draw();
     };
     const everySecond = (): void => {
@@ -87,7 +90,10 @@ export function runConsole(config: ConsoleConfig): Promise<number> {
     }, (update) => {
       if (state.paused) return; // arrived after `p`: the view stays frozen
       state = applyUpdate(state, update, config.type);
-      if (update.kind === 'view') trends.add(update.changed);
+      if (update.kind === 'view') {
+        trends.add(update.changed);
+        charts.add(update.changed);
+      }
       drawSoon();
     });
     const quit = (): void => {
@@ -95,6 +101,7 @@ export function runConsole(config: ConsoleConfig): Promise<number> {
       done = true;
       watch.stop();
       trends.stop();
+      charts.stop();
       alarms.stop();
       clearTimeout(tick);
       clearTimeout(soon);
@@ -110,7 +117,7 @@ export function runConsole(config: ConsoleConfig): Promise<number> {
         relayout();
       });
     };
-    bindKeys(w.screen, actions(w, config, get, set, () => model, { draw, relayout, quit, watch, suspend: stop, alarms }));
+    bindKeys(w.screen, actions(w, config, get, set, () => model, { draw, relayout, quit, watch, suspend: stop, alarms, charts }));
     w.screen.on('resize', relayout);
     relayout();
     alarms.start();
@@ -119,7 +126,7 @@ export function runConsole(config: ConsoleConfig): Promise<number> {
 }
 
 /** Draws the whole screen from a state; returns the model drawn (the keys move through its rows). */
-function painter(w: ConsoleWidgets, config: ConsoleConfig, trends: TrendKeeper, alarms: AlarmKeeper): (state: ConsoleState) => ScreenModel {
+function painter(w: ConsoleWidgets, config: ConsoleConfig, { trends, charts }: { trends: TrendKeeper; charts: ChartKeeper }, alarms: AlarmKeeper): (state: ConsoleState) => ScreenModel {
   const drawTable = tableRenderer(w);
   const screenModel = screenModeler();
   return (state) => {
@@ -138,13 +145,16 @@ function painter(w: ConsoleWidgets, config: ConsoleConfig, trends: TrendKeeper, 
       renderDetail(w, row, { type: config.type, filter: state.filter, focused: state.focus === 'detail', scroll: state.detailScroll, textOf: state.textOf },
         { trend: trends.current, now: daemonNow(state, localNow), ascii: w.theme.name === 'mono' });
     }
+    const chartType = state.chart ? row?.type : undefined;
+    charts.select(chartType, state.chartSpan, chartColumns(w.chart.width as number));
+    if (state.chart) renderChart(w, charts.current, { type: chartType, span: state.chartSpan, field: state.chartField, now: daemonNow(state, localNow) });
     renderHelp(w, { show: state.help, draft: state.prompting ? state.draft : undefined, oneType: config.type !== undefined, paused: state.paused });
     w.screen.render();
     return model;
   };
 }
 
-type Hooks = { draw(): void; relayout(): void; quit(): void; suspend(): void; watch: { pause(): void; resume(): void }; alarms: AlarmKeeper };
+type Hooks = { draw(): void; relayout(): void; quit(): void; suspend(): void; watch: { pause(): void; resume(): void }; alarms: AlarmKeeper; charts: ChartKeeper };
 
 function actions(w: ConsoleWidgets, config: ConsoleConfig, get: () => ConsoleState, set: (s: ConsoleState) => void,
   model: () => ScreenModel | undefined, hooks: Hooks) {
@@ -160,8 +170,12 @@ function actions(w: ConsoleWidgets, config: ConsoleConfig, get: () => ConsoleSta
     update({ detailScroll: at });
   };
   const detailFocused = () => get().focus === 'detail' && get().detail;
+  // in the chart view the movement keys pick the field
+  const chartField = (by: number | 'home' | 'end') => update({ chartField: by === 'home' ? 0 : by === 'end' ? -1 : fieldAt(hooks.charts.current, get().chartField) + by });
   return {
-    move: (by: number | 'home' | 'end') => (detailFocused() ? scrollDetail(by) : select(by)),
+    move: (by: number | 'home' | 'end') => (get().chart ? chartField(by) : detailFocused() ? scrollDetail(by) : select(by)),
+    toggleChart: () => update({ chart: !get().chart, chartField: 0, help: false }, true),
+    chartSpan: (span: ChartSpan) => update({ chart: true, chartSpan: span, help: false }, !get().chart),
     page: (direction: 1 | -1) => (detailFocused()
       ? scrollDetail(direction * Math.max(1, (w.detail.height as number) - 3))
       : select(direction * tablePageSize(w))),
@@ -173,6 +187,7 @@ function actions(w: ConsoleWidgets, config: ConsoleConfig, get: () => ConsoleSta
     escape: () => {
       const s = get();
       if (s.help) update({ help: false });
+      else if (s.chart) update({ chart: false }, true);
       else if (s.focus === 'detail') update({ focus: 'table' });
       else if (s.filter !== '') update({ filter: '' });
     },

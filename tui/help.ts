@@ -9,12 +9,12 @@ import type { ConsoleWidgets } from './layout.js';
 /** The footer's keys, most needed first: what is dropped on a narrow terminal goes last. */
 function footerKeys(paused: boolean, oneType: boolean): string[] {
   const pause = paused ? 'p resume' : 'p pause';
-  if (oneType) return ['q quit', '? help', pause, 'Enter detail'];
-  return ['q quit', '? help', pause, 'j/k move', '/ filter', 's sort', 'Enter detail', 'r reverse'];
+  if (oneType) return ['q quit', '? help', pause, 'Enter detail', 'c chart'];
+  return ['q quit', '? help', pause, 'j/k move', '/ filter', 's sort', 'Enter detail', 'r reverse', 'c chart'];
 }
 
 /** The order the footer shows its keys in (for those that fit). */
-const SHOWN_ORDER = ['j/k move', 'Enter detail', '/ filter', 's sort', 'r reverse', 'p pause', 'p resume', '? help', 'q quit'];
+const SHOWN_ORDER = ['j/k move', 'Enter detail', 'c chart', '/ filter', 's sort', 'r reverse', 'p pause', 'p resume', '? help', 'q quit'];
 
 /** The footer: the keys that fit in `width` columns ("p resume" while paused). */
 export function footerText(width: number, paused: boolean, oneType: boolean): string {
@@ -35,7 +35,7 @@ export const HELP_LINES = [
   'r             reverse sort   p    pause / resume',
   'Ctrl-Z        suspend (fg)   ?    this help',
   'q  Ctrl-C     quit           a S  ack / shelve alarm',
-  '',
+  'c             chart          1 6 2 7  1h 6h 24h 7d',
   'Stale and missing readings stay on top; the header',
   'counts them, the bottom border says how many are',
   'below ("+N more (2 stale)"). AGE: on the daemon\'s',

@@ -1,4 +1,5 @@
 import type blessed from 'blessed';
+import type { ChartSpan } from './chart-keeper.js';
 import type { KeyPress } from './filter-input.js';
 
 // The console's keys, dispatched from one keypress listener on the screen. While the filter
@@ -22,6 +23,10 @@ export interface KeyActions {
   /** `S`: shelve it (for an hour). */
   shelveAlarm(): void;
   toggleHelp(): void;
+  /** `c`: open or close the chart view of the selected type. */
+  toggleChart(): void;
+  /** `1` `6` `2` `7`: the chart's span, 1 h / 6 h / 24 h / 7 d (the view opens if closed). */
+  chartSpan(span: ChartSpan): void;
   /** Esc: close the help, else give the table the focus back, else clear the filter. */
   escape(): void;
   suspend(): void;
@@ -48,6 +53,8 @@ const KEY_MAP: Readonly<Record<string, (a: KeyActions) => void>> = {
   a: (a) => a.ackAlarm(),
   'S-s': (a) => a.shelveAlarm(),
   '?': (a) => a.toggleHelp(),
+  c: (a) => a.toggleChart(),
+  1: (a) => a.chartSpan('1h'), 6: (a) => a.chartSpan('6h'), 2: (a) => a.chartSpan('24h'), 7: (a) => a.chartSpan('7d'),
   escape: (a) => a.escape(),
   'C-z': (a) => a.suspend(),
   q: (a) => a.quit(),

@@ -27,6 +27,8 @@ export interface ConsoleWidgets {
   /** On the table's bottom border, right: `+N more (2 stale) ↓`. */
   more: blessed.Widgets.BoxElement;
   detail: blessed.Widgets.BoxElement;
+  /** Over the table and detail pane while the chart view is open (`c`, chart-view.ts). */
+  chart: blessed.Widgets.BoxElement;
   footer: blessed.Widgets.BoxElement;
   help: blessed.Widgets.BoxElement;
   /** Over everything when the terminal is smaller than MIN_SIZE: says so instead of a table without rows. */
@@ -67,18 +69,19 @@ export function createWidgets(noColor: boolean, themeName: ThemeName, title: str
   const more = marker();
   const detail = blessed.box({ ...plain, parent: screen, label: ' detail ', border: { type: 'line' },
     style: { ...base, border, label: { ...border } }, scrollable: true, alwaysScroll: true });
+  const chart = blessed.box({ ...plain, parent: screen, label: ' chart ', border: { type: 'line' }, style: { ...base, border, label: { ...border } }, hidden: true });
   const footer = blessed.box({ ...plain, parent: screen, bottom: 0, left: 0, width: '100%', height: FOOTER });
   const help = blessed.box({ ...plain, parent: screen, top: 'center', left: 'center', width: HELP_WIDTH, height: 16,
     border: { type: 'line' }, style: { ...base, border, label: { ...border } }, label: ' keys ', hidden: true, padding: { left: 1, right: 1 } });
   const tooSmall = blessed.box({ ...plain, parent: screen, top: 0, left: 0, width: '100%', height: '100%', hidden: true });
-  return { screen, theme, header, alarm, table, position, more, detail, footer, help, tooSmall };
+  return { screen, theme, header, alarm, table, position, more, detail, chart, footer, help, tooSmall };
 }
 
 /**
  * Where the table and detail pane go: table above, detail below (when shown), sized to the
  * screen, under the alarm line when there is one (`alarmLine`: it takes a row from the middle).
  */
-export function placeWidgets(w: ConsoleWidgets, showDetail: boolean, singleType: boolean, helpLines: number, alarmLine = false): void {
+export function placeWidgets(w: ConsoleWidgets, showDetail: boolean, singleType: boolean, helpLines: number, alarmLine = false, showChart = false): void {
   const width = w.screen.width as number;
   const height = w.screen.height as number;
   const top = HEADER + (alarmLine ? 1 : 0);
@@ -89,6 +92,12 @@ export function placeWidgets(w: ConsoleWidgets, showDetail: boolean, singleType:
   Object.assign(w.more, { top: top + tableHeight - 1 });
   Object.assign(w.detail, { top: top + tableHeight, left: 0, width: '100%', height: Math.max(0, middle - tableHeight) });
   if (showDetail && middle - tableHeight >= 3) w.detail.show(); else w.detail.hide();
+  // the chart view covers the table and the detail pane (the header, alarm line and footer stay)
+  Object.assign(w.chart, { top, left: 0, width: '100%', height: middle });
+  if (showChart) {
+    w.chart.show();
+    w.chart.setFront();
+  } else w.chart.hide();
   w.help.width = Math.min(HELP_WIDTH, width);
   w.help.height = Math.min(helpLines + 2, height - (alarmLine ? top : 0));
   // the help never covers the alarm line

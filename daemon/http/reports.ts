@@ -10,9 +10,10 @@ const DAY_POLICY: QueryPolicy = { known: [], unknown: 'refuse' };
 const RUN_POLICY: QueryPolicy = { known: ['run'], unknown: 'refuse' };
 
 /** Handlers of the night report of a site day and of a run. */
-export function reportHandlers({ store, history, clock, config, process }: AppDeps): Record<'night' | 'run', Handler> {
+export function reportHandlers({ store, history, clock, config, process, rollups }: AppDeps): Record<'night' | 'run', Handler> {
   const source = (): ReportSource => ({
     history, head: store.head(), zone: config.zone, nowMs: clock.now(), activeRun: store.activeRun()?.run_id, startedAt: process.startedAt,
+    tiers: rollups,
   });
   return {
     night: async (req, res) => {

@@ -60,7 +60,8 @@ export class NightFold {
   private minute = '\u0000';
   private minuteMs = 0;
 
-  constructor(span: FoldSpan, start: StartState) {
+  /** `readWeather` false: weather lines are counted, their data not read (the report reads it from the rollup tiers). */
+  constructor(span: FoldSpan, start: StartState, private readonly readWeather = true) {
     this.span = span;
     this.start = start;
     this.lastMs = span.fromMs;
@@ -88,6 +89,7 @@ export class NightFold {
     if (ms - this.lastMs >= this.span.gapMs) this.gap(this.lastMs, ms);
     if (ms > this.lastMs) this.lastMs = ms;
     if (head.type === WEATHER) {
+      if (!this.readWeather) return;
       // Meridian's own lines end with the meta member: data lies between the type and it
       // (the slice is data exactly when it is one JSON value); any other line is scanned whole
       if (!this.weather.add(dataSlice(line), ms)) {

@@ -3,11 +3,13 @@ import { formatTs } from '../../lib/time.js';
 import type { History } from '../history/history.js';
 import { canonicalTs } from '../ndjson/head.js';
 import type { StoreHead } from '../storage/store.js';
-import { FRESH, NightFold, POCS_STATE, POCS_STATUS, pocsState, SAFETY, safetyKey, safetyOf, STALE, type StartState } from './night-fold.js';
+import { FRESH, NightFold, POCS_STATE, POCS_STATUS, pocsState, SAFETY, safetyKey, safetyOf, STALE, WEATHER, type StartState } from './night-fold.js';
 import { readLines } from './night-read.js';
 import { nightSpan } from './night-span.js';
 import { reportOf, type ComputedReport } from './night-totals.js';
 import { UNKNOWN } from './state-clock.js';
+import { SERIES_SLICES } from './weather-stats.js';
+import { foldTierBuckets, tiersAlign, type WeatherTiers } from './weather-tiers.js';
 
 // The night report of a site day or a run, computed from the recorded files (docs/reports.md).
 
@@ -26,6 +28,8 @@ export interface ReportSource {
   activeRun: string | undefined;
   /** When this daemon process started (ts). */
   startedAt: string;
+  /** The rollups, when kept: a complete night's weather is read from their 1-minute tier. */
+  tiers?: WeatherTiers;
 }
 
 /** The report of site day `day` (YYYYMMDD). */
@@ -33,11 +37,20 @@ export async function nightReport(source: ReportSource, day: string): Promise<Co
   const { fromMs, toMs } = nightSpan(day, source.zone);
   const untilMs = Math.max(fromMs, Math.min(toMs, source.nowMs));
   const start = await startState(source, fromMs);
-  const fold = new NightFold({ fromMs, toMs, untilMs, gapMs: GAP_S * 1000 }, start);
+  const complete = source.nowMs >= toMs;
+  // a night over, its weather all in the tiers, each 1-minute bucket in one series slice: read from the tiers
+  const tiers = complete && source.tiers?.complete(WEATHER) && tiersAlign(fromMs, (toMs - fromMs) / SERIES_SLICES) ? source.tiers : undefined;
+  const fold = new NightFold({ fromMs, toMs, untilMs, gapMs: GAP_S * 1000 }, start, tiers === undefined);
   const damaged = await readLines(source.history, source.head, { from: formatTs(fromMs), to: formatTs(toMs) },
     (line, head, stream) => fold.add(line, head, stream));
   fold.finish();
-  return reportOf(fold, { night: day, runId: null, zone: source.zone, complete: source.nowMs >= toMs, damaged, startedAt: source.startedAt });
+  const lines = fold.counts.get(WEATHER) ?? 0;
+  if (tiers && lines > 0) {
+    const buckets = await tiers.buckets(WEATHER, '1m', fromMs, toMs, source.nowMs);
+    // asked again: the buckets are answered once every event recorded before is folded
+    if (!tiers.complete(WEATHER) || !foldTierBuckets(fold.weather, buckets, lines)) return nightReport({ ...source, tiers: undefined }, day);
+  }
+  return reportOf(fold, { night: day, runId: null, zone: source.zone, complete, damaged, startedAt: source.startedAt });
 }
 
 /** The report of run `runId`: from its first event to its last (to now while it is active). */

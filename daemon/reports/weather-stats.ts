@@ -73,12 +73,37 @@ export class WeatherStats {
         return false;
       }
     }
-    const slice = Math.min(SERIES_SLICES - 1, Math.max(0, Math.floor((ms - this.fromMs) / this.sliceMs)));
+    const slice = this.sliceOf(ms);
     for (let i = 0; i < this.foundCount; i++) {
       const { field, value, start, end } = this.found[i]!;
       addValue(field, value, dataText, start, end, slice);
     }
     return true;
+  }
+
+  /** Add one rollup bucket's summary of field `key` (weather-tiers.ts), buckets in time order: min and max as spelled, ties keep the earlier. */
+  addBucket(key: string, startMs: number, b: { min: string; max: string; count: number; mean: number }): void {
+    const f = this.fieldOf(key);
+    const min = Number(b.min);
+    const max = Number(b.max);
+    if (f.count === 0 || min < f.min.value) f.min = { value: min, text: b.min };
+    if (f.count === 0 || max > f.max.value) f.max = { value: max, text: b.max };
+    const sum = b.mean * b.count;
+    const slice = this.sliceOf(startMs);
+    f.count += b.count;
+    f.sum += sum;
+    f.sliceSums[slice] += sum;
+    f.sliceCounts[slice] += b.count;
+  }
+
+  /** The slice `ms` falls in (clamped to the span). */
+  sliceOf(ms: number): number {
+    return Math.min(SERIES_SLICES - 1, Math.max(0, Math.floor((ms - this.fromMs) / this.sliceMs)));
+  }
+
+  /** The length of a slice, in ms. */
+  get sliceLength(): number {
+    return this.sliceMs;
   }
 
   /** The start of a slice, in ms. */

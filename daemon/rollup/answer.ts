@@ -21,19 +21,27 @@ export interface RollupAnswer {
 export function answerText(answer: RollupAnswer): string {
   const names = answer.fields ?? fieldsOf(answer.buckets);
   const keys = names.map((name) => JSON.stringify(name).slice(1, -1));
+  const asked = keys.join('\n');
   const buckets: string[] = [];
   for (const bucket of answer.buckets) {
-    let any = false;
-    let text = `{"start":"${formatTs(bucket.s)}","end":"${formatTs(bucket.e)}","fields":{`;
-    for (let i = 0; i < keys.length; i++) {
-      const field = bucket.fields.get(keys[i]!);
-      any ||= field !== undefined;
-      text += `${i === 0 ? '' : ','}"${keys[i]}":${field ?? 'null'}`;
-    }
-    if (any) buckets.push(`${text}}}`);
+    // a bucket kept by the tier cache answers the same fields again with the same text
+    if (bucket.answered?.keys !== asked) bucket.answered = { keys: asked, text: bucketAnswer(bucket, keys) };
+    if (bucket.answered.text !== '') buckets.push(bucket.answered.text);
   }
   return `{"type":${JSON.stringify(answer.type)},"step":"${answer.step}","from":"${formatTs(answer.from)}","to":"${formatTs(answer.to)}",` +
     `"fields":${JSON.stringify(names)},"buckets":[${buckets.join(',')}]}`;
+}
+
+/** A bucket's text in the answer for the fields `keys` (JSON-escaped); '' when it holds none of them. */
+function bucketAnswer(bucket: BucketText, keys: readonly string[]): string {
+  let any = false;
+  let text = `{"start":"${formatTs(bucket.s)}","end":"${formatTs(bucket.e)}","fields":{`;
+  for (let i = 0; i < keys.length; i++) {
+    const field = bucket.fields.get(keys[i]!);
+    any ||= field !== undefined;
+    text += `${i === 0 ? '' : ','}"${keys[i]}":${field ?? 'null'}`;
+  }
+  return any ? `${text}}}` : '';
 }
 
 function fieldsOf(buckets: readonly BucketText[]): string[] {

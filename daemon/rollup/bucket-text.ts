@@ -10,6 +10,8 @@ export interface BucketText {
   s: number;
   e: number;
   fields: Map<string, string>;
+  /** Its text in the last answer it was part of, and for which fields (answer.ts; kept with the bucket in the tier cache). */
+  answered?: { keys: string; text: string };
 }
 
 const NUM = '-?(?:0|[1-9]\\d*)(?:\\.\\d+)?(?:[eE][+-]?\\d+)?';

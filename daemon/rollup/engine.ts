@@ -1,6 +1,6 @@
 import { maxAgeOf, type MaxAgeRules } from '../../lib/max-age.js';
 import type { EnvelopeParts } from './envelope-parts.js';
-import { numericFields } from './fields.js';
+import { numericFields, type FieldsSeen } from './fields.js';
 import { Series, type BucketRecord, type SeriesState } from './series.js';
 import { tierFile } from './tier-file.js';
 import { TIERS, type TierName } from './tiers.js';
@@ -32,6 +32,14 @@ export class RollupEngine {
   readonly pending = new Map<string, BucketRecord[]>();
   /** Readings left out because their ts was before their type's last reading folded. */
   late = 0;
+  /**
+   * Per type: readings with a top-level member not taken as named (fields.ts FieldsSeen); the
+   * night report reads a type's top-level fields from the tiers only when it has none.
+   * Undefined: not known (a checkpoint written before it was counted).
+   */
+  omitted: Record<string, number> | undefined = {};
+  /** Scratch of fold(): reset for each reading. */
+  private readonly seen: FieldsSeen = { omitted: false };
 
   constructor(private readonly zone: string, private readonly rules: MaxAgeRules,
     state?: Readonly<Record<string, TypeState>>) {
@@ -44,9 +52,11 @@ export class RollupEngine {
 
   /** Fold one recorded envelope. A reading older than its type's last one is left out (counted in `late`). */
   fold(parts: EnvelopeParts): void {
-    const fields = numericFields(parts.data);
-    if (fields.length === 0) return;
+    this.seen.omitted = false;
+    const fields = numericFields(parts.data, this.seen);
     const { type, at } = parts;
+    if (this.seen.omitted && this.omitted) this.omitted[type] = (this.omitted[type] ?? 0) + 1;
+    if (fields.length === 0) return;
     let rollup = this.types.get(type);
     if (rollup === undefined) {
       const series = {} as Record<TierName, Series>;

@@ -22,14 +22,22 @@ const NUMBER_START = /^[-0-9]/;
  * MAX_FIELDS fields. Keys holding `.` are left out (their name would be ambiguous), so are
  * arrays, non-numbers and numbers beyond a double's range (1e400).
  */
-export function numericFields(data: string): NumericField[] {
+export function numericFields(data: string, seen?: FieldsSeen): NumericField[] {
   const found: NumericField[] = [];
-  visit(data, 'data', 0, found);
+  visit(data, 'data', 0, found, seen);
   return found;
 }
 
-function visit(text: string, name: string, depth: number, found: NumericField[]): void {
-  if (found.length >= MAX_FIELDS) return;
+/** Set when a reading's top-level members are not all taken as named (a key holding `.`, an empty or repeated key, past MAX_FIELDS). */
+export interface FieldsSeen {
+  omitted: boolean;
+}
+
+function visit(text: string, name: string, depth: number, found: NumericField[], seen?: FieldsSeen): void {
+  if (found.length >= MAX_FIELDS) {
+    if (seen) seen.omitted = true;
+    return;
+  }
   if (NUMBER_START.test(text)) {
     const value = Number(text);
     if (Number.isFinite(value)) found.push({ name, text, value });
@@ -38,12 +46,18 @@ function visit(text: string, name: string, depth: number, found: NumericField[])
   if (text.charCodeAt(0) !== 123 || depth >= MAX_FIELD_DEPTH) return;
   try {
     forEachMember(text, (key, span) => {
-      if (key.includes('.') || key === '') return;
+      if (key.includes('.') || key === '') {
+        if (seen && depth === 0) seen.omitted = true;
+        return;
+      }
       const child = `${name}.${key}`;
       // a repeated key: the last one wins, as with JSON.parse (rare: looked for only then)
       const before = found.findIndex((f) => f.name === child || f.name.startsWith(`${child}.`));
-      if (before !== -1) found.splice(before, found.length - before, ...found.slice(before).filter((f) => f.name !== child && !f.name.startsWith(`${child}.`)));
-      visit(text.slice(span.start, span.end), child, depth + 1, found);
+      if (before !== -1) {
+        found.splice(before, found.length - before, ...found.slice(before).filter((f) => f.name !== child && !f.name.startsWith(`${child}.`)));
+        if (seen && depth === 0) seen.omitted = true;
+      }
+      visit(text.slice(span.start, span.end), child, depth + 1, found, seen);
     });
   } catch {
     // not JSON: no fields (a recorded line always is)

@@ -60,7 +60,7 @@ export async function rebuildRollups(deps: RebuildDeps): Promise<void> {
     if (parts) engine.fold(parts);
   }
   appendPending(target, engine, files);
-  writeCheckpoint(target, { version: 1, cursor: headCursor(store.head()), files: sorted(files), late: engine.late, types: engine.state() });
+  writeCheckpoint(target, { version: 1, cursor: headCursor(store.head()), files: sorted(files), late: engine.late, omitted: engine.omitted, types: engine.state() });
   swapIn(root, target);
   deps.takeLive(engine, files);
 }

@@ -12,7 +12,8 @@ import { LiveFold } from './live-fold.js';
 import { rebuildRollups, RebuildStopped } from './rebuild.js';
 import { foldFrom } from './replay.js';
 import { bucketText, type BucketText } from './bucket-text.js';
-import { readBuckets, tierFile } from './tier-file.js';
+import { TierCache } from './tier-cache.js';
+import { tierFile } from './tier-file.js';
 import { appendPending, cutToCheckpoint, readCheckpoint, settleRebuild, writeCheckpoint } from './tier-store.js';
 import type { TierName } from './tiers.js';
 
@@ -42,6 +43,8 @@ export class Rollups {
   private readonly timer: NodeJS.Timeout;
   private readonly unsubscribe: () => void;
   private readonly live: LiveFold;
+  /** The tier files' parsed lines, kept between queries (tier-cache.ts). */
+  private readonly cache = new TierCache();
   private dirty = false;
   private stopped = false;
   private failing = false;
@@ -75,6 +78,7 @@ export class Rollups {
         cutToCheckpoint(root, checkpoint.files);
         const engine = new RollupEngine(zone, rules, checkpoint.types);
         engine.late = checkpoint.late;
+        engine.omitted = isCounts(checkpoint.omitted) ? { ...checkpoint.omitted } : undefined;
         const files = { ...checkpoint.files };
         await foldFrom(history, store.head(), start, engine, () => appendPending(root, engine, files));
         const rollups = new Rollups(root, options, engine, files);
@@ -125,6 +129,17 @@ export class Rollups {
     return this.engine.late;
   }
 
+  /**
+   * Whether every reading of `type` recorded so far is in the tiers with each of its top-level
+   * numeric members under its own name: the tiers are built (no first build or rebuild under
+   * way), no reading was left out as late, none had a member left out or renamed (fields.ts).
+   * The night report then reads its weather from the 1-minute tier (docs/reports.md).
+   */
+  complete(type: string): boolean {
+    const omitted = this.engine.omitted;
+    return !this.building && this.rebuilding === undefined && this.engine.late === 0 && omitted !== undefined && !omitted[type];
+  }
+
   /** A type's buckets of a tier that overlap [from, to) (ms), the open one answered as of `now`. */
   async buckets(type: string, tier: TierName, from: number, to: number, now: number): Promise<BucketText[]> {
     // every event recorded before the question is in the answer
@@ -133,7 +148,7 @@ export class Rollups {
     // taken before the file is read: a flush meanwhile moves these into the file (deduplicated below)
     const pending = [...(this.engine.pending.get(rel) ?? [])];
     const open = this.engine.openRecord(type, tier, now);
-    const stored = await readBuckets(path.join(this.root, rel), from, to);
+    const stored = await this.cache.read(path.join(this.root, rel), from, to);
     const lastStored = stored.at(-1)?.s ?? -Infinity;
     const later = [...pending, ...(open ? [open] : [])].filter((r) => r.s > lastStored && r.e > from && r.s < to);
     return [...stored, ...later.map(bucketText)];
@@ -144,7 +159,7 @@ export class Rollups {
     if (!this.dirty || this.building || !this.live.settled) return;
     appendPending(this.root, this.engine, this.files);
     writeCheckpoint(this.root, {
-      version: 1, cursor: this.live.cursor, files: this.files, late: this.engine.late, types: this.engine.state(),
+      version: 1, cursor: this.live.cursor, files: this.files, late: this.engine.late, omitted: this.engine.omitted, types: this.engine.state(),
     });
     this.dirty = false;
   }
@@ -178,4 +193,9 @@ export class Rollups {
       this.options.logger.warn(`the rollups could not be written at stop (${(error as Error).message}); they are folded again at the next start`);
     }
   }
+}
+
+/** A checkpoint's `omitted`: type -> count. */
+function isCounts(value: unknown): value is Record<string, number> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) && Object.values(value).every((n) => typeof n === 'number');
 }

@@ -19,6 +19,8 @@ export interface Checkpoint {
   files: Record<string, number>;
   /** Readings left out as late (docs/rollups.md). */
   late: number;
+  /** Per type: readings with a top-level member not taken as named (engine.ts `omitted`; absent in checkpoints written before it was counted). */
+  omitted?: Record<string, number>;
   types: Record<string, TypeState>;
 }
 

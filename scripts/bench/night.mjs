@@ -7,8 +7,11 @@ import { median } from './stats.mjs';
 // The night report over a generated night of `lines` envelopes (site day 20260317 in this
 // machine's zone, as the daemon sees it): weather readings with a dozen numeric fields, mount
 // and camera readings, a safety verdict every 1,000 lines, a POCS state every 5,000, a type
-// stale and fresh again every 20,000. GET /reports/night/20260317 timed cold (the index of
-// the file built on the way) and warm (median of three). Target: under 2 s (issue 26).
+// stale and fresh again every 20,000. The daemon builds its rollups from the file at start-up;
+// POST /rollups/rebuild waits for that build (joined, not started again), so that the report
+// reads the night's weather from the 1-minute tier (docs/reports.md "Speed"). Then
+// GET /reports/night/20260317 timed cold (the index of the file built on the way) and warm
+// (median of three). Target: under 2 s (issue 26).
 
 const DAY = '20260317';
 
@@ -59,12 +62,16 @@ export async function nightBench({ tmp, lines, pin, log }) {
   const { bytes } = writeNight(siteDir, lines);
   const d = await startDaemon({ siteDir, pin });
   try {
+    const t0 = performance.now();
+    const built = await request(`${d.url}/rollups/rebuild`, { method: 'POST' });
+    if (built.status !== 200) throw new Error(`POST /rollups/rebuild answered ${built.status}: ${built.body}`);
+    const buildMs = performance.now() - t0;
     const cold = await timeReport(d.url);
     if (cold.events !== lines) throw new Error(`the report counted ${cold.events} events of ${lines}`);
     const warm = [];
     for (let i = 0; i < 3; i++) warm.push((await timeReport(d.url)).ms);
-    const figures = { lines, bytes, coldMs: cold.ms, warmMs: median(warm) };
-    log(`night report over ${lines} lines (${(bytes / 2 ** 20).toFixed(0)} MiB): cold ${cold.ms.toFixed(0)} ms, warm ${figures.warmMs.toFixed(0)} ms (target under 2000 ms)`);
+    const figures = { lines, bytes, buildMs, coldMs: cold.ms, warmMs: median(warm) };
+    log(`night report over ${lines} lines (${(bytes / 2 ** 20).toFixed(0)} MiB, rollups built in ${(buildMs / 1000).toFixed(1)} s): cold ${cold.ms.toFixed(0)} ms, warm ${figures.warmMs.toFixed(0)} ms (target under 2000 ms)`);
     return figures;
   } finally {
     await d.stop();

@@ -34,7 +34,7 @@ function buildTiers(siteDir, lines) {
     if (i % 100_000 === 99_999) appendPending(root, engine, files);
   }
   appendPending(root, engine, files);
-  writeCheckpoint(root, { version: 1, cursor: 'site:0', files, late: engine.late, types: engine.state() });
+  writeCheckpoint(root, { version: 1, cursor: 'site:0', files, late: engine.late, omitted: engine.omitted, types: engine.state() });
   const ms = performance.now() - t0;
   return { ms, linesPerS: lines / (ms / 1000) };
 }
