@@ -89,6 +89,7 @@ test('expressions: true, false, or unknown with the reasons (rows)', () => {
 
 const badRows: Array<[expression: string, message: string]> = [
   ['weather.data.wind_kmh > ', 'expected expression after > at the end'],
+  ['weather.data.t.', 'a name expected after the dot at the end'],
   ['weather.data.wind_kmh > 40 )', 'unexpected ")" at position 28'],
   ['wind_kmh > 40', 'unknown name wind_kmh (a field is written TYPE.data.FIELD) at position 1'],
   ['weather.wind_kmh > 40', 'a field is written TYPE.data.FIELD or TYPE.meta.FIELD at position 1'],

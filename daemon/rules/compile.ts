@@ -78,7 +78,9 @@ export function parseExpression(text: string): CompiledExpression {
     // jsep recurses too: `!!!!...` thousands deep overflows its stack before our depth check
     if (error instanceof RangeError) throw new ExpressionError(`the expression is nested more than ${MAX_DEPTH} levels deep`, 0, text.length);
     const { description, index } = error as { description?: string; index?: number };
-    throw new ExpressionError(lowerFirst(description ?? (error as Error).message), index ?? 0, text.length);
+    // jsep names the unexpected character; at the end there is none ("Unexpected "): say what is missing
+    const said = description === undefined ? (error as Error).message : /^Unexpected\s*$/.test(description) ? 'a name expected after the dot' : description;
+    throw new ExpressionError(lowerFirst(said), index ?? 0, text.length);
   }
   const types = new Set<string>();
   const root = new Compiler(prepared.source, types).node(tree);
