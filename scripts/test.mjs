@@ -25,7 +25,7 @@ const FILE_DEADLINES_MS = {
 };
 
 const jobs = resolveJobs(process.env.MERIDIAN_TEST_JOBS);
-const filter = new RegExp(process.argv[2] ? `${process.argv[2]}.*\\.test\\.ts$` : '\\.test\\.ts$', 'i');
+const filter = new RegExp(process.argv[2] ? `(?:${process.argv[2]}).*\\.test\\.ts$` : '\\.test\\.ts$', 'i');
 const files = fs.readdirSync(TEST_DIR, { recursive: true }).map(String)
   .filter((name) => !name.split(path.sep).includes('node_modules') && filter.test(name));
 const lastTimes = readTimes();
