@@ -4,9 +4,23 @@ import { forEachItem, scanMembers } from './json-text.js';
 // double that JSON.stringify writes 1.2345678901234568e+22, and 1e200 as 1e+200. What the
 // daemon shows of a recorded number (an alarm's value) keeps the recorded text.
 
-/** A number and its JSON text as recorded; JSON.stringify sees the number (toJSON), exactJson the text. */
+/**
+ * A number and its JSON text as recorded; JSON.stringify sees the number (toJSON), exactJson the
+ * text. The text may be given as a function, called once when the text is first asked for: the
+ * rules read a value on every reading, and only a few of those values are ever written out.
+ */
 export class ExactNumber {
-  constructor(readonly value: number, readonly text: string) {}
+  private source: string | (() => string);
+
+  constructor(readonly value: number, text: string | (() => string)) {
+    this.source = text;
+  }
+
+  /** The number's JSON text as recorded. */
+  get text(): string {
+    if (typeof this.source === 'function') this.source = this.source();
+    return this.source;
+  }
 
   /** The number, for a serializer that does not know the class. */
   toJSON(): number {

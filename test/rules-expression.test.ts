@@ -8,6 +8,7 @@ import { scopeOf } from '../daemon/rules/scope.js';
 import { FreshnessJudge } from '../daemon/freshness/judge.js';
 import { CurrentView, Reading } from '../daemon/storage/current-view.js';
 import { ManualClock } from './helpers/clock.js';
+import { ExactNumber, exactJson } from '../lib/exact-json.js';
 
 // The rule language (docs/safety.md) over a real current view and freshness judge.
 
@@ -158,8 +159,14 @@ test('the types an expression reads (every candidate of a dotted type, function 
 
 test('firstValue: the value of the first field reference, or why there is none', () => {
   const scope = scopeOf(judge, clock.now());
-  assert.equal(firstValue(parseExpression('weather.data.wind_kmh > 40'), scope), { value: 45 });
-  assert.equal(firstValue(parseExpression('1 < weather.data.temp_c'), scope), { value: 10 });
+  // a number read by a reference comes with its recorded spelling (found when first written out)
+  const read = (text: string) => {
+    const v = firstValue(parseExpression(text), scope) as { value: ExactNumber };
+    assert.instance(v.value, ExactNumber);
+    return [v.value.value, v.value.text, exactJson(v.value), JSON.stringify(v.value)];
+  };
+  assert.equal(read('weather.data.wind_kmh > 40'), [45, '45', '45', '45']);
+  assert.equal(read('1 < weather.data.temp_c'), [10, '10', '10', '10']);
   assert.equal(firstValue(parseExpression('power.data.x > 1'), scope), { reasons: ['power is stale (age 312.4 s, limit 180 s)'] });
   assert.is(firstValue(parseExpression('age(weather) > 1'), scope), undefined);
 });

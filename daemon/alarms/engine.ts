@@ -236,7 +236,7 @@ export class AlarmEngine {
       if (escalate) events.push({ type: ESCALATION_TYPE, data: escalationData(spec, next.record), at: now });
       this.take(alarm, next.record);
       alarm.clocks = monoDeadlines(clocks, alarm.record, spec, now, mono);
-      alarm.wake = nextWake({ spec, record: alarm.record, pendingUntil: look.pendingUntil, judge, now, mono, clocks: alarm.clocks });
+      alarm.wake = nextWake({ spec, record: alarm.record, pendingUntil: look.pendingUntil, scope: ctx.scope, mono, clocks: alarm.clocks });
     }
     // the records in memory go on whether the state file can be written or not: the events are the record
     if (durable) void this.journal.record(this.journal.prepare(events).batch);

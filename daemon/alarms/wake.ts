@@ -1,4 +1,4 @@
-import type { FreshnessJudge } from '../freshness/judge.js';
+import type { ConditionContext } from './expression.js';
 import type { AlarmSpec } from './config.js';
 import type { AlarmRecord } from './machine.js';
 
@@ -7,13 +7,13 @@ import type { AlarmRecord } from './machine.js';
 // (a stale input changes `stale(TYPE)` and makes a field unknown), so a stale alarm is raised
 // within milliseconds of the limit passing rather than at the next periodic look.
 
-/** What the next wake is computed from; `now` wall ms, `mono` monotonic ms. */
+/** What the next wake is computed from; `mono` monotonic ms. */
 export interface WakeInput {
   spec: AlarmSpec;
   record: AlarmRecord;
   pendingUntil: number | undefined;
-  judge: FreshnessJudge;
-  now: number;
+  /** The types as this look judged them (one instant, each type judged once). */
+  scope: ConditionContext['scope'];
   mono: number;
   clocks: MonoDeadlines;
 }
@@ -38,6 +38,9 @@ export function emptyDeadlines(): MonoDeadlines {
  */
 export function monoDeadlines(d: MonoDeadlines, record: AlarmRecord, spec: AlarmSpec, now: number, mono: number): MonoDeadlines {
   const until = record.state === 'shelved' ? record.shelved_until : null;
+  const raisedAt = spec.escalateAfterMs === undefined ? null : record.raised_at;
+  // the common case, every look at an alarm that is not shelved or raised: nothing to take again
+  if (until === d.shelfFrom && raisedAt === d.escalateFrom) return d;
   const shelf = until === d.shelfFrom ? { shelfEnd: d.shelfEnd, shelfFrom: d.shelfFrom }
     : { shelfEnd: until === null ? Infinity : mono + Math.max(0, until - now), shelfFrom: until };
   const raised = spec.escalateAfterMs === undefined ? null : record.raised_at;
@@ -47,7 +50,7 @@ export function monoDeadlines(d: MonoDeadlines, record: AlarmRecord, spec: Alarm
 }
 
 /** The monotonic time of the alarm's next look, Infinity when nothing is due. */
-export function nextWake({ spec, record, pendingUntil, judge, now, mono, clocks }: WakeInput): number {
+export function nextWake({ spec, record, pendingUntil, scope, mono, clocks }: WakeInput): number {
   let wake = pendingUntil ?? Infinity;
   if (record.state === 'shelved') wake = Math.min(wake, clocks.shelfEnd);
   if (spec.escalateAfterMs !== undefined && record.escalated_at === null && record.raised_at !== null
@@ -56,7 +59,7 @@ export function nextWake({ spec, record, pendingUntil, judge, now, mono, clocks 
   }
   for (const level of spec.levels) {
     for (const type of [...level.when.types, ...(level.clear?.types ?? [])]) {
-      const judged = judge.judge(type, now);
+      const judged = scope.judged(type);
       if (!judged || judged.freshness.stale || judged.maxAgeS === undefined || judged.ageMs === undefined) continue;
       // the first millisecond past the limit
       wake = Math.min(wake, mono + Math.max(0, judged.maxAgeS * 1000 - judged.ageMs) + 1);

@@ -1,5 +1,4 @@
-import { ExactNumber, textAt } from '../../lib/exact-json.js';
-import { scanMembers } from '../../lib/json-text.js';
+import { ExactNumber } from '../../lib/exact-json.js';
 import type { JudgedType } from '../freshness/judge.js';
 import type { CompiledExpression } from './compile.js';
 import type { RuleScope } from './scope.js';
@@ -43,13 +42,12 @@ export function firstValue(expression: CompiledExpression, scope: RuleScope): Va
   return { value: typeof v === 'number' && ref.kind === 'reference' ? exactNumber(v, ref.candidates, scope) : v };
 }
 
-/** `v` read by a reference, as an ExactNumber when JSON.stringify would spell it otherwise than its reading does. */
+/** `v` read by a reference, as an ExactNumber whose text is the reading's spelling, found when first written out. */
 function exactNumber(v: number, candidates: readonly ReferenceCandidate[], scope: RuleScope): number | ExactNumber {
   const { chosen, judged } = choose(candidates, scope);
-  const line = judged?.reading?.json;
-  const span = line === undefined ? undefined : scanMembers(line)?.get(chosen.part);
-  const text = span === undefined ? undefined : textAt(line!.slice(span.start, span.end), chosen.path);
-  return text === undefined || text === JSON.stringify(v) ? v : new ExactNumber(v, text);
+  const reading = judged?.reading;
+  if (!reading) return v;
+  return new ExactNumber(v, () => reading.textOf(chosen.part, chosen.path) ?? JSON.stringify(v));
 }
 
 function firstReference(node: ExpressionNode): ExpressionNode | undefined {

@@ -1,3 +1,5 @@
+import { textAt } from '../../lib/exact-json.js';
+import { scanMembers } from '../../lib/json-text.js';
 import type { Envelope } from '../../lib/wire.js';
 import { ChunkedText, DEFAULT_CHUNK_CHARS } from './chunked-text.js';
 
@@ -20,6 +22,7 @@ export class Reading {
   /** When the daemon received it on the wall clock (ms since the epoch), kept in the snapshot across a restart; NaN when not known. */
   readonly receivedAt: number;
   private parsed: Envelope | undefined;
+  private texts: Map<string, string | undefined> | undefined;
 
   constructor(type: string, seq: number, json: string, mayCarryLimit = true, receivedMono = NaN, tsMs = NaN, ownLimit?: number | null,
     receivedAt = NaN) {
@@ -40,6 +43,17 @@ export class Reading {
   get envelope(): Envelope {
     this.parsed ??= JSON.parse(this.json) as Envelope;
     return this.parsed;
+  }
+
+  /** The JSON text of the value at `path` inside the envelope's `part` as recorded (undefined when absent), found once per path: every rule and alarm reading it asks again. */
+  textOf(part: 'data' | 'meta', path: readonly (string | number)[]): string | undefined {
+    const key = `${part}\u0000${path.join('\u0000')}`;
+    this.texts ??= new Map();
+    if (this.texts.has(key)) return this.texts.get(key);
+    const span = scanMembers(this.json)?.get(part);
+    const text = span === undefined ? undefined : textAt(this.json.slice(span.start, span.end), path);
+    this.texts.set(key, text);
+    return text;
   }
 }
 
