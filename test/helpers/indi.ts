@@ -5,7 +5,9 @@ import { removeDir, tempDir } from './tmp.js';
 
 // Debian's indiserver (indi-bin) run by a test on an ephemeral loopback port, its drivers' HOME
 // a fresh directory (no saved driver config from another run), read and set with the real
-// indi_getprop and indi_setprop. Waits poll indi_getprop until a deadline, never sleep.
+// indi_getprop and indi_setprop. Waits poll indi_getprop until a deadline, never sleep. Its local
+// socket (abstract, /tmp/indiserver by default) is named by the port: another indiserver on the
+// machine would hold the default one and this one would exit at once.
 
 const run = promisify(execFile);
 
@@ -25,7 +27,7 @@ export interface IndiServer {
 export async function startIndi(drivers: readonly string[], devices: readonly string[]): Promise<IndiServer> {
   const home = tempDir('meridian-indi-');
   const port = await freePort();
-  const child: ChildProcess = spawn('indiserver', ['-p', String(port), ...drivers], { env: { ...process.env, HOME: home }, stdio: 'ignore' });
+  const child: ChildProcess = spawn('indiserver', ['-p', String(port), '-u', `/tmp/meridian-indiserver-${port}`, ...drivers], { env: { ...process.env, HOME: home }, stdio: 'ignore' });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const get = async (element: string): Promise<string | undefined> => {
     try {
