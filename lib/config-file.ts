@@ -45,3 +45,14 @@ export function tablesOf(doc: ConfigTable, key: string, where: string): ConfigTa
   }
   return tables as ConfigTable[];
 }
+
+/** Whether a parsed TOML value is a table (not an array, a date or a scalar). */
+export function isTable(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) && !(value instanceof Date);
+}
+
+/** Refuse a key of `table` that is not one of `keys` (`at` names the table; `doc` the page that lists them): ConfigError naming the key. */
+export function knownKeysOnly(table: Record<string, unknown>, keys: readonly string[], at: string, doc: string): void {
+  const unknown = Object.keys(table).find((k) => !keys.includes(k));
+  if (unknown !== undefined) throw new ConfigError(`${at}: ${unknown}`, `a known key (${keys.join(', ')}; see docs/${doc})`, unknown);
+}

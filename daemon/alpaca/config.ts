@@ -1,4 +1,5 @@
 import { ConfigError } from '../../lib/errors.js';
+import { isTable, knownKeysOnly } from '../../lib/config-file.js';
 
 // The `[alpaca]` section of the config file, checked at start-up (docs/configuration.md,
 // docs/integrations.md). Off unless present. Unknown keys are refused; every mistake is a
@@ -27,12 +28,9 @@ const MAX_TEXT = 64;
 export function resolveAlpaca(section: unknown, where: string): AlpacaSpec | undefined {
   if (section === undefined) return undefined;
   const at = `${where}: alpaca`;
-  if (section === null || typeof section !== 'object' || Array.isArray(section) || section instanceof Date) {
-    throw new ConfigError(at, 'a table ([alpaca])', section);
-  }
-  const table = section as Record<string, unknown>;
-  const unknown = Object.keys(table).find((k) => !KEYS.includes(k));
-  if (unknown !== undefined) throw new ConfigError(`${at}: ${unknown}`, `a known key (${KEYS.join(', ')}; see docs/configuration.md)`, unknown);
+  if (!isTable(section)) throw new ConfigError(at, 'a table ([alpaca])', section);
+  const table = section;
+  knownKeysOnly(table, KEYS, at, 'configuration.md');
   const discovery = table.discovery ?? true;
   if (typeof discovery !== 'boolean') throw new ConfigError(`${at}: discovery`, 'true or false', discovery);
   const discoveryPort = portOf(table.discovery_port ?? ALPACA_DEFAULTS.discovery_port, `${at}: discovery_port`);

@@ -1,6 +1,7 @@
 import { ConfigError } from '../../lib/errors.js';
 import { daemonTypeProblem, ExpressionError, parseExpression, type CompiledExpression } from '../rules/compile.js';
 import { CONDITION_PROPERTIES, isConditionProperty, unitsFor, type CanonicalUnit, type ConditionProperty } from './units.js';
+import { isTable, knownKeysOnly } from '../../lib/config-file.js';
 
 // The `[conditions]` section of the config file (docs/configuration.md#conditions): each key a
 // property (units.ts) mapped to one reading's field, `{ type, field, unit }`. The field is read
@@ -47,8 +48,7 @@ export function resolveConditions(section: unknown, where: string): ConditionsCo
 
 function mappingOf(property: ConditionProperty, value: unknown, at: string): ConditionMapping {
   if (!isTable(value)) throw new ConfigError(at, 'a table such as { type = "weather", field = "data.temp_c" }', value);
-  const unknown = Object.keys(value).find((k) => !MAPPING_KEYS.includes(k));
-  if (unknown !== undefined) throw new ConfigError(`${at}: ${unknown}`, `a known key (${MAPPING_KEYS.join(', ')}; see docs/integrations.md)`, unknown);
+  knownKeysOnly(value, MAPPING_KEYS, at, 'integrations.md');
   const type = value.type;
   if (typeof type !== 'string' || type === '' || type.length > MAX_TYPE_CHARS || /[\u0000-\u001f\u007f"\\]/.test(type)) {
     throw new ConfigError(`${at}: type`, `a type name (1-${MAX_TYPE_CHARS} characters, no control characters, quotes or backslashes)`, type ?? '(missing)');
@@ -81,8 +81,4 @@ function fieldReference(type: string, field: string): CompiledExpression | undef
   }
   const root = compiled.root;
   return root.kind === 'reference' && root.candidates.length === 1 && root.candidates[0]!.type === type ? compiled : undefined;
-}
-
-function isTable(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) && !(value instanceof Date);
 }

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { ConfigError } from '../../lib/errors.js';
+import { isTable, knownKeysOnly } from '../../lib/config-file.js';
 
 // The `[boltwood]` section (docs/integrations.md#boltwood-clarity-ii-one-line-file): where the
 // one-line file is written, how often, its units, and the thresholds of its condition flags
@@ -32,12 +33,9 @@ const DEFAULTS = { cloudy: -25, very_cloudy: -15, windy: 5, very_windy: 10, ligh
 export function resolveBoltwood(section: unknown, where: string): BoltwoodSpec | undefined {
   if (section === undefined) return undefined;
   const at = `${where}: boltwood`;
-  if (section === null || typeof section !== 'object' || Array.isArray(section) || section instanceof Date) {
-    throw new ConfigError(at, 'a table ([boltwood])', section);
-  }
-  const table = section as Record<string, unknown>;
-  const unknown = Object.keys(table).find((k) => !KEYS.includes(k));
-  if (unknown !== undefined) throw new ConfigError(`${at}: ${unknown}`, `a known key (${KEYS.join(', ')}; see docs/integrations.md)`, unknown);
+  if (!isTable(section)) throw new ConfigError(at, 'a table ([boltwood])', section);
+  const table = section;
+  knownKeysOnly(table, KEYS, at, 'integrations.md');
   const file = table.path;
   if (typeof file !== 'string' || !path.isAbsolute(file) || /[\u0000-\u001f\u007f]/.test(file) || file.endsWith('/')) {
     throw new ConfigError(`${at}: path`, 'an absolute path of a file', file ?? '(missing)');

@@ -2,6 +2,7 @@ import { ConfigError } from '../../lib/errors.js';
 import { daemonTypeProblem } from '../rules/compile.js';
 import { CONDITION_KEYS, conditionOf, type ConditionSpec } from '../rules/condition.js';
 import { parseDuration } from '../rules/duration.js';
+import { isTable, knownKeysOnly } from '../../lib/config-file.js';
 
 // The `[safety]` section of the config file, checked at start-up: the required types, the
 // rules (each a condition of daemon/rules/), and `safe_for`. Unknown keys are refused; every
@@ -33,8 +34,7 @@ export function resolveSafety(section: unknown, where: string): SafetySpec | und
   if (section === undefined) return undefined;
   const at = `${where}: safety`;
   if (!isTable(section)) throw new ConfigError(at, 'a table ([safety])', section);
-  const unknown = Object.keys(section).find((k) => !SECTION_KEYS.includes(k));
-  if (unknown !== undefined) throw new ConfigError(`${at}: ${unknown}`, `a known key (${SECTION_KEYS.join(', ')}; see docs/safety.md)`, unknown);
+  knownKeysOnly(section, SECTION_KEYS, at, 'safety.md');
   const rules = section.rule ?? [];
   if (!Array.isArray(rules)) throw new ConfigError(`${at}: rule`, 'an array of tables ([[safety.rule]])', rules);
   const spec: SafetySpec = {
@@ -70,11 +70,6 @@ function ruleOf(rule: unknown, at: string): SafetyRule {
     throw new ConfigError(`${at}: name`, '1-64 letters, digits, spaces, ".", "_" or "-", starting with a letter or digit', name ?? '(missing)');
   }
   const named = `${at} (${name})`;
-  const unknown = Object.keys(rule).find((k) => !RULE_KEYS.includes(k));
-  if (unknown !== undefined) throw new ConfigError(`${named}: ${unknown}`, `a known key (${RULE_KEYS.join(', ')}; see docs/safety.md)`, unknown);
+  knownKeysOnly(rule, RULE_KEYS, named, 'safety.md');
   return { name, condition: conditionOf(rule, named) };
-}
-
-function isTable(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) && !(value instanceof Date);
 }
