@@ -1,4 +1,4 @@
-import { canonicalTs, lineHead } from '../ndjson/head.js';
+import { canonicalTs, lineHead, type LineHead } from '../ndjson/head.js';
 import { GZ, isCompressed, listSiteFilesAsync, plainName, storedAs } from '../ndjson/names.js';
 import { MemberCache, RecordedFile } from '../ndjson/reader.js';
 import type { StoreHead } from '../storage/store.js';
@@ -28,8 +28,8 @@ export interface ReadRequest {
   limit: number;
   /** Stop once the lines kept reach this many bytes (UTF-16 units); the first line is kept whatever its size. */
   maxBytes?: number;
-  /** `segment`: the line's segment number in the head's timeline. */
-  onLine: (line: string, stream: string, seq: number, segment: number) => void;
+  /** `segment`: the line's segment number in the head's timeline; `head`: the line's head, as the filter read it. */
+  onLine: (line: string, stream: string, seq: number, segment: number, head: LineHead) => void;
 }
 
 /** What a read did: how many lines it kept, and the position of the last one (to read on from). */
@@ -104,11 +104,11 @@ export class History {
       const files = segment.file ? [await runFile(segment.file)] : await this.siteFiles();
       const room = { count: limit - result.count, bytes: maxBytes - result.bytes };
       const named = segment.file !== undefined && segment.removed !== true;
-      for (const { line, seq } of await this.readSegment(files, head, lower, upper, filter, room, result.damaged, named)) {
+      for (const { line, seq, keys } of await this.readSegment(files, head, lower, upper, filter, room, result.damaged, named)) {
         result.count++;
         result.bytes += line.length;
         result.last = { segment: i, seq, stream: segment.stream };
-        req.onLine(line, segment.stream, seq, i);
+        req.onLine(line, segment.stream, seq, i, keys);
       }
     }
     result.full = full();
@@ -134,7 +134,7 @@ export class History {
         if (full()) return;
         const keys = lineHead(line);
         if (!keys || keys.seq <= lower || keys.seq > bound || !passes(keys, filter)) return;
-        mine.push({ line, seq: keys.seq });
+        mine.push({ line, seq: keys.seq, keys });
         bytes += line.length;
       };
       await this.readFile(file, head, (b) => wanted(b, lower, bound, filter), take, full, damaged, named);
@@ -290,10 +290,11 @@ async function runFile(file: string): Promise<string> {
   return storedAs(file) ?? file;
 }
 
-/** A line kept for a page, with its seq. */
+/** A line kept for a page, with its seq and head (read once, by the filter). */
 interface Kept {
   line: string;
   seq: number;
+  keys: LineHead;
 }
 
 /** Whether a line's head passes the filter's types and times (its seq is checked by the caller). */

@@ -1,10 +1,10 @@
-import { lineHead, type LineHead } from '../ndjson/head.js';
+import type { LineHead } from '../ndjson/head.js';
 import type { DamagedFile, History, ReadFilter } from '../history/history.js';
 import type { StoreHead } from '../storage/store.js';
 
 // Every recorded line a report needs, read through the one history reader a page at a time.
 
-const PAGE_LINES = 100_000;
+const PAGE_LINES = 10_000;
 const PAGE_BYTES = 64 * 1024 * 1024;
 
 /** Read every line passing `filter` up to `head`, in record order; returns the damaged files passed. */
@@ -15,10 +15,7 @@ export async function readLines(history: History, head: StoreHead, filter: ReadF
   for (;;) {
     const result = await history.read({
       head, start, filter, limit: PAGE_LINES, maxBytes: PAGE_BYTES,
-      onLine: (line, stream) => {
-        const keys = lineHead(line);
-        if (keys) onLine(line, keys, stream);
-      },
+      onLine: (line, stream, _seq, _segment, keys) => onLine(line, keys, stream),
     });
     for (const d of result.damaged) damaged.set(`${d.file}\n${d.reason}`, d);
     if (!result.full || !result.last) break;
