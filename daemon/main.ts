@@ -1,6 +1,7 @@
 import dns from 'node:dns/promises';
 import fs from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { resolveDaemonConfig, type DaemonFlags } from '../lib/config.js';
 import { ConfigError } from '../lib/errors.js';
 import { createLogger } from '../lib/log.js';
@@ -9,6 +10,7 @@ import { systemClock } from '../lib/time.js';
 import { LogFile } from './log-file.js';
 import { LogDrops, stderrWriter } from './log-stderr.js';
 import { machineNames, type MachineProbe } from './machine-names.js';
+import { checkBoltwoodPlace } from './outputs/boltwood-place.js';
 import { startDaemon, StartupError, type RunningDaemon } from './server.js';
 
 // The daemon's entry: reads the environment, logs to stderr (or its log file, reopened on
@@ -27,6 +29,10 @@ export interface ForwardFlags {
 export async function runDaemonForeground(flags: DaemonFlags & ForwardFlags, options: { logFile?: string } = {}): Promise<number> {
   const config = resolveDaemonConfig(flags, process.env, os.homedir(), await machineNames(SYSTEM), os.hostname());
   const { forward, alarms, safety, conditions, boltwood, alpaca } = resolveConfigSections({ configFile: flags.config, configText: readConfig(flags.config), forward: flags.forward }, process.env);
+  if (boltwood) {
+    checkBoltwoodPlace(realPath(boltwood.path), { siteDir: realPath(config.siteDir), configFile: flags.config && realPath(flags.config),
+      logFile: options.logFile && realPath(options.logFile) }, flags.config ?? 'the config file');
+  }
   let logFile: LogFile | undefined;
   const drops = new LogDrops(Date.now);
   if (options.logFile !== undefined) {
@@ -103,5 +109,19 @@ function readConfig(file: string | undefined): string | undefined {
     return fs.readFileSync(file, 'utf8');
   } catch (error) {
     throw new ConfigError('--config', 'a readable file', `${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+}
+
+// `p` with its symbolic links resolved as far as it exists (a file not made yet: its directory's real path)
+function realPath(p: string): string {
+  const full = path.resolve(p);
+  try {
+    return fs.realpathSync(full);
+  } catch {
+    try {
+      return path.join(fs.realpathSync(path.dirname(full)), path.basename(full));
+    } catch {
+      return full;
+    }
   }
 }
