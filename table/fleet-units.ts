@@ -23,7 +23,7 @@ export interface UnitRow {
   duplicate_s: number | null;
   /** `data.safe` of its current `meridian.safety` reading (the daemon's safety verdict) when a boolean; null: not known. */
   safe: boolean | null;
-  /** Its current readings: type, age in seconds by the database's clock (null: no ts), the reading's own limit. */
+  /** Its current readings: type, age in seconds by the unit's clock (the database's plus its offset; null: no ts), the reading's own limit. */
   readings: { type: string; age_s: number | null; max_age_s: unknown }[];
 }
 
