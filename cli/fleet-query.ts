@@ -5,8 +5,10 @@ import type { UnitRow } from '../table/fleet-units.js';
 import { CommandFailure, NoPeer } from './failure.js';
 
 // What `telemetry fleet` reads from the fleet's PostgreSQL tables (docs/fleet.md): each unit's
-// line with its current readings, and each unit's seqs per stream. Ages are the database's
-// clock (`now()`), the clock every unit's last_heard is written with.
+// line with its current readings, and each unit's seqs per stream. last_heard's age is the
+// database's clock (`now()`), the clock it is written with; a reading's age is the unit's own
+// clock (the database's plus the unit's offset at its last transaction, `clock_offset_s`, read
+// through to_jsonb so that a table no unit of this version migrated yet still answers).
 
 /** One stream of one unit: its seqs and the gaps between them. */
 export interface CoverageRow {
@@ -31,7 +33,8 @@ export async function queryUnits(url: string, table: string, timeoutMs: number):
       extract(epoch FROM now() - u.duplicate_at)::float8 AS duplicate_s,
       (SELECT CASE WHEN jsonb_typeof(v.data->'safe') = 'boolean' THEN (v.data->>'safe')::boolean END FROM ${t.current} v
         WHERE v.unit = u.unit AND v.type = 'meridian.safety') AS safe,
-      coalesce(json_agg(json_build_object('type', c.type, 'age_s', extract(epoch FROM now() - c.ts)::float8, 'max_age_s', c.meta->'max_age_s')
+      coalesce(json_agg(json_build_object('type', c.type, 'age_s', extract(epoch FROM now() - c.ts)::float8
+          + coalesce((to_jsonb(u)->>'clock_offset_s')::float8, 0), 'max_age_s', c.meta->'max_age_s')
         ORDER BY c.type) FILTER (WHERE c.type IS NOT NULL), '[]') AS readings
     FROM ${t.units} u LEFT JOIN ${t.current} c ON c.unit = u.unit GROUP BY u.unit ORDER BY u.unit`)).rows);
 }

@@ -23,16 +23,18 @@ export interface UnitRow {
   duplicate_s: number | null;
   /** `data.safe` of its current `meridian.safety` reading (the daemon's safety verdict) when a boolean; null: not known. */
   safe: boolean | null;
-  /** Its current readings: type, age in seconds by the database's clock (null: no ts), the reading's own limit. */
+  /** Its current readings: type, age in seconds by the unit's clock (the database's plus its offset; null: no ts), the reading's own limit. */
   readings: { type: string; age_s: number | null; max_age_s: unknown }[];
 }
 
 /** A unit as the table and --json show it. */
 export interface FleetUnit {
   unit: string;
-  state: 'silent' | 'duplicate' | 'stale' | 'ok';
+  /** `unjudged`: its last_heard is ahead of the database's clock (the clock stepped back): how long it is silent cannot be told. */
+  state: 'silent' | 'unjudged' | 'duplicate' | 'stale' | 'ok';
   last_heard: string;
-  heard_s: number;
+  /** null when unjudged. */
+  heard_s: number | null;
   types: number;
   stale: number;
   stale_types: string[];
@@ -42,14 +44,14 @@ export interface FleetUnit {
   newest_ts: string | null;
   /** When two daemons with this unit id were last seen taking turns (null: never). */
   duplicate_at: string | null;
-  /** The unit's safety verdict (its current `meridian.safety` reading's `data.safe`); null: not known (none, or not a boolean). */
+  /** The unit's safety verdict (its current `meridian.safety` reading's `data.safe`); null: not known (none, not a boolean, or the unit silent or unjudged). */
   safe: boolean | null;
 }
 
 /** The column heads of a unit's cells. */
 export const UNIT_HEADS = ['UNIT', 'STATE', 'SAFE', 'STALE', 'HEARD', 'LAG', 'VERSION'] as const;
 
-/** The units judged and ordered: silent first, then those with two daemons, then those with stale readings, unsafe ones first in each, then by stale readings (most first), then by name. */
+/** The units judged and ordered: silent first, then those not judged (last heard ahead of the database's clock), then those with two daemons, then those with stale readings, unsafe ones first in each, then by stale readings (most first), then by name. */
 export function fleetUnits(rows: readonly UnitRow[], silentMs: number, rules: MaxAgeRules): FleetUnit[] {
   const units = rows.map((r): FleetUnit => {
     const staleTypes = r.readings.filter((reading) => {
@@ -57,29 +59,33 @@ export function fleetUnits(rows: readonly UnitRow[], silentMs: number, rules: Ma
       return limit !== undefined && (reading.age_s === null || reading.age_s > limit);
     }).map((reading) => reading.type);
     const silent = r.heard_s * 1000 > silentMs;
+    const unjudged = r.heard_s < 0;
     const duplicate = r.duplicate_s !== null && r.duplicate_s <= DUPLICATE_WINDOW_S;
+    const state = silent ? 'silent' : unjudged ? 'unjudged' : duplicate ? 'duplicate' : staleTypes.length > 0 ? 'stale' : 'ok';
     return {
-      unit: r.unit, state: silent ? 'silent' : duplicate ? 'duplicate' : staleTypes.length > 0 ? 'stale' : 'ok', last_heard: r.last_heard, heard_s: Math.max(0, r.heard_s),
+      unit: r.unit, state, last_heard: r.last_heard, heard_s: unjudged ? null : r.heard_s,
       types: r.readings.length, stale: staleTypes.length, stale_types: staleTypes, lag_events: r.lag_events, lag_seconds: r.lag_seconds,
-      version: r.version, newest_ts: r.newest_ts, duplicate_at: r.duplicate_at, safe: r.safe,
+      // a verdict the unit no longer stands behind (silent) or whose unit cannot be judged is not known
+      version: r.version, newest_ts: r.newest_ts, duplicate_at: r.duplicate_at, safe: silent || unjudged ? null : r.safe,
     };
   });
-  const rank = { silent: 0, duplicate: 1, stale: 2, ok: 3 };
+  const rank = { silent: 0, unjudged: 1, duplicate: 2, stale: 3, ok: 4 };
   const unsafe = (u: FleetUnit) => (u.safe === false ? 0 : 1);
   return units.sort((a, b) => rank[a.state] - rank[b.state] || unsafe(a) - unsafe(b) || b.stale - a.stale || (a.unit < b.unit ? -1 : a.unit > b.unit ? 1 : 0));
 }
 
 /** A unit's cells under UNIT_HEADS. */
 export function unitCells(u: FleetUnit): string[] {
-  return [u.unit, u.state, u.safe === null ? '-' : u.safe ? 'safe' : 'UNSAFE', `${u.stale}/${u.types}`, `${formatAge(u.heard_s * 1000)} ago`,
+  return [u.unit, u.state, u.safe === null ? '-' : u.safe ? 'safe' : 'UNSAFE', `${u.stale}/${u.types}`, (u.heard_s === null ? 'ahead of db' : `${formatAge(u.heard_s * 1000)} ago`),
     u.lag_events === 0 ? '0' : `${u.lag_events} / ${formatAge(u.lag_seconds * 1000)}`, u.version ?? '-'];
 }
 
-/** The totals line: `50 unit(s): 2 silent, 3 with stale readings, 45 ok` (with the duplicates when there are). */
+/** The totals line: `50 unit(s): 2 silent, 3 with stale readings, 45 ok` (with the unjudged and the duplicates when there are). */
 export function fleetTotals(units: readonly FleetUnit[]): string {
   const count = (state: FleetUnit['state']) => units.filter((u) => u.state === state).length;
   const duplicates = count('duplicate') > 0 ? `, ${count('duplicate')} with two daemons on one unit id` : '';
-  return `${units.length} unit(s): ${count('silent')} silent${duplicates}, ${count('stale')} with stale readings, ${count('ok')} ok`;
+  const unjudged = count('unjudged') > 0 ? `, ${count('unjudged')} not judged (last heard ahead of the database's clock)` : '';
+  return `${units.length} unit(s): ${count('silent')} silent${unjudged}${duplicates}, ${count('stale')} with stale readings, ${count('ok')} ok`;
 }
 
 /** Rows of cells as lines: each column as wide as its widest cell, two spaces between, the last not padded. */

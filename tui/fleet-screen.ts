@@ -29,6 +29,9 @@ export interface FleetFrame {
 /** The rows above and below the units: title, totals, column heads; footer. */
 const CHROME = 4;
 
+/** The UNIT column's widest: a longer unit id is cut with … so that the other columns fit 80 columns (`telemetry fleet` prints it whole). */
+export const UNIT_COLUMN = 20;
+
 /** The lines of a frame for a width x height terminal (height lines, each at most width columns). */
 export function fleetScreenLines(frame: FleetFrame, width: number, height: number): FleetLine[] {
   const units = frame.units ?? [];
@@ -36,7 +39,8 @@ export function fleetScreenLines(frame: FleetFrame, width: number, height: numbe
   const status: FleetLine = frame.failure !== undefined
     ? { text: fit(`${frame.failure}${frame.units ? '; showing its last answer' : ''}`), tone: 'failure' }
     : { text: fit(frame.units ? fleetTotals(units) : 'waiting for the database'), tone: 'plain' };
-  const table = columnLines([[...UNIT_HEADS], ...units.map(unitCells)]).map(fit);
+  const cells = (u: FleetUnit) => unitCells(u).map((cell, i) => (i === 0 ? fitText(cell, UNIT_COLUMN).trimEnd() : cell));
+  const table = columnLines([[...UNIT_HEADS], ...units.map(cells)]).map(fit);
   const room = Math.max(1, height - CHROME);
   const fits = units.length <= room;
   const shown = fits ? units.length : room - 1;

@@ -8,7 +8,7 @@ import { EphemeralQueue } from './ephemeral.js';
 import { SinkHealth } from './health.js';
 import { IngestShare } from './ingest-share.js';
 import { HeldFile } from '../ndjson/held.js';
-import { lagAfter, lagEvents } from './lag.js';
+import { lagAfter, lagEvents, pendingAge } from './lag.js';
 import { flags } from './log-tail.js';
 import type { ForwardRecord } from './record.js';
 import { ReadAhead } from './read-ahead.js';
@@ -183,11 +183,17 @@ export class Forwarder {
     else await this.wake.wait(IDLE_POLL_MS);
   }
 
-  /** Send the current readings pending, alone; false (after the retry delay) when the peer could not take them. */
-  private async sendCurrent(): Promise<boolean> {
+  /**
+   * Send the current readings pending, alone; false (after the retry delay) when the peer could not take them.
+   * `ahead`: fresh first, before a batch of events: its success is not the sink coming back (a batch the
+   * peer fails on would otherwise reset the backoff, last_success and the outage at every retry).
+   */
+  private async sendCurrent(ahead = false): Promise<boolean> {
     try {
-      await this.send([], { ...this.feed.take(), version: VERSION, lag: { events: this.lag(), seconds: 0 } });
-      this.succeeded();
+      const events = this.lag();
+      const seconds = pendingAge(events, this.oldestPendingTs, this.deps.clock.now());
+      await this.send([], { ...this.feed.take(), version: VERSION, lag: { events, seconds }, unitNowMs: this.deps.clock.now() });
+      if (!ahead) this.succeeded();
       return true;
     } catch (error) {
       if (this.stopped) return false;
@@ -245,7 +251,7 @@ export class Forwarder {
         // the cursor of the batch before is written while this one was read: on disk before this one goes
         await this.cursor.flushed();
         // fresh first: the unit's current view before any of the backlog
-        if (this.feed.wholePending && !(await this.sendCurrent())) continue;
+        if (this.feed.wholePending && !(await this.sendCurrent(true))) continue;
         await this.send(chunk, this.extraOf(chunk));
         this.health.delivered += chunk.length;
         this.acknowledged(chunk);
@@ -270,7 +276,7 @@ export class Forwarder {
   private extraOf(chunk: ForwardRecord[]): SendExtra | undefined {
     if (this.spec.kind !== 'postgres') return undefined;
     const now = this.deps.clock.now();
-    return { ...this.feed.take(), version: VERSION, lag: lagAfter(this.lag(), chunk, now), unitRow: this.feed.unitRowDue(now) };
+    return { ...this.feed.take(), version: VERSION, lag: lagAfter(this.lag(), chunk, now), unitRow: this.feed.unitRowDue(now), unitNowMs: now };
   }
 
   private lag(): number {

@@ -23,6 +23,12 @@ export function lagAfter(lag: number, chunk: readonly { ts: string }[], nowMs: n
   return { events, seconds: events === 0 || Number.isNaN(newest) ? 0 : Math.max(0, (nowMs - newest) / 1000) };
 }
 
+/** How old (s) the oldest event not yet acknowledged is (`oldestTs`), given the lag; 0 when none is left. */
+export function pendingAge(events: number, oldestTs: string | undefined, nowMs: number): number {
+  const oldest = oldestTs === undefined ? NaN : Date.parse(oldestTs);
+  return events === 0 || Number.isNaN(oldest) ? 0 : Math.max(0, (nowMs - oldest) / 1000);
+}
+
 function streamLag(stream: string, pos: StreamPosition, head: StoreHead, lineSeq: number | undefined): number {
   const end = stream === 'site' ? head.site : head.run?.id === stream ? head.run : undefined;
   if (end) return pos.file === end.file && pos.offset >= end.bytes ? 0 : Math.max(0, (lineSeq ?? end.seq) - pos.seq);

@@ -62,6 +62,9 @@ export function migrations(name: string, unit: string): string[] {
        SELECT DISTINCT ON (type) stream, seq, ts, type, data, meta, line FROM ${t.events}
        ORDER BY type, ts DESC, seq DESC;`,
     fleetMigration(name, unit),
+    // 4: the unit's clock against the database's at its last transaction (s, + when the unit's is
+    // ahead): `telemetry fleet` judges a reading's age on the unit's own clock
+    `ALTER TABLE ${t.units} ADD COLUMN IF NOT EXISTS clock_offset_s double precision;`,
   ];
 }
 

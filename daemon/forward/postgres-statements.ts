@@ -21,7 +21,12 @@ export interface FleetStatements {
   /** $1 unit, $2 the types of its whole view: the unit's rows of other types go. */
   notCurrent: string;
   /**
-   * The unit's line: last heard (the database's clock), version, lag, newest ts forwarded, the
+   * $1 unit, $2 stream, $3 lines, $4 seqs, $5 ts: the seqs whose key the table holds with another
+   * line (another daemon forwarding with the same unit id got there first).
+   */
+  clashes: string;
+  /**
+   * The unit's line: last heard (the database's clock), its clock's offset against the database's, version, lag, newest ts forwarded, the
    * daemon's instance; `duplicate_at` set when the instance flips back to the one before within
    * 10 minutes (two daemons with one unit id take turns; a restart changes it once).
    */
@@ -38,7 +43,7 @@ export function fleetStatements(name: string): FleetStatements {
       SELECT $1, $2, u.seq, u.ts::timestamptz, u.type, x.e->'data', CASE WHEN x.e IS NOT NULL THEN coalesce(x.e->'meta', '{}') END, u.line
       FROM unnest($3::text[], $4::bigint[], $5::text[], $6::text[]) AS u(line, seq, ts, type)
       CROSS JOIN LATERAL (SELECT ${parse} AS e) AS x
-      ON CONFLICT (unit, stream, seq, ts) DO NOTHING`;
+      ON CONFLICT (unit, stream, seq, ts) DO NOTHING RETURNING seq`;
   };
   return {
     partitions: `SELECT ${t.partition}(m) FROM unnest($1::timestamptz[]) AS m`,
@@ -53,11 +58,15 @@ export function fleetStatements(name: string): FleetStatements {
       ON CONFLICT (unit, type) DO UPDATE SET stream = excluded.stream, seq = excluded.seq, ts = excluded.ts, data = excluded.data,
         meta = excluded.meta, line = excluded.line, updated_at = excluded.updated_at
       ${force ? '' : 'WHERE c.stream <> excluded.stream OR excluded.seq > c.seq'}`,
+    clashes: `SELECT u.seq::text AS seq FROM unnest($3::text[], $4::bigint[], $5::text[]) AS u(line, seq, ts)
+      JOIN ${t.events} AS e ON e.unit = $1 AND e.stream = $2 AND e.seq = u.seq AND e.ts = u.ts::timestamptz
+      WHERE e.line <> u.line ORDER BY u.seq`,
     notCurrent: `DELETE FROM ${t.current} WHERE unit = $1 AND NOT (type = ANY($2::text[]))`,
-    // $1 unit, $2 version, $3 lag events, $4 lag seconds, $5 the newest ts of the batch (or NULL), $6 instance
-    unit: `INSERT INTO ${t.units} AS n (unit, first_heard, last_heard, version, lag_events, lag_seconds, newest_ts, instance)
-      VALUES ($1, now(), now(), $2, $3, $4, $5::timestamptz, $6)
+    // $1 unit, $2 version, $3 lag events, $4 lag seconds, $5 the newest ts of the batch (or NULL), $6 instance, $7 the unit's clock (ms)
+    unit: `INSERT INTO ${t.units} AS n (unit, first_heard, last_heard, version, lag_events, lag_seconds, newest_ts, instance, clock_offset_s)
+      VALUES ($1, now(), now(), $2, $3, $4, $5::timestamptz, $6, $7::float8 / 1000 - extract(epoch FROM clock_timestamp())::float8)
       ON CONFLICT (unit) DO UPDATE SET last_heard = now(), version = excluded.version, lag_events = excluded.lag_events,
+        clock_offset_s = excluded.clock_offset_s,
         lag_seconds = excluded.lag_seconds, newest_ts = greatest(n.newest_ts, excluded.newest_ts), instance = excluded.instance,
         previous_instance = CASE WHEN excluded.instance <> n.instance THEN n.instance ELSE n.previous_instance END,
         duplicate_at = CASE WHEN excluded.instance <> n.instance AND excluded.instance = n.previous_instance

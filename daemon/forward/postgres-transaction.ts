@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { monthsOf, type FleetStatements } from './postgres-statements.js';
 import type { ForwardRecord } from './record.js';
-import type { SendExtra } from './sink.js';
+import { SinkRejection, type SendExtra } from './sink.js';
 
 // One batch of the PostgreSQL sink as one transaction: the partitions of its months, its rows,
 // the unit's current rows and its units row. Any failure rolls it all back (a connection lost
@@ -47,8 +47,13 @@ export async function commitBatch(c: pg.Client, b: Batch, months: Set<string>): 
 
 async function attempt(c: pg.Client, b: Batch, months: readonly string[], lenient: boolean): Promise<void> {
   const { statements: s, records, extra } = b;
-  const insert = () => c.query(s.insert(lenient), [b.unit, records[0]!.stream, records.map((r) => r.line), records.map((r) => r.seq), records.map((r) => r.ts),
-    records.map((r) => r.type)]);
+  const insert = async () => {
+    const lines = records.map((r) => r.line);
+    const seqs = records.map((r) => r.seq);
+    const tss = records.map((r) => r.ts);
+    const taken = await c.query(s.insert(lenient), [b.unit, records[0]!.stream, lines, seqs, tss, records.map((r) => r.type)]);
+    if (taken.rowCount !== records.length) await refuseClashes(c, b, lines, seqs, tss);
+  };
   // only rows to write (a batch while catching up): one statement, a transaction of its own
   if (months.length === 0 && records.length > 0 && (extra?.current ?? []).length === 0 && !extra?.wholeView && extra?.unitRow === false) {
     await insert();
@@ -73,6 +78,18 @@ async function attempt(c: pg.Client, b: Batch, months: readonly string[], lenien
   }
 }
 
+// rows left out whose key the table holds with ANOTHER line: another daemon with this unit id
+// sent them first. Refused for good (the forwarder splits the batch down to the record and
+// keeps it in the dead-letter file); a row held with the same line is a retry, left out silently.
+async function refuseClashes(c: pg.Client, b: Batch, lines: string[], seqs: number[], tss: string[]): Promise<void> {
+  const stream = b.records[0]!.stream;
+  const { rows } = await c.query<{ seq: string }>(b.statements.clashes, [b.unit, stream, lines, seqs, tss]);
+  if (rows.length === 0) return;
+  const first = b.records.find((r) => String(r.seq) === rows[0]!.seq)!;
+  throw new SinkRejection(`the table already holds another event at ${stream}:${first.seq} (ts ${first.ts}) of unit "${b.unit}": `
+    + `another daemon forwards with unit id "${b.unit}"; give each unit its own --unit-id`);
+}
+
 // the unit's current rows (a whole view replaces them all, forced: the unit's own now) and its units row (unless not due)
 async function unitRows(c: pg.Client, b: Batch): Promise<void> {
   const { statements: s, records, extra } = b;
@@ -84,5 +101,5 @@ async function unitRows(c: pg.Client, b: Batch): Promise<void> {
   }
   if (extra?.unitRow === false) return;
   const newest = records.length > 0 ? records[records.length - 1]!.ts : null;
-  await c.query(s.unit, [b.unit, extra?.version ?? null, extra?.lag?.events ?? 0, extra?.lag?.seconds ?? 0, newest, b.instance]);
+  await c.query(s.unit, [b.unit, extra?.version ?? null, extra?.lag?.events ?? 0, extra?.lag?.seconds ?? 0, newest, b.instance, extra?.unitNowMs ?? null]);
 }

@@ -67,6 +67,8 @@ export function postgresSink(spec: PostgresSinkSpec, unit: string, instance: str
       try {
         await commitBatch(c, { statements, unit, instance, lockKey: `${spec.table} partitions`, records, extra }, months);
       } catch (error) {
+        // a clash with another daemon's event (postgres-transaction.ts): the connection is fine
+        if (error instanceof SinkRejection) throw error;
         const code = sqlState(error);
         if (code !== undefined && REFUSING_CLASSES.has(code.slice(0, 2))) {
           throw new SinkRejection(`PostgreSQL refused the row: ${(error as Error).message} (SQLSTATE ${code})`, { cause: error });

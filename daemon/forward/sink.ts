@@ -85,6 +85,8 @@ export interface SendExtra {
   readonly wholeView?: boolean;
   /** Events still to deliver once this batch is acknowledged, and the age of the newest one it holds (s). */
   readonly lag?: { readonly events: number; readonly seconds: number };
+  /** The unit's clock (ms) as the batch is sent: the units table keeps its offset against the database's. */
+  readonly unitNowMs?: number;
   /** The version of this daemon (the units table). */
   readonly version?: string;
   /** false: the unit's line is not written with this batch (written at most once a second while catching up). */
