@@ -26,21 +26,43 @@ export interface Checkpoint {
 
 export const CHECKPOINT = 'checkpoint.json';
 
-/** Append the engine's closed buckets to their tier files under `root` (synced), updating `files`. */
+/**
+ * Append the engine's closed buckets to their tier files under `root` (synced), updating `files`.
+ * A tier's append is whole or not at all: a short write (a full disk takes what fits) is
+ * continued, and one that fails cuts the file back to its length before, so that the buckets,
+ * still pending, are appended again whole at the next flush and never leave a torn line.
+ */
 export function appendPending(root: string, engine: RollupEngine, files: Record<string, number>): void {
   for (const [rel, records] of engine.pending) {
     const file = path.join(root, rel);
     fs.mkdirSync(path.dirname(file), { recursive: true });
     const fd = fs.openSync(file, 'a');
     try {
-      fs.writeSync(fd, records.map((r) => bucketLine(r) + '\n').join(''));
-      fs.fsyncSync(fd);
-      files[rel] = fs.fstatSync(fd).size;
+      const before = fs.fstatSync(fd).size;
+      const bytes = Buffer.from(records.map((r) => bucketLine(r) + '\n').join(''));
+      try {
+        writeAll(fd, bytes);
+        fs.fsyncSync(fd);
+      } catch (error) {
+        fs.ftruncateSync(fd, before);
+        throw error;
+      }
+      files[rel] = before + bytes.length;
     } finally {
       fs.closeSync(fd);
     }
-    // written: not again at the next flush (one that failed is tried again whole, cut back first at a restart)
+    // written: not again at the next flush
     engine.pending.delete(rel);
+  }
+}
+
+/** Write every byte of `bytes` (writeSync may take fewer than asked on a full disk). */
+function writeAll(fd: number, bytes: Buffer): void {
+  for (let at = 0; at < bytes.length;) {
+    const n = fs.writeSync(fd, bytes, at, bytes.length - at);
+    // a write that takes nothing and says nothing: the disk is full
+    if (n <= 0) throw Object.assign(new Error('no space left on the device'), { code: 'ENOSPC' });
+    at += n;
   }
 }
 
