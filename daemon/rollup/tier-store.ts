@@ -39,6 +39,8 @@ export function appendPending(root: string, engine: RollupEngine, files: Record<
     const fd = fs.openSync(file, 'a');
     try {
       const before = fs.fstatSync(fd).size;
+      // cut or removed by someone else since the last flush: appending would record a short file as whole
+      if (before < (files[rel] ?? 0)) throw new TierShort(rel, before, files[rel]!);
       const bytes = Buffer.from(records.map((r) => bucketLine(r) + '\n').join(''));
       try {
         writeAll(fd, bytes);
@@ -63,6 +65,13 @@ function writeAll(fd: number, bytes: Buffer): void {
     // a write that takes nothing and says nothing: the disk is full
     if (n <= 0) throw Object.assign(new Error('no space left on the device'), { code: 'ENOSPC' });
     at += n;
+  }
+}
+
+/** A tier file shorter than the checkpoint (or the last flush) says it is: buckets were lost beneath the daemon. */
+export class TierShort extends Error {
+  constructor(readonly file: string, size: number, expected: number) {
+    super(`the rollup tier file ${file} is ${size} bytes, shorter than the ${expected} bytes written to it`);
   }
 }
 
@@ -93,8 +102,15 @@ export function readCheckpoint(root: string): { checkpoint?: Checkpoint; damaged
   }
 }
 
-/** Cut every tier file back to the length the checkpoint names (a file it does not name is removed). */
+/**
+ * Cut every tier file back to the length the checkpoint names (a file it does not name is
+ * removed); throws TierShort when one is shorter than named, or missing (the caller rebuilds).
+ */
 export function cutToCheckpoint(root: string, files: Readonly<Record<string, number>>): void {
+  for (const [rel, keep] of Object.entries(files)) {
+    const size = fs.statSync(path.join(root, rel), { throwIfNoEntry: false })?.size ?? 0;
+    if (size < keep) throw new TierShort(rel, size, keep);
+  }
   for (const tier of TIERS) {
     let names: string[];
     try {
