@@ -18,8 +18,8 @@ test('night text, --md, --html: a null mean shown as -, recorded controls and li
   await withTestDaemon({ clock: new ManualClock('2026-11-23T12:00:00.000Z'), env: { TZ: 'UTC' } }, async (d) => {
     const lines = [
       { type: 'weather', ts: '2026-11-22T20:00:00Z', data: { temp: 1.7976931348623157e308, '\u001b[2Jx': 1 } },
+      ...EVIL.map((dest, i) => ({ type: 'state', ts: `2026-11-22T20:00:${i + 1}0Z`, data: { source: 'a', dest } })),
       { type: 'weather', ts: '2026-11-22T20:01:00Z', data: { temp: 1.7976931348623157e308, '\u001b[2Jx': 3 } },
-      ...EVIL.map((dest, i) => ({ type: 'state', ts: `2026-11-22T2${i + 1}:00:00Z`, data: { source: 'a', dest } })),
     ].map((x) => JSON.stringify(x));
     assert.is((await request(d.url, '/events', { body: lines.join('\n'), headers: { 'content-type': 'application/x-ndjson' } })).status, 200);
     const json = await request(d.url, '/reports/night/20261122');
@@ -37,6 +37,12 @@ test('night text, --md, --html: a null mean shown as -, recorded controls and li
       }
       const text = (await cli(['night', '20261122', ...at])).stdout.split('\n');
       assert.ok(text.includes('  \uFFFD[2Jx                        1     2                        3         2'), text.join('\n'));
+      const states = text.indexOf('POCS states');
+      assert.equal(text.slice(states, states + 5), ['POCS states', '  state                          time  entered',
+        '  \uFFFDevil                       0:00:30        1',
+        '  \uFFFD[2J\uFFFD[31mPWNED\uFFFD             0:00:10        1',
+        '  observing\uFFFD\uFFFDFAKE LINE | 999  0:00:10        1',
+      ]);
       assert.ok(text.includes('  temp   1.7976931348623157e+308     -  1.7976931348623157e+308         2'), text.join('\n'));
     } finally {
       removeDir(dir);
