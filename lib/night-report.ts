@@ -55,10 +55,11 @@ export interface NightAlarm {
 export interface NightField {
   count: number;
   min: number;
-  mean: number;
+  /** null when the mean lies past a double's range (docs/reports.md). */
+  mean: number | null;
   max: number;
-  /** The field's mean per slice of the night: [slice start, mean], slices with readings only. */
-  series: [string, number][];
+  /** The field's mean per slice of the night: [slice start, mean], slices with readings only (null: past a double's range). */
+  series: [string, number | null][];
 }
 
 /** Seconds spent in one POCS state. */

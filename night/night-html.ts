@@ -18,7 +18,7 @@ export function nightHtml(r: NightReport, spelled: Spellings): string {
   const charts = [
     `<figure>${svgBand(safetyStretches(r), fromMs, Date.parse(r.to), { width: HTML_CHART.width, height: HTML_CHART.bandHeight, title: 'Safety (green safe, red unsafe, grey unknown)' })}</figure>`,
     ...Object.entries(r.weather.fields).map(([name, f]) => `<figure>${svgChart(
-      [{ name: `${name} (mean per ${duration((Date.parse(r.to) - fromMs) / 96000)})`, points: f.series.map(([t, v]) => [Date.parse(t), v] as const),
+      [{ name: `${name} (mean per ${duration((Date.parse(r.to) - fromMs) / 96000)})`, points: f.series.flatMap(([t, v]) => (v === null ? [] : [[Date.parse(t), v] as const])),
         breakMs: 1.5 * ((Date.parse(r.to) - fromMs) / 96) }],
       { width: HTML_CHART.width, height: HTML_CHART.height, zone, title: name, from: fromMs, to: Date.parse(r.to) })}</figure>`),
   ];

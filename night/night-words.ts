@@ -1,5 +1,6 @@
 import { DateTime } from 'luxon';
 import type { NightReport } from '../lib/night-report.js';
+import { printable } from '../lib/terminal-text.js';
 
 // What the text, Markdown and HTML reports share: durations, times in the report's zone, and
 // the rows of each section as plain cells (each renderer lays them out its own way).
@@ -23,7 +24,7 @@ export function localTime(ts: string, zone: string, withDate = false): string {
 
 /** The report's title: the night or the run. */
 export function titleOf(r: NightReport): string {
-  return r.night !== null ? `Night ${r.night}` : `Run ${r.run_id ?? ''}`;
+  return inert(r.night !== null ? `Night ${r.night}` : `Run ${r.run_id ?? ''}`);
 }
 
 /** A share of the report's seconds as a percentage with one decimal. */
@@ -40,8 +41,17 @@ export interface Section {
   right: number[];
 }
 
-/** The report's sections, in order, as cells. */
+/** Recorded text as one inert cell or line: controls, bidi overrides and line breaks as U+FFFD (a terminal obeys none of them, no line is forged). */
+export function inert(text: string): string {
+  return printable(text).replace(/\n/g, '\uFFFD');
+}
+
+/** The report's sections, in order, as cells (every heading and cell inert). */
 export function sectionsOf(r: NightReport, spelled: Spellings): Section[] {
+  return rawSections(r, spelled).map((s) => ({ ...s, heading: inert(s.heading), rows: s.rows.map((row) => row.map(inert)) }));
+}
+
+function rawSections(r: NightReport, spelled: Spellings): Section[] {
   const z = r.zone;
   const safety = r.safety.recorded
     ? [['safe', duration(r.safety.safe_s), share(r.safety.safe_s, r)], ['unsafe', duration(r.safety.unsafe_s), share(r.safety.unsafe_s, r)],
@@ -58,13 +68,17 @@ export function sectionsOf(r: NightReport, spelled: Spellings): Section[] {
       rows: r.gaps.list.map((x) => [localTime(x.from, z), localTime(x.to, z), duration(x.seconds)]) },
     { heading: 'POCS states', columns: ['state', 'time', 'entered'], right: [1, 2], rows: r.states.map((x) => [x.state, duration(x.seconds), String(x.entered)]) },
     { heading: 'Weather', columns: ['field', 'min', 'mean', 'max', 'readings'], right: [1, 2, 3, 4],
-      rows: Object.entries(r.weather.fields).map(([k, f]) => [k, spelled.get(k)?.min ?? String(f.min), String(Number(f.mean.toPrecision(6))), spelled.get(k)?.max ?? String(f.max), String(f.count)]) },
+      rows: Object.entries(r.weather.fields).map(([k, f]) => [k, spelled.get(k)?.min ?? String(f.min), f.mean === null ? '-' : String(Number(f.mean.toPrecision(6))), spelled.get(k)?.max ?? String(f.max), String(f.count)]) },
     { heading: 'Events per type', columns: ['type', 'events'], right: [1], rows: Object.entries(r.counts).map(([k, n]) => [k, String(n)]) },
   ];
 }
 
-/** The lines above the sections: span, events, completeness, restarts. */
+/** The lines above the sections: span, events, completeness, restarts (each inert). */
 export function summaryLines(r: NightReport): string[] {
+  return rawSummary(r).map(inert);
+}
+
+function rawSummary(r: NightReport): string[] {
   const z = r.zone;
   const lines = [
     `${titleOf(r)} (${z}): ${localTime(r.from, z, true)} to ${localTime(r.to, z, true)}${r.complete ? '' : `, so far (until ${localTime(r.until, z)})`}`,

@@ -14,7 +14,7 @@ import { foldFrom } from './replay.js';
 import { bucketText, type BucketText } from './bucket-text.js';
 import { TierCache } from './tier-cache.js';
 import { tierFile } from './tier-file.js';
-import { appendPending, cutToCheckpoint, readCheckpoint, settleRebuild, writeCheckpoint } from './tier-store.js';
+import { appendPending, cutToCheckpoint, readCheckpoint, settleRebuild, TierShort, writeCheckpoint } from './tier-store.js';
 import type { TierName } from './tiers.js';
 
 // The rollups of a daemon (docs/rollups.md): opened at start-up (the tier files cut back to
@@ -170,6 +170,13 @@ export class Rollups {
       this.flush();
       this.failing = false;
     } catch (error) {
+      if (error instanceof TierShort) {
+        this.options.logger.warn(`${error.message}; rebuilding the rollups from the recorded files`);
+        this.rebuild().catch((e: unknown) => {
+          if (!(e instanceof RebuildStopped)) this.options.logger.error(`rebuilding the rollups failed (${(e as Error).message}); POST /rollups/rebuild tries again`);
+        });
+        return;
+      }
       if (!this.failing) {
         this.options.logger.error(`the rollups could not be written (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); ` +
           'they are kept in memory and written once it works again');

@@ -26,21 +26,52 @@ export interface Checkpoint {
 
 export const CHECKPOINT = 'checkpoint.json';
 
-/** Append the engine's closed buckets to their tier files under `root` (synced), updating `files`. */
+/**
+ * Append the engine's closed buckets to their tier files under `root` (synced), updating `files`.
+ * A tier's append is whole or not at all: a short write (a full disk takes what fits) is
+ * continued, and one that fails cuts the file back to its length before, so that the buckets,
+ * still pending, are appended again whole at the next flush and never leave a torn line.
+ */
 export function appendPending(root: string, engine: RollupEngine, files: Record<string, number>): void {
   for (const [rel, records] of engine.pending) {
     const file = path.join(root, rel);
     fs.mkdirSync(path.dirname(file), { recursive: true });
     const fd = fs.openSync(file, 'a');
     try {
-      fs.writeSync(fd, records.map((r) => bucketLine(r) + '\n').join(''));
-      fs.fsyncSync(fd);
-      files[rel] = fs.fstatSync(fd).size;
+      const before = fs.fstatSync(fd).size;
+      // cut or removed by someone else since the last flush: appending would record a short file as whole
+      if (before < (files[rel] ?? 0)) throw new TierShort(rel, before, files[rel]!);
+      const bytes = Buffer.from(records.map((r) => bucketLine(r) + '\n').join(''));
+      try {
+        writeAll(fd, bytes);
+        fs.fsyncSync(fd);
+      } catch (error) {
+        fs.ftruncateSync(fd, before);
+        throw error;
+      }
+      files[rel] = before + bytes.length;
     } finally {
       fs.closeSync(fd);
     }
-    // written: not again at the next flush (one that failed is tried again whole, cut back first at a restart)
+    // written: not again at the next flush
     engine.pending.delete(rel);
+  }
+}
+
+/** Write every byte of `bytes` (writeSync may take fewer than asked on a full disk). */
+function writeAll(fd: number, bytes: Buffer): void {
+  for (let at = 0; at < bytes.length;) {
+    const n = fs.writeSync(fd, bytes, at, bytes.length - at);
+    // a write that takes nothing and says nothing: the disk is full
+    if (n <= 0) throw Object.assign(new Error('no space left on the device'), { code: 'ENOSPC' });
+    at += n;
+  }
+}
+
+/** A tier file shorter than the checkpoint (or the last flush) says it is: buckets were lost beneath the daemon. */
+export class TierShort extends Error {
+  constructor(readonly file: string, size: number, expected: number) {
+    super(`the rollup tier file ${file} is ${size} bytes, shorter than the ${expected} bytes written to it`);
   }
 }
 
@@ -71,8 +102,15 @@ export function readCheckpoint(root: string): { checkpoint?: Checkpoint; damaged
   }
 }
 
-/** Cut every tier file back to the length the checkpoint names (a file it does not name is removed). */
+/**
+ * Cut every tier file back to the length the checkpoint names (a file it does not name is
+ * removed); throws TierShort when one is shorter than named, or missing (the caller rebuilds).
+ */
 export function cutToCheckpoint(root: string, files: Readonly<Record<string, number>>): void {
+  for (const [rel, keep] of Object.entries(files)) {
+    const size = fs.statSync(path.join(root, rel), { throwIfNoEntry: false })?.size ?? 0;
+    if (size < keep) throw new TierShort(rel, size, keep);
+  }
   for (const tier of TIERS) {
     let names: string[];
     try {
