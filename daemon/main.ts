@@ -1,7 +1,6 @@
 import dns from 'node:dns/promises';
 import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { resolveDaemonConfig, type DaemonFlags } from '../lib/config.js';
 import { ConfigError } from '../lib/errors.js';
 import { createLogger } from '../lib/log.js';
@@ -10,7 +9,7 @@ import { systemClock } from '../lib/time.js';
 import { LogFile } from './log-file.js';
 import { LogDrops, stderrWriter } from './log-stderr.js';
 import { machineNames, type MachineProbe } from './machine-names.js';
-import { checkBoltwoodPlace } from './outputs/boltwood-place.js';
+import { checkBoltwoodPlace, realPathOf } from './outputs/boltwood-place.js';
 import { startDaemon, StartupError, type RunningDaemon } from './server.js';
 
 // The daemon's entry: reads the environment, logs to stderr (or its log file, reopened on
@@ -30,8 +29,9 @@ export async function runDaemonForeground(flags: DaemonFlags & ForwardFlags, opt
   const config = resolveDaemonConfig(flags, process.env, os.homedir(), await machineNames(SYSTEM), os.hostname());
   const { forward, alarms, safety, conditions, boltwood, alpaca } = resolveConfigSections({ configFile: flags.config, configText: readConfig(flags.config), forward: flags.forward }, process.env);
   if (boltwood) {
-    checkBoltwoodPlace(realPath(boltwood.path), { siteDir: realPath(config.siteDir), configFile: flags.config && realPath(flags.config),
-      logFile: options.logFile && realPath(options.logFile) }, flags.config ?? 'the config file');
+    // the site directory's half is startDaemon's (it owns the directory); the files named here only the edge knows
+    checkBoltwoodPlace(realPathOf(boltwood.path), { configFile: flags.config && realPathOf(flags.config),
+      logFile: options.logFile && realPathOf(options.logFile) }, boltwood.where);
   }
   let logFile: LogFile | undefined;
   const drops = new LogDrops(Date.now);
@@ -112,16 +112,3 @@ function readConfig(file: string | undefined): string | undefined {
   }
 }
 
-// `p` with its symbolic links resolved as far as it exists (a file not made yet: its directory's real path)
-function realPath(p: string): string {
-  const full = path.resolve(p);
-  try {
-    return fs.realpathSync(full);
-  } catch {
-    try {
-      return path.join(fs.realpathSync(path.dirname(full)), path.basename(full));
-    } catch {
-      return full;
-    }
-  }
-}

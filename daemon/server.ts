@@ -25,6 +25,7 @@ import { learnedLimitsFile, readLearnedLimits } from './freshness/limits-file.js
 import { LearnedLimitsKeeper } from './freshness/limits-keeper.js';
 import { History } from './history/history.js';
 import type { BoltwoodSpec } from './outputs/boltwood-config.js';
+import { checkBoltwoodPlace, realPathOf } from './outputs/boltwood-place.js';
 import { createOutputs } from './outputs/outputs.js';
 import type { SafetySpec } from './safety/config.js';
 import { SafetyVerdict } from './safety/verdict.js';
@@ -119,6 +120,8 @@ export async function startDaemon(config: DaemonConfig, deps: {
       'anyone who can reach this port can record and read telemetry, start and stop runs');
   }
   if (config.zoneWarning) logger.warn(config.zoneWarning);
+  // a Boltwood file inside the site directory would be renamed over recorded data: refused before it is opened
+  if (deps.boltwood) checkBoltwoodPlace(realPathOf(deps.boltwood.path), { siteDir: realPathOf(config.siteDir) }, deps.boltwood.where);
   // a busy port is reported before the site directory is touched or a recovery line logged
   const busy = config.port === 0 ? undefined : await portInUse(config.host, config.port);
   if (busy) throw new StartupError(`cannot listen on ${config.host}:${config.port}: ${busy}`);

@@ -38,7 +38,7 @@ for (const [name, toml, message] of refused) {
 
 test('[boltwood] defaults, and none', () => {
   assert.equal(resolve('[boltwood]\npath = "/var/lib/meridian/clarity.txt"'), {
-    path: '/var/lib/meridian/clarity.txt', everyMs: 5000, temperatureUnit: 'C', windUnit: 'K', cloudy: -25, veryCloudy: -15, windy: 5, veryWindy: 10, light: 10, veryLight: 1000,
+    path: '/var/lib/meridian/clarity.txt', where: 'f.toml', everyMs: 5000, temperatureUnit: 'C', windUnit: 'K', cloudy: -25, veryCloudy: -15, windy: 5, veryWindy: 10, light: 10, veryLight: 1000,
   });
   assert.is(resolve(''), undefined);
 });

@@ -2,6 +2,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { startDaemon } from '../daemon/server.js';
+import { resolveBoltwood } from '../daemon/outputs/boltwood-config.js';
+import { resolveDaemonConfig } from '../lib/config.js';
+import { ConfigError } from '../lib/errors.js';
+import { createLogger } from '../lib/log.js';
+import { systemClock } from '../lib/time.js';
 import { cli } from './helpers/cli.js';
 import { freePort } from './helpers/daemon.js';
 import { removeDir, tempDir } from './helpers/tmp.js';
@@ -44,5 +50,21 @@ for (const [name, file, extra, what] of ROWS) {
     }
   });
 }
+
+test('startDaemon itself refuses a [boltwood] path inside the site directory, before the directory is touched', async () => {
+  const dir = fs.realpathSync(tempDir());
+  try {
+    const site = path.join(dir, 'site');
+    const config = resolveDaemonConfig({ port: 1, siteDir: site }, {}, dir);
+    const boltwood = resolveBoltwood({ path: path.join(site, 'clarity.txt') }, 'meridian.toml');
+    const error = await startDaemon(config, { clock: systemClock, logger: createLogger(() => {}, 'error', Date.now), boltwood })
+      .then((d) => d.close().then(() => undefined), (e: unknown) => e);
+    assert.instance(error, ConfigError);
+    assert.is((error as Error).message, `meridian.toml: boltwood: path ${REASON(`inside the site directory ${site}`)}; got "${path.join(site, 'clarity.txt')}"`);
+    assert.is(fs.existsSync(site), false);
+  } finally {
+    removeDir(dir);
+  }
+});
 
 test.run();

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { AlarmSeverity, AlarmState, JsonValue } from '../../lib/wire.js';
 import { formatTs } from '../../lib/time.js';
+import { objectMember } from '../../lib/json-member.js';
 import { statePaths, writeJsonAtomic } from '../storage/state-files.js';
 import { SEVERITIES } from './config.js';
 import type { AlarmRecord } from './machine.js';
@@ -75,21 +76,15 @@ export function readAlarmState(file: string, warn: (message: string) => void, no
 }
 
 function parse(text: string): SavedAlarms | undefined {
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  const alarms = (doc as { alarms?: unknown } | null)?.alarms;
-  if (alarms === null || typeof alarms !== 'object' || Array.isArray(alarms)) return undefined;
+  const found = objectMember(text, 'alarms');
+  if (!found) return undefined;
   const out = new Map<string, AlarmRecord>();
-  for (const [id, raw] of Object.entries(alarms as Record<string, unknown>)) {
+  for (const [id, raw] of Object.entries(found.member)) {
     const record = recordOf(raw);
     if (!record) return undefined;
     out.set(id, record);
   }
-  const journal = journalOf((doc as { journal?: unknown }).journal);
+  const journal = journalOf(found.doc.journal);
   return journal ? { records: out, journal } : undefined;
 }
 

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { objectMember } from '../../lib/json-member.js';
 import { statePaths, writeJsonAtomic } from '../storage/state-files.js';
 import type { StateDamage } from '../storage/state-repair.js';
 import type { StorageFs } from '../storage/storage-fs.js';
@@ -56,16 +57,10 @@ export function readLearnedLimits(file: string, io: StorageFs, now: number): Lim
 const FAIL_SAFE = `a recovered reading of a required safety input is judged by the ${LEARNED_FLOOR_S} s learned floor until its type is posted again`;
 
 function parse(text: string): Map<string, number> | undefined {
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  const limits = (doc as { limits?: unknown } | null)?.limits;
-  if (limits === null || typeof limits !== 'object' || Array.isArray(limits)) return undefined;
+  const found = objectMember(text, 'limits');
+  if (!found) return undefined;
   const out = new Map<string, number>();
-  for (const [type, limit] of Object.entries(limits as Record<string, unknown>)) {
+  for (const [type, limit] of Object.entries(found.member)) {
     if (!(typeof limit === 'number' && Number.isFinite(limit) && limit > 0)) return undefined;
     out.set(type, limit);
   }

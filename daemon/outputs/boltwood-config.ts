@@ -10,6 +10,8 @@ import { isTable, knownKeysOnly } from '../../lib/config-file.js';
 export interface BoltwoodSpec {
   /** The file (absolute). */
   readonly path: string;
+  /** The config file it was read from, as errors name it. */
+  readonly where: string;
   /** How often it is rewritten (ms). */
   readonly everyMs: number;
   readonly temperatureUnit: 'C' | 'F';
@@ -49,7 +51,7 @@ export function resolveBoltwood(section: unknown, where: string): BoltwoodSpec |
   const [cloudy, veryCloudy] = pair(table, 'cloudy', 'very_cloudy', at);
   const [windy, veryWindy] = pair(table, 'windy', 'very_windy', at);
   const [light, veryLight] = pair(table, 'light', 'very_light', at);
-  return { path: file, everyMs: Math.round(every * 1000), temperatureUnit: t, windUnit: w, cloudy, veryCloudy, windy, veryWindy, light, veryLight };
+  return { path: file, where, everyMs: Math.round(every * 1000), temperatureUnit: t, windUnit: w, cloudy, veryCloudy, windy, veryWindy, light, veryLight };
 }
 
 /** Two thresholds, the second at or above the first. */
