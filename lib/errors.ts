@@ -24,7 +24,7 @@ export const ERROR_CATALOGUE = {
   ROLLUPS_OFF: { status: 409, meaning: 'The daemon runs with `--rollups off`: it keeps no rollup tiers to answer or rebuild.' },
   BODY_TOO_LARGE: { status: 413, meaning: 'The request body exceeds the configured limit (`--max-body`).' },
   BATCH_TOO_LARGE: { status: 413, meaning: 'A batch (`POST /events`) holds more events than the maximum (10,000); nothing was recorded.' },
-  UNSUPPORTED_MEDIA_TYPE: { status: 415, meaning: 'The request has a body whose `Content-Type` is not `application/json`.' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, meaning: 'The request has a body whose `Content-Type` is not `application/json`, or that is declared compressed.' },
   INVALID_ENCODING: { status: 422, meaning: 'The body (or a line of an NDJSON batch) is not valid UTF-8 text; nothing of it was recorded.' },
   INVALID_MAX_AGE: { status: 422, meaning: 'An event\'s `max_age_s` (or `meta.max_age_s`) is not a positive number of seconds or null; nothing was recorded.' },
   INVALID_BODY: { status: 422, meaning: 'The body is JSON but not of the expected shape (a field is missing or ill-typed).' },

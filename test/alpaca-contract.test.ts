@@ -230,9 +230,13 @@ test('malformed requests: HTTP 400 with a sentence, nothing changed', () => with
     ['PUT', SM + '/connected', 'application/x-www-form-urlencoded', 'connected=true', 'parameter Connected is required'],
     ['PUT', SM + '/connected', 'application/x-www-form-urlencoded', 'Connected=true&Connected=false', 'parameter Connected is given more than once'],
     ['PUT', SM + '/connected', 'application/x-www-form-urlencoded', `Connected=true&x=${'y'.repeat(70000)}`, 'the body is larger than 65536 bytes'],
+    // (a type ending "+gzip" is sent with Content-Encoding: gzip: a body declared compressed is not read as plain)
+    ['PUT', SM + '/connected', 'application/x-www-form-urlencoded+gzip', 'Connected=true', 'a PUT body must be sent uncompressed; got Content-Encoding "gzip"'],
   ];
   for (const [method, path, type, body, text] of rows) {
-    const a = await request(`http://127.0.0.1:${d.daemon.alpaca!.port}`, path, { method, body, headers: type ? { 'content-type': type } : {} });
+    const coded = type.endsWith('+gzip');
+    const headers = coded ? { 'content-type': type.slice(0, -5), 'content-encoding': 'gzip' } : type ? { 'content-type': type } : {};
+    const a = await request(`http://127.0.0.1:${d.daemon.alpaca!.port}`, path, { method, body, headers });
     assert.is(a.status, 400, `${method} ${path}`);
     assert.is(a.headers['content-type'], 'text/plain; charset=utf-8', path);
     assert.is(a.text, text, `${method} ${path}`);

@@ -97,7 +97,7 @@ test('the line as inputs arrive, age and go stale: Since, the flags, local time 
 }));
 
 test('a directory in the file\'s place: /status and one log line, then written once it is gone', () => withBoltwood(async (d, _clock, file) => {
-  const reason = `cannot write the Boltwood file ${file} (EISDIR); the previous one is left as it was`;
+  const reason = `cannot write the Boltwood file ${file} (EISDIR); no file is there (something else is in its place)`;
   const shown = await statusShows(d, (b) => b.error !== null);
   assert.equal(shown, { path: file, every_s: 0.5, last_written: null, since: null, alert: null, error: reason });
   await new Promise((resolve) => setTimeout(resolve, 1200)); // a few more failed rewrites: still one line
@@ -113,7 +113,7 @@ test('a directory in the file\'s place: /status and one log line, then written o
 
 test('a missing directory: ENOENT in /status', () => withBoltwood(async (d, _clock, file) => {
   const shown = await statusShows(d, (b) => b.error !== null);
-  assert.is(shown.error, `cannot write the Boltwood file ${file} (ENOENT); the previous one is left as it was`);
+  assert.is(shown.error, `cannot write the Boltwood file ${file} (ENOENT); no file is there yet`);
 }, { file: (dir) => path.join(dir, 'missing', 'clarity.txt') }));
 
 test('a full disk: the old file stays whole, the error shown, writing resumes', async () => {

@@ -141,6 +141,8 @@ test('refusals of the whole batch: each with its status, code and detail', () =>
     ['malformed JSON', request(d.url, '/events', { body: '[{', headers: { 'content-type': 'application/json' } }), 400, 'MALFORMED_JSON', `The body is not valid JSON: ${jsonError('[{')}.`],
     ['text/plain', request(d.url, '/events', { body: '[]', headers: { 'content-type': 'text/plain' } }), 415, 'UNSUPPORTED_MEDIA_TYPE',
       'A batch must be sent as Content-Type: application/json (an array) or application/x-ndjson (one event per line); got "text/plain".'],
+    ['Content-Encoding gzip', request(d.url, '/events', { body: '[{"type":"a","data":1}]', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } }),
+      415, 'UNSUPPORTED_MEDIA_TYPE', 'The body must be sent uncompressed; got Content-Encoding: "gzip".'],
     ['10,001 events', postNdjson(d, '{"type":"a","data":1}\n'.repeat(10_001)), 413, 'BATCH_TOO_LARGE', 'The batch holds 10001 events; at most 10000 are taken per request.'],
     ['over --max-body', postBatch(d, [{ type: 'a', data: 'x'.repeat(300_000) }]), 413, 'BODY_TOO_LARGE', 'The body is larger than the limit of 250000 bytes.'],
     ['partial=maybe', postBatch(d, [{ type: 'a', data: 1 }], '?partial=maybe'), 422, 'INVALID_QUERY', 'partial must be true or false; got "maybe".'],

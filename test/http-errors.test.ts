@@ -97,6 +97,11 @@ const BAD_EVENTS: [string, RawRequest, number, string, string][] = [
     'The body must be JSON sent with Content-Type: application/json; got "application/x-www-form-urlencoded".'],
   ['no content type', { method: 'POST', body: '{"type":"weather","data":1}' }, 415, 'UNSUPPORTED_MEDIA_TYPE',
     'The body must be JSON sent with Content-Type: application/json; got no Content-Type.'],
+  // a body declared compressed is never read as if it were plain (here it is plain JSON: still refused)
+  ['Content-Encoding gzip', { method: 'POST', body: '{"type":"weather","data":1}', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } },
+    415, 'UNSUPPORTED_MEDIA_TYPE', 'The body must be sent uncompressed; got Content-Encoding: "gzip".'],
+  ['Content-Encoding identity, br', { method: 'POST', body: '{"type":"weather","data":1}', headers: { 'content-type': 'application/json', 'content-encoding': 'Identity, BR' } },
+    415, 'UNSUPPORTED_MEDIA_TYPE', 'The body must be sent uncompressed; got Content-Encoding: "br".'],
 ];
 
 for (const [name, req, status, code, detail] of BAD_EVENTS) {
@@ -193,6 +198,8 @@ test('413 on /run/start: nothing started, nothing created', () => withDaemon(asy
 const BAD_RUN_STARTS: [string, RawRequest, number, string, string][] = [
   ['malformed JSON', raw('{"run_id":'), 400, 'MALFORMED_JSON', jsonError('{"run_id":')],
   ['text/plain', raw('{}', 'text/plain'), 415, 'UNSUPPORTED_MEDIA_TYPE', 'The body must be JSON sent with Content-Type: application/json; got "text/plain".'],
+  ['Content-Encoding deflate', { method: 'POST', body: '{}', headers: { 'content-type': 'application/json', 'content-encoding': 'deflate' } },
+    415, 'UNSUPPORTED_MEDIA_TYPE', 'The body must be sent uncompressed; got Content-Encoding: "deflate".'],
   ['an array body', raw('[]'), 422, 'INVALID_BODY', 'The run start body must be a JSON object or null; got an array.'],
   ['run_dir a number', { body: { run_dir: 5 } }, 422, 'INVALID_BODY', 'run_dir must be a non-empty string or null; got number 5.'],
   ['run_dir empty', { body: { run_dir: '' } }, 422, 'INVALID_BODY', 'run_dir must be a non-empty string or null; got string "".'],

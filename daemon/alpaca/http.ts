@@ -1,4 +1,5 @@
 import type http from 'node:http';
+import { bodyCoding } from '../../lib/content-coding.js';
 import type { Logger } from '../../lib/log.js';
 import { errorAnswer, okAnswer, type Transaction } from './answer.js';
 import type { AlpacaDevice, MemberCall } from './device.js';
@@ -114,6 +115,8 @@ function findDevice(devices: readonly AlpacaDevice[], type: string, number: stri
 /** A PUT's form body as text (application/x-www-form-urlencoded, at most 64 KiB). */
 async function formBody(req: http.IncomingMessage): Promise<string> {
   const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  const coding = bodyCoding(req.headers['content-encoding']);
+  if (coding !== undefined) throw new AlpacaRequestError(`a PUT body must be sent uncompressed; got Content-Encoding ${JSON.stringify(coding)}`);
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {

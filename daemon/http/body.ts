@@ -1,5 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
+import { bodyCoding } from '../../lib/content-coding.js';
 import { MeridianError } from '../../lib/errors.js';
 
 // Reading a JSON request body with a byte limit. Nothing past the limit is read.
@@ -18,6 +19,7 @@ export async function readBodyText(req: IncomingMessage, limit: number): Promise
   if (!chunked && (declared === undefined || declared === '0')) {
     return NO_BODY;
   }
+  refuseCoded(req);
   const type = req.headers['content-type'];
   if (!isJsonType(type)) {
     throw new MeridianError('UNSUPPORTED_MEDIA_TYPE',
@@ -69,6 +71,7 @@ export type BatchText = { format: 'json'; text: string } | { format: 'ndjson'; b
 export async function readBatchBody(req: IncomingMessage, limit: number): Promise<BatchText | typeof NO_BODY> {
   const declared = req.headers['content-length'];
   if (req.headers['transfer-encoding'] === undefined && (declared === undefined || declared === '0')) return NO_BODY;
+  refuseCoded(req);
   const type = req.headers['content-type'];
   const media = type?.split(';')[0]!.trim().toLowerCase();
   const format = media === 'application/x-ndjson' || media === 'application/ndjson' ? 'ndjson' : isJsonType(type) ? 'json' : undefined;
@@ -81,6 +84,14 @@ export async function readBatchBody(req: IncomingMessage, limit: number): Promis
   if (size === 0) return NO_BODY;
   const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
   return format === 'json' ? { format, text: utf8Text(bytes, 'The body') } : { format, bytes };
+}
+
+// a body declared compressed is refused, never read as if it were plain
+function refuseCoded(req: IncomingMessage): void {
+  const coding = bodyCoding(req.headers['content-encoding']);
+  if (coding !== undefined) {
+    throw new MeridianError('UNSUPPORTED_MEDIA_TYPE', `The body must be sent uncompressed; got Content-Encoding: ${JSON.stringify(coding)}.`);
+  }
 }
 
 /** Collect the body; past `limit` stop reading (the stream is paused, never drained) and reject. */

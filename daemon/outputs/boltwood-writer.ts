@@ -88,8 +88,18 @@ export class BoltwoodWriter {
     };
   }
 
+  // what a reader of the path finds meanwhile: the previous file only when there is one
+  private whatIsThere(): string {
+    try {
+      const stat = (this.opts.io ?? nodeFs).statSync(this.opts.spec.path);
+      return stat.isFile() ? 'the previous one is left as it was' : 'no file is there (something else is in its place)';
+    } catch {
+      return 'no file is there yet';
+    }
+  }
+
   private failed(error: NodeJS.ErrnoException): void {
-    const message = `cannot write the Boltwood file ${this.opts.spec.path} (${error.code ?? error.message}); the previous one is left as it was`;
+    const message = `cannot write the Boltwood file ${this.opts.spec.path} (${error.code ?? error.message}); ${this.whatIsThere()}`;
     if (message !== this.error) this.opts.logger.warn(message);
     this.error = message;
   }
