@@ -97,6 +97,11 @@ export class RollupEngine {
     return open;
   }
 
+  /** The types with readings folded. */
+  typeNames(): string[] {
+    return [...this.types.keys()];
+  }
+
   /** A type's series of one tier as the checkpoint keeps it (undefined: no reading of the type). */
   seriesState(type: string, tier: TierName): SeriesState | undefined {
     return this.types.get(type)?.series[tier].state();

@@ -5,7 +5,7 @@ import { bucketText, parseBucketLine, statOf, type BucketText } from './bucket-t
 import type { RollupEngine, TypeState } from './engine.js';
 import { tierFile } from './tier-file.js';
 import { appendPending } from './tier-store.js';
-import { TIERS } from './tiers.js';
+import { TIERS, type Span } from './tiers.js';
 
 // What a rebuild keeps of the old tiers (docs/rollups.md "Rebuild"): the buckets the recorded
 // files no longer give (their files deleted by --retain, or removed), and a type's open buckets
@@ -71,15 +71,23 @@ export function keepOpenBuckets(files: Readonly<Record<string, number>>, engine:
 
 /**
  * Merge the old tiers under `root` into the rebuilt ones under `target` (written, lengths in
- * `files`): per type and tier, every old bucket the rebuilt ones do not overlap is kept, and one
- * both hold is the old one when it saw more (merge()).
+ * `files`): per type and tier, every old bucket the rebuilt ones (their open bucket included)
+ * do not overlap is kept, and one both hold is the old one when it saw more (merge()).
  */
-export async function keepOlder(root: string, target: string, files: Record<string, number>): Promise<void> {
+export async function keepOlder(root: string, target: string, files: Record<string, number>, engine: RollupEngine): Promise<void> {
+  const open = new Map<string, Span>();
+  for (const type of engine.typeNames()) {
+    for (const tier of TIERS) {
+      const span = engine.seriesState(type, tier)?.open;
+      if (span) open.set(tierFile(tier, type), span);
+    }
+  }
   for (const tier of TIERS) {
     for (const name of (await fsp.readdir(path.join(root, tier)).catch(() => [] as string[])).sort()) {
       const rel = path.join(tier, name);
       const rebuilt = linesOf(await fsp.readFile(path.join(target, rel), 'utf8').catch(() => ''));
-      const old = linesOf(await fsp.readFile(path.join(root, rel), 'utf8').catch(() => ''));
+      const span = open.get(rel);
+      const old = linesOf(await fsp.readFile(path.join(root, rel), 'utf8').catch(() => '')).filter((l) => !span || l.e <= span.start || l.s >= span.end);
       const text = merge(old, rebuilt).map((l) => `${l.text}\n`).join('');
       if (text === '') continue;
       await fsp.mkdir(path.join(target, tier), { recursive: true });

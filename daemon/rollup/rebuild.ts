@@ -7,7 +7,7 @@ import { RollupEngine } from './engine.js';
 import { envelopeParts } from './envelope-parts.js';
 import { adoptNewer, keepOlder, keepOpenBuckets } from './keep-old.js';
 import { foldFrom, type Mark } from './replay.js';
-import { appendPending, readCheckpoint, writeCheckpoint, swapIn } from './tier-store.js';
+import { appendPending, readCheckpoint, writeCheckpoint, swapIn, zoneName } from './tier-store.js';
 
 // `telemetry rollup rebuild`: every tier made again from the recorded files into
 // `<rollups>.rebuild/`, then put in place of the old directory. Buckets the files no longer give
@@ -54,7 +54,7 @@ export async function rebuildRollups(deps: RebuildDeps): Promise<void> {
   // what is still pending is written first: the old buckets are merged with the rebuilt files
   appendPending(target, engine, files);
   keepOpenBuckets(files, engine, old?.types ?? {});
-  await keepOlder(root, target, files);
+  await keepOlder(root, target, files, engine);
   // the last stretch: the files up to a head, and from the same turn on, what is recorded
   // after it (a listener registered with head() gets everything after it), folded at the swap
   const head = store.head();
@@ -70,7 +70,7 @@ export async function rebuildRollups(deps: RebuildDeps): Promise<void> {
     if (parts) engine.fold(parts);
   }
   appendPending(target, engine, files);
-  writeCheckpoint(target, { version: 1, cursor: headCursor(store.head()), files: sorted(files), late: engine.late, omitted: engine.omitted, types: engine.state() });
+  writeCheckpoint(target, { version: 1, zone: zoneName(deps.zone), cursor: headCursor(store.head()), files: sorted(files), late: engine.late, omitted: engine.omitted, types: engine.state() });
   swapIn(root, target);
   deps.takeLive(engine, files);
 }
