@@ -92,4 +92,38 @@ test('a complete night with plain readings is read from the tiers (a tier line c
   }
 });
 
+// the tiers are used only when they hold exactly the readings the raw fold reads, field by field
+// and slice by slice (hostile G finding 1): each edit keeps the file's length (the checkpoint's
+// lengths still hold, nothing is rebuilt) and the report is the one read from the readings
+const EDITS: [name: string, edit: (text: string) => string][] = [
+  ['a bucket line blanked (readings missing)', (text) => text.replace(/^.*"min":1.50,.*$/m, (line) => ' '.repeat(line.length))],
+  ['the last closed bucket line blanked', (text) => text.replace(/^.*"min":0.30000000000000004,.*$/m, (line) => ' '.repeat(line.length))],
+  ['a count of 1 made 2 (a reading more in its slice)', (text) => text.replace(/("data.t":\{"first":-0.0,[^}]*"count":)1,/, '$12,')],
+  ['a bucket moved to another slice (as many readings, in the wrong part of the night)', (text) => text.replace(/"s":(\d+),"e":(\d+),"f":\{"data.t":\{"first":0.30000000000000004/, (_m, a: string, b: string) => `"s":${Number(a) - 6_000_000},"e":${Number(b) - 6_000_000},"f":{"data.t":{"first":0.30000000000000004`)],
+];
+
+for (const [name, edit] of EDITS) {
+  test(`a tier that does not hold exactly the readings is not used: ${name}`, async () => {
+    let siteDir = '';
+    const before = await report(UTC_NIGHT, PLAIN, 'on', async (dir) => { siteDir = dir; });
+    try {
+      const file = path.join(siteDir, '.meridian', 'rollups', '1m', 'weather.ndjson');
+      const text = fs.readFileSync(file, 'utf8');
+      const edited = edit(text);
+      assert.is.not(edited, text);
+      assert.is(edited.length, text.length);
+      fs.writeFileSync(file, edited);
+      await withTestDaemon({ clock: new ManualClock(UTC_NIGHT.now), env: { TZ: 'UTC' }, siteDir, freshnessIntervalMs: 0 }, async (d) => {
+        const after = await request(d.url, `/reports/night/${UTC_NIGHT.day}`);
+        assert.is(after.status, 200, after.text);
+        const [a, b] = [split(after.text), split(before)];
+        assert.is(a.rest, b.rest);
+        a.means.forEach((m, i) => assert.ok(Math.abs(m - b.means[i]!) <= 1e-9 * Math.abs(b.means[i]!), `mean ${i}: ${m} against ${b.means[i]}`));
+      });
+    } finally {
+      removeDir(siteDir);
+    }
+  });
+}
+
 test.run();

@@ -1,10 +1,12 @@
 import { forEachMember } from '../../lib/json-text.js';
 import { canonicalTs, type LineHead } from '../ndjson/head.js';
+import { replayChanges, splitGapAt, type ClockChange } from './night-changes.js';
 import { StateClock, UNKNOWN } from './state-clock.js';
 import { WeatherStats } from './weather-stats.js';
 
 // The night report's tallies, folded from the recorded lines in record order (one pass, no
-// line kept): counts, runs, gaps, and the clocks of safety, staleness and POCS state.
+// line kept): counts, runs, gaps, and the clocks of safety, staleness and POCS state (their
+// changes counted at their ts at the end: night-changes.ts).
 
 /** The event types the report reads beyond their head. */
 export const SAFETY = 'meridian.safety';
@@ -52,15 +54,19 @@ export class NightFold {
   safetyChangeCount = 0;
   readonly states: StateClock;
   readonly weather: WeatherStats;
+  /** Each weather field's readings per series slice, counted when the data is read from the tiers (checked against them). */
+  readonly weatherCounts: WeatherStats;
   events = 0;
   first: string | undefined;
   last: string | undefined;
   private lastMs: number;
+  /** The clocks' changes, in record order (replayed in ts order by finish()). */
+  private readonly changes: ClockChange[] = [];
   /** The minute (`YYYY-MM-DDTHH:MM:`) msOf last parsed, and its ms. */
   private minute = '\u0000';
   private minuteMs = 0;
 
-  /** `readWeather` false: weather lines are counted, their data not read (the report reads it from the rollup tiers). */
+  /** `readWeather` false: weather readings are only counted per field and slice (the report reads their values from the rollup tiers). */
   constructor(span: FoldSpan, start: StartState, private readonly readWeather = true) {
     this.span = span;
     this.start = start;
@@ -69,6 +75,7 @@ export class NightFold {
     this.states = new StateClock(span.fromMs, start.state);
     for (const type of start.stale) this.staleOf(type).clock.set(span.fromMs, 'stale');
     this.weather = new WeatherStats(span.fromMs, span.toMs);
+    this.weatherCounts = new WeatherStats(span.fromMs, span.toMs, true);
   }
 
   /** Fold one recorded line (its head already read) of `stream` (`site` or a run id). */
@@ -86,15 +93,16 @@ export class NightFold {
         run.events++;
       } else this.runs.set(stream, { first: ts, last: ts, events: 1 });
     }
-    if (ms - this.lastMs >= this.span.gapMs) this.gap(this.lastMs, ms);
+    if (ms - this.lastMs >= this.span.gapMs) this.gaps.push({ fromMs: this.lastMs, toMs: ms });
+    else if (ms < this.lastMs) splitGapAt(this.gaps, ms, this.span.gapMs);
     if (ms > this.lastMs) this.lastMs = ms;
     if (head.type === WEATHER) {
-      if (!this.readWeather) return;
+      const stats = this.readWeather ? this.weather : this.weatherCounts;
       // Meridian's own lines end with the meta member: data lies between the type and it
       // (the slice is data exactly when it is one JSON value); any other line is scanned whole
-      if (!this.weather.add(dataSlice(line), ms)) {
+      if (!stats.add(dataSlice(line), ms)) {
         const data = dataText(line);
-        if (data !== undefined) this.weather.add(data, ms);
+        if (data !== undefined) stats.add(data, ms);
       }
     } else if (head.type === SAFETY || head.type === ALARM || head.type === STALE || head.type === FRESH || head.type === POCS_STATE || head.type === POCS_STATUS) {
       this.event(head.type, ts, ms, parsedData(line));
@@ -112,25 +120,21 @@ export class NightFold {
     return this.minuteMs + digit(17) * 10_000 + digit(18) * 1000 + digit(20) * 100 + digit(21) * 10 + digit(22);
   }
 
-  /** Close the span: the silence after the last event, if long enough. */
+  /** Close the span: the silence after the last event, if long enough; the clocks' changes counted at their ts, the listed verdicts put in ts order. */
   finish(): void {
-    if (this.span.untilMs - this.lastMs >= this.span.gapMs) this.gap(this.lastMs, this.span.untilMs);
+    if (this.span.untilMs - this.lastMs >= this.span.gapMs) this.gaps.push({ fromMs: this.lastMs, toMs: this.span.untilMs });
+    replayChanges(this.changes, this.gaps, () => [this.safety, this.states, ...[...this.stale.values()].map((s) => s.clock)]);
+    this.safetyChanges.sort((a, b) => (a.ts < b.ts ? -1 : a.ts > b.ts ? 1 : 0));
   }
 
-  /** A type's staleness clock (made fresh at the span's start, with the gaps so far). */
+  /** A type's staleness clock (fresh from the span's start). */
   private staleOf(type: string): { clock: StateClock; times: number } {
     let held = this.stale.get(type);
     if (!held) {
       held = { clock: new StateClock(this.span.fromMs, 'fresh'), times: 0 };
-      for (const g of this.gaps) held.clock.gap(g.fromMs, g.toMs);
       this.stale.set(type, held);
     }
     return held;
-  }
-
-  private gap(fromMs: number, toMs: number): void {
-    this.gaps.push({ fromMs, toMs });
-    for (const clock of [this.safety, this.states, ...[...this.stale.values()].map((s) => s.clock)]) clock.gap(fromMs, toMs);
   }
 
   private event(type: string, ts: string, ms: number, data: unknown): void {
@@ -138,14 +142,14 @@ export class NightFold {
     if (type === SAFETY) {
       const verdict = safetyOf(d);
       if (!verdict) return;
-      this.safety.set(ms, safetyKey(verdict.safe, verdict.reasons));
+      this.changes.push({ ms, clock: this.safety, value: safetyKey(verdict.safe, verdict.reasons) });
       this.safetyChangeCount++;
       if (this.safetyChanges.length < SAFETY_CHANGES_LISTED) this.safetyChanges.push({ ts, ...verdict });
     } else if (type === STALE || type === FRESH) {
       if (typeof d.type !== 'string') return;
       const held = this.staleOf(d.type);
       if (type === STALE) held.times++;
-      held.clock.set(ms, type === STALE ? 'stale' : 'fresh');
+      this.changes.push({ ms, clock: held.clock, value: type === STALE ? 'stale' : 'fresh' });
     } else if (type === ALARM) {
       this.alarmCount++;
       if (this.alarms.length < ALARMS_LISTED && typeof d.id === 'string') {
@@ -153,7 +157,7 @@ export class NightFold {
       }
     } else {
       const state = pocsState(data);
-      if (state !== undefined) this.states.set(ms, state);
+      if (state !== undefined) this.changes.push({ ms, clock: this.states, value: state });
     }
   }
 }

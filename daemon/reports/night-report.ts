@@ -48,7 +48,7 @@ export async function nightReport(source: ReportSource, day: string): Promise<Co
   if (tiers && lines > 0) {
     const buckets = await tiers.buckets(WEATHER, '1m', fromMs, toMs, source.nowMs);
     // asked again: the buckets are answered once every event recorded before is folded
-    if (!tiers.complete(WEATHER) || !foldTierBuckets(fold.weather, buckets, lines)) return nightReport({ ...source, tiers: undefined }, day);
+    if (!tiers.complete(WEATHER) || !foldTierBuckets(fold.weather, buckets, fold.weatherCounts)) return nightReport({ ...source, tiers: undefined }, day);
   }
   return reportOf(fold, { night: day, runId: null, zone: source.zone, complete, damaged, startedAt: source.startedAt });
 }
@@ -76,12 +76,13 @@ export async function runReport(source: ReportSource, runId: string): Promise<Co
   return reportOf(fold, { night: null, runId, zone: source.zone, complete: !active, damaged, startedAt: source.startedAt });
 }
 
-/** The verdicts in force when the night begins: the last of each recorded in the day before it. */
+/** The verdicts in force when the night begins: of each, the latest by ts (the later recorded among equal ts) in the day before it. */
 async function startState(source: ReportSource, fromMs: number): Promise<StartState> {
-  let safety = UNKNOWN;
-  let state = UNKNOWN;
-  const stale = new Set<string>();
+  let safety = { ts: '', value: UNKNOWN };
+  let state = { ts: '', value: UNKNOWN };
+  const stale = new Map<string, { ts: string; value: boolean }>();
   const types = new Set([SAFETY, STALE, FRESH, POCS_STATE, POCS_STATUS]);
+  const later = (held: { ts: string } | undefined, ts: string) => held === undefined || ts >= held.ts;
   await readLines(source.history, source.head, { types, from: formatTs(fromMs - LOOK_BACK_MS), to: formatTs(fromMs) }, (line, head) => {
     let data: unknown;
     try {
@@ -89,15 +90,15 @@ async function startState(source: ReportSource, fromMs: number): Promise<StartSt
     } catch {
       return;
     }
+    const ts = canonicalTs(head.ts);
     const d = (data && typeof data === 'object' ? data : {}) as Record<string, unknown>;
     if (head.type === SAFETY) {
       const verdict = safetyOf(d);
-      if (verdict) safety = safetyKey(verdict.safe, verdict.reasons);
-    } else if (head.type === POCS_STATE || head.type === POCS_STATUS) state = pocsState(data) ?? state;
-    else if (typeof d.type === 'string') {
-      if (head.type === STALE) stale.add(d.type);
-      else stale.delete(d.type);
-    }
+      if (verdict && later(safety, ts)) safety = { ts, value: safetyKey(verdict.safe, verdict.reasons) };
+    } else if (head.type === POCS_STATE || head.type === POCS_STATUS) {
+      const named = pocsState(data);
+      if (named !== undefined && later(state, ts)) state = { ts, value: named };
+    } else if (typeof d.type === 'string' && later(stale.get(d.type), ts)) stale.set(d.type, { ts, value: head.type === STALE });
   });
-  return { safety, stale, state };
+  return { safety: safety.value, stale: new Set([...stale].filter(([, s]) => s.value).map(([type]) => type)), state: state.value };
 }

@@ -3,7 +3,7 @@ import { formatTs } from '../../lib/time.js';
 import type { DamagedFile } from '../history/history.js';
 import type { NightFold } from './night-fold.js';
 import { UNKNOWN } from './state-clock.js';
-import type { FieldStats } from './weather-stats.js';
+import { meanOf, type FieldStats } from './weather-stats.js';
 
 // A finished fold as the report's answer: seconds (to the ms), lists in a stable order, and
 // the JSON text in which each weather min and max is the number as it was recorded (Exact).
@@ -36,8 +36,8 @@ export function reportOf(fold: NightFold, meta: ReportMeta): ComputedReport {
     const stats = fold.weather.fields.get(key)!;
     if (stats.count === 0) continue; // only numbers beyond a double (1e400) were seen
     const field: NightField = {
-      count: stats.count, min: stats.min.value, mean: stats.sum / stats.count, max: stats.max.value,
-      series: [...stats.sliceCounts].flatMap((n, slice) => (n === 0 ? [] : [[formatTs(fold.weather.sliceStart(slice)), stats.sliceSums[slice]! / n] as [string, number]])),
+      count: stats.count, min: stats.min.value, mean: meanOf(stats, stats.sum, stats.count), max: stats.max.value,
+      series: [...stats.sliceCounts].flatMap((n, slice) => (n === 0 ? [] : [[formatTs(fold.weather.sliceStart(slice)), meanOf(stats, stats.sliceSums[slice]!, n)] as [string, number]])),
     };
     spelled.set(field, stats);
     fields[key] = field;

@@ -29,6 +29,13 @@ export interface FieldStats {
   sliceCounts: Uint32Array;
   /** The reading that last gave a value (a second value in one reading replaces the first). */
   reading: number;
+  /** `sum` and `sliceSums` hold the values times 2^-k: scaled once a sum would pass a double's range (0: never). */
+  k: number;
+}
+
+/** A mean of a field's sums (`sum` or a slice's): scaled back, finite whenever the true mean is. */
+export function meanOf(f: FieldStats, sum: number, n: number): number {
+  return f.k ? (sum / n) * 2 ** f.k : sum / n;
 }
 
 const MAX_EXACT_DIGITS = 15;
@@ -49,8 +56,8 @@ export class WeatherStats {
   private foundCount = 0;
   private readonly visit = (keyStart: number, keyEnd: number, start: number, end: number) => this.take(keyStart, keyEnd, start, end);
 
-  /** Series slices divide [fromMs, toMs). */
-  constructor(fromMs: number, toMs: number) {
+  /** Series slices divide [fromMs, toMs); `countOnly`: only each field's count and slice counts are kept (what the tiers are checked against). */
+  constructor(fromMs: number, toMs: number, private readonly countOnly = false) {
     this.fromMs = fromMs;
     this.sliceMs = Math.max(1, (toMs - fromMs) / SERIES_SLICES);
   }
@@ -76,7 +83,10 @@ export class WeatherStats {
     const slice = this.sliceOf(ms);
     for (let i = 0; i < this.foundCount; i++) {
       const { field, value, start, end } = this.found[i]!;
-      addValue(field, value, dataText, start, end, slice);
+      if (this.countOnly) {
+        field.count++;
+        field.sliceCounts[slice]++;
+      } else addValue(field, value, dataText, start, end, slice);
     }
     return true;
   }
@@ -88,11 +98,9 @@ export class WeatherStats {
     const max = Number(b.max);
     if (f.count === 0 || min < f.min.value) f.min = { value: min, text: b.min };
     if (f.count === 0 || max > f.max.value) f.max = { value: max, text: b.max };
-    const sum = b.mean * b.count;
     const slice = this.sliceOf(startMs);
     f.count += b.count;
-    f.sum += sum;
-    f.sliceSums[slice] += sum;
+    addScaled(f, b.mean, b.count, slice);
     f.sliceCounts[slice] += b.count;
   }
 
@@ -146,7 +154,7 @@ export class WeatherStats {
     let f = this.fields.get(key);
     if (!f) {
       const none = { value: NaN, text: '' };
-      f = { key, count: 0, sum: 0, min: none, max: none, sliceSums: new Float64Array(SERIES_SLICES), sliceCounts: new Uint32Array(SERIES_SLICES), reading: 0 };
+      f = { key, count: 0, sum: 0, min: none, max: none, sliceSums: new Float64Array(SERIES_SLICES), sliceCounts: new Uint32Array(SERIES_SLICES), reading: 0, k: 0 };
       this.fields.set(key, f);
     }
     return f;
@@ -158,10 +166,28 @@ function addValue(f: FieldStats, value: number, text: string, start: number, end
   if (f.count === 0 || value < f.min.value) f.min = { value, text: text.slice(start, end) };
   if (f.count === 0 || value > f.max.value) f.max = { value, text: text.slice(start, end) };
   f.count++;
-  f.sum += value;
-  f.sliceSums[slice] += value;
+  addScaled(f, value, 1, slice);
   f.sliceCounts[slice]++;
 }
+
+/** Add value x n to a field's sum and a slice's, scaling both (and every slice) when either would pass a double's range. */
+function addScaled(f: FieldStats, value: number, n: number, slice: number): void {
+  const term = f.k ? (value * 2 ** -f.k) * n : value * n;
+  const sum = f.sum + term;
+  const sliceSum = f.sliceSums[slice]! + term;
+  if (Number.isFinite(sum) && Number.isFinite(sliceSum)) {
+    f.sum = sum;
+    f.sliceSums[slice] = sliceSum;
+    return;
+  }
+  const scale = 2 ** -SCALE_STEP;
+  f.sum *= scale;
+  for (let i = 0; i < f.sliceSums.length; i++) f.sliceSums[i]! *= scale;
+  f.k += SCALE_STEP;
+  addScaled(f, value, n, slice);
+}
+
+const SCALE_STEP = 128;
 
 /**
  * The number text[start, end) spells, as Number() reads it. Plain decimals of up to 15 digits

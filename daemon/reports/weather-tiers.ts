@@ -31,10 +31,11 @@ export function tiersAlign(fromMs: number, sliceMs: number): boolean {
 
 /**
  * Fold the top-level fields (`data.X`) of `buckets` into `stats`; false when a bucket cannot be
- * read as the daemon writes it, or the buckets hold more readings of a field than `lines`
- * weather lines were read (the raw files are not all there): the caller folds the readings then.
+ * read as the daemon writes it, or the buckets do not hold exactly the readings the raw files
+ * gave (`counts`: each field's readings per series slice; a tier missing or holding more, or
+ * the raw files not all there): the caller folds the readings then.
  */
-export function foldTierBuckets(stats: WeatherStats, buckets: readonly TierBucket[], lines: number): boolean {
+export function foldTierBuckets(stats: WeatherStats, buckets: readonly TierBucket[], counts: WeatherStats): boolean {
   for (const bucket of buckets) {
     for (const [escaped, text] of bucket.fields) {
       if (!escaped.startsWith('data.')) continue;
@@ -46,6 +47,15 @@ export function foldTierBuckets(stats: WeatherStats, buckets: readonly TierBucke
       stats.addBucket(key, bucket.s, { min: m[1]!, max: m[2]!, count: Number(m[3]), mean: Number(m[4]) });
     }
   }
-  for (const field of stats.fields.values()) if (field.count > lines) return false;
+  return sameCounts(stats, counts) && sameCounts(counts, stats);
+}
+
+/** Whether every field `a` holds readings of is in `b` with the same readings per slice. */
+function sameCounts(a: WeatherStats, b: WeatherStats): boolean {
+  for (const field of a.fields.values()) {
+    if (field.count === 0) continue;
+    const other = b.fields.get(field.key);
+    if (other?.count !== field.count || !field.sliceCounts.every((n, i) => other.sliceCounts[i] === n)) return false;
+  }
   return true;
 }

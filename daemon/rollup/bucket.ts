@@ -3,17 +3,44 @@
 // time not covered by a fresh reading (each reading holds its value until the next reading of
 // the field or until it is past its max age, whichever comes first: docs/rollups.md).
 
-/** A compensated (Neumaier) sum: exact to the last bits over millions of terms. */
+/**
+ * A compensated (Neumaier) sum: exact to the last bits over millions of terms. `k` (absent: 0)
+ * scales it: the sum holds the terms times 2^-k, taken once a term or the sum would pass a
+ * double's range (readings near 1.8e308), so a finite mean stays finite; ordinary sums never scale.
+ */
 export interface Sum {
   s: number;
   c: number;
+  k?: number;
 }
 
-/** Add `x` to a Neumaier sum in place. */
-export function addTo(sum: Sum, x: number): void {
-  const t = sum.s + x;
-  sum.c += Math.abs(sum.s) >= Math.abs(x) ? (sum.s - t) + x : (x - t) + sum.s;
+/** The scale step (a power of two: exact, and 2^53 terms of 1.8e308 x 25 h in ms stay finite). */
+const SCALE_STEP = 128;
+
+/** Add `x` (times `factor`) to a Neumaier sum in place, scaling it when the sum would leave a double's range. */
+export function addTo(sum: Sum, x: number, factor = 1): void {
+  const term = sum.k ? (x * 2 ** -sum.k) * factor : x * factor;
+  const t = sum.s + term;
+  if (!Number.isFinite(t) && Number.isFinite(x) && Number.isFinite(factor)) {
+    rescale(sum);
+    addTo(sum, x, factor);
+    return;
+  }
+  sum.c += Math.abs(sum.s) >= Math.abs(term) ? (sum.s - t) + term : (term - t) + sum.s;
   sum.s = t;
+}
+
+/** The value of a sum divided by `n` (scaled back: finite whenever the true quotient is). */
+export function quotient(sum: Sum, n: number): number {
+  const q = (sum.s + sum.c) / n;
+  return sum.k ? q * 2 ** sum.k : q;
+}
+
+function rescale(sum: Sum): void {
+  const f = 2 ** -SCALE_STEP;
+  sum.s *= f;
+  sum.c *= f;
+  sum.k = (sum.k ?? 0) + SCALE_STEP;
 }
 
 /** A field's accumulator in the open bucket. */
@@ -65,7 +92,7 @@ export function countHold(acc: FieldAcc, hold: FieldHold, to: number): void {
   const end = Math.min(to, hold.until);
   if (end > hold.counted) {
     const ms = end - hold.counted;
-    addTo(acc.tw, hold.value * ms);
+    addTo(acc.tw, hold.value, ms);
     acc.covered += ms;
   }
   if (to > hold.counted) hold.counted = to;
@@ -73,7 +100,7 @@ export function countHold(acc: FieldAcc, hold: FieldHold, to: number): void {
 
 /** The record of an accumulator for a bucket `lengthMs` long (or as far as it is answered). */
 export function recordOf(acc: FieldAcc, lengthMs: number): FieldRecord {
-  const mean = (acc.sum.s + acc.sum.c) / acc.count;
-  const twmean = acc.covered > 0 ? (acc.tw.s + acc.tw.c) / acc.covered : null;
+  const mean = quotient(acc.sum, acc.count);
+  const twmean = acc.covered > 0 ? quotient(acc.tw, acc.covered) : null;
   return [acc.first, acc.last, acc.min, acc.max, acc.count, mean, twmean, Math.max(0, lengthMs - acc.covered) / 1000];
 }

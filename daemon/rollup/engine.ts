@@ -78,6 +78,41 @@ export class RollupEngine {
     return this.types.get(type)?.first;
   }
 
+  /** The ts (ms) of a type's last reading folded, undefined when it has none. */
+  lastOf(type: string): number | undefined {
+    return this.types.get(type)?.last;
+  }
+
+  /**
+   * Take a type's open buckets and last reading from `saved` (old tiers that saw newer readings
+   * than the files: keep-old.ts); its own open 1-minute bucket is returned closed (nothing of
+   * the type may be pending; the caller drops what was written of it).
+   */
+  adopt(type: string, saved: TypeState): BucketRecord | undefined {
+    const current = this.types.get(type);
+    const open = current?.series['1m'].closeOpen();
+    const series = {} as Record<TierName, Series>;
+    for (const tier of TIERS) series[tier] = new Series(tier, this.zone, saved.series[tier]);
+    this.types.set(type, { first: Math.min(current?.first ?? saved.first, saved.first), last: saved.last, series, emit: this.emitters(type) });
+    return open;
+  }
+
+  /** The types with readings folded. */
+  typeNames(): string[] {
+    return [...this.types.keys()];
+  }
+
+  /** A type's series of one tier as the checkpoint keeps it (undefined: no reading of the type). */
+  seriesState(type: string, tier: TierName): SeriesState | undefined {
+    return this.types.get(type)?.series[tier].state();
+  }
+
+  /** Put a type's series of one tier back as `saved` holds it (its open bucket kept from old tiers: keep-old.ts). */
+  restoreSeries(type: string, tier: TierName, saved: SeriesState): void {
+    const rollup = this.types.get(type);
+    if (rollup) rollup.series[tier] = new Series(tier, this.zone, saved);
+  }
+
   /** The open bucket of a type in a tier as answered at `now`. */
   openRecord(type: string, tier: TierName, now: number): BucketRecord | undefined {
     return this.types.get(type)?.series[tier].openRecord(now);

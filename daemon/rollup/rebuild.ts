@@ -1,20 +1,18 @@
 import fs from 'node:fs/promises';
-import path from 'node:path';
 import type { MaxAgeRules } from '../../lib/max-age.js';
 import type { History } from '../history/history.js';
-import { headCursor } from '../history/position.js';
+import { headCursor, locate } from '../history/position.js';
 import type { TelemetryStore } from '../storage/store.js';
 import { RollupEngine } from './engine.js';
-import { parseBucketLine, statOf, type BucketText } from './bucket-text.js';
 import { envelopeParts } from './envelope-parts.js';
-import { foldFrom } from './replay.js';
-import { appendPending, writeCheckpoint, swapIn } from './tier-store.js';
-import { TIERS } from './tiers.js';
+import { adoptNewer, keepOlder, keepOpenBuckets } from './keep-old.js';
+import { foldFrom, type Mark } from './replay.js';
+import { appendPending, readCheckpoint, writeCheckpoint, swapIn, zoneName } from './tier-store.js';
 
 // `telemetry rollup rebuild`: every tier made again from the recorded files into
-// `<rollups>.rebuild/`, then put in place of the old directory. Buckets older than the first
-// one the files still give for a type and tier (their files were deleted by --retain) are kept
-// from the old tier files. Nothing is changed until the swap: a crash leaves the old rollups.
+// `<rollups>.rebuild/`, then put in place of the old directory. Buckets the files no longer give
+// (deleted by --retain, removed) are kept from the old tiers (keep-old.ts). Nothing is changed
+// until the swap: a crash leaves the old rollups.
 
 /** What a rebuild needs. */
 export interface RebuildDeps {
@@ -43,8 +41,20 @@ export async function rebuildRollups(deps: RebuildDeps): Promise<void> {
     await new Promise<void>((resolve) => setImmediate(resolve));
     if (deps.stopped()) throw new RebuildStopped();
   };
-  const folded = await foldFrom(history, store.head(), { segment: 0, seq: 0 }, engine, flush);
-  await keepOlder(root, target, files);
+  // the old tiers' types that saw readings newer than the files hold are taken as they were
+  // where the old checkpoint's cursor is passed (what is recorded after it, older, is late)
+  const old = readCheckpoint(root).checkpoint;
+  let adopted = false;
+  const adopt = () => {
+    if (!adopted) adoptNewer(root, target, files, engine, old?.types ?? {});
+    adopted = true;
+  };
+  const folded = await foldFrom(history, store.head(), { segment: 0, seq: 0 }, engine, flush, undefined, markOf(store, old?.cursor, adopt));
+  adopt();
+  // what is still pending is written first: the old buckets are merged with the rebuilt files
+  appendPending(target, engine, files);
+  keepOpenBuckets(files, engine, old?.types ?? {});
+  await keepOlder(root, target, files, engine);
   // the last stretch: the files up to a head, and from the same turn on, what is recorded
   // after it (a listener registered with head() gets everything after it), folded at the swap
   const head = store.head();
@@ -60,9 +70,19 @@ export async function rebuildRollups(deps: RebuildDeps): Promise<void> {
     if (parts) engine.fold(parts);
   }
   appendPending(target, engine, files);
-  writeCheckpoint(target, { version: 1, cursor: headCursor(store.head()), files: sorted(files), late: engine.late, omitted: engine.omitted, types: engine.state() });
+  writeCheckpoint(target, { version: 1, zone: zoneName(deps.zone), cursor: headCursor(store.head()), files: sorted(files), late: engine.late, omitted: engine.omitted, types: engine.state() });
   swapIn(root, target);
   deps.takeLive(engine, files);
+}
+
+/** Where `cursor` lies in the files, or no mark when it names no recorded event (adoption then waits for the end of the files). */
+function markOf(store: TelemetryStore, cursor: string | undefined, reached: () => void): Mark | undefined {
+  if (cursor === undefined) return undefined;
+  try {
+    return { at: locate(store.head(), cursor, 'the rollup checkpoint'), reached };
+  } catch {
+    return undefined;
+  }
 }
 
 /** A rebuild given up because the daemon stops (the old rollups stay; the next start settles it). */
@@ -71,46 +91,6 @@ export class RebuildStopped extends Error {
     super('the rollup rebuild stopped with the daemon');
     this.name = 'RebuildStopped';
   }
-}
-
-/**
- * Put in front of each rebuilt tier file the old buckets that start before its first one (all
- * of them when it has none). The first rebuilt bucket itself is replaced by the old one when
- * the old one saw more of it (more readings of a field, or as many with less time uncovered):
- * the files that held its beginning were deleted by --retain.
- */
-async function keepOlder(root: string, target: string, files: Record<string, number>): Promise<void> {
-  for (const tier of TIERS) {
-    const names = await fs.readdir(path.join(root, tier)).catch(() => [] as string[]);
-    for (const name of names.sort()) {
-      const rel = path.join(tier, name);
-      let rebuilt = await fs.readFile(path.join(target, rel), 'utf8').catch(() => '');
-      const firstLine = rebuilt.slice(0, rebuilt.indexOf('\n') + 1);
-      const first = firstLine === '' ? undefined : parseBucketLine(firstLine.trimEnd());
-      const old = (await fs.readFile(path.join(root, rel), 'utf8').catch(() => '')).split('\n').filter((line) => parseBucketLine(line) !== undefined);
-      const kept = old.filter((line) => first === undefined || Number(WHOLE.exec(line)![1]) < first.s);
-      const boundary = first && old.find((line) => Number(WHOLE.exec(line)![1]) === first.s);
-      const old1 = boundary === undefined ? undefined : parseBucketLine(boundary);
-      if (first && boundary && old1 && sawMore(old1, first)) rebuilt = `${boundary}\n${rebuilt.slice(firstLine.length)}`;
-      if (kept.length === 0 && !(boundary && rebuilt.startsWith(boundary))) continue;
-      const text = kept.map((line) => `${line}\n`).join('') + rebuilt;
-      await fs.mkdir(path.join(target, tier), { recursive: true });
-      await fs.writeFile(path.join(target, rel), text);
-      files[rel] = Buffer.byteLength(text);
-    }
-  }
-}
-
-const WHOLE = /^\{"s":(-?\d+),"e":(-?\d+),.*\}$/;
-
-/** Whether an old bucket saw more of its span than the rebuilt one: a field with more readings, or as many and less time uncovered. */
-function sawMore(old: BucketText, rebuilt: BucketText): boolean {
-  return [...old.fields].some(([name, o]) => {
-    const r = rebuilt.fields.get(name);
-    if (r === undefined) return true;
-    const [oc, rc] = [statOf(o, 'count'), statOf(r, 'count')];
-    return oc > rc || (oc === rc && statOf(o, 'gap_s') < statOf(r, 'gap_s'));
-  });
 }
 
 function sorted(files: Record<string, number>): Record<string, number> {

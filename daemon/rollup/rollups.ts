@@ -14,7 +14,7 @@ import { foldFrom } from './replay.js';
 import { bucketText, type BucketText } from './bucket-text.js';
 import { TierCache } from './tier-cache.js';
 import { tierFile } from './tier-file.js';
-import { appendPending, cutToCheckpoint, readCheckpoint, settleRebuild, TierShort, writeCheckpoint } from './tier-store.js';
+import { appendPending, cutToCheckpoint, readCheckpoint, settleRebuild, TierShort, writeCheckpoint, zoneName } from './tier-store.js';
 import type { TierName } from './tiers.js';
 
 // The rollups of a daemon (docs/rollups.md): opened at start-up (the tier files cut back to
@@ -75,6 +75,10 @@ export class Rollups {
     if (checkpoint) {
       try {
         const start = locate(store.head(), checkpoint.cursor, 'the rollup checkpoint');
+        // the open night buckets were cut in another zone: the night tier is rebuilt in this one
+        if (checkpoint.zone !== undefined && checkpoint.zone !== zoneName(zone)) {
+          throw new Error(`its night buckets were cut in the zone ${checkpoint.zone}, the daemon runs in ${zoneName(zone)}`);
+        }
         cutToCheckpoint(root, checkpoint.files);
         const engine = new RollupEngine(zone, rules, checkpoint.types);
         engine.late = checkpoint.late;
@@ -159,7 +163,7 @@ export class Rollups {
     if (!this.dirty || this.building || !this.live.settled) return;
     appendPending(this.root, this.engine, this.files);
     writeCheckpoint(this.root, {
-      version: 1, cursor: this.live.cursor, files: this.files, late: this.engine.late, omitted: this.engine.omitted, types: this.engine.state(),
+      version: 1, zone: zoneName(this.options.zone), cursor: this.live.cursor, files: this.files, late: this.engine.late, omitted: this.engine.omitted, types: this.engine.state(),
     });
     this.dirty = false;
   }

@@ -83,6 +83,14 @@ export class Series {
     };
   }
 
+  /** The open bucket closed at its end (as a later reading would close it), undefined when there is none; the series has no open bucket after. */
+  closeOpen(): BucketRecord | undefined {
+    const record = this.open !== undefined && this.accs.size > 0 ? this.close(this.open) : undefined;
+    this.open = undefined;
+    this.accs.clear();
+    return record;
+  }
+
   private close(open: Span): BucketRecord {
     const f: Record<string, FieldRecord> = {};
     for (const [name, acc] of this.accs) {

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { SystemZone } from 'luxon';
 import { writeJsonAtomic } from '../storage/state-files.js';
 import type { RollupEngine, TypeState } from './engine.js';
 import { bucketLine } from './bucket-text.js';
@@ -13,6 +14,8 @@ import { TIERS } from './tiers.js';
 /** The checkpoint file's content. */
 export interface Checkpoint {
   version: 1;
+  /** The zone the night buckets were cut in (`system` named as the system's zone; absent in checkpoints written before it was kept). */
+  zone?: string;
   /** The cursor of the last event folded (`site:0`: none). */
   cursor: string;
   /** Each tier file's length in bytes (relative path -> bytes). */
@@ -73,6 +76,11 @@ export class TierShort extends Error {
   constructor(readonly file: string, size: number, expected: number) {
     super(`the rollup tier file ${file} is ${size} bytes, shorter than the ${expected} bytes written to it`);
   }
+}
+
+/** A zone as the checkpoint names it: `system` by the system's zone name (a restart in another zone is seen). */
+export function zoneName(zone: string): string {
+  return zone === 'system' ? SystemZone.instance.name : zone;
 }
 
 /** Write the checkpoint under `root` whole (a crash leaves the old one or the new one). */
