@@ -235,7 +235,7 @@ test('malformed requests: HTTP 400 with a sentence, nothing changed', () => with
   ];
   for (const [method, path, type, body, text] of rows) {
     const coded = type.endsWith('+gzip');
-    const headers = coded ? { 'content-type': type.slice(0, -5), 'content-encoding': 'gzip' } : type ? { 'content-type': type } : {};
+    const headers: Record<string, string> = coded ? { 'content-type': type.slice(0, -5), 'content-encoding': 'gzip' } : type ? { 'content-type': type } : {};
     const a = await request(`http://127.0.0.1:${d.daemon.alpaca!.port}`, path, { method, body, headers });
     assert.is(a.status, 400, `${method} ${path}`);
     assert.is(a.headers['content-type'], 'text/plain; charset=utf-8', path);
