@@ -77,15 +77,17 @@ export class CurrentFeed {
   }
 
   /**
-   * The unit's line of a batch sent at `nowMs`: written when `always`, when its alarms changed since
-   * the line last sent, or when a second has passed (then it is not due again for a second).
+   * The unit's line of a send at `nowMs`: always with current readings alone (`always`: they do not
+   * count against the second); with a batch when its alarms changed since the line last sent, or
+   * when a second has passed (then it is not due again for a second).
    */
   unitLine(nowMs: number, always = false): UnitLine {
     const alarms = this.source.alarms();
     const key = JSON.stringify(alarms);
     const line = { unitNowMs: nowMs, alarms };
-    if (!always && key === this.alarmsSent && nowMs - this.unitRowAt < UNIT_ROW_MS && nowMs >= this.unitRowAt) return { unitRow: false, ...line };
-    this.unitRowAt = nowMs;
+    const due = always || key !== this.alarmsSent || nowMs - this.unitRowAt >= UNIT_ROW_MS || nowMs < this.unitRowAt;
+    if (!due) return { unitRow: false, ...line };
+    if (!always) this.unitRowAt = nowMs;
     this.alarmsSent = key;
     return { unitRow: true, ...line };
   }
