@@ -73,4 +73,16 @@ test('80x24: the ALARM column, alarmed units above the ok ones; 80x3, 80x2 and 8
   }
 });
 
+test('no unit to show on a terminal 1 row high: the totals line, not an empty screen', async () => {
+  await pg.query('CREATE TABLE empty_units (LIKE fleet_units INCLUDING ALL); CREATE TABLE empty_current (LIKE fleet_current INCLUDING ALL)');
+  const t = new Terminal();
+  try {
+    t.run(['fleet', '--follow', '--db', pg.url, '--table', 'empty'], { width: 80, height: 1, env: { NO_COLOR: '1' } });
+    const screen = await t.waitFor('the totals', (s) => /unit\(s\)/.test(s));
+    assert.equal(lines(screen), ['0 unit(s): 0 silent, 0 with stale readings, 0 ok']);
+  } finally {
+    t.kill();
+  }
+});
+
 test.run();

@@ -47,7 +47,8 @@ export function fleetScreenLines(frame: FleetFrame, width: number, height: numbe
   const heads: FleetLine = { text: units.length > 0 ? table[0]! : '', tone: 'heads' };
   const footer: FleetLine = { text: fit(`q quit   every ${frame.intervalMs / 1000} s   telemetry fleet lists every unit`), tone: 'heads' };
   // what the height leaves of the chrome, in the order it gives way: footer, title, heads, totals
-  const top = height >= 5 ? [title, status, heads] : height === 4 ? [status, heads] : height === 3 ? [status] : [];
+  // (kept while there is no unit to show: it says why, or that the database is awaited)
+  const top = height >= 5 ? [title, status, heads] : height === 4 ? [status, heads] : height === 3 || units.length === 0 ? [status] : [];
   const room = Math.max(1, height - top.length - (height >= 6 ? 1 : 0));
   const fits = units.length <= room;
   const shown = fits ? units.length : room - 1;
