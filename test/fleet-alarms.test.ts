@@ -14,7 +14,8 @@ import { removeDir, tempDir } from './helpers/tmp.js';
 // written by its PostgreSQL sink in the transaction of its units row, and `telemetry fleet` shows
 // them (ALARM, --json `alarm`). An alarm raised, acknowledged, shelved, cleared: the row and the
 // fleet follow with exact values; a unit with no [[alarm]] shows `-` (null), never `none`; fresh
-// first carries the alarms; a unit killed -9 with an alarm standing shows it as of last heard (`?`).
+// first carries the alarms (a batch refused, the database stopped and started); a unit killed -9
+// with an alarm standing shows it as of last heard (`?`).
 
 let pg: TestPostgres;
 test.before(async () => { pg = await startPostgres(); });
@@ -127,6 +128,24 @@ test('fresh first carries the alarms: a batch the database keeps refusing, the v
     await rowBecomes('fp', 'poisoned', since, { alarm_severity: 'serious', alarm_unacked: 1, alarm_id: 'wind', judged: true });
     assert.equal(await pg.query(`SELECT count(*)::int AS n FROM fp WHERE unit = 'poisoned' AND type = 'meridian.alarm'`), [{ n: 0 }]);
     await pg.query('DROP TRIGGER refuse ON fp');
+    await caughtUp(d.url, 'db');
+  });
+});
+
+test('after an outage: an alarm raised while the database was down is in the units row once it is back', async () => {
+  const since = new Date().toISOString();
+  await withTestDaemon({ flags: { unitId: 'outage' }, config: sink('fo') + ALARMS }, async (d) => {
+    await post(d, 'weather', { wind: 10 });
+    await caughtUp(d.url, 'db');
+    pg.stop();
+    try {
+      await post(d, 'weather', { wind: 45 });
+      await post(d, 'dome', { t: 45 });
+      await waitFor('the sink to fail', async () => ((await request(d.url, '/status')).json.forward[0].last_error !== null ? true : undefined));
+    } finally {
+      pg.start();
+    }
+    await rowBecomes('fo', 'outage', since, { alarm_severity: 'critical', alarm_unacked: 2, alarm_id: 'dome', judged: true });
     await caughtUp(d.url, 'db');
   });
 });
