@@ -8,7 +8,8 @@ import { CommandFailure, NoPeer } from './failure.js';
 // line with its current readings, and each unit's seqs per stream. last_heard's age is the
 // database's clock (`now()`), the clock it is written with; a reading's age is the unit's own
 // clock (the database's plus the unit's offset at its last transaction, `clock_offset_s`, read
-// through to_jsonb so that a table no unit of this version migrated yet still answers).
+// through to_jsonb so that a table no unit of this version migrated yet still answers, as are
+// the unit's alarms of migration 5).
 
 /** One stream of one unit: its seqs and the gaps between them. */
 export interface CoverageRow {
@@ -30,6 +31,8 @@ export async function queryUnits(url: string, table: string, timeoutMs: number):
   return withDatabase(url, timeoutMs, table, async (c) => (await c.query<UnitRow>(`SELECT u.unit, u.version, u.lag_events::float8 AS lag_events,
       u.lag_seconds, ${iso('u.last_heard')} AS last_heard, extract(epoch FROM now() - u.last_heard)::float8 AS heard_s,
       ${iso('u.newest_ts')} AS newest_ts, ${iso('u.duplicate_at')} AS duplicate_at,
+      to_jsonb(u)->>'alarm_severity' AS alarm_severity, (to_jsonb(u)->>'alarm_unacked')::float8 AS alarm_unacked,
+      to_jsonb(u)->>'alarm_id' AS alarm_id, ${iso("(to_jsonb(u)->>'alarm_at')::timestamptz")} AS alarm_at,
       extract(epoch FROM now() - u.duplicate_at)::float8 AS duplicate_s,
       (SELECT CASE WHEN jsonb_typeof(v.data->'safe') = 'boolean' THEN (v.data->>'safe')::boolean END FROM ${t.current} v
         WHERE v.unit = u.unit AND v.type = 'meridian.safety') AS safe,

@@ -8,6 +8,7 @@ import type { Logger } from '../lib/log.js';
 import { formatTs, type Clock } from '../lib/time.js';
 import { VERSION } from '../lib/version.js';
 import { holderOf, portInUse } from './port-holder.js';
+import { unitAlarms } from '../lib/unit-alarms.js';
 import { AlarmEngine } from './alarms/engine.js';
 import type { AlpacaSpec } from './alpaca/config.js';
 import { alpacaDevices, servedTypes } from './alpaca/devices.js';
@@ -271,6 +272,7 @@ export async function startDaemon(config: DaemonConfig, deps: {
   forwarding = startForwarding(deps.forward ?? [], {
     store, siteDir: config.siteDir, clock: deps.clock, logger, fsync: config.fsync, unit: config.unitId,
     alarmState: (id) => (alarms.configured && alarms.has(id) ? alarms.get(id).state : undefined),
+    alarms: () => (alarms.configured ? unitAlarms(alarms.list()) : null),
   });
   // index the history in the background, so that the first query need not
   void history.warm(store.head(), () => !warming).catch((error) => logger.warn(`indexing the history failed: ${(error as Error).message}`));

@@ -62,10 +62,10 @@ test('fleet: one line per unit, silent first, then stale; exit 4 naming the sile
   const since = await setHeard();
   const run = await cli(['fleet', ...DB()]);
   assert.is(heardAsBase(run.stdout, ['10m00s', '20s', '5s'], since), [
-    'UNIT    STATE   SAFE    STALE  HEARD       LAG       VERSION',
-    `dome-c  silent  -       0/1    10m00s ago  0         ${VERSION}`,
-    `dome-b  stale   UNSAFE  1/3    20s ago     120 / 4s  ${VERSION}`,
-    `dome-a  ok      safe    0/2    5s ago      0         ${VERSION}`,
+    'UNIT    STATE   SAFE    ALARM  STALE  HEARD       LAG       VERSION',
+    `dome-c  silent  -       -      0/1    10m00s ago  0         ${VERSION}`,
+    `dome-b  stale   UNSAFE  -      1/3    20s ago     120 / 4s  ${VERSION}`,
+    `dome-a  ok      safe    -      0/2    5s ago      0         ${VERSION}`,
     '3 unit(s): 1 silent, 1 with stale readings, 1 ok',
     ''].join('\n'));
   assert.is(run.stderr, 'telemetry: 1 unit(s) silent for more than 60 s: dome-c\n');
@@ -87,7 +87,7 @@ test('fleet --json: the same units as objects; no unit silent under a longer --s
   }
   const unit = (name: string, state: string, safe: boolean | null, heard: number, types: number, stale: string[], lag: [number, number]) => ({
     unit: name, state, last_heard: 'string', heard_s: heard, types, stale: stale.length, stale_types: stale, lag_events: lag[0], lag_seconds: lag[1],
-    version: VERSION, newest_ts: 'string', duplicate_at: null, safe,
+    version: VERSION, newest_ts: 'string', duplicate_at: null, safe, alarm: null,
   });
   // power=0.001: dome-b's power reading is older than a millisecond now; weather has no limit then (nor has meridian.safety ever)
   assert.equal(units, [unit('dome-b', 'stale', false, 20, 3, ['power'], [120, 4.5]), unit('dome-a', 'ok', true, 5, 2, [], [0, 0]),

@@ -37,10 +37,10 @@ test('a silent unit\'s verdict is not known; a unit heard ahead of the database\
   assert.is(text.code, 4, text.stderr);
   const lines = text.stdout.replace(/\b\d+s ago/, 'Ns ago').split('\n');
   assert.equal(lines.slice(0, 4), [
-    'UNIT   STATE     SAFE  STALE  HEARD        LAG  VERSION',
-    `quiet  silent    -     0/1    3h ago       0    ${VERSION}`,
-    `ahead  unjudged  -     0/1    ahead of db  0    ${VERSION}`,
-    `live   ok        safe  0/2    Ns ago       0    ${VERSION}`,
+    'UNIT   STATE     SAFE  ALARM  STALE  HEARD        LAG  VERSION',
+    `quiet  silent    -     -      0/1    3h ago       0    ${VERSION}`,
+    `ahead  unjudged  -     -      0/1    ahead of db  0    ${VERSION}`,
+    `live   ok        safe  -      0/2    Ns ago       0    ${VERSION}`,
   ]);
 });
 

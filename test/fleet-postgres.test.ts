@@ -62,7 +62,7 @@ for (const [name, table, schema] of TABLES) {
       assert.equal(await currentRows(table, 'pan012'), await currentOf(d));
       const units = await pg.query(`SELECT unit, version, lag_events::int AS lag FROM ${table}_units`);
       assert.equal(units, [{ unit: 'pan012', version: (await request(d.url, '/ready')).json.version, lag: 0 }]);
-      assert.equal(await pg.query(`SELECT version FROM ${table}_migrations ORDER BY version`), [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
+      assert.equal(await pg.query(`SELECT version FROM ${table}_migrations ORDER BY version`), [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }]);
     });
   });
 }

@@ -43,7 +43,7 @@ test('steady state: one row per event keyed by (unit, stream, seq), data and met
       { unit: 'localhost', type: 'weather', stream: 'site', seq: '69' }, { unit: 'localhost', type: 'wind', stream: 'site', seq: '71' }]);
     assert.equal(await pg.query('SELECT DISTINCT unit FROM steady'), [{ unit: 'localhost' }]);
     const migrations = await pg.query<{ version: number }>('SELECT version FROM steady_migrations');
-    assert.equal(migrations, [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
+    assert.equal(migrations, [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }]);
   });
 });
 
@@ -103,7 +103,7 @@ test('a table made by migration 1 (no line column) is migrated in place: old row
     await caughtUp(d.url, 'db');
     const got = await pg.query<{ stream: string; line: string | null; data: string }>('SELECT stream, line, data::text AS data FROM older ORDER BY stream');
     assert.equal(got.map((r) => [r.stream, r.line === null ? null : r.line.slice(r.line.indexOf('"data"')), r.data]), [['old', null, '1'], ['site', '"data":-0.0,"meta":{}}', '0.0']]);
-    assert.equal(await pg.query('SELECT version FROM older_migrations ORDER BY version'), [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
+    assert.equal(await pg.query('SELECT version FROM older_migrations ORDER BY version'), [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }]);
   });
 });
 

@@ -32,9 +32,9 @@ test('80x24: a 64-character unit id is cut to 20 columns with …, every other c
     const screen = await t.waitFor('the units', (s) => /^short /m.test(s));
     const lines = screen.split('\n').slice(2, 5).map((l) => l.trimEnd().replace(/\b\d+s ago/, 'Ns ago'));
     assert.equal(lines, [
-      'UNIT                  STATE  SAFE  STALE  HEARD   LAG  VERSION',
-      `observatory-north-d…  ok     -     0/1    Ns ago  0    ${VERSION}`,
-      `short                 ok     -     0/1    Ns ago  0    ${VERSION}`,
+      'UNIT                  STATE  SAFE  ALARM  STALE  HEARD   LAG  VERSION',
+      `observatory-north-d…  ok     -     -      0/1    Ns ago  0    ${VERSION}`,
+      `short                 ok     -     -      0/1    Ns ago  0    ${VERSION}`,
     ]);
   } finally {
     t.kill();

@@ -64,12 +64,12 @@ test('80x24, 50 units: silent then stale units first, "+31 more", a unit turning
     const lines = first.split('\n');
     assert.is(lines[0]!.trimEnd(), `meridian fleet  postgres://***@127.0.0.1:${pg.port}/postgres (fleet)`);
     assert.is(lines[1]!.trimEnd(), '50 unit(s): 3 silent, 2 with stale readings, 45 ok');
-    assert.match(lines[2]!, /^UNIT +STATE +SAFE +STALE +HEARD +LAG +VERSION$/);
+    assert.match(lines[2]!, /^UNIT +STATE +SAFE +ALARM +STALE +HEARD +LAG +VERSION$/);
     const ok = ids.filter((u) => !SILENT.includes(u) && !STALE.includes(u));
     assert.equal(unitRows(first), [...SILENT.map((u) => [u, 'silent']), ...STALE.map((u) => [u, 'stale']), ...ok.slice(0, 14).map((u) => [u, 'ok'])]);
     assert.is(lines[22]!.trimEnd(), '+31 more');
     assert.is(lines[23]!.trimEnd(), 'q quit   every 0.5 s   telemetry fleet lists every unit');
-    assert.match(lines[3]!, /^unit-07 +silent +- +0\/2 +5m0\ds ago +0 +0\.1\.0$/);
+    assert.match(lines[3]!, /^unit-07 +silent +- +- +0\/2 +5m0\ds ago +0 +0\.1\.0$/);
 
     // redrawn every poll: unit-07's HEARD moves on with the database's clock, second by second
     const heard = new Set<string>();

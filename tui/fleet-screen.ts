@@ -1,5 +1,5 @@
 import { fitText } from '../table/format.js';
-import { columnLines, fleetTotals, unitCells, UNIT_HEADS, type FleetUnit } from '../table/fleet-units.js';
+import { columnLines, fleetTotals, needsLook, unitCells, UNIT_HEADS, type FleetUnit } from '../table/fleet-units.js';
 
 // What the fleet console shows for one answer of the database, as lines that fit the
 // terminal: a title, the totals (or the database's failure), the column heads, one row per
@@ -26,33 +26,46 @@ export interface FleetFrame {
   intervalMs: number;
 }
 
-/** The rows above and below the units: title, totals, column heads; footer. */
-const CHROME = 4;
-
 /** The UNIT column's widest: a longer unit id is cut with … so that the other columns fit 80 columns (`telemetry fleet` prints it whole). */
 export const UNIT_COLUMN = 20;
+/** The UNIT column's narrowest, when the other columns need more room (long versions, lags). */
+const UNIT_COLUMN_MIN = 12;
 
-/** The lines of a frame for a width x height terminal (height lines, each at most width columns). */
+/**
+ * The lines of a frame for a width x height terminal (height lines, each at most width columns).
+ * The units come first: on a short terminal the footer goes, then the title, then the column
+ * heads, then the totals, so that at least one unit's row or the `+N more` marker shows.
+ */
 export function fleetScreenLines(frame: FleetFrame, width: number, height: number): FleetLine[] {
   const units = frame.units ?? [];
   const fit = (text: string) => fitText(text, width).trimEnd();
   const status: FleetLine = frame.failure !== undefined
     ? { text: fit(`${frame.failure}${frame.units ? '; showing its last answer' : ''}`), tone: 'failure' }
     : { text: fit(frame.units ? fleetTotals(units) : 'waiting for the database'), tone: 'plain' };
-  const cells = (u: FleetUnit) => unitCells(u).map((cell, i) => (i === 0 ? fitText(cell, UNIT_COLUMN).trimEnd() : cell));
-  const table = columnLines([[...UNIT_HEADS], ...units.map(cells)]).map(fit);
-  const room = Math.max(1, height - CHROME);
+  const table = tableLines(units, width).map(fit);
+  const title: FleetLine = { text: fit(`meridian fleet  ${frame.where}`), tone: 'title' };
+  const heads: FleetLine = { text: units.length > 0 ? table[0]! : '', tone: 'heads' };
+  const footer: FleetLine = { text: fit(`q quit   every ${frame.intervalMs / 1000} s   telemetry fleet lists every unit`), tone: 'heads' };
+  // what the height leaves of the chrome, in the order it gives way: footer, title, heads, totals
+  // (kept while there is no unit to show: it says why, or that the database is awaited)
+  const top = height >= 5 ? [title, status, heads] : height === 4 ? [status, heads] : height === 3 || units.length === 0 ? [status] : [];
+  const room = Math.max(1, height - top.length - (height >= 6 ? 1 : 0));
   const fits = units.length <= room;
   const shown = fits ? units.length : room - 1;
-  const rows = units.slice(0, shown).map((u, i): FleetLine => ({ text: table[i + 1]!, tone: u.state === 'silent' ? 'silent' : u.state === 'ok' ? 'plain' : 'warn' }));
+  const rows = units.slice(0, shown).map((u, i): FleetLine => ({ text: table[i + 1]!, tone: u.state === 'silent' ? 'silent' : needsLook(u) ? 'warn' : 'plain' }));
   if (!fits) rows.push({ text: fit(`+${units.length - shown} more`), tone: 'marker' });
-  const lines: FleetLine[] = [
-    { text: fit(`meridian fleet  ${frame.where}`), tone: 'title' },
-    status,
-    { text: units.length > 0 ? table[0]! : '', tone: 'heads' },
-    ...rows,
-  ];
-  while (lines.length < height - 1) lines.push({ text: '', tone: 'plain' });
-  lines.push({ text: fit(`q quit   every ${frame.intervalMs / 1000} s   telemetry fleet lists every unit`), tone: 'heads' });
-  return lines.slice(0, height);
+  const lines: FleetLine[] = [...top, ...rows];
+  if (height >= 6) {
+    while (lines.length < height - 1) lines.push({ text: '', tone: 'plain' });
+    lines.push(footer);
+  }
+  return lines.slice(0, Math.max(0, height));
+}
+
+// the heads and a row per unit, the UNIT column cut to what the other columns leave of the width (12-20 columns)
+function tableLines(units: readonly FleetUnit[], width: number): string[] {
+  const rows = [[...UNIT_HEADS] as string[], ...units.map(unitCells)];
+  const others = UNIT_HEADS.slice(1).reduce((sum, _, i) => sum + 2 + Math.max(...rows.map((r) => r[i + 1]!.length)), 0);
+  const unitWidth = Math.min(UNIT_COLUMN, Math.max(UNIT_COLUMN_MIN, width - others));
+  return columnLines(rows.map((r) => r.map((cell, i) => (i === 0 ? fitText(cell, unitWidth).trimEnd() : cell))));
 }

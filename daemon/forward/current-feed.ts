@@ -1,3 +1,4 @@
+import type { UnitAlarms } from '../../lib/unit-alarms.js';
 import type { CurrentReading } from './sink.js';
 
 // Fresh first: a sink that comes back after a failed delivery, or starts with a backlog (a
@@ -12,6 +13,15 @@ export interface CurrentSource {
   types(): string[];
   /** The reading of a type as a sink sends it (undefined when the view has none). */
   reading(type: string): CurrentReading | undefined;
+  /** The unit's alarms now (null: none configured). */
+  alarms(): UnitAlarms | null;
+}
+
+/** The unit's line as a transaction writes it: whether it is written, the unit's clock, its alarms then. */
+export interface UnitLine {
+  unitRow: boolean;
+  unitNowMs: number;
+  alarms: UnitAlarms | null;
 }
 
 // a catching-up PostgreSQL sink writes the unit's line at most this often (each batch alone is one statement then)
@@ -24,6 +34,8 @@ export class CurrentFeed {
   private whole = false;
   private unitRowAt = -Infinity;
   private deliveredAt = -Infinity;
+  /** The alarms of the unit's line last sent (a change writes the line at once, not a second later). */
+  private alarmsSent: string | undefined;
   private readonly changed = new Set<string>();
   private readonly source: CurrentSource;
   private readonly everyChange: boolean;
@@ -42,6 +54,7 @@ export class CurrentFeed {
   /** A delivery failed (or the sink starts behind): the whole view goes first once the peer takes deliveries. */
   outage(): void {
     this.whole = true;
+    this.alarmsSent = undefined;
     this.changed.clear();
   }
 
@@ -63,11 +76,20 @@ export class CurrentFeed {
     return this.whole || (this.everyChange && (this.changed.size > 0 || nowMs - this.deliveredAt >= HEARTBEAT_MS));
   }
 
-  /** Whether a batch sent at `nowMs` writes the unit's line too (then it is not due again for a second). */
-  unitRowDue(nowMs: number): boolean {
-    if (nowMs - this.unitRowAt < UNIT_ROW_MS && nowMs >= this.unitRowAt) return false;
-    this.unitRowAt = nowMs;
-    return true;
+  /**
+   * The unit's line of a send at `nowMs`: always with current readings alone (`always`: they do not
+   * count against the second); with a batch when its alarms changed since the line last sent, or
+   * when a second has passed (then it is not due again for a second).
+   */
+  unitLine(nowMs: number, always = false): UnitLine {
+    const alarms = this.source.alarms();
+    const key = JSON.stringify(alarms);
+    const line = { unitNowMs: nowMs, alarms };
+    const due = always || key !== this.alarmsSent || nowMs - this.unitRowAt >= UNIT_ROW_MS || nowMs < this.unitRowAt;
+    if (!due) return { unitRow: false, ...line };
+    if (!always) this.unitRowAt = nowMs;
+    this.alarmsSent = key;
+    return { unitRow: true, ...line };
   }
 
   /** The readings to send now (the whole view, or the changed ones), no longer pending: a failed send calls outage(). */

@@ -192,7 +192,7 @@ export class Forwarder {
     try {
       const events = this.lag();
       const seconds = pendingAge(events, this.oldestPendingTs, this.deps.clock.now());
-      await this.send([], { ...this.feed.take(), version: VERSION, lag: { events, seconds }, unitNowMs: this.deps.clock.now() });
+      await this.send([], { ...this.feed.take(), version: VERSION, lag: { events, seconds }, ...this.feed.unitLine(this.deps.clock.now(), true) });
       if (!ahead) this.succeeded();
       return true;
     } catch (error) {
@@ -276,7 +276,7 @@ export class Forwarder {
   private extraOf(chunk: ForwardRecord[]): SendExtra | undefined {
     if (this.spec.kind !== 'postgres') return undefined;
     const now = this.deps.clock.now();
-    return { ...this.feed.take(), version: VERSION, lag: lagAfter(this.lag(), chunk, now), unitRow: this.feed.unitRowDue(now), unitNowMs: now };
+    return { ...this.feed.take(), version: VERSION, lag: lagAfter(this.lag(), chunk, now), ...this.feed.unitLine(now) };
   }
 
   private lag(): number {

@@ -5,6 +5,7 @@ import { performance } from 'node:perf_hooks';
 import type { FsyncMode } from '../../lib/config.js';
 import type { Logger } from '../../lib/log.js';
 import type { Clock } from '../../lib/time.js';
+import type { UnitAlarms } from '../../lib/unit-alarms.js';
 import type { SinkStatus } from '../../lib/wire.js';
 import { brokenBeside, GZ } from '../ndjson/names.js';
 import { statePaths } from '../storage/state-files.js';
@@ -53,6 +54,8 @@ export interface ForwardingDeps {
   unit: string;
   /** An alarm's state now (the notify sinks send it: an escalation delivered late says what became of its alarm). */
   alarmState?: (id: string) => string | undefined;
+  /** The unit's alarms summed up now (null or absent: none configured), for the fleet's units table. */
+  alarms?: () => UnitAlarms | null;
 }
 
 // how a cursor is written, by --fsync mode: whole (and synced) after every batch, or whole once
@@ -72,7 +75,7 @@ export function startForwarding(specs: readonly SinkSpec[], deps: ForwardingDeps
   const current = (type: string) => store.view.get(type)?.json;
   // the stream of each type's current reading, as recorded since start (before: see currentSource)
   const streams = new Map<string, string>();
-  const view = currentSource(store, streams);
+  const view = currentSource(store, streams, deps.alarms ?? (() => null));
   // this daemon's run: the fleet's units table tells two daemons with one unit id apart by it
   const unit = { id: deps.unit, instance: randomUUID() };
   let recorded = 0;
@@ -114,8 +117,9 @@ export function startForwarding(specs: readonly SinkSpec[], deps: ForwardingDeps
 
 // The current view as sinks send it. The stream of a reading recorded before this start is not
 // kept anywhere: the run its meta names (the daemon sets meta.run_id in a run), else the site.
-function currentSource(store: TelemetryStore, streams: ReadonlyMap<string, string>): CurrentSource {
+function currentSource(store: TelemetryStore, streams: ReadonlyMap<string, string>, alarms: () => UnitAlarms | null): CurrentSource {
   return {
+    alarms,
     types: () => store.view.typeNames(),
     reading: (type): CurrentReading | undefined => {
       const reading = store.view.get(type);

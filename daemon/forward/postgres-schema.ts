@@ -65,6 +65,10 @@ export function migrations(name: string, unit: string): string[] {
     // 4: the unit's clock against the database's at its last transaction (s, + when the unit's is
     // ahead): `telemetry fleet` judges a reading's age on the unit's own clock
     `ALTER TABLE ${t.units} ADD COLUMN IF NOT EXISTS clock_offset_s double precision;`,
+    // 5: the unit's alarms (NULL: none configured, or a unit of an earlier version): the worst standing
+    // severity, how many wait for an acknowledgement, the worst alarm's id, when the unit took them (its clock)
+    `ALTER TABLE ${t.units} ADD COLUMN IF NOT EXISTS alarm_severity text, ADD COLUMN IF NOT EXISTS alarm_unacked integer,
+       ADD COLUMN IF NOT EXISTS alarm_id text, ADD COLUMN IF NOT EXISTS alarm_at timestamptz;`,
   ];
 }
 

@@ -26,7 +26,7 @@ export interface FleetStatements {
    */
   clashes: string;
   /**
-   * The unit's line: last heard (the database's clock), its clock's offset against the database's, version, lag, newest ts forwarded, the
+   * The unit's line: last heard (the database's clock), its clock's offset against the database's, version, lag, newest ts forwarded, its alarms, the
    * daemon's instance; `duplicate_at` set when the instance flips back to the one before within
    * 10 minutes (two daemons with one unit id take turns; a restart changes it once).
    */
@@ -62,11 +62,15 @@ export function fleetStatements(name: string): FleetStatements {
       JOIN ${t.events} AS e ON e.unit = $1 AND e.stream = $2 AND e.seq = u.seq AND e.ts = u.ts::timestamptz
       WHERE e.line <> u.line ORDER BY u.seq`,
     notCurrent: `DELETE FROM ${t.current} WHERE unit = $1 AND NOT (type = ANY($2::text[]))`,
-    // $1 unit, $2 version, $3 lag events, $4 lag seconds, $5 the newest ts of the batch (or NULL), $6 instance, $7 the unit's clock (ms)
-    unit: `INSERT INTO ${t.units} AS n (unit, first_heard, last_heard, version, lag_events, lag_seconds, newest_ts, instance, clock_offset_s)
-      VALUES ($1, now(), now(), $2, $3, $4, $5::timestamptz, $6, $7::float8 / 1000 - extract(epoch FROM clock_timestamp())::float8)
+    // $1 unit, $2 version, $3 lag events, $4 lag seconds, $5 the newest ts of the batch (or NULL), $6 instance, $7 the unit's clock (ms),
+    // $8-$11 its alarms: worst severity, unacknowledged, worst id, when taken (ms; all NULL: none configured)
+    unit: `INSERT INTO ${t.units} AS n (unit, first_heard, last_heard, version, lag_events, lag_seconds, newest_ts, instance, clock_offset_s,
+        alarm_severity, alarm_unacked, alarm_id, alarm_at)
+      VALUES ($1, now(), now(), $2, $3, $4, $5::timestamptz, $6, $7::float8 / 1000 - extract(epoch FROM clock_timestamp())::float8,
+        $8, $9, $10, to_timestamp($11::float8 / 1000))
       ON CONFLICT (unit) DO UPDATE SET last_heard = now(), version = excluded.version, lag_events = excluded.lag_events,
-        clock_offset_s = excluded.clock_offset_s,
+        clock_offset_s = excluded.clock_offset_s, alarm_severity = excluded.alarm_severity, alarm_unacked = excluded.alarm_unacked,
+        alarm_id = excluded.alarm_id, alarm_at = excluded.alarm_at,
         lag_seconds = excluded.lag_seconds, newest_ts = greatest(n.newest_ts, excluded.newest_ts), instance = excluded.instance,
         previous_instance = CASE WHEN excluded.instance <> n.instance THEN n.instance ELSE n.previous_instance END,
         duplicate_at = CASE WHEN excluded.instance <> n.instance AND excluded.instance = n.previous_instance

@@ -101,5 +101,7 @@ async function unitRows(c: pg.Client, b: Batch): Promise<void> {
   }
   if (extra?.unitRow === false) return;
   const newest = records.length > 0 ? records[records.length - 1]!.ts : null;
-  await c.query(s.unit, [b.unit, extra?.version ?? null, extra?.lag?.events ?? 0, extra?.lag?.seconds ?? 0, newest, b.instance, extra?.unitNowMs ?? null]);
+  const alarms = extra?.alarms ?? null;
+  await c.query(s.unit, [b.unit, extra?.version ?? null, extra?.lag?.events ?? 0, extra?.lag?.seconds ?? 0, newest, b.instance, extra?.unitNowMs ?? null,
+    alarms?.severity ?? null, alarms?.unacked ?? null, alarms?.id ?? null, alarms ? extra?.unitNowMs ?? null : null]);
 }

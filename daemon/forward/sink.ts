@@ -1,3 +1,4 @@
+import type { UnitAlarms } from '../../lib/unit-alarms.js';
 import type { RetryBounds } from './backoff.js';
 import type { ForwardRecord } from './record.js';
 
@@ -89,7 +90,9 @@ export interface SendExtra {
   readonly unitNowMs?: number;
   /** The version of this daemon (the units table). */
   readonly version?: string;
-  /** false: the unit's line is not written with this batch (written at most once a second while catching up). */
+  /** The unit's alarms at `unitNowMs`, for its units row (null: no [[alarm]] configured). */
+  readonly alarms?: UnitAlarms | null;
+  /** false: the unit's line is not written with this batch (written at most once a second while catching up, and whenever its alarms changed). */
   readonly unitRow?: boolean;
 }
 
