@@ -14,6 +14,8 @@ import { requireWith, secondsOption, switchOption, textOption, UsageError, type 
 // coverage`: each unit's seqs per stream and the gaps between them.
 
 const DEFAULT_SILENT_MS = 60_000;
+// an idle unit writes its line every 10 s: a unit is silent only after missing at least one
+const MIN_SILENT_S = 20;
 const DEFAULT_MAX_AGE = '*=600';
 const DEFAULT_TIMEOUT_MS = 10_000;
 // --follow polls the database this often (one light query): a change is on screen within about this
@@ -43,7 +45,7 @@ export async function runFleet(what: unknown, opts: ParsedOptions, io: CliIo): P
     show(io, json ? `${JSON.stringify(rows)}\n` : coverageLines(rows).map((l) => `${l}\n`).join(''));
     return EXIT.OK;
   }
-  const silentMs = secondsOption(opts, 'silent-after', DEFAULT_SILENT_MS);
+  const silentMs = secondsOption(opts, 'silent-after', DEFAULT_SILENT_MS, { min: MIN_SILENT_S });
   const rules = parseMaxAge(textOption(opts, 'max-age') ?? DEFAULT_MAX_AGE, '--max-age');
   const poll = async () => fleetUnits(await query.queryUnits(db, table, timeoutMs), silentMs, rules);
   if (follow) {

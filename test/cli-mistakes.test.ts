@@ -10,13 +10,13 @@ import { cli } from './helpers/cli.js';
 
 const DURATIONS: Array<[string, string[], string]> = [
   ['interval beyond an hour', ['current', '--follow', '--interval', '99999999999'],
-    'telemetry: --interval must be a number of seconds from 0.1 to 3600; got "99999999999" (see "telemetry current --help")'],
+    'telemetry: --interval must be a number of seconds from 0.1 to 3600 (such as 60 or 0.5); got "99999999999" (see "telemetry current --help")'],
   ['negative interval', ['current', '--follow', '--interval', '-1'],
-    'telemetry: --interval must be a positive number of seconds; got "-1" (see "telemetry current --help")'],
+    'telemetry: --interval must be a number of seconds from 0.1 to 3600 (such as 60 or 0.5); got "-1" (see "telemetry current --help")'],
   ['interval below 0.1 s', ['current', '--follow', '--interval', '0.01'],
-    'telemetry: --interval must be a number of seconds from 0.1 to 3600; got "0.01" (see "telemetry current --help")'],
+    'telemetry: --interval must be a number of seconds from 0.1 to 3600 (such as 60 or 0.5); got "0.01" (see "telemetry current --help")'],
   ['stop timeout beyond the timers', ['stop', '--timeout', '3000000'],
-    'telemetry: --timeout must be a number of seconds from 0.001 to 2147483; got "3000000" (see "telemetry stop --help")'],
+    'telemetry: --timeout must be a number of seconds from 0.001 to 2147483 (such as 60 or 0.5); got "3000000" (see "telemetry stop --help")'],
   ['negative stale age', ['current', '--stale', '-5'],
     'telemetry: --stale must be a positive number of seconds; got "-5" (see "telemetry current --help")'],
   ['a mistyped command', ['stauts'], 'telemetry: unknown command "stauts"; did you mean "telemetry status"? (see "telemetry --help")'],
