@@ -15,7 +15,7 @@ import { ReadAhead } from './read-ahead.js';
 import { openCursor, takeRuns } from './runs.js';
 import { shownUrl } from './secrets.js';
 import { errorText, SinkRejection, type SendExtra, type SinkSpec } from './sink.js';
-import { CurrentFeed } from './current-feed.js';
+import { CurrentFeed, viewFirstAtStart } from './current-feed.js';
 import { VERSION } from '../../lib/version.js';
 import { Wake } from './wake.js';
 import type { Batch, ForwarderDeps } from './forwarder-deps.js';
@@ -80,8 +80,9 @@ export class Forwarder {
     const problem = openCursor(this.cursor, this.spec.start, this.deps.head(), this.deps.tail);
     if (problem) logger.warn(`sink ${this.spec.name}: ${problem}; starting from the ${this.spec.start} of the log`);
     this.health.deadLetters = countDeadLetters(this.deadFile);
-    // fresh first: a sink behind (PostgreSQL: any, its current table is the central view) sends the view before the backlog
-    if (this.spec.kind === 'postgres' || this.lag() > 0) this.feed.outage();
+    if (viewFirstAtStart(this.spec, this.lag(), this.deps.current)) this.feed.outage();
+    // the peer may have lost the view (an MQTT broker restarted without persistence): again, also when idle
+    this.deps.sink.onPeerReset?.(() => { this.feed.outage(); this.wake.wake(); });
     logger.info(`sink ${this.spec.name}: forwarding to ${shownUrl(this.spec)} (cursor ${this.cursor.file})`);
     this.loop = this.run();
   }

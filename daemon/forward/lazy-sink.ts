@@ -15,9 +15,14 @@ export function lazySink(spec: SinkSpec, unit: { id: string; instance: string },
   let loading: Promise<Sink> | undefined;
   // the sink once its module is loaded (prepare is synchronous: it works only from then on)
   let loaded: Sink | undefined;
+  // the forwarder's listener, handed to the sink once it is loaded
+  let reset: (() => void) | undefined;
   const scrub = scrubberOf(spec);
   const sink = () => {
-    loading ??= load(spec, unit, current, alarmState).then((s) => (loaded = s), (error: unknown) => {
+    loading ??= load(spec, unit, current, alarmState).then((s) => {
+      if (reset) s.onPeerReset?.(reset);
+      return (loaded = s);
+    }, (error: unknown) => {
       loading = undefined;
       throw error;
     });
@@ -40,6 +45,10 @@ export function lazySink(spec: SinkSpec, unit: { id: string; instance: string },
       } catch {
         // nothing prepared
       }
+    },
+    onPeerReset: (listener) => {
+      reset = listener;
+      loaded?.onPeerReset?.(listener);
     },
     close: async () => {
       if (loading) await (await loading.catch(() => undefined))?.close();

@@ -106,6 +106,12 @@ export interface Sink {
    * while the batch before is in flight; a later `send` of the same array uses it.
    */
   prepare?(records: readonly ForwardRecord[]): void;
+  /**
+   * Optional: `listener` is called when the peer may have lost what it held of the unit's view
+   * (an MQTT broker's retained readings: a connection without a session, one lost while idle);
+   * the forwarder then sends the whole view again (fresh first), also when the sink is idle.
+   */
+  onPeerReset?(listener: () => void): void;
   /** Close connections; must not wait long for a peer that is down. */
   close(): Promise<void>;
 }
