@@ -41,6 +41,37 @@ export async function queryUnits(url: string, table: string, timeoutMs: number):
     FROM ${t.units} u LEFT JOIN ${t.current} c ON c.unit = u.unit GROUP BY u.unit ORDER BY u.unit`)).rows);
 }
 
+/** What retiring a unit removed: its line (last heard then) and its current rows. */
+export interface Retired {
+  unit: string;
+  last_heard: string;
+  heard_s: number;
+  readings: number;
+}
+
+/**
+ * Retire a silent unit: its line in the units table and its current rows deleted in one statement,
+ * only while it is silent (nothing heard for `silentMs` by the database's clock); its events stay.
+ * A unit heard again writes its line again (and, back from an outage, its whole view).
+ */
+export async function retireUnit(url: string, table: string, unit: string, silentMs: number, timeoutMs: number): Promise<Retired> {
+  const t = tableNames(table);
+  const iso = `to_char(last_heard AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+  return withDatabase(url, timeoutMs, table, async (c) => {
+    const { rows } = await c.query<Retired>(`WITH gone AS (
+        DELETE FROM ${t.units} WHERE unit = $1 AND last_heard < now() - make_interval(secs => $2) RETURNING unit, last_heard),
+      cur AS (DELETE FROM ${t.current} c USING gone WHERE c.unit = gone.unit RETURNING 1)
+      SELECT unit, ${iso} AS last_heard, extract(epoch FROM now() - last_heard)::float8 AS heard_s,
+        (SELECT count(*) FROM cur)::float8 AS readings FROM gone`, [unit, silentMs / 1000]);
+    if (rows[0] !== undefined) return rows[0];
+    const held = await c.query<{ heard_s: number }>(`SELECT extract(epoch FROM now() - last_heard)::float8 AS heard_s FROM ${t.units} WHERE unit = $1`, [unit]);
+    const heard = held.rows[0]?.heard_s;
+    if (heard === undefined) throw new CommandFailure(`no unit ${JSON.stringify(unit)} in ${table} at ${redactUrlText(url)} (\`telemetry fleet\` lists the units)`);
+    const when = heard < 0 ? 'its last word is ahead of the database\'s clock' : `it was heard ${Math.floor(heard)} s ago`;
+    throw new CommandFailure(`${unit} is not silent (${when}): only a unit silent for --silent-after (${silentMs / 1000} s) is retired`);
+  });
+}
+
 /** Each unit's streams: first and last seq, events, seqs held twice and the gaps (reads the whole events table). */
 export async function queryCoverage(url: string, table: string, timeoutMs: number): Promise<CoverageRow[]> {
   const t = tableNames(table);
@@ -68,6 +99,7 @@ async function withDatabase<T>(url: string, timeoutMs: number, table: string, wo
   try {
     return await work(c);
   } catch (error) {
+    if (error instanceof CommandFailure) throw error; // the work's own answer (retire)
     const e = error as { code?: unknown; message?: string };
     if (e.code === '42P01') throw new CommandFailure(`no fleet tables for ${table} at ${where}: ${e.message} (no unit of this version has forwarded to it yet)`);
     if (e.code === '57014' || e.message === 'Query read timeout') {
