@@ -28,7 +28,7 @@ const MAX = { lingerMs: 60_000, retryMs: HOUR_MS, timeoutMs: 600_000, failingAft
 // such as query_timeout, which pg would pass to a timer unchecked) is refused: use timeout_ms
 const PG_URL_PARAMS = ['sslmode', 'sslcert', 'sslkey', 'sslrootcert', 'sslpassword', 'ssl', 'application_name', 'options', 'host', 'user', 'password', 'client_encoding', 'uselibpqcompat'];
 const KIND_KEYS: Record<SinkKind, string[]> = {
-  mqtt: ['prefix', 'username', 'password_env', 'retain_current', 'unit_topic', 'ephemeral', 'ephemeral_queue'],
+  mqtt: ['prefix', 'username', 'password_env', 'retain_current', 'unit_topic', 'clash_check', 'ephemeral', 'ephemeral_queue'],
   postgres: ['table', 'password_env', 'ephemeral'],
   http: ['headers', 'header_env', 'ephemeral', 'ephemeral_queue'],
 };
@@ -92,7 +92,7 @@ export function sinkOf(t: Table, where: string, env: Env): SinkSpec {
     const retain = bool(t, 'retain_current', where, true);
     return {
       ...common, kind, prefix, username: t.username === undefined ? undefined : str(t, 'username', where, ''), password, retainCurrent: retain,
-      unitTopic: bool(t, 'unit_topic', where, false),
+      unitTopic: bool(t, 'unit_topic', where, false), clashCheck: bool(t, 'clash_check', where, false),
     };
   }
   if (kind === 'postgres') {

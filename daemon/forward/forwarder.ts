@@ -20,11 +20,11 @@ import { VERSION } from '../../lib/version.js';
 import { Wake } from './wake.js';
 import type { Batch, ForwarderDeps } from './forwarder-deps.js';
 
-// The loop every sink shares: read the next batch after the cursor, send it (one batch in
-// flight), move the cursor once the peer acknowledged it, back off and retry on failure,
-// split a refused batch until the refused record is found and put it in the dead-letter file.
-// Ephemeral events (no line in the files) take the same loop from a small queue, live and once.
-// The unit's current view goes first, at start and after a failed delivery (current-feed.ts).
+// The loop every sink shares: read the next batch after the cursor, send it (one batch in flight),
+// move the cursor once the peer acknowledged it, back off and retry on failure, split a refused
+// batch until the refused record is found and put it in the dead-letter file.
+// Ephemeral events take the same loop from a small queue, live and once. The unit's current view
+// goes first, at start, after a failed delivery and when the sink says so (current-feed.ts).
 
 // an idle sink looks at the files this often even without being woken
 const IDLE_POLL_MS = 1000;
@@ -81,8 +81,8 @@ export class Forwarder {
     if (problem) logger.warn(`sink ${this.spec.name}: ${problem}; starting from the ${this.spec.start} of the log`);
     this.health.deadLetters = countDeadLetters(this.deadFile);
     if (viewFirstAtStart(this.spec, this.lag(), this.deps.current)) this.feed.outage();
-    // the peer may have lost the view (an MQTT broker restarted without persistence): again, also when idle
     this.deps.sink.onPeerReset?.(() => { this.feed.outage(); this.wake.wake(); });
+    this.deps.sink.onClash?.((text) => { if (this.health.clash(text, this.deps.clock.now())) logger.warn(`sink ${this.spec.name}: ${text}`); });
     logger.info(`sink ${this.spec.name}: forwarding to ${shownUrl(this.spec)} (cursor ${this.cursor.file})`);
     this.loop = this.run();
   }

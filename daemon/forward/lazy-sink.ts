@@ -17,10 +17,12 @@ export function lazySink(spec: SinkSpec, unit: { id: string; instance: string },
   let loaded: Sink | undefined;
   // the forwarder's listener, handed to the sink once it is loaded
   let reset: (() => void) | undefined;
+  let clash: ((text: string) => void) | undefined;
   const scrub = scrubberOf(spec);
   const sink = () => {
     loading ??= load(spec, unit, current, alarmState).then((s) => {
       if (reset) s.onPeerReset?.(reset);
+      if (clash) s.onClash?.(clash);
       return (loaded = s);
     }, (error: unknown) => {
       loading = undefined;
@@ -50,6 +52,10 @@ export function lazySink(spec: SinkSpec, unit: { id: string; instance: string },
       reset = listener;
       loaded?.onPeerReset?.(listener);
     },
+    onClash: (listener) => {
+      clash = listener;
+      loaded?.onClash?.(listener);
+    },
     close: async () => {
       if (loading) await (await loading.catch(() => undefined))?.close();
     },
@@ -59,8 +65,8 @@ export function lazySink(spec: SinkSpec, unit: { id: string; instance: string },
 async function load(spec: SinkSpec, unit: { id: string; instance: string }, current: (type: string) => string | undefined,
   alarmState?: (id: string) => string | undefined): Promise<Sink> {
   switch (spec.kind) {
-    case 'mqtt': return (await import('./mqtt.js')).mqttSink(spec, unit.id, current);
+    case 'mqtt': return (await import('./mqtt.js')).mqttSink(spec, unit, current);
     case 'postgres': return (await import('./postgres.js')).postgresSink(spec, unit.id, unit.instance);
-    case 'http': return spec.notify ? (await import('./notify.js')).notifySink(spec, unit.id, alarmState) : (await import('./http.js')).httpSink(spec, unit.id);
+    case 'http': return spec.notify ? (await import('./notify.js')).notifySink(spec, unit.id, alarmState) : (await import('./http.js')).httpSink(spec, unit);
   }
 }

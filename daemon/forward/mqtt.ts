@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import mqtt from 'mqtt';
+import { watchInstance } from './mqtt-instance.js';
 import type { ForwardRecord } from './record.js';
 import { redactUrl } from './secrets.js';
 import { SinkRejection, type MqttSinkSpec, type Sink } from './sink.js';
@@ -27,8 +28,12 @@ export function topicOfType(type: string): string {
   return escaped === 'current' || escaped.startsWith('current/') ? `%63${escaped.slice(1)}` : escaped;
 }
 
-/** A sink publishing the records of unit `unit` to the broker at `spec.url`; `current(type)` gives the current reading's JSON. */
-export function mqttSink(spec: MqttSinkSpec, unit: string, current: (type: string) => string | undefined): Sink {
+/**
+ * A sink publishing the records of unit `who.id` to the broker at `spec.url`; `current(type)` gives the current
+ * reading's JSON. With `clash_check`, `who.instance` is announced (mqtt-instance.ts).
+ */
+export function mqttSink(spec: MqttSinkSpec, who: { id: string; instance: string }, current: (type: string) => string | undefined): Sink {
+  const unit = who.id;
   const topics = { prefix: spec.unitTopic ? `${spec.prefix}/${unit}` : spec.prefix, unit };
   let conn: { client: mqtt.MqttClient; lost: Promise<never>; maxPacket: number; session: boolean } | undefined;
   // the client being connected, so that a stop can cut a connection attempt that hangs
@@ -37,6 +42,7 @@ export function mqttSink(spec: MqttSinkSpec, unit: string, current: (type: strin
   let reset: () => void = () => undefined;
   // connections made: the first one's view is the forwarder's start (viewFirstAtStart)
   let connections = 0;
+  let clash: (text: string) => void = () => undefined;
 
   const connect = async () => {
     const client = mqtt.connect(spec.url, {
@@ -64,6 +70,7 @@ export function mqttSink(spec: MqttSinkSpec, unit: string, current: (type: strin
       });
     });
     lost.catch(() => undefined);
+    if (spec.clashCheck) await watchInstance(client, topics.prefix, { unit, instance: who.instance }, (text) => clash(text));
     // a broker that announces a maximum packet size disconnects a client that sends a larger one
     conn = { client, lost, maxPacket: connack.properties?.maximumPacketSize ?? Infinity, session: connack.sessionPresent };
     return conn;
@@ -98,6 +105,9 @@ export function mqttSink(spec: MqttSinkSpec, unit: string, current: (type: strin
     },
     onPeerReset(listener) {
       reset = listener;
+    },
+    onClash(listener) {
+      clash = listener;
     },
     async close() {
       opening?.end(true);

@@ -43,6 +43,8 @@ export interface MqttSinkSpec extends SinkCommon {
   readonly retainCurrent: boolean;
   /** Topics gain the unit as a level: `<prefix>/<unit>/<type>` (`unit_topic`). */
   readonly unitTopic: boolean;
+  /** Announce this daemon's instance at `<prefix>/%instance` and say when another one announces itself (`clash_check`). */
+  readonly clashCheck: boolean;
 }
 
 /** A PostgreSQL sink: rows keyed by (stream, seq) in `table`. */
@@ -112,6 +114,8 @@ export interface Sink {
    * the forwarder then sends the whole view again (fresh first), also when the sink is idle.
    */
   onPeerReset?(listener: () => void): void;
+  /** Optional: `listener` is told (one sentence) when another daemon forwards as this unit (MQTT's `clash_check`). */
+  onClash?(listener: (text: string) => void): void;
   /** Close connections; must not wait long for a peer that is down. */
   close(): Promise<void>;
 }
