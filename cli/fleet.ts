@@ -1,4 +1,5 @@
 import { isTableName } from '../daemon/forward/postgres-schema.js';
+import { libpqUrl } from '../daemon/forward/postgres-url.js';
 import { redactUrlText } from '../daemon/forward/secrets.js';
 import { ConfigError } from '../lib/errors.js';
 import { parseMaxAge } from '../lib/max-age.js';
@@ -37,6 +38,7 @@ export async function runFleet(what: unknown, unitArg: unknown, opts: ParsedOpti
   if (db === undefined) throw new UsageError(`--db is required (or ${DB_VARIABLE}): the fleet's database, postgres://user@host/database`);
   const dbName = textOption(opts, 'db') === undefined ? DB_VARIABLE : '--db';
   if (!/^postgres(ql)?:\/\//.test(db)) throw new ConfigError(dbName, 'a postgres:// or postgresql:// URL', redactUrlText(db));
+  libpqUrl(db, dbName); // its sslmode checked before any connection (--follow would retry it for ever)
   const table = textOption(opts, 'table') ?? 'meridian_events';
   if (!isTableName(table)) throw new ConfigError('--table', 'a lower-case name (letters, digits, _), optionally schema.table', table);
   const timeoutMs = secondsOption(opts, 'timeout', DEFAULT_TIMEOUT_MS, { max: 600 });

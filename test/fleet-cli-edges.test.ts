@@ -2,9 +2,10 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import pg from 'pg';
 import { cli } from './helpers/cli.js';
-import { startTestDaemon } from './helpers/daemon.js';
-import { caughtUp, QUICK, sinksOf } from './helpers/forward.js';
-import { postEvent } from './helpers/http.js';
+import { spawnDaemon, startTestDaemon } from './helpers/daemon.js';
+import { caughtUp, QUICK, sinksOf, waitFor } from './helpers/forward.js';
+import { postEvent, request } from './helpers/http.js';
+import type { SinkStatus } from '../lib/wire.js';
 import { startPostgres, type TestPostgres } from './helpers/postgres.js';
 import { removeDir } from './helpers/tmp.js';
 
@@ -71,6 +72,24 @@ test('sslmode as libpq defines it: no SECURITY WARNING ever; a server without SS
     assert.equal([run.code, run.stderr], [code, stderr], query);
     assert.is(run.stdout.split('\n')[0]!.split(/ +/)[0], code === 0 ? 'UNIT' : '', query);
   }
+});
+
+test('a daemon forwarding with ?sslmode=require to a server without SSL: its sink says why in /status, no SECURITY WARNING on its stderr', async () => {
+  const d = await spawnDaemon({ args: ['--forward', `${db.url}?sslmode=require`, '--unit-id', 'ssl-unit'] });
+  try {
+    await postEvent(d.url, { type: 'weather', data: 1 });
+    const sink = await waitFor('the sink\'s reason', async () => {
+      const s = ((await request(d.url, '/status')).json.forward as SinkStatus[])[0]!;
+      return s.last_error === null ? undefined : s;
+    });
+    assert.equal([sink.state, sink.last_error, sink.delivered], ['retrying', 'The server does not support SSL connections', 0]);
+  } finally {
+    d.child.kill('SIGTERM');
+    await d.exited;
+    removeDir(d.siteDir);
+  }
+  assert.ok(!d.stderr().includes('SECURITY WARNING'), d.stderr());
+  assert.ok(!d.stderr().includes('Warning'), d.stderr());
 });
 
 test('fleet\'s span options: each odd value says what is accepted (exit 2)', async () => {
