@@ -50,7 +50,7 @@ const USAGE: Array<[string, Bin, string[], Record<string, string>, string]> = [
   ['follow interval not a number', 'telemetry', ['current', '--follow', '--interval', 'abc'], {},
     'telemetry: --interval must be a number of seconds from 0.1 to 3600 (such as 60 or 0.5); got "abc" (see "telemetry current --help")'],
   ['stale not a number', 'telemetry', ['current', '--stale', '1m'], {},
-    'telemetry: --stale must be a positive number of seconds; got "1m" (see "telemetry current --help")'],
+    'telemetry: --stale must be a number of seconds of at least 0.001 (such as 60 or 0.5); got "1m" (see "telemetry current --help")'],
   ['interval without follow', 'telemetry', ['current', '--interval', '2'], {},
     'telemetry: --interval only applies with --follow (see "telemetry current --help")'],
   ['log format', 'telemetry', ['run', '--log-format', 'xml'], {}, 'telemetry: --log-format must be one of text, json; got "xml" (see "telemetry run --help")'],
