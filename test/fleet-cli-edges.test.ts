@@ -1,3 +1,6 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import pg from 'pg';
@@ -7,7 +10,7 @@ import { caughtUp, QUICK, sinksOf, waitFor } from './helpers/forward.js';
 import { postEvent, request } from './helpers/http.js';
 import type { SinkStatus } from '../lib/wire.js';
 import { startPostgres, type TestPostgres } from './helpers/postgres.js';
-import { removeDir } from './helpers/tmp.js';
+import { removeDir, tempDir } from './helpers/tmp.js';
 
 // `telemetry fleet` at its edges (hostile H, issue 27, finding 8): a table locked by another
 // session is "no answer within --timeout" (exit 3) for every view; sslmode read as libpq
@@ -115,6 +118,48 @@ test('fleet\'s span options: each odd value says what is accepted (exit 2)', asy
   for (const [args, stderr] of rows) {
     const run = await cli(['fleet', ...at, ...args]);
     assert.equal([run.code, run.stderr, run.stdout], [2, stderr, ''], args.join(' '));
+  }
+});
+
+test('sslmode against a server with SSL (a self-signed certificate): require and prefer connect unverified, verify-ca checks the CA only, verify-full the name too', async () => {
+  const dir = tempDir('meridian-ssl-');
+  const [crt, key] = [path.join(dir, 'server.crt'), path.join(dir, 'server.key')];
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', crt, '-days', '2',
+    '-subj', '/CN=meridian-test-db', '-addext', 'subjectAltName=DNS:meridian-test-db'], { stdio: 'pipe' });
+  fs.chmodSync(dir, 0o755);
+  fs.chmodSync(key, 0o600);
+  if (process.getuid?.() === 0) execFileSync('chown', ['-R', 'postgres', dir]);
+  try {
+    for (const sql of [`ALTER SYSTEM SET ssl_cert_file = '${crt}'`, `ALTER SYSTEM SET ssl_key_file = '${key}'`, 'ALTER SYSTEM SET ssl = on', 'SELECT pg_reload_conf()']) await db.query(sql);
+    await waitFor('the server taking SSL', async () => {
+      const c = new pg.Client({ connectionString: db.url, ssl: { rejectUnauthorized: false } });
+      try {
+        await c.connect();
+        return true;
+      } catch {
+        return undefined;
+      } finally {
+        await c.end().catch(() => undefined);
+      }
+    });
+    const refused = (query: string, why: string) => `telemetry: the database at ${shown()}?${query} was refused: its SSL certificate did not verify (${why})\n`;
+    const rows: [string, number, string][] = [
+      // [sslmode and its company, exit code, stderr]
+      ['sslmode=require', 0, ''],
+      ['sslmode=prefer', 0, ''],
+      ['sslmode=disable', 0, ''],
+      [`sslmode=verify-ca&sslrootcert=${crt}`, 0, ''],
+      ['sslmode=verify-full', 1, refused('sslmode=verify-full', 'self-signed certificate; DEPTH_ZERO_SELF_SIGNED_CERT')],
+      [`sslmode=verify-full&sslrootcert=${crt}`, 1, refused(`sslmode=verify-full&sslrootcert=${crt}`,
+        'Hostname/IP does not match certificate\'s altnames: IP: 127.0.0.1 is not in the cert\'s list: ; ERR_TLS_CERT_ALTNAME_INVALID')],
+    ];
+    for (const [query, code, stderr] of rows) {
+      const run = await cli(['fleet', '--db', `${db.url}?${query}`, '--table', 'fleet', '--silent-after', '3600']);
+      assert.equal([run.code, run.stderr], [code, stderr], query);
+    }
+  } finally {
+    for (const sql of ['ALTER SYSTEM RESET ssl', 'SELECT pg_reload_conf()']) await db.query(sql);
+    removeDir(dir);
   }
 });
 
