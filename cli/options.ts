@@ -63,8 +63,10 @@ export function secondsOption(opts: ParsedOptions, name: string, fallbackMs: num
   const ms = Math.round(seconds * 1000);
   const min = bounds.min ?? 0.001;
   const max = Math.min(bounds.max ?? MAX_SECONDS, MAX_SECONDS);
-  if (!Number.isFinite(seconds) || ms < 1) throw new ConfigError(`--${name}`, 'a positive number of seconds', text);
-  if (ms < Math.round(min * 1000) || seconds > max) throw new ConfigError(`--${name}`, `a number of seconds from ${min} to ${max}`, text);
+  // one message for every mistake (a word, 1e-9, 0, below the floor, beyond the ceiling): what is accepted
+  if (!Number.isFinite(seconds) || ms < Math.max(1, Math.round(min * 1000)) || seconds > max) {
+    throw new ConfigError(`--${name}`, `a number of seconds from ${min} to ${max} (such as 60 or 0.5)`, text);
+  }
   return ms;
 }
 

@@ -227,8 +227,8 @@ export function buildProgram(io: CliIo) {
     .example(`${p}unshelve wind`)
     .action(async (id: unknown, opts: ParsedOptions) => (await import('./alarms.js')).runUnshelve(id, opts, io));
 
-  prog.command(`${p}fleet [VIEW]`)
-    .describe('Show a fleet from its PostgreSQL database (docs/fleet.md): one line per unit, silent units first (nothing heard for --silent-after), then those with stale readings, with their lag, version and when last heard. Exit 4 when a unit is silent. VIEW coverage: each unit\'s seqs per stream and the gaps between them (reads the whole events table).')
+  prog.command(`${p}fleet [VIEW] [UNIT]`)
+    .describe('Show a fleet from its PostgreSQL database (docs/fleet.md): one line per unit, silent units first (nothing heard for --silent-after), then those with stale readings, with their lag, version and when last heard. Exit 4 when a unit is silent. VIEW coverage: each unit\'s seqs per stream and the gaps between them (reads the whole events table). VIEW retire UNIT: forget a silent unit (its line and current rows; its events stay) until it is heard again.')
     .option('--db', 'The fleet\'s database, postgres://user@host/database (env MERIDIAN_TELEMETRY_FLEET_DB; the password from PGPASSWORD or ~/.pgpass)')
     .option('--table', 'The events table the units forward to (default meridian_events)')
     .option('--json', 'Print JSON instead of the table')
@@ -241,7 +241,8 @@ export function buildProgram(io: CliIo) {
     .example(`${p}fleet --follow --db postgres://meridian@db.site/observatory`)
     .example(`${p}fleet --db postgres://meridian@db.site/observatory --json | jq '.[] | select(.state != "ok")'`)
     .example(`${p}fleet coverage --db postgres://meridian@db.site/observatory`)
-    .action(async (view: unknown, opts: ParsedOptions) => (await import('./fleet.js')).runFleet(view, opts, io));
+    .example(`${p}fleet retire dome-c --db postgres://meridian@db.site/observatory`)
+    .action(async (view: unknown, unit: unknown, opts: ParsedOptions) => (await import('./fleet.js')).runFleet(view, unit, opts, io));
 
   return prog;
 }

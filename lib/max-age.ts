@@ -101,7 +101,7 @@ export function expectedTypes(rules: MaxAgeRules): string[] {
 /** `--max-age` as the CLI takes it for one check: seconds, as ms (a positive number). */
 export function parseSecondsOption(text: string, option: string): number {
   const seconds = parseSeconds(text.trim());
-  if (seconds === undefined || seconds === null) throw new ConfigError(option, 'a positive number of seconds', text);
+  if (seconds === undefined || seconds === null) throw new ConfigError(option, 'a number of seconds of at least 0.001 (such as 60 or 0.5)', text);
   return Math.round(seconds * 1000);
 }
 

@@ -215,6 +215,11 @@ export interface SinkStatus {
   ephemeral_sent: number;
   /** Ephemeral events dropped since start: the sink was down, its queue was full, or their one attempt failed. */
   ephemeral_dropped: number;
+  /**
+   * Only once seen (an MQTT sink with clash_check): another daemon forwarding as this unit, one
+   * sentence, with when it was last seen.
+   */
+  clash?: string;
   /** What the sink could not read and passed over (a file gone, a damaged file, lines that are no envelopes), one sentence each, oldest first; kept in its cursor. */
   skipped: string[];
 }

@@ -125,7 +125,7 @@ test('fleet: each mistake is one line on stderr with its exit code', async () =>
     ['a bad table name', ['fleet', '--db', pg.url, '--table', 'Fleet;drop'], 2,
       'telemetry: --table must be a lower-case name (letters, digits, _), optionally schema.table; got "Fleet;drop" (see "telemetry fleet --help")\n'],
     ['an unknown view', ['fleet', 'units', '--db', pg.url], 2,
-      'telemetry: unknown fleet view "units" (the views: the units, or coverage) (see "telemetry fleet --help")\n'],
+      'telemetry: unknown fleet view "units" (the views: the units, coverage, or retire UNIT) (see "telemetry fleet --help")\n'],
     ['no database there', ['fleet', '--db', `postgres://u:s3cret@127.0.0.1:${closed}/x`], 3,
       `telemetry: no database at postgres://***@127.0.0.1:${closed}/x (ECONNREFUSED)\n`],
     ['a database without the tables', ['fleet', '--db', pg.url.replace(/\/postgres$/, '/empty')], 1,

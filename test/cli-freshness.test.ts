@@ -49,8 +49,8 @@ test('current TYPE: a missing reading under a limit is exit 4; without one it st
 
 test('current: bad --max-age, --theme without --follow, --max-age with --stale are usage errors (exit 2)', () => withDaemon(async (_d, at) => {
   const rows: Array<[string[], string]> = [
-    [['power', '--max-age', '1m'], 'telemetry: --max-age must be a positive number of seconds; got "1m" (see "telemetry current --help")\n'],
-    [['power', '--max-age', '0'], 'telemetry: --max-age must be a positive number of seconds; got "0" (see "telemetry current --help")\n'],
+    [['power', '--max-age', '1m'], 'telemetry: --max-age must be a number of seconds of at least 0.001 (such as 60 or 0.5); got "1m" (see "telemetry current --help")\n'],
+    [['power', '--max-age', '0'], 'telemetry: --max-age must be a number of seconds of at least 0.001 (such as 60 or 0.5); got "0" (see "telemetry current --help")\n'],
     [['--theme', 'night'], 'telemetry: --theme only applies with --follow (see "telemetry current --help")\n'],
     [['--follow', '--theme', 'dusk', '--json'], 'telemetry: --theme must be one of day, night; got "dusk" (see "telemetry current --help")\n'],
     [['power', '--max-age', '5', '--stale', '5'], 'telemetry: --stale is the old name of --max-age: give one of them (see "telemetry current --help")\n'],

@@ -59,11 +59,11 @@ test('option readers: text, switches and seconds, with the usage errors they giv
   const errors: Array<[string, () => unknown, string]> = [
     ['text twice', () => textOption({ port: ['1', '2'] }, 'port'), '--port is given more than once'],
     ['text empty', () => textOption({ port: '' }, 'port'), '--port needs a value'],
-    ['zero seconds', () => secondsOption({ interval: '0' }, 'interval', 1), '--interval must be a positive number of seconds; got "0"'],
-    ['below a millisecond', () => secondsOption({ interval: '0.0001' }, 'interval', 1), '--interval must be a positive number of seconds; got "0.0001"'],
-    ['negative', () => secondsOption({ stale: '-1' }, 'stale', 1), '--stale must be a positive number of seconds; got "-1"'],
-    ['a unit', () => secondsOption({ stale: '5s' }, 'stale', 1), '--stale must be a positive number of seconds; got "5s"'],
-    ['infinite', () => secondsOption({ stale: '1e999' }, 'stale', 1), '--stale must be a positive number of seconds; got "1e999"'],
+    ['zero seconds', () => secondsOption({ interval: '0' }, 'interval', 1), '--interval must be a number of seconds from 0.001 to 2147483 (such as 60 or 0.5); got "0"'],
+    ['below a millisecond', () => secondsOption({ interval: '0.0001' }, 'interval', 1), '--interval must be a number of seconds from 0.001 to 2147483 (such as 60 or 0.5); got "0.0001"'],
+    ['negative', () => secondsOption({ stale: '-1' }, 'stale', 1), '--stale must be a number of seconds from 0.001 to 2147483 (such as 60 or 0.5); got "-1"'],
+    ['a unit', () => secondsOption({ stale: '5s' }, 'stale', 1), '--stale must be a number of seconds from 0.001 to 2147483 (such as 60 or 0.5); got "5s"'],
+    ['infinite', () => secondsOption({ stale: '1e999' }, 'stale', 1), '--stale must be a number of seconds from 0.001 to 2147483 (such as 60 or 0.5); got "1e999"'],
   ];
   for (const [name, read, message] of errors) assert.throws(read, (e: Error) => e.message === message, name);
 });

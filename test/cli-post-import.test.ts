@@ -50,7 +50,7 @@ test('post: usage mistakes are exit 2, a refused event exit 1, each with one lin
     [['post', 'weather'], 2, 'telemetry: --data is required (a JSON value: --data \'{"temp_c":-3.5}\', --data null) (see "telemetry post --help")\n'],
     [['post', 'weather', '--data', 'open'], 2, 'telemetry: --data must be JSON (strings in double quotes: \'"open"\'); got "open" (see "telemetry post --help")\n'],
     [['post', 'weather', '--data', '1', '--meta', '[1]'], 2, 'telemetry: --meta must be a JSON object; got "[1]" (see "telemetry post --help")\n'],
-    [['post', 'power', '--data', '1', '--max-age', '0'], 2, 'telemetry: --max-age must be a positive number of seconds; got "0" (see "telemetry post --help")\n'],
+    [['post', 'power', '--data', '1', '--max-age', '0'], 2, 'telemetry: --max-age must be a number of seconds of at least 0.001 (such as 60 or 0.5); got "0" (see "telemetry post --help")\n'],
     [['post', '', '--data', '1'], 1, 'telemetry: type must not be empty (INVALID_BODY)\n'],
   ];
   for (const [args, code, stderr] of cases) {

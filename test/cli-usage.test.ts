@@ -46,11 +46,11 @@ const USAGE: Array<[string, Bin, string[], Record<string, string>, string]> = [
   ['port from the environment', 'telemetry', ['status'], { MERIDIAN_TELEMETRY_PORT: 'x' },
     'telemetry: MERIDIAN_TELEMETRY_PORT must be a whole number from 1 to 65535; got "x" (see "telemetry status --help")'],
   ['stop timeout zero', 'telemetry', ['stop', '--timeout', '0'], {},
-    'telemetry: --timeout must be a positive number of seconds; got "0" (see "telemetry stop --help")'],
+    'telemetry: --timeout must be a number of seconds from 0.001 to 2147483 (such as 60 or 0.5); got "0" (see "telemetry stop --help")'],
   ['follow interval not a number', 'telemetry', ['current', '--follow', '--interval', 'abc'], {},
-    'telemetry: --interval must be a positive number of seconds; got "abc" (see "telemetry current --help")'],
+    'telemetry: --interval must be a number of seconds from 0.1 to 3600 (such as 60 or 0.5); got "abc" (see "telemetry current --help")'],
   ['stale not a number', 'telemetry', ['current', '--stale', '1m'], {},
-    'telemetry: --stale must be a positive number of seconds; got "1m" (see "telemetry current --help")'],
+    'telemetry: --stale must be a number of seconds of at least 0.001 (such as 60 or 0.5); got "1m" (see "telemetry current --help")'],
   ['interval without follow', 'telemetry', ['current', '--interval', '2'], {},
     'telemetry: --interval only applies with --follow (see "telemetry current --help")'],
   ['log format', 'telemetry', ['run', '--log-format', 'xml'], {}, 'telemetry: --log-format must be one of text, json; got "xml" (see "telemetry run --help")'],
@@ -66,7 +66,7 @@ const USAGE: Array<[string, Bin, string[], Record<string, string>, string]> = [
   ['bad max body', 'telemetry', ['run', '--max-body', '0'], {},
     'telemetry: --max-body must be a whole number of bytes from 1 to 268435456 (256 MiB); got "0" (see "telemetry run --help")'],
   ['detach timeout not a number', 'telemetry', ['run', '--detach', '--timeout', 'soon'], {},
-    'telemetry: --timeout must be a positive number of seconds; got "soon" (see "telemetry run --help")'],
+    'telemetry: --timeout must be a number of seconds from 0.001 to 2147483 (such as 60 or 0.5); got "soon" (see "telemetry run --help")'],
 ];
 
 test('usage mistakes: exit 2, one line on stderr naming the problem and the --help to read, nothing on stdout', async () => {

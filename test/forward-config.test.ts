@@ -71,7 +71,7 @@ test('telemetry run with a bad --forward: one line naming it, exit 2', async () 
   assert.is(run.stderr, 'telemetry: --forward url must be an mqtt://, mqtts://, postgres://, http:// or https:// URL; got "ftp://x" (see "telemetry run --help")\n');
 });
 
-test('sinkLine: state, lag, last success, retries, dead letters, ephemeral events dropped, what was skipped, the last error while retrying or failing', () => {
+test('sinkLine: state, lag, last success, retries, dead letters, ephemeral events dropped, what was skipped, a clash, the last error while retrying or failing', () => {
   const ok: SinkStatus = { name: 'db', kind: 'postgres', url: 'postgres://db/x', state: 'ok', lag_events: 0, lag_seconds: 0,
     last_success: '2026-03-17T20:00:01.000Z', retries: 0, dead_letters: 0, last_error: null, delivered: 12, ephemeral_sent: 0, ephemeral_dropped: 0, skipped: [] };
   const rows: Array<[string, SinkStatus, string]> = [
@@ -83,6 +83,8 @@ test('sinkLine: state, lag, last success, retries, dead letters, ephemeral event
     ['skipped', { ...ok, state: 'skipped', skipped: ['/s/site_20260316.ndjson is gone: the site events after site:40 in it were not forwarded'] },
       '  sink db (postgres) skipped  lag 0 events  last success 2026-03-17T20:00:01.000Z  skipped: /s/site_20260316.ndjson is gone: the site events after site:40 in it were not forwarded'],
     ['skipped twice', { ...ok, state: 'skipped', skipped: ['a', 'b'] }, '  sink db (postgres) skipped  lag 0 events  last success 2026-03-17T20:00:01.000Z  skipped: b (and 1 more)'],
+    ['a clash', { ...ok, kind: 'mqtt', clash: 'another daemon (instance i2) forwards as unit "u" to m/u now; give each unit its own --unit-id (2026-03-17T20:00:02.000Z)' },
+      '  sink db (mqtt) ok  lag 0 events  last success 2026-03-17T20:00:01.000Z  clash: another daemon (instance i2) forwards as unit "u" to m/u now; give each unit its own --unit-id (2026-03-17T20:00:02.000Z)'],
   ];
   for (const [name, status, line] of rows) assert.is(sinkLine(status), line, name);
 });

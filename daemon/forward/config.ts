@@ -1,6 +1,7 @@
 import { parseConfigFile, tablesOf, type ConfigTable } from '../../lib/config-file.js';
 import { ConfigError } from '../../lib/errors.js';
 import { isTableName } from './postgres-schema.js';
+import { libpqUrl } from './postgres-url.js';
 import { redactUrlText } from './secrets.js';
 import { headersOf } from './sink-headers.js';
 import type { SinkCommon, SinkKind, SinkSpec } from './sink.js';
@@ -25,9 +26,9 @@ const HOUR_MS = 3_600_000;
 const MAX = { lingerMs: 60_000, retryMs: HOUR_MS, timeoutMs: 600_000, failingAfterS: 7 * 86_400, batchBytes: 64 * 1024 * 1024 };
 // what pg reads from a postgres:// URL's query besides connection settings; any other (timeouts
 // such as query_timeout, which pg would pass to a timer unchecked) is refused: use timeout_ms
-const PG_URL_PARAMS = ['sslmode', 'sslcert', 'sslkey', 'sslrootcert', 'sslpassword', 'ssl', 'application_name', 'options', 'host', 'user', 'password', 'client_encoding'];
+const PG_URL_PARAMS = ['sslmode', 'sslcert', 'sslkey', 'sslrootcert', 'sslpassword', 'ssl', 'application_name', 'options', 'host', 'user', 'password', 'client_encoding', 'uselibpqcompat'];
 const KIND_KEYS: Record<SinkKind, string[]> = {
-  mqtt: ['prefix', 'username', 'password_env', 'retain_current', 'unit_topic', 'ephemeral', 'ephemeral_queue'],
+  mqtt: ['prefix', 'username', 'password_env', 'retain_current', 'unit_topic', 'clash_check', 'ephemeral', 'ephemeral_queue'],
   postgres: ['table', 'password_env', 'ephemeral'],
   http: ['headers', 'header_env', 'ephemeral', 'ephemeral_queue'],
 };
@@ -91,12 +92,13 @@ export function sinkOf(t: Table, where: string, env: Env): SinkSpec {
     const retain = bool(t, 'retain_current', where, true);
     return {
       ...common, kind, prefix, username: t.username === undefined ? undefined : str(t, 'username', where, ''), password, retainCurrent: retain,
-      unitTopic: bool(t, 'unit_topic', where, false),
+      unitTopic: bool(t, 'unit_topic', where, false), clashCheck: bool(t, 'clash_check', where, false),
     };
   }
   if (kind === 'postgres') {
     const table = str(t, 'table', where, 'meridian_events');
     if (!isTableName(table)) throw new ConfigError(`${where} table`, 'a lower-case name (letters, digits, _), optionally schema.table', table);
+    libpqUrl(url, `${where} url`); // its sslmode checked at start, not at each connection
     return { ...common, kind, table, password };
   }
   return { ...common, kind, headers: headersOf(t, where, env) };

@@ -1,5 +1,5 @@
 import type { UnitAlarms } from '../../lib/unit-alarms.js';
-import type { CurrentReading } from './sink.js';
+import type { CurrentReading, SinkSpec } from './sink.js';
 
 // Fresh first: a sink that comes back after a failed delivery, or starts with a backlog (a
 // PostgreSQL sink: at every start), sends the unit's whole current view before its backlog, so
@@ -22,6 +22,15 @@ export interface UnitLine {
   unitRow: boolean;
   unitNowMs: number;
   alarms: UnitAlarms | null;
+}
+
+/**
+ * Whether a sink starting sends the whole view first: a sink behind (PostgreSQL: any, its current
+ * table is the central view), and an MQTT sink retaining the view (its broker may have restarted
+ * with its retained store emptied while this daemon was down).
+ */
+export function viewFirstAtStart(spec: SinkSpec, lag: number, view: CurrentSource): boolean {
+  return spec.kind === 'postgres' || lag > 0 || (spec.kind === 'mqtt' && spec.retainCurrent && view.types().length > 0);
 }
 
 // a catching-up PostgreSQL sink writes the unit's line at most this often (each batch alone is one statement then)

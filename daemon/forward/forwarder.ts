@@ -15,16 +15,16 @@ import { ReadAhead } from './read-ahead.js';
 import { openCursor, takeRuns } from './runs.js';
 import { shownUrl } from './secrets.js';
 import { errorText, SinkRejection, type SendExtra, type SinkSpec } from './sink.js';
-import { CurrentFeed } from './current-feed.js';
+import { CurrentFeed, viewFirstAtStart } from './current-feed.js';
 import { VERSION } from '../../lib/version.js';
 import { Wake } from './wake.js';
 import type { Batch, ForwarderDeps } from './forwarder-deps.js';
 
-// The loop every sink shares: read the next batch after the cursor, send it (one batch in
-// flight), move the cursor once the peer acknowledged it, back off and retry on failure,
-// split a refused batch until the refused record is found and put it in the dead-letter file.
-// Ephemeral events (no line in the files) take the same loop from a small queue, live and once.
-// The unit's current view goes first, at start and after a failed delivery (current-feed.ts).
+// The loop every sink shares: read the next batch after the cursor, send it (one batch in flight),
+// move the cursor once the peer acknowledged it, back off and retry on failure, split a refused
+// batch until the refused record is found and put it in the dead-letter file.
+// Ephemeral events take the same loop from a small queue, live and once. The unit's current view
+// goes first, at start, after a failed delivery and when the sink says so (current-feed.ts).
 
 // an idle sink looks at the files this often even without being woken
 const IDLE_POLL_MS = 1000;
@@ -80,8 +80,9 @@ export class Forwarder {
     const problem = openCursor(this.cursor, this.spec.start, this.deps.head(), this.deps.tail);
     if (problem) logger.warn(`sink ${this.spec.name}: ${problem}; starting from the ${this.spec.start} of the log`);
     this.health.deadLetters = countDeadLetters(this.deadFile);
-    // fresh first: a sink behind (PostgreSQL: any, its current table is the central view) sends the view before the backlog
-    if (this.spec.kind === 'postgres' || this.lag() > 0) this.feed.outage();
+    if (viewFirstAtStart(this.spec, this.lag(), this.deps.current)) this.feed.outage();
+    this.deps.sink.onPeerReset?.(() => { this.feed.outage(); this.wake.wake(); });
+    this.deps.sink.onClash?.((text) => { if (this.health.clash(text, this.deps.clock.now())) logger.warn(`sink ${this.spec.name}: ${text}`); });
     logger.info(`sink ${this.spec.name}: forwarding to ${shownUrl(this.spec)} (cursor ${this.cursor.file})`);
     this.loop = this.run();
   }

@@ -22,6 +22,15 @@ export class SinkHealth {
   lastError: string | undefined;
   /** Why the cursor's last write failed (undefined once one succeeds): a restart would send again what was sent since. */
   cursorError: string | undefined;
+  /** Another daemon forwarding as this unit, as the sink said it (MQTT's clash_check), at ts; undefined: none seen. */
+  private clashText: string | undefined;
+
+  /** The sink saw another daemon with this unit id: true when this is news (to log). */
+  clash(text: string, nowMs: number): boolean {
+    const news = this.clashText?.startsWith(`${text} (`) !== true;
+    this.clashText = `${text} (${formatTs(nowMs)})`;
+    return news;
+  }
 
   /** A delivery was acknowledged: any outage is over. Returns how long the outage lasted (ms), if there was one. */
   success(nowMs: number): number | undefined {
@@ -70,6 +79,7 @@ export class SinkHealth {
       lag_seconds: lagEvents === 0 || Number.isNaN(pendingMs) ? 0 : Math.max(0, Math.round((nowMs - pendingMs) / 100) / 10),
       last_success: this.lastSuccess(), retries: this.retries, dead_letters: this.deadLetters, last_error: (unsaved ? this.cursorError : this.lastError) ?? null,
       delivered: this.delivered, ephemeral_sent: ephemeral.sent, ephemeral_dropped: ephemeral.dropped, skipped: [...skipped],
+      ...(this.clashText === undefined ? {} : { clash: this.clashText }),
     };
   }
 }

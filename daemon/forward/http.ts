@@ -57,9 +57,13 @@ function grown(buf: Buffer, used: number, need: number): Buffer {
   return next;
 }
 
-/** A sink POSTing the records of unit `unit` to `spec.url` with `spec.headers` (for authorization). */
-export function httpSink(spec: HttpSinkSpec, unit: string): Sink {
-  const peer = peerClient(spec, { 'content-type': 'application/x-ndjson' });
+/**
+ * A sink POSTing the records of unit `who.unit` to `spec.url` with `spec.headers` (for authorization);
+ * each POST says this daemon's run in `X-Meridian-Instance` (a receiver can tell two daemons of one unit id apart).
+ */
+export function httpSink(spec: HttpSinkSpec, who: { id: string; instance: string }): Sink {
+  const unit = who.id;
+  const peer = peerClient(spec, { 'content-type': 'application/x-ndjson', 'x-meridian-instance': who.instance });
   const client = peer.client;
   // the body of the next batch, built while the batch before was in flight
   let prepared: { records: readonly ForwardRecord[]; body: Buffer; backing: Buffer } | undefined;

@@ -15,9 +15,16 @@ export function lazySink(spec: SinkSpec, unit: { id: string; instance: string },
   let loading: Promise<Sink> | undefined;
   // the sink once its module is loaded (prepare is synchronous: it works only from then on)
   let loaded: Sink | undefined;
+  // the forwarder's listener, handed to the sink once it is loaded
+  let reset: (() => void) | undefined;
+  let clash: ((text: string) => void) | undefined;
   const scrub = scrubberOf(spec);
   const sink = () => {
-    loading ??= load(spec, unit, current, alarmState).then((s) => (loaded = s), (error: unknown) => {
+    loading ??= load(spec, unit, current, alarmState).then((s) => {
+      if (reset) s.onPeerReset?.(reset);
+      if (clash) s.onClash?.(clash);
+      return (loaded = s);
+    }, (error: unknown) => {
       loading = undefined;
       throw error;
     });
@@ -41,6 +48,14 @@ export function lazySink(spec: SinkSpec, unit: { id: string; instance: string },
         // nothing prepared
       }
     },
+    onPeerReset: (listener) => {
+      reset = listener;
+      loaded?.onPeerReset?.(listener);
+    },
+    onClash: (listener) => {
+      clash = listener;
+      loaded?.onClash?.(listener);
+    },
     close: async () => {
       if (loading) await (await loading.catch(() => undefined))?.close();
     },
@@ -50,8 +65,8 @@ export function lazySink(spec: SinkSpec, unit: { id: string; instance: string },
 async function load(spec: SinkSpec, unit: { id: string; instance: string }, current: (type: string) => string | undefined,
   alarmState?: (id: string) => string | undefined): Promise<Sink> {
   switch (spec.kind) {
-    case 'mqtt': return (await import('./mqtt.js')).mqttSink(spec, unit.id, current);
+    case 'mqtt': return (await import('./mqtt.js')).mqttSink(spec, unit, current);
     case 'postgres': return (await import('./postgres.js')).postgresSink(spec, unit.id, unit.instance);
-    case 'http': return spec.notify ? (await import('./notify.js')).notifySink(spec, unit.id, alarmState) : (await import('./http.js')).httpSink(spec, unit.id);
+    case 'http': return spec.notify ? (await import('./notify.js')).notifySink(spec, unit.id, alarmState) : (await import('./http.js')).httpSink(spec, unit);
   }
 }

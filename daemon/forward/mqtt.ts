@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import mqtt from 'mqtt';
+import { watchInstance } from './mqtt-instance.js';
 import type { ForwardRecord } from './record.js';
 import { redactUrl } from './secrets.js';
 import { SinkRejection, type MqttSinkSpec, type Sink } from './sink.js';
@@ -8,7 +9,10 @@ import { SinkRejection, type MqttSinkSpec, type Sink } from './sink.js';
 // `unit_topic`) at QoS 1 with the user properties `unit`, `stream`, `seq` and `id` (`stream:seq`),
 // and `ephemeral` = `true` on an ephemeral event; then, for each type in the batch, the current
 // reading retained at `<prefix>/current/<type>`. After an outage the whole current view is
-// published retained first. A batch is acknowledged once every PUBACK has come.
+// published retained first; so it is after a connection without a session (the broker may have
+// restarted with its retained store emptied) and after a connection lost while idle (the
+// forwarder then reconnects at once instead of at the next event). A batch is acknowledged once
+// every PUBACK has come.
 
 // PUBACK reasons that refuse the message itself: not authorized, topic name invalid,
 // packet too large, payload format invalid. Others (quota exceeded...) may pass later.
@@ -24,12 +28,21 @@ export function topicOfType(type: string): string {
   return escaped === 'current' || escaped.startsWith('current/') ? `%63${escaped.slice(1)}` : escaped;
 }
 
-/** A sink publishing the records of unit `unit` to the broker at `spec.url`; `current(type)` gives the current reading's JSON. */
-export function mqttSink(spec: MqttSinkSpec, unit: string, current: (type: string) => string | undefined): Sink {
+/**
+ * A sink publishing the records of unit `who.id` to the broker at `spec.url`; `current(type)` gives the current
+ * reading's JSON. With `clash_check`, `who.instance` is announced (mqtt-instance.ts).
+ */
+export function mqttSink(spec: MqttSinkSpec, who: { id: string; instance: string }, current: (type: string) => string | undefined): Sink {
+  const unit = who.id;
   const topics = { prefix: spec.unitTopic ? `${spec.prefix}/${unit}` : spec.prefix, unit };
-  let conn: { client: mqtt.MqttClient; lost: Promise<never>; maxPacket: number } | undefined;
+  let conn: { client: mqtt.MqttClient; lost: Promise<never>; maxPacket: number; session: boolean } | undefined;
   // the client being connected, so that a stop can cut a connection attempt that hangs
   let opening: mqtt.MqttClient | undefined;
+  // the forwarder's listener: the broker may have lost the retained view (onPeerReset)
+  let reset: () => void = () => undefined;
+  // connections made: the first one's view is the forwarder's start (viewFirstAtStart)
+  let connections = 0;
+  let clash: (text: string) => void = () => undefined;
 
   const connect = async () => {
     const client = mqtt.connect(spec.url, {
@@ -48,13 +61,18 @@ export function mqttSink(spec: MqttSinkSpec, unit: string, current: (type: strin
     }).finally(() => { opening = undefined; });
     const lost = new Promise<never>((_, reject) => {
       client.on('close', () => {
-        if (conn?.client === client) conn = undefined;
+        // lost, not ended by the sink (which forgets its connection first): the view again once back
+        if (conn?.client === client) {
+          conn = undefined;
+          if (spec.retainCurrent) reset();
+        }
         reject(new Error('the broker closed the connection'));
       });
     });
     lost.catch(() => undefined);
+    if (spec.clashCheck) await watchInstance(client, topics.prefix, { unit, instance: who.instance }, (text) => clash(text));
     // a broker that announces a maximum packet size disconnects a client that sends a larger one
-    conn = { client, lost, maxPacket: connack.properties?.maximumPacketSize ?? Infinity };
+    conn = { client, lost, maxPacket: connack.properties?.maximumPacketSize ?? Infinity, session: connack.sessionPresent };
     return conn;
   };
 
@@ -62,7 +80,10 @@ export function mqttSink(spec: MqttSinkSpec, unit: string, current: (type: strin
     async send(records, signal, extra) {
       const cut = () => opening?.end(true);
       signal.addEventListener('abort', cut, { once: true });
-      const { client, lost, maxPacket } = await (conn ? Promise.resolve(conn) : connect()).finally(() => signal.removeEventListener('abort', cut));
+      const fresh = conn === undefined && connections++ > 0;
+      const { client, lost, maxPacket, session } = await (conn ? Promise.resolve(conn) : connect()).finally(() => signal.removeEventListener('abort', cut));
+      // a reconnection without a session: the broker may hold none of the view (unless this send is the whole view)
+      if (fresh && !session && spec.retainCurrent && extra?.wholeView !== true) reset();
       const tooLarge = records.find((r) => packetSize(topics.prefix, unit, r) > maxPacket);
       if (tooLarge) throw new SinkRejection(`${tooLarge.stream}:${tooLarge.seq} is larger than the broker's maximum packet size (${maxPacket} bytes)`);
       const onAbort = () => client.end(true);
@@ -81,6 +102,12 @@ export function mqttSink(spec: MqttSinkSpec, unit: string, current: (type: strin
       } finally {
         signal.removeEventListener('abort', onAbort);
       }
+    },
+    onPeerReset(listener) {
+      reset = listener;
+    },
+    onClash(listener) {
+      clash = listener;
     },
     async close() {
       opening?.end(true);

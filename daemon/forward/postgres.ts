@@ -2,6 +2,7 @@ import type net from 'node:net';
 import pg from 'pg';
 import { migrations, migrationScript } from './postgres-schema.js';
 import { fleetStatements } from './postgres-statements.js';
+import { libpqUrl } from './postgres-url.js';
 import { commitBatch, sqlState } from './postgres-transaction.js';
 import { SinkRejection, type PostgresSinkSpec, type Sink } from './sink.js';
 
@@ -36,7 +37,7 @@ export function postgresSink(spec: PostgresSinkSpec, unit: string, instance: str
   };
   const connect = async (): Promise<pg.Client> => {
     const c = new pg.Client({
-      connectionString: withPassword(spec.url, spec.password), connectionTimeoutMillis: spec.timeoutMs,
+      connectionString: libpqUrl(withPassword(spec.url, spec.password), 'url'), connectionTimeoutMillis: spec.timeoutMs,
       query_timeout: spec.timeoutMs, keepAlive: true, application_name: 'meridian-forward',
     });
     // a connection lost between batches is reported here; the next send reconnects

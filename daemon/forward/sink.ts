@@ -44,6 +44,8 @@ export interface MqttSinkSpec extends SinkCommon {
   readonly retainCurrent: boolean;
   /** Topics gain the unit as a level: `<prefix>/<unit>/<type>` (`unit_topic`). */
   readonly unitTopic: boolean;
+  /** Announce this daemon's instance at `<prefix>/%instance` and say when another one announces itself (`clash_check`). */
+  readonly clashCheck: boolean;
 }
 
 /** A PostgreSQL sink: rows keyed by (stream, seq) in `table`. */
@@ -109,6 +111,14 @@ export interface Sink {
    * while the batch before is in flight; a later `send` of the same array uses it.
    */
   prepare?(records: readonly ForwardRecord[]): void;
+  /**
+   * Optional: `listener` is called when the peer may have lost what it held of the unit's view
+   * (an MQTT broker's retained readings: a connection without a session, one lost while idle);
+   * the forwarder then sends the whole view again (fresh first), also when the sink is idle.
+   */
+  onPeerReset?(listener: () => void): void;
+  /** Optional: `listener` is told (one sentence) when another daemon forwards as this unit (MQTT's `clash_check`). */
+  onClash?(listener: (text: string) => void): void;
   /** Close connections; must not wait long for a peer that is down. */
   close(): Promise<void>;
 }

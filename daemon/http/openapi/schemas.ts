@@ -235,6 +235,7 @@ export const SCHEMAS = {
             ephemeral_sent: { type: 'integer', minimum: 0, description: 'Ephemeral events sent live and acknowledged since start.' },
             ephemeral_dropped: { type: 'integer', minimum: 0, description: 'Ephemeral events dropped since start (sink down, queue full, or their one attempt failed).' },
             skipped: { type: 'array', items: { type: 'string' }, description: 'What the sink could not read and passed over (a file gone, a damaged file, lines that are no envelopes), oldest first.' },
+            clash: { type: 'string', description: 'Only once seen (an MQTT sink with `clash_check`): another daemon forwarding as this unit, one sentence with when it was last seen.' },
           },
         },
       },
