@@ -70,12 +70,16 @@ test('the database failing mid-transaction (the rows in, the unit\'s current row
       CREATE FUNCTION fail_twice() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN
         IF nextval('fail_turns') <= 2 THEN RAISE EXCEPTION 'disk on fire' USING ERRCODE = '23514'; END IF; RETURN NEW; END$$;
       CREATE TRIGGER current_fail BEFORE INSERT OR UPDATE ON midway_current FOR EACH ROW EXECUTE FUNCTION fail_twice()`);
-    for (let i = 1; i <= 120; i++) await postEvent(d.url, { type: i % 2 ? 'weather' : 'dome', data: i });
+    let last = 0;
+    for (let i = 1; i <= 120; i++) last = (await postEvent(d.url, { type: i % 2 ? 'weather' : 'dome', data: i })).json.seq as number;
     const status = await caughtUp(d.url, 'db');
     assert.equal([status.dead_letters, status.retries >= 2], [0, true]);
     assert.match(status.last_error ?? '', /^the unit's current or units rows failed: disk on fire \(SQLSTATE 23514\)$/);
-    assert.equal(await pg.query('SELECT count(*)::int AS n, count(DISTINCT seq)::int AS once, min(seq)::int AS low, max(seq)::int AS high FROM midway'),
-      [{ n: 121, once: 121, low: 1, high: 121 }]);
+    // every seq once up to the last posted one (on a loaded machine the daemon may record a
+    // stale and fresh turn of a learned limit among them: seqs of their own, counted apart)
+    assert.equal(await pg.query(`SELECT count(*)::int AS n, count(DISTINCT seq)::int AS once, min(seq)::int AS low, max(seq)::int AS high,
+      count(*) FILTER (WHERE type IN ('weather', 'dome'))::int AS posted FROM midway WHERE seq <= ${last}`),
+      [{ n: last, once: last, low: 1, high: last, posted: 121 }]);
     assert.ok(await currentAgrees(d, 'midway', 'u1'));
   });
 });
