@@ -228,7 +228,7 @@ export function buildProgram(io: CliIo) {
     .action(async (id: unknown, opts: ParsedOptions) => (await import('./alarms.js')).runUnshelve(id, opts, io));
 
   prog.command(`${p}fleet [VIEW] [UNIT]`)
-    .describe('Show a fleet from its PostgreSQL database (docs/fleet.md): one line per unit, silent units first (nothing heard for --silent-after), then those with stale readings, with their lag, version and when last heard. Exit 4 when a unit is silent. VIEW coverage: each unit\'s seqs per stream and the gaps between them (reads the whole events table). VIEW retire UNIT: forget a silent unit (its line and current rows; its events stay) until it is heard again.')
+    .describe('Show a fleet from its PostgreSQL database (docs/fleet.md): one line per unit, silent units first (nothing heard for --silent-after), then those that need a look (unsafe, an alarm standing, stale readings), with their worst alarm, lag, version and when last heard. Exit 4 when a unit is silent. VIEW coverage: each unit\'s seqs per stream and the gaps between them (reads the whole events table). VIEW retire UNIT: forget a silent unit (its line and current rows; its events stay) until it is heard again.')
     .option('--db', 'The fleet\'s database, postgres://user@host/database (env MERIDIAN_TELEMETRY_FLEET_DB; the password from PGPASSWORD or ~/.pgpass)')
     .option('--table', 'The events table the units forward to (default meridian_events)')
     .option('--json', 'Print JSON instead of the table')
