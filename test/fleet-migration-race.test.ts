@@ -35,7 +35,7 @@ test('four units starting at once against an old table: migrated once, the old r
     await Promise.all(units.map((d) => postEvent(d.url, { type: 'dome', data: 'open' })));
     const status = await Promise.all(units.map((d) => caughtUp(d.url, 'db', 60_000)));
     assert.equal(status.map((s) => [s.state, s.retries, s.last_error, s.dead_letters, s.delivered]), UNITS.map(() => ['ok', 0, null, 0, 1]), 'no sink failed');
-    assert.equal(await db.query('SELECT version FROM shared_migrations ORDER BY version'), [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
+    assert.equal(await db.query('SELECT version FROM shared_migrations ORDER BY version'), [{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }]);
     const old = await db.query<{ unit: string; n: number; seqs: number }>(`SELECT unit, count(*)::int AS n, count(DISTINCT seq)::int AS seqs FROM shared
       WHERE ts < '2026-02-01' GROUP BY unit`);
     assert.is(old.length, 1, 'the old rows under one unit');
