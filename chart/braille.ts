@@ -1,4 +1,4 @@
-import { boundsOf, joinedRuns, niceTicks, timeLabel, timeTicks, valueLabel, type ChartOptions, type Series } from './series.js';
+import { boundsOf, fractionOf, joinedRuns, niceTicks, timeLabel, timeTicks, valueLabel, type ChartOptions, type Series } from './series.js';
 
 // A chart for the terminal in braille (each character cell holds 2x4 dots): a y axis with
 // round values, the series drawn as lines, an x axis with times. Pure: lines of text out.
@@ -19,7 +19,7 @@ export function brailleChart(series: readonly Series[], options: ChartOptions): 
   const w = cols * 2;
   const h = plotRows * 4;
   const toX = (x: number) => Math.round(((x - x0) / (x1 - x0)) * (w - 1));
-  const toY = (y: number) => Math.round(((y1 - y) / (y1 - y0)) * (h - 1));
+  const toY = (y: number) => Math.round((1 - fractionOf(y, y0, y1)) * (h - 1));
   const dot = (px: number, py: number) => {
     if (px < 0 || py < 0 || px >= w || py >= h) return;
     cells[py >> 2]![px >> 1]! |= DOTS[py & 3]![px & 1]!;

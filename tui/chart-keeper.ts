@@ -15,10 +15,10 @@ export type ChartSpan = keyof typeof CHART_SPANS;
 /** Bucket lengths of the steps (a `night` bucket is taken as 24 h for live readings). */
 export const STEP_MS: Readonly<Record<RollupAnswer['step'], number>> = { '1m': 60_000, '15m': 900_000, '1h': 3_600_000, night: 86_400_000 };
 
-/** One field's buckets: start (ms), sum and count of the values. */
+/** One field's buckets: start (ms), the mean and count of the values (a mean, not a sum: a sum of values near 1e308 overflows). */
 export interface ChartBucket {
   s: number;
-  sum: number;
+  mean: number;
   count: number;
 }
 
@@ -88,7 +88,7 @@ export class ChartKeeper {
         for (const [name, field] of Object.entries(bucket.fields)) {
           if (!field || !Number.isFinite(field.mean)) continue;
           const list = data.fields.get(name) ?? [];
-          list.push({ s, sum: field.mean * field.count, count: field.count });
+          list.push({ s, mean: field.mean, count: field.count });
           data.fields.set(name, list);
         }
       }
@@ -111,7 +111,7 @@ function foldLive(data: ChartData, name: string, ms: number, value: number): voi
   data.fields.set(name, list);
   const last = list.at(-1);
   if (last && last.s === s) {
-    last.sum += value;
     last.count++;
-  } else if (!last || s > last.s) list.push({ s, sum: value, count: 1 });
+    last.mean = last.mean - last.mean / last.count + value / last.count;
+  } else if (!last || s > last.s) list.push({ s, mean: value, count: 1 });
 }

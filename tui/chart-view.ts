@@ -38,7 +38,7 @@ export function chartLines(data: ChartData | undefined, o: { type: string | unde
   const at = fieldAt(data, o.field);
   const name = names[at]!;
   const from = o.now - CHART_SPANS[o.span];
-  const points = data.fields.get(name)!.filter((b) => b.s >= from - stepMs(data)).map((b) => [b.s, b.sum / b.count] as const);
+  const points = data.fields.get(name)!.filter((b) => b.s >= from - stepMs(data)).map((b) => [b.s, b.mean] as const);
   const title = `${printable(name)} (${at + 1}/${names.length})  ${span}  step ${data.step}  mean, UTC`.slice(0, o.width);
   if (points.length === 0) return [title, `no readings of ${printable(name)} in the ${span}`];
   const chart = brailleChart([{ name, points, breakMs: 1.5 * stepMs(data) }], { width: o.width, height: Math.max(4, o.height - 1), zone: 'utc', from, to: o.now });
