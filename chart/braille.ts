@@ -1,3 +1,4 @@
+import { headOfWidth } from '../lib/display-width.js';
 import { boundsOf, fractionOf, joinedRuns, niceTicks, timeLabel, timeTicks, valueLabel, type ChartOptions, type Series } from './series.js';
 
 // A chart for the terminal in braille (each character cell holds 2x4 dots): a y axis with
@@ -37,7 +38,7 @@ export function brailleChart(series: readonly Series[], options: ChartOptions): 
   const out = cells.map((row, r) => `${(rowOfTick.get(r) ?? '').padStart(labelWidth)} ┤${String.fromCharCode(...Array.from(row, (b) => BRAILLE + b))}`);
   out.push(`${' '.repeat(labelWidth)} └${'─'.repeat(cols)}`);
   out.push(`${' '.repeat(labelWidth + 2)}${timeAxis(x0, x1, cols, options.zone)}`);
-  if (series.length > 1) out.push(`${' '.repeat(labelWidth + 2)}${series.map((s) => s.name).join(', ')}`.slice(0, options.width));
+  if (series.length > 1) out.push(headOfWidth(`${' '.repeat(labelWidth + 2)}${series.map((s) => s.name).join(', ')}`, options.width));
   return out;
 }
 

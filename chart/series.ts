@@ -80,8 +80,10 @@ export function fractionOf(v: number, lo: number, hi: number): number {
 
 /** About `count` round values covering [lo, hi] (steps of 1, 2 or 5 times a power of ten), for any finite range: +-1e308 or +-1e-300 alike. */
 export function niceTicks(lo: number, hi: number, count: number): number[] {
-  // worked out on lo and hi brought near 1 (by a power of ten), so that no step overflows or underflows
-  const exponent = Math.floor(Math.log10(Math.max(Math.abs(lo), Math.abs(hi)) || 1));
+  // past 1e200 or below 1e-200: worked out on lo and hi brought near 1 (by a power of ten), so
+  // that no step overflows or underflows (nearer 1 the range is taken as it is: no rounding added)
+  const magnitude = Math.floor(Math.log10(Math.max(Math.abs(lo), Math.abs(hi)) || 1));
+  const exponent = Math.abs(magnitude) > 200 ? magnitude : 0;
   const half = Math.trunc(exponent / 2);
   const down = (v: number) => v / 10 ** half / 10 ** (exponent - half);
   const up = (v: number) => v * 10 ** half * 10 ** (exponent - half);
