@@ -45,7 +45,7 @@ export class LineSplitter {
   push(data: Buffer): void {
     // all ASCII (what Meridian writes, mostly) and sliced: decoded once, each line a slice of
     // that text (no copy per line: a night report cuts a million lines), offsets the same in bytes
-    if (this.sliced && this.carry.length === 0 && isAscii(data)) return this.pushAscii(data);
+    if (this.sliced && isAscii(data)) return this.pushAscii(data);
     let start = 0;
     const at = this.lineStart + this.carryBytes;
     for (let nl = data.indexOf(10); nl !== -1; nl = data.indexOf(10, start)) {
@@ -68,7 +68,19 @@ export class LineSplitter {
   }
 
   private pushAscii(data: Buffer): void {
-    const text = data.toString('latin1');
+    let from = 0;
+    if (this.carry.length > 0) {
+      // the line begun in an earlier chunk ends in this one (or goes on past it)
+      const nl = data.indexOf(10);
+      if (nl === -1) return this.keep(data, 0);
+      const lineEnd = this.lineStart + this.carryBytes + nl + 1;
+      this.onLine(Buffer.concat([...this.carry, data.subarray(0, nl)]).toString('utf8'), this.lineStart, lineEnd);
+      this.carry = [];
+      this.carryBytes = 0;
+      this.lineStart = lineEnd;
+      from = nl + 1;
+    }
+    const text = data.toString('latin1', from);
     let start = 0;
     for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', start)) {
       const lineStart = this.lineStart;
@@ -76,9 +88,12 @@ export class LineSplitter {
       if (nl > start) this.onLine(text.slice(start, nl), lineStart, this.lineStart);
       start = nl + 1;
     }
-    if (start < data.length) {
-      this.carry.push(Buffer.from(data.subarray(start)));
-      this.carryBytes += data.length - start;
-    }
+    if (from + start < data.length) this.keep(data, from + start);
+  }
+
+  // bytes of an unended line kept (copied: the caller reuses its buffer)
+  private keep(data: Buffer, from: number): void {
+    this.carry.push(Buffer.from(data.subarray(from)));
+    this.carryBytes += data.length - from;
   }
 }
