@@ -1,4 +1,5 @@
-import { boundsOf, joinedRuns, niceTicks, timeLabel, timeTicks, valueLabel, type ChartOptions, type Series } from './series.js';
+import { headOfWidth } from '../lib/display-width.js';
+import { boundsOf, fractionOf, joinedRuns, niceTicks, timeLabel, timeTicks, valueLabel, type ChartOptions, type Series } from './series.js';
 
 // A chart for the terminal in braille (each character cell holds 2x4 dots): a y axis with
 // round values, the series drawn as lines, an x axis with times. Pure: lines of text out.
@@ -19,7 +20,7 @@ export function brailleChart(series: readonly Series[], options: ChartOptions): 
   const w = cols * 2;
   const h = plotRows * 4;
   const toX = (x: number) => Math.round(((x - x0) / (x1 - x0)) * (w - 1));
-  const toY = (y: number) => Math.round(((y1 - y) / (y1 - y0)) * (h - 1));
+  const toY = (y: number) => Math.round((1 - fractionOf(y, y0, y1)) * (h - 1));
   const dot = (px: number, py: number) => {
     if (px < 0 || py < 0 || px >= w || py >= h) return;
     cells[py >> 2]![px >> 1]! |= DOTS[py & 3]![px & 1]!;
@@ -37,7 +38,7 @@ export function brailleChart(series: readonly Series[], options: ChartOptions): 
   const out = cells.map((row, r) => `${(rowOfTick.get(r) ?? '').padStart(labelWidth)} ┤${String.fromCharCode(...Array.from(row, (b) => BRAILLE + b))}`);
   out.push(`${' '.repeat(labelWidth)} └${'─'.repeat(cols)}`);
   out.push(`${' '.repeat(labelWidth + 2)}${timeAxis(x0, x1, cols, options.zone)}`);
-  if (series.length > 1) out.push(`${' '.repeat(labelWidth + 2)}${series.map((s) => s.name).join(', ')}`.slice(0, options.width));
+  if (series.length > 1) out.push(headOfWidth(`${' '.repeat(labelWidth + 2)}${series.map((s) => s.name).join(', ')}`, options.width));
   return out;
 }
 

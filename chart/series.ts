@@ -60,20 +60,43 @@ function pointBounds(series: readonly Series[]): { x0: number; x1: number; y0: n
   }
   if (x0 === Infinity) return { x0: 0, x1: 1, y0: 0, y1: 1 };
   if (x1 === x0) x1 = x0 + 1;
-  if (y1 === y0) {
-    y0 -= 1;
-    y1 += 1;
-  }
+  if (y1 === y0) [y0, y1] = flatRange(y0);
   return { x0, x1, y0, y1 };
 }
 
-/** About `count` round values covering [lo, hi] (steps of 1, 2 or 5 times a power of ten). */
+// A range of one value widened around it: by half its size (1 for 0), kept within a double's
+// range (the largest doubles widen one way only).
+function flatRange(y: number): [number, number] {
+  const d = y === 0 ? 1 : Math.abs(y) / 2;
+  return [Math.max(y - d, -Number.MAX_VALUE), Math.min(y + d, Number.MAX_VALUE)];
+}
+
+/** Where `v` lies between `lo` and `hi` (0 at lo, 1 at hi), without overflow when hi - lo is past a double's range (+-1e308). */
+export function fractionOf(v: number, lo: number, hi: number): number {
+  const span = hi - lo;
+  if (Number.isFinite(span)) return (v - lo) / span;
+  return (v / 2 - lo / 2) / (hi / 2 - lo / 2);
+}
+
+/** About `count` round values covering [lo, hi] (steps of 1, 2 or 5 times a power of ten), for any finite range: +-1e308 or +-1e-300 alike. */
 export function niceTicks(lo: number, hi: number, count: number): number[] {
-  const raw = (hi - lo) / Math.max(1, count);
+  // past 1e200 or below 1e-200: worked out on lo and hi brought near 1 (by a power of ten), so
+  // that no step overflows or underflows (nearer 1 the range is taken as it is: no rounding added)
+  const magnitude = Math.floor(Math.log10(Math.max(Math.abs(lo), Math.abs(hi)) || 1));
+  const exponent = Math.abs(magnitude) > 200 ? magnitude : 0;
+  const half = Math.trunc(exponent / 2);
+  const down = (v: number) => v / 10 ** half / 10 ** (exponent - half);
+  const up = (v: number) => v * 10 ** half * 10 ** (exponent - half);
+  const [a, b] = [down(lo), down(hi)];
+  const raw = (b - a) / Math.max(1, count);
+  if (!(raw > 0)) return [lo];
   const power = 10 ** Math.floor(Math.log10(raw));
   const step = [1, 2, 5, 10].map((m) => m * power).find((s) => s >= raw) ?? 10 * power;
   const ticks: number[] = [];
-  for (let v = Math.ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) ticks.push(Number(v.toPrecision(12)));
+  for (let i = Math.ceil(a / step); i * step <= b + step * 1e-9; i++) {
+    const v = Number(up(Number((i * step).toPrecision(12))).toPrecision(12));
+    if (Number.isFinite(v)) ticks.push(v);
+  }
   return ticks;
 }
 

@@ -1,4 +1,4 @@
-import { boundsOf, joinedRuns, niceTicks, timeLabel, timeTicks, valueLabel, type ChartOptions, type Series } from './series.js';
+import { boundsOf, fractionOf, joinedRuns, niceTicks, timeLabel, timeTicks, valueLabel, type ChartOptions, type Series } from './series.js';
 
 // A chart as SVG text (for the HTML report, `plot --svg` and `--png`): axes with round values
 // and times, one polyline per series in its own colour, a legend. Pure: text out.
@@ -15,7 +15,7 @@ export function svgChart(series: readonly Series[], options: ChartOptions): stri
   const pw = width - MARGIN.left - MARGIN.right;
   const ph = height - MARGIN.top - MARGIN.bottom;
   const toX = (x: number) => MARGIN.left + ((x - x0) / (x1 - x0)) * pw;
-  const toY = (y: number) => MARGIN.top + ((y1 - y) / (y1 - y0)) * ph;
+  const toY = (y: number) => MARGIN.top + (1 - fractionOf(y, y0, y1)) * ph;
   const parts: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="11">`,
     `<rect width="${width}" height="${height}" fill="#ffffff"/>`,

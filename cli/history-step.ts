@@ -54,22 +54,3 @@ export function stepRows(text: string): StepRow[] {
   });
   return rows;
 }
-
-/**
- * The rows as a table: the bucket's start to the minute (UTC), the field, and its summary
- * (min and max as recorded; the means to 6 significant digits: --json has them whole), numbers
- * right-aligned, columns as wide as their widest cell.
- */
-export function stepTable(rows: readonly StepRow[]): string {
-  const header = ['START (UTC)', 'FIELD', 'COUNT', 'MIN', 'MEAN', 'TWMEAN', 'MAX', 'GAP_S'];
-  const cells = rows.map((r) => [r.start.slice(0, 16) + 'Z', r.field, r.values.count, r.values.min, short(r.values.mean),
-    short(r.values.twmean), r.values.max, r.values.gap_s].map((v) => v ?? ''));
-  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
-  const line = (c: readonly string[]) => c.map((v, i) => (i < 2 ? v.padEnd(widths[i]!) : v.padStart(widths[i]!))).join('  ').trimEnd();
-  return [line(header), ...cells.map(line)].join('\n') + '\n';
-}
-
-function short(text: string | undefined): string | undefined {
-  if (text === undefined || text === 'null') return text === 'null' ? '-' : text;
-  return String(Number(Number(text).toPrecision(6)));
-}

@@ -5,7 +5,8 @@ import type { Envelope } from '../lib/wire.js';
 import { connect } from './connect.js';
 import { DURATION, spanMs } from './durations.js';
 import { EXIT } from './failure.js';
-import { stepOptions, stepRows, stepTable } from './history-step.js';
+import { stepOptions, stepRows } from './history-step.js';
+import { stepTable } from './step-table.js';
 import { historyColumns, historyCsv, historyHeader, historyRow } from './history-text.js';
 import { say, show, type CliIo } from './io.js';
 import type { RollupOptions } from '../client/rollup.js';
@@ -92,7 +93,7 @@ async function printRollup(type: string, options: RollupOptions, opts: ParsedOpt
     }
     const rows = stepRows(text);
     if (rows.length === 0) say(io, `no ${JSON.stringify(type)} readings with numeric fields in that range`);
-    else io.out(stepTable(rows.map((r) => ({ ...r, field: terminalText(r.field) }))));
+    else io.out(stepTable(rows.map((r) => ({ ...r, field: terminalText(r.field) })), io.columns));
     return 0;
   } finally {
     client.close();

@@ -45,7 +45,8 @@ export function seriesOf(answer: RollupAnswer, field: string): Series {
   const points: [number, number][] = [];
   for (const bucket of answer.buckets) {
     const f = bucket.fields[field];
-    if (f) points.push([Date.parse(bucket.start), f.mean]);
+    // a mean past a double's range is null in the answer: no point to draw
+    if (f && f.mean !== null && Number.isFinite(f.mean)) points.push([Date.parse(bucket.start), f.mean]);
   }
   // a bucket missing between two: nothing was read then, the line is not drawn across it
   return { name: `${answer.type} ${field}`, points, breakMs: 1.5 * (STEP_MS[answer.step] ?? Infinity) };

@@ -179,6 +179,8 @@ export interface StatusAnswer {
   damaged?: DamagedFile[];
   /** Log lines the daemon could not write (its stderr or log file on a full disk, a closed pipe): only when there are some. */
   log_dropped?: LogDropped;
+  /** Only when the daemon keeps rollups: ok, rebuilding, unwritten (kept in memory) or failed; since when and why; the last rebuild since start and its cause. */
+  rollups?: { state: 'ok' | 'rebuilding' | 'unwritten' | 'failed'; since: string | null; reason: string | null; last_rebuild: { at: string; reason: string } | null };
   /** Events recorded since the daemon started: written to a file, and ephemeral (store_permanently false). */
   recorded: { permanent: number; ephemeral: number };
   /** Whether requests need a token. */

@@ -1,9 +1,11 @@
+import { displayWidth, headOfWidth } from '../lib/display-width.js';
 import type { NightReport } from '../lib/night-report.js';
 import { sectionsOf, summaryLines, type Section, type Spellings } from './night-words.js';
 
-// The night report for a terminal: plain lines that fit `width` columns (80 by default).
+// The night report for a terminal: plain lines that fit `width` columns (80 by default), measured
+// by display width (a wide East Asian character takes 2 columns, a combining mark none).
 
-/** The report as lines of at most `width` characters. */
+/** The report as lines of at most `width` display columns. */
 export function nightText(r: NightReport, spelled: Spellings, width = 80): string[] {
   const out = summaryLines(r).flatMap((l) => wrap(l, width));
   for (const s of sectionsOf(r, spelled)) {
@@ -17,7 +19,7 @@ export function nightText(r: NightReport, spelled: Spellings, width = 80): strin
 /** A section's rows as aligned columns, the widest column cut (with …) to fit. */
 function table(s: Section, width: number): string[] {
   const rows = [s.columns, ...s.rows];
-  const widths = s.columns.map((_, i) => Math.max(...rows.map((r) => [...r[i]!].length)));
+  const widths = s.columns.map((_, i) => Math.max(...rows.map((r) => displayWidth(r[i]!))));
   const room = width - 2 - 2 * (widths.length - 1);
   while (widths.reduce((a, b) => a + b, 0) > room) {
     const i = widths.indexOf(Math.max(...widths));
@@ -27,21 +29,20 @@ function table(s: Section, width: number): string[] {
 }
 
 function fit(cell: string, width: number, right: boolean): string {
-  const chars = [...cell];
-  const text = chars.length > width ? `${chars.slice(0, Math.max(0, width - 1)).join('')}…` : cell;
-  const pad = ' '.repeat(Math.max(0, width - [...text].length));
+  const text = displayWidth(cell) > width ? `${headOfWidth(cell, width - 1)}…` : cell;
+  const pad = ' '.repeat(Math.max(0, width - displayWidth(text)));
   return right ? pad + text : text + pad;
 }
 
 function wrap(line: string, width: number): string[] {
   const out: string[] = [];
   let rest = line;
-  while ([...rest].length > width) {
-    const chars = [...rest];
-    const cut = chars.slice(0, width).join('').lastIndexOf(' ');
-    const at = cut > 0 ? cut : width;
-    out.push(chars.slice(0, at).join('').trimEnd());
-    rest = `  ${chars.slice(at).join('').trimStart()}`;
+  while (displayWidth(rest) > width) {
+    const first = headOfWidth(rest, width);
+    const cut = first.lastIndexOf(' ');
+    const at = cut > 0 ? cut : Math.max(1, first.length);
+    out.push(rest.slice(0, at).trimEnd());
+    rest = `  ${rest.slice(at).trimStart()}`;
   }
   out.push(rest);
   return out;

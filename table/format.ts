@@ -1,7 +1,7 @@
 import { scanMembers } from '../lib/json-text.js';
 import { printable } from '../lib/terminal-text.js';
 import type { JsonValue } from '../lib/wire.js';
-import { charWidth, displayWidth } from './display-width.js';
+import { charWidth, displayWidth } from '../lib/display-width.js';
 
 // Text for the table and the console: ages, summaries, clock times and cutting text to
 // terminal columns. Pure: every time is passed in; widths come from display-width.

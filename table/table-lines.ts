@@ -1,4 +1,4 @@
-import { charWidth, displayWidth } from './display-width.js';
+import { charWidth, displayWidth } from '../lib/display-width.js';
 import { fitRight, fitText, printable, summaryParts } from './format.js';
 import type { Envelope } from '../lib/wire.js';
 import type { Palette } from './palette.js';

@@ -39,8 +39,8 @@ test('status, current, stop and --help load neither blessed nor tui/; status and
       const nowhere = String(await freePort());
       // [name, args, exit code, the table/ modules it loads]
       const rows: Array<[string, string[], number, string[]]> = [
-        ['status', ['status', ...at], 0, ['table/display-width.js', 'table/format.js']],
-        ['status --json', ['status', '--json', ...at], 0, ['table/display-width.js', 'table/format.js']],
+        ['status', ['status', ...at], 0, ['table/format.js']],
+        ['status --json', ['status', '--json', ...at], 0, ['table/format.js']],
         ['current piped', ['current', ...at], 0, []],
         ['current --json', ['current', '--json', ...at], 0, []],
         ['current TYPE piped', ['current', 'weather', ...at], 0, []],
@@ -71,7 +71,7 @@ test('status, current, stop and --help load neither blessed nor tui/; status and
           term.kill();
         }
         assert.equal(loaded(file), {
-          blessed: [], tui: [], table: ['table/display-width.js', 'table/format.js', 'table/json-layout.js', 'table/palette.js', 'table/row-order.js', 'table/rows.js', 'table/table-lines.js'],
+          blessed: [], tui: [], table: ['table/format.js', 'table/json-layout.js', 'table/palette.js', 'table/row-order.js', 'table/rows.js', 'table/table-lines.js'],
         }, name);
       });
       // every child ends before the daemon closes, also when one of them fails

@@ -67,6 +67,46 @@ test('--png: the image decoded has the lines where the points put them', async (
   for (const [name, xy, colour] of rows) assert.ok(near(xy, colour), `${name}: ${img.pixel(...xy).join(',')}`);
 });
 
+// every chart's value axis over any finite range: the largest doubles both ways (their difference
+// is past a double's range), one value only, and tiny numbers across 0
+const RANGES: [string, [string, string], string[], string][] = [
+  ['+-1.8e308', ['1.7976931348623157e308', '-1.7976931348623157e308'], ['-1e+308:227.2', '0:156', '1e+308:84.8'], '60,28 241,284'],
+  ['one value', ['7', '7'], ['4:265.7', '6:192.6', '8:119.4', '10:46.3'], '60,156 241,156'],
+  ['+-1e-300', ['1e-300', '-1e-300'], ['-1e-300:284', '-5e-301:220', '0:156', '5e-301:92', '1e-300:28'], '60,28 241,284'],
+];
+
+test('--svg over huge, flat and tiny ranges: points inside the plot, round y labels where their values are', async () => {
+  for (const [name, [first, second]] of RANGES) {
+    const body = [first, second].map((v, i) => `{"type":"range${RANGES.findIndex((r) => r[0] === name)}","data":{"v":${v}},"ts":"2026-03-17T2${i}:30:00.000Z"}`).join('\n');
+    assert.is((await request(d.url, '/events', { method: 'POST', body, headers: { 'content-type': 'application/x-ndjson' } })).status, 200);
+  }
+  for (const [i, [name, , labels, points]] of RANGES.entries()) {
+    const file = path.join(dir, `range${i}.svg`);
+    const run = await cli(['plot', `range${i}.v`, ...SPAN, '--svg', file, ...port()]);
+    assert.equal([run.code, run.stdout, run.stderr], [0, '', ''], name);
+    const svg = fs.readFileSync(file, 'utf8');
+    const shown = [...svg.matchAll(/<text x="54" y="([^"]+)" text-anchor="end" dominant-baseline="middle">([^<]+)<\/text>/g)].map((m) => `${m[2]}:${m[1]}`);
+    assert.equal(shown, labels, name);
+    assert.equal([...svg.matchAll(/<polyline points="([^"]+)" fill="none" stroke="#1f77b4"/g)].map((m) => m[1]), [points], name);
+  }
+});
+
+test('in the terminal over huge, flat and tiny ranges: the y labels drawn, the line on the rows its values put it', async () => {
+  const all = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9];
+  const rows: [number, string[], number[]][] = [
+    [0, ['', '', ' 1e+308', '', '', '      0', '', '-1e+308', '', ''], all],
+    [1, ['10', '', '', ' 8', '', '', ' 6', '', '', ' 4'], [5]],
+    [2, [' 1e-300', '', ' 5e-301', '', '', '      0', '', '-5e-301', '', '-1e-300'], all],
+  ];
+  for (const [i, labels, drawn] of rows) {
+    const run = await cli(['plot', `range${i}.v`, ...SPAN, ...port()]);
+    assert.equal([run.code, run.stderr], [0, ''], RANGES[i]![0]);
+    const plot = run.stdout.split('\n').slice(1, 11).map((l) => l.split(' ┤'));
+    assert.equal(plot.map((p) => p[0]!.trimEnd()), labels, RANGES[i]![0]);
+    assert.equal(all.filter((r) => /[⠁-⣿]/.test(plot[r]![1]!)), drawn, RANGES[i]![0]);
+  }
+});
+
 test('a field with no reading in the span is said, not drawn', async () => {
   const run = await cli(['plot', 'weather.none', ...SPAN, ...port()]);
   assert.equal([run.code, run.stdout, run.stderr], [0, '', 'telemetry: no readings of weather data.none in that span\n']);

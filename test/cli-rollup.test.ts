@@ -49,6 +49,56 @@ test('history --step: the daemon\'s JSON piped (numbers as recorded), a table on
   });
 });
 
+// large values, long spellings and a field named in wide characters, on an 80-column terminal
+// for each step (night included): every line within 80 display columns, the means to 6 digits
+const WIDE = [
+  '{"type":"big","ts":"2026-06-01T10:00:10.000Z","data":{"v":398248000000000000,"温度の長い名前のフィールド":-0.000123456789}}',
+  '{"type":"big","ts":"2026-06-01T10:00:40.000Z","data":{"v":398248000000000001,"温度の長い名前のフィールド":0.5}}',
+  '{"type":"far","ts":"2026-06-01T10:00:10.000Z","data":{"far":1.2345678901234567e300}}',
+  '{"type":"far","ts":"2026-06-01T10:00:40.000Z","data":{"far":-9.876543210987654e299}}',
+];
+
+test('history --step on an 80-column terminal: every step fits, large means to 6 digits, wide names cut by display width', async () => {
+  await withTestDaemon({ clock: new ManualClock(NOW), env: { TZ: 'UTC' } }, async (d) => {
+    assert.is((await request(d.url, '/events', { body: WIDE.join('\n'), headers: { 'content-type': 'application/x-ndjson' } })).status, 200);
+    const at = ['--host', '127.0.0.1', '--port', String(d.port), '--from', '2026-05-31T12:00:00Z', '--to', '2026-06-01T12:00:00Z'];
+    const rows: [string, string, string[]][] = [
+      ['big', '1m', [
+        'START (UTC)       FIELD COUNT         MIN       MEAN     TWMEAN        MAX GAP_S',
+        '2026-06-01T10:00Z v         2  3.98248e17 3.98248e17 3.98248e17 3.98248e17    10',
+        '2026-06-01T10:00Z 温度…     2 -1.23457e-4   0.249938   0.199926        0.5    10',
+      ]],
+      ['big', '1h', [
+        'START (UTC)       FIELD COUNT         MIN       MEAN     TWMEAN        MAX GAP_S',
+        '2026-06-01T10:00Z v         2  3.98248e17 3.98248e17 3.98248e17 3.98248e17    10',
+        '2026-06-01T10:00Z 温度…     2 -1.23457e-4   0.249938   0.495821        0.5    10',
+      ]],
+      ['big', 'night', [
+        'START (UTC)       FIELD COUNT         MIN       MEAN     TWMEAN        MAX GAP_S',
+        '2026-05-31T12:00Z v         2  3.98248e17 3.98248e17 3.98248e17 3.98248e17 79210',
+        '2026-05-31T12:00Z 温度…     2 -1.23457e-4   0.249938   0.497913        0.5 79210',
+      ]],
+      ['far', '15m', [
+        'START (UTC)       FIELD    COUNT        MIN      MEAN     TWMEAN       MAX GAP_S',
+        '2026-06-01T10:00Z data.far     2 -9.877e299 1.235e299 -9.127e299 1.235e300    10',
+      ]],
+    ];
+    const shown: [string, string, string[]][] = [];
+    for (const [type, step] of rows) {
+      const tty = new Terminal();
+      try {
+        tty.run(['history', type, '--step', step, ...at], { width: 80 });
+        const out = await tty.output();
+        assert.equal([out.exit, out.restored], [0, true], step);
+        shown.push([type, step, out.lines]);
+      } finally {
+        tty.kill();
+      }
+    }
+    assert.equal(shown, rows);
+  });
+});
+
 test('rollup rebuild: waits for the rebuild and says so; the client\'s methods', async () => {
   await withTestDaemon({ clock: new ManualClock(NOW) }, async (d) => {
     await record(d);

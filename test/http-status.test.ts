@@ -14,7 +14,8 @@ test('GET /status: version, pid, start time, bound address, run id and the numbe
   const clock = new ManualClock(T0);
   await withTestDaemon({ clock, env: { TZ: 'UTC' } }, async (d) => {
     const status = (body: object) => ({ version: VERSION, pid: process.pid, started_at: T0, address: `127.0.0.1:${d.port}`, site_dir: d.siteDir, ...body,
-      authenticated: false, suspended_run: null, disk_full: null, forward: [] });
+      authenticated: false, suspended_run: null, disk_full: null, forward: [],
+      rollups: { state: 'ok', since: null, reason: null, last_rebuild: null } });
     // stale, max_age and learned come right after types
     const counts = (permanent: number, ephemeral: number) => ({ stale: 0, max_age: {}, learned: {}, recorded: { permanent, ephemeral } });
     clock.advance(5000);

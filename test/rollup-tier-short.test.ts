@@ -49,6 +49,16 @@ async function finish(site: string, running: ChildDaemon[]): Promise<void> {
   removeDir(site);
 }
 
+type RollupStatus = { state: string; since: string | null; reason: string | null; last_rebuild: { at: string; reason: string } | null };
+
+/** GET /status's rollups, the time of the last rebuild checked as a ts and written AT. */
+async function rollupStatus(d: ChildDaemon): Promise<RollupStatus> {
+  const status = (await request(d.url, '/status')).json as { rollups: RollupStatus };
+  const last = status.rollups.last_rebuild;
+  if (last) assert.match(last.at, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+  return { ...status.rollups, last_rebuild: last && { ...last, at: 'AT' } };
+}
+
 const built = (d: ChildDaemon) => () => (/rollups built from the recorded files in/.test(d.stderr()) ? true : undefined);
 
 test('a tier file cut while the daemon was stopped: named in the log at start, rebuilt, every reading answered', async () => {
@@ -56,6 +66,7 @@ test('a tier file cut while the daemon was stopped: named in the log at start, r
   const running: ChildDaemon[] = [];
   try {
     let d = await start(site, running);
+    assert.equal(await rollupStatus(d), { state: 'ok', since: null, reason: null, last_rebuild: null });
     assert.is((await request(d.url, '/events', { body: lines(0, 300), headers: NDJSON })).status, 200);
     await stop(d);
     const file = path.join(site, '.meridian', 'rollups', '1m', 'weather.ndjson');
@@ -66,6 +77,9 @@ test('a tier file cut while the daemon was stopped: named in the log at start, r
     assert.match(d.stderr(), `WARN the rollup checkpoint cannot be resumed (the rollup tier file ${path.join('1m', 'weather.ndjson')} is 5000 bytes, ` +
       `shorter than the ${size} bytes written to it); rebuilding the rollups from the recorded files`);
     assert.equal(await counted(d), [300, 300]);
+    // /status says the rebuild happened, and why
+    assert.equal(await rollupStatus(d), { state: 'ok', since: null, reason: null, last_rebuild: { at: 'AT',
+      reason: `the rollup checkpoint cannot be resumed (the rollup tier file ${path.join('1m', 'weather.ndjson')} is 5000 bytes, shorter than the ${size} bytes written to it)` } });
     await stop(d);
   } finally {
     await finish(site, running);
@@ -89,7 +103,15 @@ test('a tier file cut while the daemon runs: named in the log at the next flush,
     assert.is((await request(d.url, '/events', { body: lines(300, 2), headers: NDJSON })).status, 200);
     await waitFor('the short file named', () => (d.stderr().includes(`WARN the rollup tier file ${key} is 5000 bytes, shorter than the ${size} bytes written to it; ` +
       'rebuilding the rollups from the recorded files') ? true : undefined));
+    // /status: rebuilding with the short file as its cause, then ok with it as the last rebuild's
+    const rebuilt = await waitFor('the rebuild to end', async () => {
+      const now = await rollupStatus(d);
+      if (now.state === 'rebuilding') assert.equal(now.reason, `the rollup tier file ${key} is 5000 bytes, shorter than the ${size} bytes written to it`);
+      return now.state === 'ok' ? now : undefined;
+    });
+    assert.equal(rebuilt, { state: 'ok', since: null, reason: null, last_rebuild: { at: 'AT', reason: `the rollup tier file ${key} is 5000 bytes, shorter than the ${size} bytes written to it` } });
     assert.is((await request(d.url, '/rollups/rebuild', { method: 'POST' })).status, 200);
+    assert.equal((await rollupStatus(d)).last_rebuild, { at: 'AT', reason: 'asked for (POST /rollups/rebuild)' });
     assert.equal(await counted(d), [302, 302]);
     await stop(d);
 

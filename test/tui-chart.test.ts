@@ -66,8 +66,8 @@ for (const [name, env] of [['colours', {}], ['NO_COLOR', { NO_COLOR: '1' }]] as 
     }
     tty.keys('j');
     screen = await tty.waitFor('the next field', (s) => chartBox(s)[0] === 'data.wind (2/2)  last 6 h  step 1m  mean, UTC');
-    // one value: the box widened by 1 each way
-    assert.equal(axis(chartBox(screen)).filter((l) => l.trim() !== ''), ['  4', '3.5', '  3', '2.5', '  2']);
+    // one value: the box widened by half the value each way
+    assert.equal(axis(chartBox(screen)).filter((l) => l.trim() !== ''), ['4.5', '  4', '3.5', '  3', '2.5', '  2', '1.5']);
     tty.keys('k', '1');
     await tty.waitFor('back on temp over 1 h', (s) => chartBox(s)[0] === 'data.temp (1/2)  last 1 h  step 1m  mean, UTC');
     await request(d.url, '/event', { method: 'POST', body: { type: 'weather', data: { temp: 50, wind: 3 } } });

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Envelope, JsonValue } from '../lib/wire.js';
-import { displayWidth } from '../table/display-width.js';
+import { displayWidth } from '../lib/display-width.js';
 import { fitRight, fitText, formatAge, formatClock, formatInterval, printable, summarizeData } from '../table/format.js';
 import { parseMaxAge } from '../lib/max-age.js';
 import { PALETTES } from '../table/palette.js';

@@ -15,7 +15,7 @@ export type ChartSpan = keyof typeof CHART_SPANS;
 /** Bucket lengths of the steps (a `night` bucket is taken as 24 h for live readings). */
 export const STEP_MS: Readonly<Record<RollupAnswer['step'], number>> = { '1m': 60_000, '15m': 900_000, '1h': 3_600_000, night: 86_400_000 };
 
-/** One field's buckets: start (ms), mean and count of the values (a mean, not a sum: a sum of values near 1.8e308 overflows). */
+/** One field's buckets: start (ms), the mean and count of the values (a mean, not a sum: a sum of values near 1e308 overflows). */
 export interface ChartBucket {
   s: number;
   mean: number;
@@ -111,8 +111,7 @@ function foldLive(data: ChartData, name: string, ms: number, value: number): voi
   data.fields.set(name, list);
   const last = list.at(-1);
   if (last && last.s === s) {
-    // a weighted mean of the two, never a sum: neither term exceeds the larger of them
     last.count++;
-    last.mean = last.mean * ((last.count - 1) / last.count) + value / last.count;
+    last.mean = last.mean - last.mean / last.count + value / last.count;
   } else if (!last || s > last.s) list.push({ s, mean: value, count: 1 });
 }

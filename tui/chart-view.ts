@@ -1,3 +1,4 @@
+import { headOfWidth } from '../lib/display-width.js';
 import { brailleChart } from '../chart/braille.js';
 import { printable } from '../table/format.js';
 import { CHART_SPANS, STEP_MS, type ChartData, type ChartSpan } from './chart-keeper.js';
@@ -39,7 +40,7 @@ export function chartLines(data: ChartData | undefined, o: { type: string | unde
   const name = names[at]!;
   const from = o.now - CHART_SPANS[o.span];
   const points = data.fields.get(name)!.filter((b) => b.s >= from - stepMs(data)).map((b) => [b.s, b.mean] as const);
-  const title = `${printable(name)} (${at + 1}/${names.length})  ${span}  step ${data.step}  mean, UTC`.slice(0, o.width);
+  const title = headOfWidth(`${printable(name)} (${at + 1}/${names.length})  ${span}  step ${data.step}  mean, UTC`, o.width);
   if (points.length === 0) return [title, `no readings of ${printable(name)} in the ${span}`];
   const chart = brailleChart([{ name, points, breakMs: 1.5 * stepMs(data) }], { width: o.width, height: Math.max(4, o.height - 1), zone: 'utc', from, to: o.now });
   return [title, ...chart];

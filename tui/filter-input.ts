@@ -1,5 +1,5 @@
 import { TYPE_FORBIDDEN_CHARACTER } from '../lib/wire.js';
-import { displayWidth } from '../table/display-width.js';
+import { displayWidth } from '../lib/display-width.js';
 
 // The filter prompt's line editing, pure: one key in, the text (and whether it was applied
 // or cancelled) out. The console edits the line itself rather than through a blessed

@@ -28,6 +28,8 @@ export interface ReadRequest {
   limit: number;
   /** Stop once the lines kept reach this many bytes (UTF-16 units); the first line is kept whatever its size. */
   maxBytes?: number;
+  /** The caller keeps no line past its onLine (nor a part of one): lines may be slices of a larger text (LineSplitter's `sliced`). */
+  transient?: boolean;
   /** `segment`: the line's segment number in the head's timeline; `head`: the line's head, as the filter read it. */
   onLine: (line: string, stream: string, seq: number, segment: number, head: LineHead) => void;
 }
@@ -104,7 +106,7 @@ export class History {
       const files = segment.file ? [await runFile(segment.file)] : await this.siteFiles();
       const room = { count: limit - result.count, bytes: maxBytes - result.bytes };
       const named = segment.file !== undefined && segment.removed !== true;
-      for (const { line, seq, keys } of await this.readSegment(files, head, lower, upper, filter, room, result.damaged, named)) {
+      for (const { line, seq, keys } of await this.readSegment(files, head, lower, upper, filter, room, result.damaged, named, req.transient === true)) {
         result.count++;
         result.bytes += line.length;
         result.last = { segment: i, seq, stream: segment.stream };
@@ -123,7 +125,7 @@ export class History {
    * later seq can enter it, so the other files' blocks beyond it are not read.
    */
   private async readSegment(files: readonly string[], head: StoreHead, lower: number, upper: number, filter: ReadFilter,
-    room: { count: number; bytes: number }, damaged: DamagedFile[], named: boolean): Promise<Kept[]> {
+    room: { count: number; bytes: number }, damaged: DamagedFile[], named: boolean, sliced: boolean): Promise<Kept[]> {
     let kept: Kept[] = [];
     let bound = upper;
     for (const file of files) {
@@ -137,7 +139,7 @@ export class History {
         mine.push({ line, seq: keys.seq, keys });
         bytes += line.length;
       };
-      await this.readFile(file, head, (b) => wanted(b, lower, bound, filter), take, full, damaged, named);
+      await this.readFile(file, head, (b) => wanted(b, lower, bound, filter), take, full, damaged, named, sliced);
       if (mine.length === 0) continue;
       kept = pageOf(kept.length === 0 ? mine : mergeBySeq(kept, mine), room);
       const keptBytes = kept.reduce((n, k) => n + k.line.length, 0);
@@ -152,7 +154,7 @@ export class History {
    * there is noted as missing: it was moved away or deleted, and its events are not served.
    */
   private async readFile(file: string, head: StoreHead, wantedBlock: (b: Block) => boolean,
-    take: (line: string) => void, full: () => boolean, damaged: DamagedFile[], named: boolean): Promise<void> {
+    take: (line: string) => void, full: () => boolean, damaged: DamagedFile[], named: boolean, sliced = false): Promise<void> {
     const reader = await openStored(file, this.members).catch((error: NodeJS.ErrnoException) => error);
     if (!(reader instanceof RecordedFile)) {
       // (a site day file gone since it was listed is retention's: nothing to say)
@@ -173,7 +175,7 @@ export class History {
       const ranges = coalesce(index.blocks.filter((b) => b.offset < end && wantedBlock(b)), end);
       for (const [from, to] of ranges) {
         if (full()) break;
-        await reader.read(from, to, take, full);
+        await reader.read(from, to, take, full, sliced);
       }
     } finally {
       await reader.close();

@@ -4,6 +4,7 @@ import { rulesToWire } from '../../lib/max-age.js';
 import { fromLoopback, type Guard } from './guard.js';
 import { sendJson } from './respond.js';
 import type { AppDeps, Handler } from './route.js';
+import type { RollupStatus } from '../rollup/rollup-status.js';
 import type { TelemetryStore } from '../storage/store.js';
 import type { LogDropped } from '../../lib/wire.js';
 
@@ -30,7 +31,7 @@ export function lifecycleHandlers(deps: AppDeps, guard: Guard): Record<'health' 
       stale: freshness.judge.staleCount(deps.clock.now()), max_age: maxAge, learned: freshness.judge.learned(), recorded: store.recordedCounts(),
       authenticated, ...(warning === undefined ? {} : { warning }),
       suspended_run: suspendedRun(store), disk_full: store.diskFull() ?? null, forward: deps.forwardStatus(), ...damagedFiles(deps),
-      ...logDropped(deps), ...alarmState(deps), ...outputsState(deps), ...alpacaStatus(deps),
+      ...logDropped(deps), ...alarmState(deps), ...outputsState(deps), ...alpacaStatus(deps), ...rollupsStatus(deps),
     })),
 
     shutdown: (req, res) => {
@@ -69,6 +70,11 @@ function outputsState(deps: AppDeps): { outputs?: Record<string, unknown> } {
 function alpacaStatus(deps: AppDeps): { alpaca?: { address: string; port: number; discovery_port: number | null } } {
   const alpaca = deps.alpaca?.();
   return alpaca ? { alpaca } : {};
+}
+
+/** `rollups`: whether the rollup tiers are whole and written, and the last rebuild with its cause; only when the daemon keeps rollups. */
+function rollupsStatus(deps: AppDeps): { rollups?: RollupStatus } {
+  return deps.rollups ? { rollups: deps.rollups.status() } : {};
 }
 
 /** `log_dropped`: the log lines that could not be written, only when there are some. */

@@ -47,7 +47,7 @@ export class RecordedFile {
   private readonly list: MemberList | undefined;
   private readonly damages: string[] = [];
   // the slice buffer, kept for the next read of a file held open (held.ts); taken while a read uses it
-  private scratch: Buffer | undefined;
+  private scratch: Buffer[] | undefined;
 
   private constructor(file: string, handle: fs.FileHandle, stat: Stats, size: number | undefined, list: MemberList | undefined) {
     this.file = file;
@@ -89,10 +89,11 @@ export class RecordedFile {
   /**
    * Call `onLine` for every whole line in [from, to) of the plain bytes (`from` must be a
    * line's start); a line not ended before `to` is left out. `stop()` is asked between
-   * slices. Resolves the offset after the last whole line read.
+   * slices. Resolves the offset after the last whole line read. `sliced`: see LineSplitter
+   * (plain files only).
    */
-  async read(from: number, to: number, onLine: OnLine, stop: () => boolean = () => false): Promise<number> {
-    if (!this.list) return this.readPlain(from, to, onLine, stop);
+  async read(from: number, to: number, onLine: OnLine, stop: () => boolean = () => false, sliced = false): Promise<number> {
+    if (!this.list) return this.readPlain(from, to, onLine, stop, sliced);
     return this.readMembers(this.list.members, from, to, onLine, stop);
   }
 
@@ -124,20 +125,27 @@ export class RecordedFile {
     await this.handle.close();
   }
 
-  private async readPlain(from: number, to: number, onLine: OnLine, stop: () => boolean): Promise<number> {
-    const splitter = new LineSplitter(from, onLine);
-    const buf = this.scratch ?? Buffer.allocUnsafe(SLICE_BYTES);
+  private async readPlain(from: number, to: number, onLine: OnLine, stop: () => boolean, sliced: boolean): Promise<number> {
+    const splitter = new LineSplitter(from, onLine, sliced);
+    // two buffers: the next slice is read while the lines of this one are cut (the read's wait overlaps the work)
+    const bufs = this.scratch ?? [Buffer.allocUnsafe(SLICE_BYTES), Buffer.allocUnsafe(SLICE_BYTES)];
     this.scratch = undefined;
+    const readAt = (pos: number, i: number) => this.handle.read(bufs[i]!, 0, Math.min(SLICE_BYTES, to - pos), pos);
+    let next = from < to && !stop() ? readAt(from, 0) : undefined;
     try {
-      for (let pos = from; pos < to && !stop();) {
-        const { bytesRead } = await this.handle.read(buf, 0, Math.min(SLICE_BYTES, to - pos), pos);
-        if (bytesRead <= 0) break;
+      for (let pos = from, i = 0; next !== undefined;) {
+        const { bytesRead } = await next;
+        next = undefined;
+        if (bytesRead <= 0 || stop()) break;
         pos += bytesRead;
-        splitter.push(buf.subarray(0, bytesRead));
+        if (pos < to && !stop()) next = readAt(pos, 1 - i);
+        splitter.push(bufs[i]!.subarray(0, bytesRead));
+        i = 1 - i;
       }
     } finally {
-      // the lines are copies: the buffer is free again
-      this.scratch = buf;
+      // a read still under way writes into its buffer: awaited before the buffers are free again (the lines are copies)
+      await next?.catch(() => undefined);
+      this.scratch = bufs;
     }
     return splitter.end;
   }

@@ -14,7 +14,7 @@ export async function readLines(history: History, head: StoreHead, filter: ReadF
   let start = { segment: 0, seq: 0 };
   for (;;) {
     const result = await history.read({
-      head, start, filter, limit: PAGE_LINES, maxBytes: PAGE_BYTES,
+      head, start, filter, limit: PAGE_LINES, maxBytes: PAGE_BYTES, transient: true,
       onLine: (line, stream, _seq, _segment, keys) => onLine(line, keys, stream),
     });
     for (const d of result.damaged) damaged.set(`${d.file}\n${d.reason}`, d);

@@ -12,6 +12,7 @@ import { LiveFold } from './live-fold.js';
 import { rebuildRollups, RebuildStopped } from './rebuild.js';
 import { foldFrom } from './replay.js';
 import { bucketText, type BucketText } from './bucket-text.js';
+import { RollupState, type RollupStatus } from './rollup-status.js';
 import { TierCache } from './tier-cache.js';
 import { tierFile } from './tier-file.js';
 import { appendPending, cutToCheckpoint, readCheckpoint, settleRebuild, TierShort, writeCheckpoint, zoneName } from './tier-store.js';
@@ -50,6 +51,8 @@ export class Rollups {
   private failing = false;
   /** While the first build runs (no usable checkpoint at start): nothing is written until it is in place. */
   private building = false;
+  /** What /status says: a rebuild under way and why, a failed write, the last rebuild. */
+  private readonly state = new RollupState();
 
   private constructor(private readonly root: string, private readonly options: RollupOptions, engine: RollupEngine, files: Record<string, number>) {
     this.engine = engine;
@@ -72,6 +75,7 @@ export class Rollups {
     settleRebuild(root);
     const { checkpoint, damaged } = readCheckpoint(root);
     const { store, history, zone, rules } = options;
+    let cause: string | undefined;
     if (checkpoint) {
       try {
         const start = locate(store.head(), checkpoint.cursor, 'the rollup checkpoint');
@@ -90,25 +94,28 @@ export class Rollups {
         rollups.flush();
         return rollups;
       } catch (error) {
-        options.logger.warn(`the rollup checkpoint cannot be resumed (${(error as Error).message}); rebuilding the rollups from the recorded files`);
+        cause = `the rollup checkpoint cannot be resumed (${(error as Error).message})`;
+        options.logger.warn(`${cause}; rebuilding the rollups from the recorded files`);
       }
     } else if (damaged) {
       options.logger.warn(`the rollup checkpoint is damaged (${damaged}); rebuilding the rollups from the recorded files`);
     }
     const rollups = new Rollups(root, options, new RollupEngine(zone, rules), {});
+    const why = cause ?? (damaged ? `the rollup checkpoint is damaged (${damaged})` : 'no rollup checkpoint: built from the recorded files');
     // a new site directory (nothing recorded, no rollups yet): nothing to build
     if (headCursor(store.head()) === 'site:0' && !fs.existsSync(root)) return rollups;
     rollups.building = true;
     const t0 = monotonicNow(options.clock);
-    rollups.rebuild().then(() => options.logger.info(`rollups built from the recorded files in ${((monotonicNow(options.clock) - t0) / 1000).toFixed(1)} s`),
+    rollups.rebuild(why).then(() => options.logger.info(`rollups built from the recorded files in ${((monotonicNow(options.clock) - t0) / 1000).toFixed(1)} s`),
       (error: unknown) => {
         if (!(error instanceof RebuildStopped)) options.logger.error(`building the rollups failed (${(error as Error).message}); POST /rollups/rebuild tries again`);
       });
     return rollups;
   }
 
-  /** Rebuild every tier from the recorded files (a rebuild under way is joined, not started twice). */
-  rebuild(): Promise<void> {
+  /** Rebuild every tier from the recorded files (a rebuild under way is joined, not started twice); `reason` is what /status says of it. */
+  rebuild(reason = 'asked for (POST /rollups/rebuild)'): Promise<void> {
+    if (this.rebuilding === undefined) this.state.rebuilding(reason, this.options.clock.now());
     this.rebuilding ??= rebuildRollups({
       root: this.root, zone: this.options.zone, rules: this.options.rules, store: this.options.store, history: this.options.history,
       stopped: () => this.stopped,
@@ -119,8 +126,16 @@ export class Rollups {
         this.building = false;
         this.live.restart(headCursor(this.options.store.head()));
       },
+    }).then(() => this.state.rebuilt(this.options.clock.now()), (error: unknown) => {
+      if (!(error instanceof RebuildStopped)) this.state.rebuilt(this.options.clock.now(), (error as Error).message);
+      throw error;
     }).finally(() => { this.rebuilding = undefined; });
     return this.rebuilding;
+  }
+
+  /** The `rollups` member of GET /status. */
+  status(): RollupStatus {
+    return this.state.status();
   }
 
   /** The ts (ms) of a type's first reading with a numeric field, undefined when none. */
@@ -173,10 +188,11 @@ export class Rollups {
     try {
       this.flush();
       this.failing = false;
+      this.state.written(this.options.clock.now());
     } catch (error) {
       if (error instanceof TierShort) {
         this.options.logger.warn(`${error.message}; rebuilding the rollups from the recorded files`);
-        this.rebuild().catch((e: unknown) => {
+        this.rebuild(error.message).catch((e: unknown) => {
           if (!(e instanceof RebuildStopped)) this.options.logger.error(`rebuilding the rollups failed (${(e as Error).message}); POST /rollups/rebuild tries again`);
         });
         return;
@@ -186,6 +202,7 @@ export class Rollups {
           'they are kept in memory and written once it works again');
       }
       this.failing = true;
+      this.state.written(this.options.clock.now(), (error as NodeJS.ErrnoException).code ?? (error as Error).message);
     }
   }
 

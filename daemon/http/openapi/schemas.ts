@@ -209,6 +209,18 @@ export const SCHEMAS = {
           discovery_port: { description: 'The UDP discovery port, null when discovery is off.', oneOf: [{ type: 'null' }, { type: 'integer', minimum: 1, maximum: 65535 }] },
         },
       },
+      rollups: {
+        type: 'object', required: ['state', 'since', 'reason', 'last_rebuild'], additionalProperties: false,
+        description: 'Only when the daemon keeps rollups: whether the tiers are whole and written, and the last rebuild with its cause (docs/rollups.md).',
+        properties: {
+          state: { enum: ['ok', 'rebuilding', 'unwritten', 'failed'] },
+          since: { oneOf: [{ type: 'null' }, ts] },
+          reason: { oneOf: [{ type: 'null' }, { type: 'string' }] },
+          last_rebuild: {
+            oneOf: [{ type: 'null' }, { type: 'object', required: ['at', 'reason'], additionalProperties: false, properties: { at: ts, reason: { type: 'string' } } }],
+          },
+        },
+      },
       log_dropped: {
         type: 'object', required: ['lines', 'since', 'code'], additionalProperties: false,
         description: 'Only when log lines could not be written (stderr or the log file on a full disk, a closed pipe): they were dropped, the daemon went on.',

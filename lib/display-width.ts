@@ -22,3 +22,15 @@ export function displayWidth(text: string): number {
   for (const ch of text) width += charWidth(ch.codePointAt(0)!);
   return width;
 }
+
+/** The longest start of `text` that takes at most `width` columns (cut by display width, never inside a character). */
+export function headOfWidth(text: string, width: number): string {
+  let out = '';
+  let used = 0;
+  for (const ch of text) {
+    used += charWidth(ch.codePointAt(0)!);
+    if (used > width) break;
+    out += ch;
+  }
+  return out;
+}
