@@ -29,6 +29,9 @@ function chartBox(screen: string): string[] {
   return lines.slice(top + 1).filter((l) => l.startsWith('│')).map((l) => l.slice(1, -1).trimEnd());
 }
 
+/** How many braille cells with dots the chart's plot holds. */
+const dots = (box: string[]): number => box.join('').split('').filter((c) => c > '\u2800' && c <= '\u28ff').length;
+
 /** The y axis labels of the chart rows (the text before ` ┤`), in row order. */
 const axis = (box: string[]): string[] => box.filter((l) => l.includes(' ┤')).map((l) => l.slice(0, l.indexOf(' ┤')));
 
@@ -77,6 +80,26 @@ for (const [name, env] of [['colours', {}], ['NO_COLOR', { NO_COLOR: '1' }]] as 
     await tty.waitFor('the chart closed', (s) => !s.includes('┌─ chart') && s.includes('┌─ readings'));
   }));
 }
+
+test('readings near a double\'s range: the live bucket\'s mean stays finite (no sum overflows), both points drawn', () => withConsole([], async (d, tty) => {
+  const MAX = 1.7976931348623157e308;
+  await readings(d, 'weather', [[{ temp: 0 }, 30]]);
+  tty.run(follow(d, 'weather'), { width: 60, height: 20 });
+  await tty.waitFor('the table', (s) => s.includes('weather'));
+  tty.keys('c');
+  await tty.waitFor('the chart', (s) => s.includes('data.temp (1/1)'));
+  // two live readings in one minute: their sum would be Infinity, their mean is MAX
+  const now = new Date().toISOString();
+  for (let i = 0; i < 2; i++) await request(d.url, '/event', { method: 'POST', body: { type: 'weather', data: { temp: MAX }, ts: now } });
+  const screen = await tty.waitFor('both buckets drawn', (s) => dots(chartBox(s)) >= 2);
+  // the stored 0 on the bottom row, the live MAX on the top row, no other dot
+  const plot = chartBox(screen).filter((l) => l.includes('┤')).map((l) => l.slice(l.indexOf('┤') + 1));
+  assert.is(dots(plot.slice(0, 1)), 1, screen);
+  assert.is(dots(plot.slice(-1)), 1, screen);
+  assert.is(dots(plot.slice(1, -1)), 0, screen);
+  // the axis labelled over the finite range (an overflowed mean left only the 0)
+  assert.equal(axis(chartBox(screen)).map((l) => l.trim()).filter((l) => l !== ''), ['1.5e+308', '1e+308', '5e+307', '0']);
+}));
 
 test('a span without readings says so; a daemon without rollups says so', async () => {
   await withConsole([], async (d, tty) => {
