@@ -54,8 +54,8 @@ export class NightFold {
   safetyChangeCount = 0;
   readonly states: StateClock;
   readonly weather: WeatherStats;
-  /** Each weather field's readings per series slice, counted when the data is read from the tiers (checked against them). */
-  readonly weatherCounts: WeatherStats;
+  /** The weather readings of each minute of the span, counted from their heads when the data is read from the tiers (checked against them). */
+  readonly weatherMinutes: Uint32Array;
   events = 0;
   first: string | undefined;
   last: string | undefined;
@@ -75,7 +75,7 @@ export class NightFold {
     this.states = new StateClock(span.fromMs, start.state);
     for (const type of start.stale) this.staleOf(type).clock.set(span.fromMs, 'stale');
     this.weather = new WeatherStats(span.fromMs, span.toMs);
-    this.weatherCounts = new WeatherStats(span.fromMs, span.toMs, true);
+    this.weatherMinutes = new Uint32Array(readWeather ? 0 : Math.ceil((span.toMs - span.fromMs) / MINUTE_MS));
   }
 
   /** Fold one recorded line (its head already read) of `stream` (`site` or a run id). */
@@ -97,12 +97,16 @@ export class NightFold {
     else if (ms < this.lastMs) splitGapAt(this.gaps, ms, this.span.gapMs);
     if (ms > this.lastMs) this.lastMs = ms;
     if (head.type === WEATHER) {
-      const stats = this.readWeather ? this.weather : this.weatherCounts;
+      if (!this.readWeather) {
+        const minute = Math.floor((ms - this.span.fromMs) / MINUTE_MS);
+        if (minute >= 0 && minute < this.weatherMinutes.length) this.weatherMinutes[minute]!++;
+        return;
+      }
       // Meridian's own lines end with the meta member: data lies between the type and it
       // (the slice is data exactly when it is one JSON value); any other line is scanned whole
-      if (!stats.add(dataSlice(line), ms)) {
+      if (!this.weather.add(dataSlice(line), ms)) {
         const data = dataText(line);
-        if (data !== undefined) stats.add(data, ms);
+        if (data !== undefined) this.weather.add(data, ms);
       }
     } else if (head.type === SAFETY || head.type === ALARM || head.type === STALE || head.type === FRESH || head.type === POCS_STATE || head.type === POCS_STATUS) {
       this.event(head.type, ts, ms, parsedData(line));
@@ -184,6 +188,7 @@ export function pocsState(data: unknown): string | undefined {
 }
 
 const WEATHER_DATA = `${JSON.stringify(WEATHER)},"data":`;
+const MINUTE_MS = 60_000;
 
 /** Where `data` lies in a weather line Meridian wrote (`..."type":"weather","data":D,"meta":M}`), or '' when the line is not so spelled. */
 function dataSlice(line: string): string {

@@ -48,7 +48,7 @@ export async function nightReport(source: ReportSource, day: string): Promise<Co
   if (tiers && lines > 0) {
     const buckets = await tiers.buckets(WEATHER, '1m', fromMs, toMs, source.nowMs);
     // asked again: the buckets are answered once every event recorded before is folded
-    if (!tiers.complete(WEATHER) || !foldTierBuckets(fold.weather, buckets, fold.weatherCounts)) return nightReport({ ...source, tiers: undefined }, day);
+    if (!tiers.complete(WEATHER) || !foldTierBuckets(fold.weather, buckets, fold.weatherMinutes, fromMs)) return nightReport({ ...source, tiers: undefined }, day);
   }
   return reportOf(fold, { night: day, runId: null, zone: source.zone, complete, damaged, startedAt: source.startedAt });
 }

@@ -56,8 +56,8 @@ export class WeatherStats {
   private foundCount = 0;
   private readonly visit = (keyStart: number, keyEnd: number, start: number, end: number) => this.take(keyStart, keyEnd, start, end);
 
-  /** Series slices divide [fromMs, toMs); `countOnly`: only each field's count and slice counts are kept (what the tiers are checked against). */
-  constructor(fromMs: number, toMs: number, private readonly countOnly = false) {
+  /** Series slices divide [fromMs, toMs). */
+  constructor(fromMs: number, toMs: number) {
     this.fromMs = fromMs;
     this.sliceMs = Math.max(1, (toMs - fromMs) / SERIES_SLICES);
   }
@@ -83,10 +83,7 @@ export class WeatherStats {
     const slice = this.sliceOf(ms);
     for (let i = 0; i < this.foundCount; i++) {
       const { field, value, start, end } = this.found[i]!;
-      if (this.countOnly) {
-        field.count++;
-        field.sliceCounts[slice]++;
-      } else addValue(field, value, dataText, start, end, slice);
+      addValue(field, value, dataText, start, end, slice);
     }
     return true;
   }

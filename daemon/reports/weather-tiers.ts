@@ -31,12 +31,18 @@ export function tiersAlign(fromMs: number, sliceMs: number): boolean {
 
 /**
  * Fold the top-level fields (`data.X`) of `buckets` into `stats`; false when a bucket cannot be
- * read as the daemon writes it, or the buckets do not hold exactly the readings the raw files
- * gave (`counts`: each field's readings per series slice; a tier missing or holding more, or
- * the raw files not all there): the caller folds the readings then.
+ * read as the daemon writes it, or the buckets do not hold the readings the raw files gave:
+ * `minutes` counts the weather lines of each minute from `fromMs` (read from their heads only,
+ * so the check costs no parse of the data). A bucket's readings are those of its field holding
+ * most; they must equal its minute's lines, and no field may hold more: a bucket line lost,
+ * torn, doubled or moved, or raw files not all there, sends the caller to fold the readings.
  */
-export function foldTierBuckets(stats: WeatherStats, buckets: readonly TierBucket[], counts: WeatherStats): boolean {
+export function foldTierBuckets(stats: WeatherStats, buckets: readonly TierBucket[], minutes: Uint32Array, fromMs: number): boolean {
+  const held = new Uint32Array(minutes.length);
   for (const bucket of buckets) {
+    const minute = (bucket.s - fromMs) / MINUTE_MS;
+    if (!Number.isInteger(minute) || minute < 0 || minute >= minutes.length || held[minute] !== 0) return false;
+    let most = 0;
     for (const [escaped, text] of bucket.fields) {
       if (!escaped.startsWith('data.')) continue;
       const key = JSON.parse(`"${escaped.slice(5)}"`) as string;
@@ -44,18 +50,14 @@ export function foldTierBuckets(stats: WeatherStats, buckets: readonly TierBucke
       if (key.includes('.')) continue;
       const m = FIELD.exec(text);
       if (!m) return false;
-      stats.addBucket(key, bucket.s, { min: m[1]!, max: m[2]!, count: Number(m[3]), mean: Number(m[4]) });
+      const count = Number(m[3]);
+      if (count > minutes[minute]!) return false;
+      most = Math.max(most, count);
+      stats.addBucket(key, bucket.s, { min: m[1]!, max: m[2]!, count, mean: Number(m[4]) });
     }
+    held[minute] = most;
   }
-  return sameCounts(stats, counts) && sameCounts(counts, stats);
+  return held.every((n, i) => n === minutes[i]);
 }
 
-/** Whether every field `a` holds readings of is in `b` with the same readings per slice. */
-function sameCounts(a: WeatherStats, b: WeatherStats): boolean {
-  for (const field of a.fields.values()) {
-    if (field.count === 0) continue;
-    const other = b.fields.get(field.key);
-    if (other?.count !== field.count || !field.sliceCounts.every((n, i) => other.sliceCounts[i] === n)) return false;
-  }
-  return true;
-}
+const MINUTE_MS = 60_000;
