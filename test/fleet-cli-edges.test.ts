@@ -5,11 +5,12 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import pg from 'pg';
 import { cli } from './helpers/cli.js';
-import { spawnDaemon, startTestDaemon } from './helpers/daemon.js';
-import { caughtUp, QUICK, sinksOf, waitFor } from './helpers/forward.js';
+import { spawnDaemon } from './helpers/daemon.js';
+import { waitFor } from './helpers/forward.js';
 import { postEvent, request } from './helpers/http.js';
 import type { SinkStatus } from '../lib/wire.js';
 import { startPostgres, type TestPostgres } from './helpers/postgres.js';
+import { makeFleetTables } from './helpers/fleet-tables.js';
 import { removeDir, tempDir } from './helpers/tmp.js';
 
 // `telemetry fleet` at its edges (hostile H, issue 27, finding 8): a table locked by another
@@ -20,14 +21,7 @@ import { removeDir, tempDir } from './helpers/tmp.js';
 let db: TestPostgres;
 test.before(async () => {
   db = await startPostgres();
-  const d = await startTestDaemon({ flags: { unitId: 'dome-a' }, forward: sinksOf(`[[sink]]\nname = "db"\nurl = "${db.url}"\ntable = "fleet"\n${QUICK}`) });
-  try {
-    await postEvent(d.url, { type: 'weather', data: 1 });
-    await caughtUp(d.url, 'db');
-  } finally {
-    await d.close();
-    removeDir(d.siteDir);
-  }
+  await makeFleetTables(db.url, 'dome-a');
 });
 test.after(() => db.remove());
 

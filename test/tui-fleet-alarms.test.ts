@@ -1,10 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTestDaemon } from './helpers/daemon.js';
-import { caughtUp, QUICK, sinksOf } from './helpers/forward.js';
-import { postEvent } from './helpers/http.js';
 import { startPostgres, type TestPostgres } from './helpers/postgres.js';
-import { removeDir } from './helpers/tmp.js';
+import { makeFleetTables } from './helpers/fleet-tables.js';
 import { Terminal } from './helpers/tmux.js';
 
 // The fleet console (tmux) with the units' alarms (issue 27): the ALARM column in 80 columns,
@@ -16,14 +13,7 @@ import { Terminal } from './helpers/tmux.js';
 let pg: TestPostgres;
 test.before(async () => {
   pg = await startPostgres();
-  const d = await startTestDaemon({ flags: { unitId: 'made' }, forward: sinksOf(`[[sink]]\nname = "db"\nurl = "${pg.url}"\ntable = "fleet"\n${QUICK}`) });
-  try {
-    await postEvent(d.url, { type: 'weather', data: 1 });
-    await caughtUp(d.url, 'db');
-  } finally {
-    await d.close();
-    removeDir(d.siteDir);
-  }
+  await makeFleetTables(pg.url, 'made');
   await pg.query('DELETE FROM fleet_current');
   await pg.query('DELETE FROM fleet_units');
   // unit, heard how long ago, its alarms (severity, unacknowledged, id; NULL: none configured)

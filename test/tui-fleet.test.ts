@@ -4,12 +4,11 @@ import { pathToFileURL } from 'node:url';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cli, RunningCli } from './helpers/cli.js';
-import { ROOT, startTestDaemon } from './helpers/daemon.js';
-import { caughtUp, QUICK, sinksOf } from './helpers/forward.js';
+import { ROOT } from './helpers/daemon.js';
 import { COLOUR } from './helpers/console-screen.js';
-import { postEvent } from './helpers/http.js';
 import { startPostgres, type TestPostgres } from './helpers/postgres.js';
 import { removeDir, tempDir } from './helpers/tmp.js';
+import { makeFleetTables } from './helpers/fleet-tables.js';
 import { Terminal } from './helpers/tmux.js';
 
 // The fleet console (`telemetry fleet --follow` on a terminal, issue 27) in tmux at 80x24
@@ -27,14 +26,7 @@ const TRACE = pathToFileURL(path.join(ROOT, 'test', 'helpers', 'module-trace.mjs
 let pg: TestPostgres;
 test.before(async () => {
   pg = await startPostgres();
-  const d = await startTestDaemon({ flags: { unitId: 'unit-01' }, forward: sinksOf(`[[sink]]\nname = "db"\nurl = "${pg.url}"\ntable = "fleet"\n${QUICK}`) });
-  try {
-    await postEvent(d.url, { type: 'weather', data: 1 });
-    await caughtUp(d.url, 'db');
-  } finally {
-    await d.close();
-    removeDir(d.siteDir);
-  }
+  await makeFleetTables(pg.url, 'unit-01');
   await pg.query('DELETE FROM fleet_current');
   await pg.query('DELETE FROM fleet_units');
   await pg.query(`INSERT INTO fleet_units (unit, last_heard, version, lag_events, lag_seconds, newest_ts, instance)
