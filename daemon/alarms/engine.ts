@@ -7,7 +7,7 @@ import type { TelemetryStore } from '../storage/store.js';
 import type { AlarmSpec } from './config.js';
 import { alarmAnswer, compareAnswers } from './answer.js';
 import { activeOf, ALARM_TYPE, changed, due, ESCALATION_TYPE, escalationData, sameRaised, transitionData } from './events.js';
-import { lookContext } from './expression.js';
+import { lookContext, ScopeRounds } from './expression.js';
 import { lookAtLevels } from './levels.js';
 import { clampShelf, freshRecord, onAck, onActivity, onShelve, onUnshelve, rank, type AlarmRecord, type Transition } from './machine.js';
 import { emptyDeadlines, monoDeadlines, nextWake, type MonoDeadlines } from './wake.js';
@@ -33,6 +33,8 @@ export interface AlarmEngineDeps {
   file: string;
   /** How often every alarm is looked at besides the events that wake it (ms; 0: only those). */
   intervalMs: number;
+  /** The scopes it shares with the safety verdict (one per instant); its own when not given. */
+  rounds?: ScopeRounds;
 }
 
 interface Alarm {
@@ -61,11 +63,13 @@ export class AlarmEngine {
   private stopListening: (() => void) | undefined;
   private stopped = false;
   private readonly journal: AlarmJournal;
+  private readonly rounds: ScopeRounds;
 
   /** Reads the state file (a damaged one is reported and set aside: before the daemon says it listens). */
   constructor(deps: AlarmEngineDeps) {
     this.deps = deps;
     const { specs, logger, file, clock, store } = deps;
+    this.rounds = deps.rounds ?? new ScopeRounds(deps.judge, store.view);
     const records = () => new Map([...this.alarms].map(([id, a]) => [id, a.record]));
     if (specs.length === 0) {
       this.journal = new AlarmJournal({ store, logger, file, records }, { n: 0, pending: [] });
@@ -204,11 +208,10 @@ export class AlarmEngine {
   /** Judge `alarms` now: record their transitions and escalations, then set the timer to the next thing due. */
   private lookAt(alarms: readonly Alarm[]): void {
     if (this.stopped) return;
-    const { clock, judge } = this.deps;
-    const now = clock.now();
+    const now = this.deps.clock.now();
     const mono = this.mono();
     // every alarm of this look reads each type once, at one instant
-    const ctx = lookContext(judge, now);
+    const ctx = lookContext(this.rounds, now);
     const events: JournalEvent[] = [];
     let durable = false;
     for (const alarm of alarms) {

@@ -1,8 +1,9 @@
 import type { JsonValue } from '../../lib/wire.js';
-import type { FreshnessJudge } from '../freshness/judge.js';
 import { compileExpression, type CompiledExpression } from '../rules/compile.js';
 import { firstValue, testExpression } from '../rules/evaluate.js';
-import { scopeOf, type RuleScope } from '../rules/scope.js';
+import { ScopeRounds, type RuleScope } from '../rules/scope.js';
+
+export { ScopeRounds };
 
 // The conditions of alarm rules as the alarms see them: an expression of the rule language
 // (daemon/rules/, docs/safety.md "The rule language") that is true, false or unknown (with the
@@ -14,9 +15,9 @@ export interface ConditionContext {
   scope: RuleScope;
 }
 
-/** The context of one look at `now`. */
-export function lookContext(judge: FreshnessJudge, now: number): ConditionContext {
-  return { scope: scopeOf(judge, now) };
+/** The context of one look at `now`, its scope shared with the safety verdict at the same instant. */
+export function lookContext(rounds: ScopeRounds, now: number): ConditionContext {
+  return { scope: rounds.at(now) };
 }
 
 /** A condition's outcome: holds, does not, or cannot be judged (`truth` undefined, with the reason). */

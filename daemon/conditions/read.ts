@@ -72,6 +72,7 @@ function readStale(scope: RuleScope): RuleScope {
       const j = scope.judged(type);
       return j?.freshness.stale ? { ...j, freshness: { ...j.freshness, stale: false } } : j;
     },
+    valueAt: (reading, candidate) => scope.valueAt(reading, candidate),
   };
 }
 

@@ -5,7 +5,7 @@ import { FRESH_TYPE, STALE_TYPE } from '../freshness/stale-events.js';
 import { Condition, conditionTypes, type ConditionStep } from '../rules/condition.js';
 import { formatDuration } from '../rules/duration.js';
 import { staleReason } from '../rules/evaluate.js';
-import { scopeOf, type RuleScope } from '../rules/scope.js';
+import { ScopeRounds, type RuleScope } from '../rules/scope.js';
 import { TypeIndex } from '../rules/type-index.js';
 import type { RecordedEvent, TelemetryStore } from '../storage/store.js';
 import { safetyAnswer } from './answer.js';
@@ -31,6 +31,8 @@ export interface SafetyVerdictOptions {
   spec: SafetySpec | undefined;
   /** How often every rule is judged again (ms); 0: only on readings and timers. */
   intervalMs: number;
+  /** The scopes it shares with the alarms (one per instant); its own when not given. */
+  rounds?: ScopeRounds;
 }
 
 interface RuleState {
@@ -42,6 +44,7 @@ interface RuleState {
 /** The daemon's one safety verdict. */
 export class SafetyVerdict {
   private readonly opts: SafetyVerdictOptions;
+  private readonly rounds: ScopeRounds;
   private readonly rules: RuleState[];
   private readonly index = new TypeIndex<RuleState>();
   private readonly required: ReadonlySet<string>;
@@ -60,6 +63,7 @@ export class SafetyVerdict {
 
   constructor(opts: SafetyVerdictOptions) {
     this.opts = opts;
+    this.rounds = opts.rounds ?? new ScopeRounds(opts.judge, opts.store.view);
     const previous = recordedVerdict(opts.store.view.get(SAFETY_TYPE));
     const specRules = opts.spec?.rules ?? [];
     const raised = raisedRules(previous, specRules.map((r) => r.name));
@@ -128,7 +132,7 @@ export class SafetyVerdict {
   private judge(all: boolean): void {
     const now = this.opts.clock.now();
     const mono = this.mono();
-    const scope = scopeOf(this.opts.judge, now);
+    const scope = this.rounds.at(now);
     const stepped = all ? this.rules : [...new Set([...this.dirty].flatMap((type) => this.index.itemsFor(type)))];
     this.dirty.clear();
     for (const r of stepped) r.last = r.condition.step(scope, mono);
