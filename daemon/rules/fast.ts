@@ -1,4 +1,5 @@
 import type { RuleScope } from './scope.js';
+import { UNKNOWN } from './unknown.js';
 import type { ExpressionNode, ReferenceCandidate } from './syntax.js';
 
 // The fast path of evaluate.ts: an expression's tree compiled once into closures that return a
@@ -7,8 +8,7 @@ import type { ExpressionNode, ReferenceCandidate } from './syntax.js';
 // that is not true or false) evaluates the tree on the slow path (evaluate.ts), which is the
 // reference; test/rules-fast.test.ts holds the two equal over a table of expressions.
 
-/** What a fast closure returns when the value cannot be told (the slow path says why). */
-export const UNKNOWN: unique symbol = Symbol('unknown');
+export { UNKNOWN };
 
 /** A compiled expression's fast form: its value over `scope`, or UNKNOWN. */
 export type FastExpression = (scope: RuleScope) => unknown;

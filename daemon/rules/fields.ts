@@ -1,5 +1,5 @@
 import type { Reading } from '../storage/current-view.js';
-import { UNKNOWN } from './fast.js';
+import { UNKNOWN } from './unknown.js';
 
 // A field of a reading as the rule language reads it: the value at a path under the
 // envelope's `data` or `meta`, as JSON.parse gives it, UNKNOWN when the path is not there.
