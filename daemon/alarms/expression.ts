@@ -33,22 +33,37 @@ export interface Condition {
   readonly text: string;
   /** The types it reads: a new reading of one of them may change it. */
   readonly types: readonly string[];
-  evaluate(ctx: ConditionContext): Outcome;
+  /** `withValue` false: the value is not read (null), only whether it holds (a `clear`). */
+  evaluate(ctx: ConditionContext, withValue?: boolean): Outcome;
+  /** Whether it holds (undefined: cannot be judged), the reason left unsaid: evaluate's `truth`. */
+  holds(ctx: ConditionContext): boolean | undefined;
+  /** evaluate's `value` alone. */
+  valueOf(ctx: ConditionContext): JsonValue;
 }
 
 /** Compile `text` (`where` names the key in errors: `f.toml: alarm 2 (wind): when`); a bad expression is a ConfigError with its position. */
 export function compileCondition(text: string, where: string): Condition {
   const compiled = compileExpression(text, where);
-  return { text, types: compiled.types, evaluate: (ctx) => outcomeOf(compiled, ctx.scope) };
+  return {
+    text, types: compiled.types,
+    evaluate: (ctx, withValue = true) => outcomeOf(compiled, ctx.scope, withValue),
+    holds: (ctx) => testExpression(compiled, ctx.scope).truth,
+    valueOf: (ctx) => valueOf(compiled, ctx.scope),
+  };
 }
 
-function outcomeOf(compiled: CompiledExpression, scope: RuleScope): Outcome {
+function outcomeOf(compiled: CompiledExpression, scope: RuleScope, withValue: boolean): Outcome {
   const tested = testExpression(compiled, scope);
-  const first = firstValue(compiled, scope);
-  const value = first && 'value' in first && isJson(first.value) ? first.value : null;
+  const value = withValue ? valueOf(compiled, scope) : null;
   return tested.truth === undefined ? { truth: undefined, reason: tested.reasons.join('; '), value } : { truth: tested.truth, value };
 }
 
+function valueOf(compiled: CompiledExpression, scope: RuleScope): JsonValue {
+  const first = firstValue(compiled, scope);
+  return first && 'value' in first && isJson(first.value) ? first.value : null;
+}
+
 function isJson(v: unknown): v is JsonValue {
-  return v === null || ['number', 'string', 'boolean', 'object'].includes(typeof v);
+  const kind = typeof v;
+  return v === null || kind === 'number' || kind === 'string' || kind === 'boolean' || kind === 'object';
 }

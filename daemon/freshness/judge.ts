@@ -92,9 +92,23 @@ export class FreshnessJudge {
     this.learner.seen(reading.type, Number.isNaN(reading.receivedMono) ? this.recoveredMono(reading) : reading.receivedMono);
   }
 
-  /** The limit of a current reading in seconds, whatever its source (undefined: none). */
+  /** The limit of a current reading in seconds, whatever its source (undefined: none): limitFor's, without its source. */
   readingLimit(reading: Reading): number | undefined {
-    return this.limitFor(reading.type, reading)[0];
+    const own = this.limitOf(reading);
+    if (own !== undefined) return own;
+    const rule = this.ruleLimit(reading.type);
+    if (rule !== undefined) return rule ?? undefined;
+    return this.learner.limitOf(reading.type);
+  }
+
+  /**
+   * Whether `type` has a reading that is not stale at `now`: what judge(type, now) says of it,
+   * without building the judgement (the safety verdict asks it of every required input on
+   * every check).
+   */
+  isFresh(type: string, now: number): boolean {
+    const reading = this.view.get(type);
+    return reading !== undefined && !isPastLimit(this.ageOf(reading, now, this.monoNow()), this.readingLimit(reading));
   }
 
   /**

@@ -29,6 +29,8 @@ interface Cadence {
   seen: number;
   /** The limit for the intervals seen (seconds), null when not yet taken. */
   limit: number | null;
+  /** Where the median is taken (a copy of the ring, sorted). */
+  readonly sorted: Float64Array;
 }
 
 /** Each type's cadence in this daemon's life, and the limit learned from it. */
@@ -53,7 +55,7 @@ export class CadenceLearner {
     if (Number.isNaN(mono)) return;
     const cadence = this.types.get(type);
     if (!cadence) {
-      this.types.set(type, { last: mono, intervals: new Float64Array(LEARN_WINDOW), seen: 0, limit: null });
+      this.types.set(type, { last: mono, intervals: new Float64Array(LEARN_WINDOW), seen: 0, limit: null, sorted: new Float64Array(LEARN_WINDOW) });
       return;
     }
     const interval = mono - cadence.last;
@@ -72,7 +74,13 @@ export class CadenceLearner {
       const restored = this.restored.get(type);
       return restored === 'floor' ? LEARNED_FLOOR_S : restored;
     }
-    cadence.limit ??= learnedLimit(cadence.intervals.slice(0, Math.min(cadence.seen, LEARN_WINDOW)));
+    if (cadence.limit === null) {
+      // once the ring is full the median is taken in a buffer of the cadence's own: nothing allocated per reading
+      let intervals = cadence.sorted;
+      if (cadence.seen >= LEARN_WINDOW) intervals.set(cadence.intervals);
+      else intervals = cadence.intervals.slice(0, cadence.seen);
+      cadence.limit = learnedLimit(intervals);
+    }
     return cadence.limit;
   }
 

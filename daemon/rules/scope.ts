@@ -26,18 +26,28 @@ export function scopeOf(judge: FreshnessJudge, now: number): RuleScope {
   const seen = new Map<string, JudgedType | undefined>();
   // each reading's values by the reference's key (part and path): every rule reading a field shares one read
   const values = new Map<Reading, ReadingValues>();
+  // the type and the reading asked for last: an expression reads the same one several times in a row
+  let lastType: string | undefined;
+  let lastJudged: JudgedType | undefined;
+  let lastReading: Reading | undefined;
+  let lastRead: ReadingValues | undefined;
   return {
     judged(type) {
+      if (type === lastType) return lastJudged;
       let judged = seen.get(type);
       if (judged === undefined && !seen.has(type)) {
         judged = judge.judge(type, now);
         seen.set(type, judged);
       }
+      lastType = type;
+      lastJudged = judged;
       return judged;
     },
     valueAt(reading, candidate) {
-      let read = values.get(reading);
+      let read = reading === lastReading ? lastRead : values.get(reading);
       if (read === undefined) values.set(reading, read = { flat: flatData(reading), byKey: new Map() });
+      lastReading = reading;
+      lastRead = read;
       let value = read.byKey.get(candidate.key);
       if (value === undefined && !read.byKey.has(candidate.key)) {
         value = fieldValue(reading, candidate.part, candidate.path, read.flat);
