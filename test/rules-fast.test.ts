@@ -161,8 +161,15 @@ test('ScopeRounds: one scope per instant and view; a new reading or another mill
   assert.is(rounds.at(T0), a);
   assert.is.not(rounds.at(T0 + 1), a);
   const b = rounds.at(T0 + 1);
+  // an expression held by a rule and an alarm (two compilations of one text) is judged once per scope, again in the next
+  const [rule, alarm] = [parseExpression('other.data.x > 1'), parseExpression('other.data.x > 1')];
   view.set(stamped('other', 99, '{"x":1}'));
-  assert.is.not(rounds.at(T0 + 1), b);
+  const c = rounds.at(T0 + 1);
+  assert.is.not(c, b);
+  assert.equal([testExpression(rule, c).truth, testExpression(alarm, c).truth], [false, false]);
+  view.set(stamped('other', 100, '{"x":2}'));
+  assert.equal([testExpression(rule, rounds.at(T0 + 1)).truth, testExpression(alarm, rounds.at(T0 + 1)).truth], [true, true]);
+  assert.equal(testExpression(alarm, c).truth, false);
 });
 
 test.run();

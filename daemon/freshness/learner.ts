@@ -110,7 +110,15 @@ export class CadenceLearner {
 
 /** max(floor, factor x median) in tenths of a second, from intervals in ms. */
 export function learnedLimit(intervals: Float64Array): number {
-  const sorted = intervals.sort();
+  // sorted in place by insertion: at most LEARN_WINDOW numbers, taken again after each reading of a
+  // type the rules read (a typed array's sort() cost several times as much)
+  const sorted = intervals;
+  for (let i = 1; i < sorted.length; i++) {
+    const v = sorted[i]!;
+    let j = i - 1;
+    for (; j >= 0 && sorted[j]! > v; j--) sorted[j + 1] = sorted[j]!;
+    sorted[j + 1] = v;
+  }
   const middle = sorted.length >> 1;
   const median = sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
   return Math.max(LEARNED_FLOOR_S, Math.round((LEARN_FACTOR * median) / 100) / 10);

@@ -13,6 +13,11 @@ export interface RuleScope {
   judged(type: string): JudgedType | undefined;
   /** The value of a reference's field in `reading` (JSON.parse's value), UNKNOWN when the reading has none there. */
   valueAt(reading: Reading, candidate: ReferenceCandidate): unknown;
+  /**
+   * The value of the expression `text` by its fast form `fast` (rules/fast.ts), taken once per
+   * scope: a safety rule and an alarm holding the same expression evaluate it once.
+   */
+  fastValue(text: string, fast: (scope: RuleScope) => unknown): unknown;
 }
 
 interface ReadingValues {
@@ -31,6 +36,7 @@ export function scopeOf(judge: FreshnessJudge, now: number): RuleScope {
   let lastJudged: JudgedType | undefined;
   let lastReading: Reading | undefined;
   let lastRead: ReadingValues | undefined;
+  const results = new Map<string, unknown>();
   return {
     judged(type) {
       if (type === lastType) return lastJudged;
@@ -53,6 +59,11 @@ export function scopeOf(judge: FreshnessJudge, now: number): RuleScope {
         value = fieldValue(reading, candidate.part, candidate.path, read.flat);
         read.byKey.set(candidate.key, value);
       }
+      return value;
+    },
+    fastValue(text, fast) {
+      let value = results.get(text);
+      if (value === undefined) results.set(text, value = fast(this));
       return value;
     },
   };
