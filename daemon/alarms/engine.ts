@@ -120,8 +120,8 @@ export class AlarmEngine {
     this.stopListening = store.onRecorded((event) => {
       const readers = event.makeCurrent ? this.byType.get(event.reading.type) : undefined;
       if (!readers) return;
-      const at = this.mono();
-      for (const alarm of readers) if (!this.dirty.has(alarm)) this.dirty.set(alarm, at);
+      let at: number | undefined;
+      for (const alarm of readers) if (!this.dirty.has(alarm)) this.dirty.set(alarm, at ??= this.mono());
       this.soon ??= setImmediate(() => this.lookAtDirty());
     });
     if (this.deps.intervalMs > 0) {

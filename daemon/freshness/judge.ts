@@ -104,11 +104,16 @@ export class FreshnessJudge {
   /**
    * Whether `type` has a reading that is not stale at `now`: what judge(type, now) says of it,
    * without building the judgement (the safety verdict asks it of every required input on
-   * every check).
+   * every check); `mono`: monoNow(), taken once for many.
    */
-  isFresh(type: string, now: number): boolean {
+  isFresh(type: string, now: number, mono = this.monoNow()): boolean {
     const reading = this.view.get(type);
-    return reading !== undefined && !isPastLimit(this.ageOf(reading, now, this.monoNow()), this.readingLimit(reading));
+    return reading !== undefined && !isPastLimit(this.ageOf(reading, now, mono), this.readingLimit(reading));
+  }
+
+  /** The monotonic time the judge reads ages at (NaN without a clock): one for a run of isFresh calls. */
+  monoNow(): number {
+    return this.clock ? monotonicNow(this.clock) : NaN;
   }
 
   /**
@@ -217,9 +222,7 @@ export class FreshnessJudge {
     return readingAgeMs(this.ts(reading), reading.receivedMono, now, mono, this.start, reading.receivedAt);
   }
 
-  private monoNow(): number {
-    return this.clock ? monotonicNow(this.clock) : NaN;
-  }
+
 
   /** The limit of a reading and where it comes from: its own, else its type's by the rules, else the learned one. */
   private limitFor(type: string, reading: Reading | undefined): [number | undefined, MaxAgeFrom | null] {

@@ -2,6 +2,7 @@ import jsep from 'jsep';
 import { ConfigError } from '../../lib/errors.js';
 import { DAEMON_TYPE_PREFIX } from '../../lib/max-age.js';
 import { fastOf, type FastExpression } from './fast.js';
+import { flatPattern } from './fields.js';
 import { NAME_DASH, prepareSource } from './source-text.js';
 import { firstReference, type ExpressionNode, type ReferenceCandidate } from './syntax.js';
 
@@ -179,7 +180,7 @@ class Compiler {
       const head = names.slice(0, i);
       if ((part === 'data' || part === 'meta') && head.every((s) => typeof s === 'string')) {
         const path = names.slice(i + 1);
-        candidates.push({ type: head.join('.'), part, path, key: valueKey(part, path) });
+        candidates.push({ type: head.join('.'), part, path, key: valueKey(part, path), flat: flatPattern(part, path) });
       }
     }
     if (candidates.length === 0) {

@@ -17,11 +17,18 @@ export function flatData(reading: Reading): string | null {
   return text !== undefined && FLAT_OBJECT.test(text) ? text : null;
 }
 
-/** The value at `path` inside `reading`'s `part`, UNKNOWN when absent; `flat`: flatData(reading). */
-export function fieldValue(reading: Reading, part: 'data' | 'meta', path: readonly (string | number)[], flat: string | null): unknown {
-  if (flat !== null && part === 'data' && path.length === 1 && typeof path[0] === 'string' && PLAIN_KEY.test(path[0])) {
-    return flatMember(flat, path[0]);
-  }
+/** What a field's member starts with in a flat data text (`"name":`), undefined for a field not read that way (not one plain name of `data`). */
+export function flatPattern(part: 'data' | 'meta', path: readonly (string | number)[]): string | undefined {
+  return part === 'data' && path.length === 1 && typeof path[0] === 'string' && PLAIN_KEY.test(path[0]) ? `"${path[0]}":` : undefined;
+}
+
+/**
+ * The value at `path` inside `reading`'s `part`, UNKNOWN when absent; `flat`: flatData(reading),
+ * `pattern`: flatPattern(part, path) (a reference keeps it from its compilation).
+ */
+export function fieldValue(reading: Reading, part: 'data' | 'meta', path: readonly (string | number)[], flat: string | null,
+  pattern = flatPattern(part, path)): unknown {
+  if (flat !== null && pattern !== undefined) return flatMember(flat, pattern);
   const envelope = reading.envelope;
   let value: unknown = part === 'data' ? envelope.data : envelope.meta;
   for (const step of path) {
@@ -34,12 +41,11 @@ export function fieldValue(reading: Reading, part: 'data' | 'meta', path: readon
 }
 
 /**
- * Member `key` (a plain name) of a flat object text (FLAT_OBJECT), as JSON.parse reads it: the
- * last one when repeated. `"key":` after `{` or `,` opens a member: a string cannot end in
+ * The member of a flat object text (FLAT_OBJECT) that `pattern` (flatPattern: `"name":`)
+ * starts, as JSON.parse reads it: the last one when repeated. `"key":` after `{` or `,` opens a member: a string cannot end in
  * front of a name character, and a value's string follows `:`.
  */
-export function flatMember(text: string, key: string): unknown {
-  const pattern = `"${key}":`;
+export function flatMember(text: string, pattern: string): unknown {
   let at = text.lastIndexOf(pattern);
   while (at > 0) {
     const before = text.charCodeAt(at - 1);

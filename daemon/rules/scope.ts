@@ -56,7 +56,7 @@ export function scopeOf(judge: FreshnessJudge, now: number): RuleScope {
       lastRead = read;
       let value = read.byKey.get(candidate.key);
       if (value === undefined && !read.byKey.has(candidate.key)) {
-        value = fieldValue(reading, candidate.part, candidate.path, read.flat);
+        value = fieldValue(reading, candidate.part, candidate.path, read.flat, candidate.flat);
         read.byKey.set(candidate.key, value);
       }
       return value;

@@ -7,6 +7,8 @@ export interface ReferenceCandidate {
   path: readonly (string | number)[];
   /** The part and path as one string (a reading's values are cached by it: rules/scope.ts). */
   key: string;
+  /** Its member's start in a flat data text (rules/fields.ts flatPattern), undefined when not read that way. */
+  flat: string | undefined;
 }
 
 /** One node of a compiled expression. */

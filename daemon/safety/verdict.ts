@@ -182,9 +182,10 @@ export class SafetyVerdict {
 
   private reasons(scope: RuleScope, now: number): string[] {
     const reasons: string[] = [];
+    const judgeMono = this.opts.judge.monoNow();
     for (const type of this.required) {
       // most checks find every input fresh: told without building its judgement
-      if (this.opts.judge.isFresh(type, now)) continue;
+      if (this.opts.judge.isFresh(type, now, judgeMono)) continue;
       const judged = scope.judged(type);
       if (!judged?.reading) reasons.push(`${type} is missing (no reading)`);
       else if (judged.freshness.stale) reasons.push(staleReason(judged));
