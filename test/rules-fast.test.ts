@@ -172,4 +172,28 @@ test('ScopeRounds: one scope per instant and view; a new reading or another mill
   assert.equal(testExpression(alarm, c).truth, false);
 });
 
+
+test('FreshnessJudge.isFresh says what judge() says, before and after the limit, across wall-clock steps (its per-reading window included)', () => {
+  const c = new ManualClock(T0);
+  const v = new CurrentView();
+  const start = c.now();
+  const json = `{"seq":1,"ts":"${new Date(start).toISOString()}","type":"wind","data":{"x":1},"meta":{}}`;
+  v.set(new Reading('wind', 1, json, false, c.monotonic(), start, null, start));
+  const j = new FreshnessJudge(v, parseMaxAge('wind=10', '--max-age'), c);
+  const seen: Array<[string, boolean, boolean]> = [];
+  const look = (what: string) => seen.push([what, j.isFresh('wind', c.now()), !j.judge('wind', c.now())!.freshness.stale]);
+  look('at once');
+  c.advance(10_000); look('at the limit');
+  c.step(1); look('wall 1 ms past');
+  c.step(-5_000); look('wall back 5 s');
+  c.advance(4_999); look('mono past the limit, wall at it');
+  c.advance(1); look('mono 1 ms past');
+  c.step(-60_000); look('wall far back, mono past');
+  assert.equal(seen, [
+    ['at once', true, true], ['at the limit', true, true], ['wall 1 ms past', false, false], ['wall back 5 s', true, true],
+    ['mono past the limit, wall at it', false, false], ['mono 1 ms past', false, false], ['wall far back, mono past', false, false],
+  ]);
+  assert.is(j.isFresh('calm', c.now()), false);
+});
+
 test.run();
