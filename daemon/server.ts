@@ -30,6 +30,7 @@ import { checkBoltwoodPlace, realPathOf } from './outputs/boltwood-place.js';
 import { createOutputs } from './outputs/outputs.js';
 import type { SafetySpec } from './safety/config.js';
 import { SafetyVerdict } from './safety/verdict.js';
+import { ScopeRounds } from './rules/scope.js';
 import { Rollups } from './rollup/rollups.js';
 import { buildApp } from './http/app.js';
 import { Drain } from './http/drain.js';
@@ -157,13 +158,15 @@ export async function startDaemon(config: DaemonConfig, deps: {
     if (event.makeCurrent) learning.observe(event.reading);
   });
   const watch = new StaleWatch({ store, judge, clock: deps.clock, logger, intervalMs: deps.freshnessIntervalMs ?? CHECK_INTERVAL_MS });
-  const safety = new SafetyVerdict({ store, judge, clock: deps.clock, logger, spec: deps.safety, intervalMs: deps.safetyIntervalMs ?? CHECK_INTERVAL_MS });
+  // the verdict and the alarms judging after the same turn share one scope (each type judged, each field read once)
+  const rounds = new ScopeRounds(judge, store.view);
+  const safety = new SafetyVerdict({ store, judge, clock: deps.clock, logger, spec: deps.safety, intervalMs: deps.safetyIntervalMs ?? CHECK_INTERVAL_MS, rounds });
   const outputs = createOutputs({
     verdict: safety, judge, conditions: deps.conditions ?? { mappings: [] }, clock: deps.clock, logger, zone: config.zone, boltwood: deps.boltwood, io: deps.fs,
   });
   const alarms = new AlarmEngine({
     specs: deps.alarms ?? [], store, judge, clock: deps.clock, logger, file: alarmStateFile(config.siteDir),
-    intervalMs: deps.freshnessIntervalMs ?? CHECK_INTERVAL_MS,
+    intervalMs: deps.freshnessIntervalMs ?? CHECK_INTERVAL_MS, rounds,
   });
 
   let resolveClosed!: () => void;

@@ -1,16 +1,16 @@
 import { MeridianError } from '../../lib/errors.js';
 import type { Logger } from '../../lib/log.js';
 import { formatTs, monotonicNow, type Clock } from '../../lib/time.js';
-import type { AlarmAnswer, AlarmSeverity } from '../../lib/wire.js';
+import type { AlarmAnswer, AlarmSeverity, JsonValue } from '../../lib/wire.js';
 import type { FreshnessJudge } from '../freshness/judge.js';
 import type { TelemetryStore } from '../storage/store.js';
 import type { AlarmSpec } from './config.js';
 import { alarmAnswer, compareAnswers } from './answer.js';
 import { activeOf, ALARM_TYPE, changed, due, ESCALATION_TYPE, escalationData, sameRaised, transitionData } from './events.js';
-import { lookContext } from './expression.js';
+import { lookContext, ScopeRounds, type ConditionContext } from './expression.js';
 import { lookAtLevels } from './levels.js';
-import { clampShelf, freshRecord, onAck, onActivity, onShelve, onUnshelve, rank, type AlarmRecord, type Transition } from './machine.js';
-import { emptyDeadlines, monoDeadlines, nextWake, type MonoDeadlines } from './wake.js';
+import { clampShelf, freshRecord, looked, onAck, onActivity, onShelve, onUnshelve, rank, type AlarmRecord, type Transition } from './machine.js';
+import { emptyDeadlines, inputTypes, monoDeadlines, nextWake, type MonoDeadlines } from './wake.js';
 import { readAlarmState } from './state-file.js';
 import { AlarmJournal, type JournalEvent } from './journal.js';
 
@@ -33,10 +33,14 @@ export interface AlarmEngineDeps {
   file: string;
   /** How often every alarm is looked at besides the events that wake it (ms; 0: only those). */
   intervalMs: number;
+  /** The scopes it shares with the safety verdict (one per instant); its own when not given. */
+  rounds?: ScopeRounds;
 }
 
 interface Alarm {
   spec: AlarmSpec;
+  /** The types its levels read. */
+  types: readonly string[];
   worst: AlarmSeverity;
   record: AlarmRecord;
   pending: Map<AlarmSeverity, number>;
@@ -57,15 +61,19 @@ export class AlarmEngine {
   private readonly listeners = new Set<(alarm: AlarmAnswer) => void>();
   private soon: NodeJS.Immediate | undefined;
   private timer: NodeJS.Timeout | undefined;
+  /** When (monotonic ms) `timer` is due. */
+  private timerAt = Infinity;
   private interval: NodeJS.Timeout | undefined;
   private stopListening: (() => void) | undefined;
   private stopped = false;
   private readonly journal: AlarmJournal;
+  private readonly rounds: ScopeRounds;
 
   /** Reads the state file (a damaged one is reported and set aside: before the daemon says it listens). */
   constructor(deps: AlarmEngineDeps) {
     this.deps = deps;
     const { specs, logger, file, clock, store } = deps;
+    this.rounds = deps.rounds ?? new ScopeRounds(deps.judge, store.view);
     const records = () => new Map([...this.alarms].map(([id, a]) => [id, a.record]));
     if (specs.length === 0) {
       this.journal = new AlarmJournal({ store, logger, file, records }, { n: 0, pending: [] });
@@ -75,9 +83,10 @@ export class AlarmEngine {
     this.journal = new AlarmJournal({ store, logger, file, records }, saved.journal);
     for (const spec of specs) {
       const worst = spec.levels.reduce((w, l) => (rank(l.severity) > rank(w) ? l.severity : w), spec.levels[0]!.severity);
-      const alarm: Alarm = { spec, worst, record: this.loaded(spec.id, saved.records.get(spec.id)) ?? freshRecord(worst, clock.now()), pending: new Map(), wake: Infinity, clocks: emptyDeadlines() };
+      const record = this.loaded(spec.id, saved.records.get(spec.id)) ?? freshRecord(worst, clock.now());
+      const alarm: Alarm = { spec, types: inputTypes(spec), worst, record, pending: new Map(), wake: Infinity, clocks: emptyDeadlines() };
       this.alarms.set(spec.id, alarm);
-      for (const type of new Set(spec.levels.flatMap((l) => [...l.when.types, ...(l.clear?.types ?? [])]))) {
+      for (const type of alarm.types) {
         this.byType.set(type, [...(this.byType.get(type) ?? []), alarm]);
       }
     }
@@ -111,8 +120,8 @@ export class AlarmEngine {
     this.stopListening = store.onRecorded((event) => {
       const readers = event.makeCurrent ? this.byType.get(event.reading.type) : undefined;
       if (!readers) return;
-      const at = this.mono();
-      for (const alarm of readers) if (!this.dirty.has(alarm)) this.dirty.set(alarm, at);
+      let at: number | undefined;
+      for (const alarm of readers) if (!this.dirty.has(alarm)) this.dirty.set(alarm, at ??= this.mono());
       this.soon ??= setImmediate(() => this.lookAtDirty());
     });
     if (this.deps.intervalMs > 0) {
@@ -204,11 +213,10 @@ export class AlarmEngine {
   /** Judge `alarms` now: record their transitions and escalations, then set the timer to the next thing due. */
   private lookAt(alarms: readonly Alarm[]): void {
     if (this.stopped) return;
-    const { clock, judge } = this.deps;
-    const now = clock.now();
+    const now = this.deps.clock.now();
     const mono = this.mono();
     // every alarm of this look reads each type once, at one instant
-    const ctx = lookContext(judge, now);
+    const ctx = lookContext(this.rounds, now);
     const events: JournalEvent[] = [];
     let durable = false;
     for (const alarm of alarms) {
@@ -216,10 +224,11 @@ export class AlarmEngine {
       // a debounce starts when the reading that made the condition hold was recorded, not when it was looked at
       const seenAt = this.dirty.get(alarm) ?? mono;
       this.dirty.delete(alarm);
+      if (this.quietLook(alarm, ctx, now, mono)) continue;
       const look = lookAtLevels(spec.levels, record.raised, alarm.pending, spec.forMs, ctx, { at: seenAt, now: mono });
       // an input that cannot be read keeps the value last read (the reason says why it is not current)
       const value = look.value === null && look.unknown !== null ? record.value : look.value;
-      const seen: AlarmRecord = { ...record, raised: look.raised, value, unknown: look.unknown };
+      const seen = looked(record, look.raised, value, look.unknown);
       let next = onActivity(spec.id, seen, look.active, { latch: spec.latch, worst: alarm.worst, now });
       const transitions: Transition[] = next.transition ? [next.transition] : [];
       // a shelf ends, and an escalation falls due, on the monotonic clock: a wall-clock step moves neither
@@ -232,15 +241,36 @@ export class AlarmEngine {
       const escalate = due(spec, next.record) && monoDeadlines(clocks, next.record, spec, now, mono).escalateAt <= mono;
       if (escalate) next = { record: { ...next.record, escalated_at: now } };
       durable ||= transitions.length > 0 || escalate || !sameRaised(record.raised, look.raised);
-      events.push(...transitions.map((t) => ({ type: ALARM_TYPE, data: transitionData(t), at: now })));
+      for (const t of transitions) events.push({ type: ALARM_TYPE, data: transitionData(t), at: now });
       if (escalate) events.push({ type: ESCALATION_TYPE, data: escalationData(spec, next.record), at: now });
       this.take(alarm, next.record);
       alarm.clocks = monoDeadlines(clocks, alarm.record, spec, now, mono);
-      alarm.wake = nextWake({ spec, record: alarm.record, pendingUntil: look.pendingUntil, scope: ctx.scope, mono, clocks: alarm.clocks });
+      alarm.wake = nextWake({ spec, types: alarm.types, record: alarm.record, pendingUntil: look.pendingUntil, scope: ctx.scope, mono, clocks: alarm.clocks });
     }
     // the records in memory go on whether the state file can be written or not: the events are the record
     if (durable) void this.journal.record(this.journal.prepare(events).batch);
     this.schedule();
+  }
+
+  /**
+   * The look at an alarm at rest (normal; nothing raised, pending or unknown) whose levels all
+   * still do not hold, which is nearly every look: what the full look would do then (only the
+   * value moves: no transition, nothing durable, nothing the listeners show), without its
+   * steps. False, with nothing done, for any other alarm or when a level holds or cannot be judged.
+   */
+  private quietLook(alarm: Alarm, ctx: ConditionContext, now: number, mono: number): boolean {
+    const { record, spec } = alarm;
+    if (record.state !== 'normal' || record.raised.length > 0 || record.active || record.unknown !== null || alarm.pending.size > 0) return false;
+    for (const level of spec.levels) if (level.when.holds(ctx) !== false) return false;
+    let value: JsonValue = null;
+    for (const level of spec.levels) {
+      value = level.when.valueOf(ctx);
+      if (value !== null) break;
+    }
+    alarm.record = looked(record, [], value, null, false);
+    alarm.clocks = monoDeadlines(alarm.clocks, alarm.record, spec, now, mono);
+    alarm.wake = nextWake({ spec, types: alarm.types, record: alarm.record, pendingUntil: undefined, scope: ctx.scope, mono, clocks: alarm.clocks });
+    return true;
   }
 
   /** Set `record` for `alarm` and tell the listeners when what they show changed. */
@@ -270,14 +300,22 @@ export class AlarmEngine {
 
   /** Set the one timer to the earliest wake of any alarm. */
   private schedule(): void {
-    clearTimeout(this.timer);
-    if (this.stopped) return;
+    if (this.stopped) return clearTimeout(this.timer);
     let wake = Infinity;
     for (const a of this.alarms.values()) wake = Math.min(wake, a.wake);
+    // a timer due no later is kept (a look before anything is due finds nothing and sets the timer again):
+    // readings push their inputs' limits on, and setting a timer on every turn cost more than the rules
+    if (this.timer !== undefined && this.timerAt <= wake) return;
+    clearTimeout(this.timer);
+    this.timer = undefined;
     if (wake === Infinity) return;
     // a timer of 2^31 ms or more fires at once: the interval looks again long before
     const delay = Math.min(Math.max(0, Math.ceil(wake - this.mono())), 2 ** 31 - 1);
-    this.timer = setTimeout(() => this.lookAt([...this.alarms.values()]), delay);
+    this.timerAt = wake;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.lookAt([...this.alarms.values()]);
+    }, delay);
     this.timer.unref();
   }
 

@@ -1,8 +1,9 @@
 import type { JsonValue } from '../../lib/wire.js';
-import type { FreshnessJudge } from '../freshness/judge.js';
 import { compileExpression, type CompiledExpression } from '../rules/compile.js';
 import { firstValue, testExpression } from '../rules/evaluate.js';
-import { scopeOf, type RuleScope } from '../rules/scope.js';
+import { ScopeRounds, type RuleScope } from '../rules/scope.js';
+
+export { ScopeRounds };
 
 // The conditions of alarm rules as the alarms see them: an expression of the rule language
 // (daemon/rules/, docs/safety.md "The rule language") that is true, false or unknown (with the
@@ -14,9 +15,9 @@ export interface ConditionContext {
   scope: RuleScope;
 }
 
-/** The context of one look at `now`. */
-export function lookContext(judge: FreshnessJudge, now: number): ConditionContext {
-  return { scope: scopeOf(judge, now) };
+/** The context of one look at `now`, its scope shared with the safety verdict at the same instant. */
+export function lookContext(rounds: ScopeRounds, now: number): ConditionContext {
+  return { scope: rounds.at(now) };
 }
 
 /** A condition's outcome: holds, does not, or cannot be judged (`truth` undefined, with the reason). */
@@ -32,22 +33,37 @@ export interface Condition {
   readonly text: string;
   /** The types it reads: a new reading of one of them may change it. */
   readonly types: readonly string[];
-  evaluate(ctx: ConditionContext): Outcome;
+  /** `withValue` false: the value is not read (null), only whether it holds (a `clear`). */
+  evaluate(ctx: ConditionContext, withValue?: boolean): Outcome;
+  /** Whether it holds (undefined: cannot be judged), the reason left unsaid: evaluate's `truth`. */
+  holds(ctx: ConditionContext): boolean | undefined;
+  /** evaluate's `value` alone. */
+  valueOf(ctx: ConditionContext): JsonValue;
 }
 
 /** Compile `text` (`where` names the key in errors: `f.toml: alarm 2 (wind): when`); a bad expression is a ConfigError with its position. */
 export function compileCondition(text: string, where: string): Condition {
   const compiled = compileExpression(text, where);
-  return { text, types: compiled.types, evaluate: (ctx) => outcomeOf(compiled, ctx.scope) };
+  return {
+    text, types: compiled.types,
+    evaluate: (ctx, withValue = true) => outcomeOf(compiled, ctx.scope, withValue),
+    holds: (ctx) => testExpression(compiled, ctx.scope).truth,
+    valueOf: (ctx) => valueOf(compiled, ctx.scope),
+  };
 }
 
-function outcomeOf(compiled: CompiledExpression, scope: RuleScope): Outcome {
+function outcomeOf(compiled: CompiledExpression, scope: RuleScope, withValue: boolean): Outcome {
   const tested = testExpression(compiled, scope);
-  const first = firstValue(compiled, scope);
-  const value = first && 'value' in first && isJson(first.value) ? first.value : null;
+  const value = withValue ? valueOf(compiled, scope) : null;
   return tested.truth === undefined ? { truth: undefined, reason: tested.reasons.join('; '), value } : { truth: tested.truth, value };
 }
 
+function valueOf(compiled: CompiledExpression, scope: RuleScope): JsonValue {
+  const first = firstValue(compiled, scope);
+  return first && 'value' in first && isJson(first.value) ? first.value : null;
+}
+
 function isJson(v: unknown): v is JsonValue {
-  return v === null || ['number', 'string', 'boolean', 'object'].includes(typeof v);
+  const kind = typeof v;
+  return v === null || kind === 'number' || kind === 'string' || kind === 'boolean' || kind === 'object';
 }

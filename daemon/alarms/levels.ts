@@ -46,7 +46,7 @@ export function lookAtLevels(levels: readonly AlarmLevel[], raised: readonly Ala
       } else pending.delete(level.severity);
       if (when.truth === undefined) unknown ??= when.reason ?? 'cannot be judged';
     } else {
-      const clear = level.clear ? level.clear.evaluate(ctx) : { truth: when.truth === undefined ? undefined : !when.truth, reason: when.reason };
+      const clear = level.clear ? level.clear.evaluate(ctx, false) : { truth: when.truth === undefined ? undefined : !when.truth, reason: when.reason };
       if (clear.truth === true) is = false;
       if (clear.truth === undefined) unknown ??= clear.reason ?? 'cannot be judged';
     }

@@ -57,11 +57,23 @@ export function freshRecord(worst: AlarmSeverity, now: number): AlarmRecord {
   };
 }
 
+/**
+ * `r` as a look found it: its raised levels, value, unknown and activity set, the rest kept (a
+ * look at every alarm that reads a recorded type: written out member by member, which is
+ * several times faster than a spread of the record).
+ */
+export function looked(r: AlarmRecord, raised: AlarmSeverity[], value: JsonValue, unknown: string | null, active = r.active): AlarmRecord {
+  return {
+    state: r.state, severity: r.severity, active, since: r.since, raised_at: r.raised_at, value, acked_by: r.acked_by, acked_at: r.acked_at,
+    shelved_until: r.shelved_until, escalated_at: r.escalated_at, unknown, raised,
+  };
+}
+
 /** What the alarm becomes when its active severity is `active` (undefined: not active). */
 export function onActivity(id: string, r: AlarmRecord, active: AlarmSeverity | undefined, opts: { latch: boolean; worst: AlarmSeverity; now: number }):
   { record: AlarmRecord; transition?: Transition } {
   const { now } = opts;
-  const base = { ...r, active: active !== undefined };
+  const base = looked(r, r.raised, r.value, r.unknown, active !== undefined);
   if (r.state === 'shelved') return { record: base };
   const move = (to: AlarmState, changes: Partial<AlarmRecord>) => {
     // every transition moves since (a raise to a worse level and a lower severity shown included)

@@ -10,6 +10,8 @@ import type { AlarmRecord } from './machine.js';
 /** What the next wake is computed from; `mono` monotonic ms. */
 export interface WakeInput {
   spec: AlarmSpec;
+  /** The types its levels read (inputTypes). */
+  types: readonly string[];
   record: AlarmRecord;
   pendingUntil: number | undefined;
   /** The types as this look judged them (one instant, each type judged once). */
@@ -50,20 +52,23 @@ export function monoDeadlines(d: MonoDeadlines, record: AlarmRecord, spec: Alarm
 }
 
 /** The monotonic time of the alarm's next look, Infinity when nothing is due. */
-export function nextWake({ spec, record, pendingUntil, scope, mono, clocks }: WakeInput): number {
+export function nextWake({ spec, types, record, pendingUntil, scope, mono, clocks }: WakeInput): number {
   let wake = pendingUntil ?? Infinity;
   if (record.state === 'shelved') wake = Math.min(wake, clocks.shelfEnd);
   if (spec.escalateAfterMs !== undefined && record.escalated_at === null && record.raised_at !== null
     && (record.state === 'unack' || record.state === 'rtn_unack')) {
     wake = Math.min(wake, clocks.escalateAt);
   }
-  for (const level of spec.levels) {
-    for (const type of [...level.when.types, ...(level.clear?.types ?? [])]) {
-      const judged = scope.judged(type);
-      if (!judged || judged.freshness.stale || judged.maxAgeS === undefined || judged.ageMs === undefined) continue;
-      // the first millisecond past the limit
-      wake = Math.min(wake, mono + Math.max(0, judged.maxAgeS * 1000 - judged.ageMs) + 1);
-    }
+  for (const type of types) {
+    const judged = scope.judged(type);
+    if (!judged || judged.freshness.stale || judged.maxAgeS === undefined || judged.ageMs === undefined) continue;
+    // the first millisecond past the limit
+    wake = Math.min(wake, mono + Math.max(0, judged.maxAgeS * 1000 - judged.ageMs) + 1);
   }
   return wake;
+}
+
+/** Every type an alarm's levels read (once each): what a new reading of wakes it, and whose limits passing does. */
+export function inputTypes(spec: AlarmSpec): readonly string[] {
+  return [...new Set(spec.levels.flatMap((l) => [...l.when.types, ...(l.clear?.types ?? [])]))];
 }

@@ -72,6 +72,11 @@ function readStale(scope: RuleScope): RuleScope {
       const j = scope.judged(type);
       return j?.freshness.stale ? { ...j, freshness: { ...j.freshness, stale: false } } : j;
     },
+    valueAt: (reading, candidate) => scope.valueAt(reading, candidate),
+    // its own values (stale read as fresh): never the values the scope it wraps remembers
+    fastValue(_text, fast) {
+      return fast(this);
+    },
   };
 }
 

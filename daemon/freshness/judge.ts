@@ -52,6 +52,8 @@ export class FreshnessJudge {
   /** Per reading, the text of its freshness member around the age: `"type":{"age_s":` and `,"max_age_s":N,"max_age_from":F,"stale":`, and N. */
   private readonly memberText = new WeakMap<Reading, [head: string, middle: string, limit: number | undefined]>();
   private readonly ownLimit = new WeakMap<Reading, number | null>();
+  /** Per reading judged fresh by isFresh: until when (wall and monotonic ms) it surely stays so (its limit cannot change: a new limit comes with a new reading). */
+  private readonly freshUntil = new WeakMap<Reading, [wall: number, mono: number]>();
   private sorted: { version: number; readings: Reading[] } | undefined;
   private sortedAll: { version: number; types: { type: string; reading: Reading | undefined }[] } | undefined;
   private readonly clock: Clock | undefined;
@@ -92,9 +94,37 @@ export class FreshnessJudge {
     this.learner.seen(reading.type, Number.isNaN(reading.receivedMono) ? this.recoveredMono(reading) : reading.receivedMono);
   }
 
-  /** The limit of a current reading in seconds, whatever its source (undefined: none). */
+  /** The limit of a current reading in seconds, whatever its source (undefined: none): limitFor's, without its source. */
   readingLimit(reading: Reading): number | undefined {
-    return this.limitFor(reading.type, reading)[0];
+    const own = this.limitOf(reading);
+    if (own !== undefined) return own;
+    const rule = this.ruleLimit(reading.type);
+    if (rule !== undefined) return rule ?? undefined;
+    return this.learner.limitOf(reading.type);
+  }
+
+  /**
+   * Whether `type` has a reading that is not stale at `now`: what judge(type, now) says of it,
+   * without building the judgement (the safety verdict asks it of every required input on
+   * every check); `mono`: monoNow(), taken once for many.
+   */
+  isFresh(type: string, now: number, mono = this.monoNow()): boolean {
+    const reading = this.view.get(type);
+    if (reading === undefined) return false;
+    // fresh while both its age by ts and the time since it was received are within the limit: known once per reading
+    const until = this.freshUntil.get(reading);
+    if (until !== undefined && now <= until[0] && mono <= until[1]) return true;
+    const limit = this.readingLimit(reading);
+    const fresh = !isPastLimit(this.ageOf(reading, now, mono), limit);
+    if (fresh && limit !== undefined && !Number.isNaN(reading.tsMs) && !Number.isNaN(reading.receivedMono)) {
+      this.freshUntil.set(reading, [reading.tsMs + limit * 1000, reading.receivedMono + limit * 1000]);
+    }
+    return fresh;
+  }
+
+  /** The monotonic time the judge reads ages at (NaN without a clock): one for a run of isFresh calls. */
+  monoNow(): number {
+    return this.clock ? monotonicNow(this.clock) : NaN;
   }
 
   /**
@@ -203,9 +233,7 @@ export class FreshnessJudge {
     return readingAgeMs(this.ts(reading), reading.receivedMono, now, mono, this.start, reading.receivedAt);
   }
 
-  private monoNow(): number {
-    return this.clock ? monotonicNow(this.clock) : NaN;
-  }
+
 
   /** The limit of a reading and where it comes from: its own, else its type's by the rules, else the learned one. */
   private limitFor(type: string, reading: Reading | undefined): [number | undefined, MaxAgeFrom | null] {

@@ -29,6 +29,8 @@ interface Cadence {
   seen: number;
   /** The limit for the intervals seen (seconds), null when not yet taken. */
   limit: number | null;
+  /** Where the median is taken (a copy of the ring, sorted). */
+  readonly sorted: Float64Array;
 }
 
 /** Each type's cadence in this daemon's life, and the limit learned from it. */
@@ -53,7 +55,7 @@ export class CadenceLearner {
     if (Number.isNaN(mono)) return;
     const cadence = this.types.get(type);
     if (!cadence) {
-      this.types.set(type, { last: mono, intervals: new Float64Array(LEARN_WINDOW), seen: 0, limit: null });
+      this.types.set(type, { last: mono, intervals: new Float64Array(LEARN_WINDOW), seen: 0, limit: null, sorted: new Float64Array(LEARN_WINDOW) });
       return;
     }
     const interval = mono - cadence.last;
@@ -72,7 +74,13 @@ export class CadenceLearner {
       const restored = this.restored.get(type);
       return restored === 'floor' ? LEARNED_FLOOR_S : restored;
     }
-    cadence.limit ??= learnedLimit(cadence.intervals.slice(0, Math.min(cadence.seen, LEARN_WINDOW)));
+    if (cadence.limit === null) {
+      // once the ring is full the median is taken in a buffer of the cadence's own: nothing allocated per reading
+      let intervals = cadence.sorted;
+      if (cadence.seen >= LEARN_WINDOW) intervals.set(cadence.intervals);
+      else intervals = cadence.intervals.slice(0, cadence.seen);
+      cadence.limit = learnedLimit(intervals);
+    }
     return cadence.limit;
   }
 
@@ -102,7 +110,15 @@ export class CadenceLearner {
 
 /** max(floor, factor x median) in tenths of a second, from intervals in ms. */
 export function learnedLimit(intervals: Float64Array): number {
-  const sorted = intervals.sort();
+  // sorted in place by insertion: at most LEARN_WINDOW numbers, taken again after each reading of a
+  // type the rules read (a typed array's sort() cost several times as much)
+  const sorted = intervals;
+  for (let i = 1; i < sorted.length; i++) {
+    const v = sorted[i]!;
+    let j = i - 1;
+    for (; j >= 0 && sorted[j]! > v; j--) sorted[j + 1] = sorted[j]!;
+    sorted[j + 1] = v;
+  }
   const middle = sorted.length >> 1;
   const median = sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
   return Math.max(LEARNED_FLOOR_S, Math.round((LEARN_FACTOR * median) / 100) / 10);

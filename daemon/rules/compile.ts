@@ -1,19 +1,24 @@
 import jsep from 'jsep';
 import { ConfigError } from '../../lib/errors.js';
 import { DAEMON_TYPE_PREFIX } from '../../lib/max-age.js';
+import { fastOf, type FastExpression } from './fast.js';
+import { flatPattern } from './fields.js';
 import { NAME_DASH, prepareSource } from './source-text.js';
-import type { ExpressionNode, ReferenceCandidate } from './syntax.js';
+import { firstReference, type ExpressionNode, type ReferenceCandidate } from './syntax.js';
 
 // An expression's text compiled once, at start-up, into our own tree: jsep parses (it is the
 // standard small JS expression parser, and it never evaluates anything), this file keeps only
 // what the language has (docs/safety.md) and refuses the rest with a position. Nothing is ever
 // run through eval or new Function.
 
-/** A compiled expression: its text, its tree, and every type it may read (for re-evaluation by type). */
+/** A compiled expression: its text, its tree, every type it may read (for re-evaluation by type), and its fast form (rules/fast.ts). */
 export interface CompiledExpression {
   readonly text: string;
   readonly root: ExpressionNode;
   readonly types: readonly string[];
+  readonly fast: FastExpression;
+  /** Its first field reference (rules/evaluate.ts firstValue), undefined when it reads none. */
+  readonly first: Extract<ExpressionNode, { kind: 'reference' }> | undefined;
 }
 
 /** Why an expression cannot be compiled: what, and where (0-based character index). */
@@ -84,7 +89,7 @@ export function parseExpression(text: string): CompiledExpression {
   }
   const types = new Set<string>();
   const root = new Compiler(prepared.source, types).node(tree);
-  return { text, root, types: [...types] };
+  return { text, root, types: [...types], fast: fastOf(root), first: firstReference(root) };
 }
 
 class Compiler {
@@ -174,7 +179,8 @@ class Compiler {
       const part = names[i];
       const head = names.slice(0, i);
       if ((part === 'data' || part === 'meta') && head.every((s) => typeof s === 'string')) {
-        candidates.push({ type: head.join('.'), part, path: names.slice(i + 1) });
+        const path = names.slice(i + 1);
+        candidates.push({ type: head.join('.'), part, path, key: valueKey(part, path), flat: flatPattern(part, path) });
       }
     }
     if (candidates.length === 0) {
@@ -204,6 +210,11 @@ function chain(n: jsep.Expression): (string | number)[] | undefined {
   const value = m.computed && m.property.type === 'Literal' ? (m.property as jsep.Literal).value : undefined;
   if (typeof value === 'string' || (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0)) return [...head, value];
   return undefined;
+}
+
+/** A part and path as one string: `data` then each step, a name as `.name`, an index as `#3`, JSON-quoted so no two paths meet. */
+function valueKey(part: 'data' | 'meta', path: readonly (string | number)[]): string {
+  return `${part}${path.map((p) => (typeof p === 'number' ? `#${p}` : `.${JSON.stringify(p)}`)).join('')}`;
 }
 
 function referenceText(c: ReferenceCandidate): string {

@@ -28,6 +28,9 @@ export interface ConditionStep {
   readonly dueAt: number | undefined;
 }
 
+const STEADY_RAISED: ConditionStep = Object.freeze({ raised: true, changed: false, unknown: undefined, dueAt: undefined });
+const STEADY_CLEAR: ConditionStep = Object.freeze({ raised: false, changed: false, unknown: undefined, dueAt: undefined });
+
 /** The keys a condition takes in a config table. */
 export const CONDITION_KEYS = ['when', 'clear', 'for'] as const;
 
@@ -86,6 +89,8 @@ export class Condition {
   }
 
   private result(changed: boolean, unknown: readonly string[] | undefined, dueAt?: number): ConditionStep {
+    // the step of nearly every reading: nothing changed, nothing unknown, nothing due (one shared answer each way)
+    if (!changed && unknown === undefined && dueAt === undefined) return this.up ? STEADY_RAISED : STEADY_CLEAR;
     return { raised: this.up, changed, unknown, dueAt };
   }
 }

@@ -2,6 +2,7 @@ import { ExactNumber } from '../../lib/exact-json.js';
 import type { JudgedType } from '../freshness/judge.js';
 import type { CompiledExpression } from './compile.js';
 import type { RuleScope } from './scope.js';
+import { magnusDewpoint, UNKNOWN } from './fast.js';
 import { showNode, type ExpressionNode, type ReferenceCandidate } from './syntax.js';
 
 // Evaluating a compiled expression over the current view: true, false, or unknown with the
@@ -17,6 +18,8 @@ export interface Outcome {
 }
 
 /** A value, or why it cannot be told. */
+export { magnusDewpoint } from './fast.js';
+
 export type ValueOutcome = { readonly value: unknown } | { readonly reasons: readonly string[] };
 
 class Unknown {
@@ -25,8 +28,19 @@ class Unknown {
 
 type Value = unknown;
 
-/** Whether `expression` holds now (unknown when it cannot be told, with the reasons). */
+const HOLDS: Outcome = Object.freeze({ truth: true, reasons: Object.freeze([]) });
+const FAILS: Outcome = Object.freeze({ truth: false, reasons: Object.freeze([]) });
+
+/** Whether `expression` holds now (unknown when it cannot be told, with the reasons): the fast form, the slow path only for the reasons. */
 export function testExpression(expression: CompiledExpression, scope: RuleScope): Outcome {
+  const v = scope.fastValue(expression.text, expression.fast);
+  if (v === true) return HOLDS;
+  if (v === false) return FAILS;
+  return testSlowly(expression, scope);
+}
+
+/** testExpression on the slow path alone: the tree walked, every reason said (the reference the fast form is held to). */
+export function testSlowly(expression: CompiledExpression, scope: RuleScope): Outcome {
   const v = evaluate(expression.root, scope);
   if (v instanceof Unknown) return { truth: undefined, reasons: [...new Set(v.reasons)] };
   if (typeof v === 'boolean') return { truth: v, reasons: [] };
@@ -35,11 +49,27 @@ export function testExpression(expression: CompiledExpression, scope: RuleScope)
 
 /** The value of the expression's first field reference (what an alarm shows as its value), or why there is none. */
 export function firstValue(expression: CompiledExpression, scope: RuleScope): ValueOutcome | undefined {
-  const ref = firstReference(expression.root);
+  const ref = expression.first;
+  if (!ref) return undefined;
+  // the fast path: a fresh reading holding the field (the slow one says why not)
+  for (const c of ref.candidates) {
+    const judged = scope.judged(c.type);
+    const reading = judged?.reading;
+    if (!reading) continue;
+    const v = judged.freshness.stale ? UNKNOWN : scope.valueAt(reading, c);
+    if (v === UNKNOWN) break;
+    return { value: typeof v === 'number' ? new ExactNumber(v, () => reading.textOf(c.part, c.path) ?? JSON.stringify(v)) : v };
+  }
+  return firstValueSlowly(expression, scope);
+}
+
+/** firstValue on the slow path alone (the reference its fast path is held to). */
+export function firstValueSlowly(expression: CompiledExpression, scope: RuleScope): ValueOutcome | undefined {
+  const ref = expression.first;
   if (!ref) return undefined;
   const v = evaluate(ref, scope);
   if (v instanceof Unknown) return { reasons: v.reasons };
-  return { value: typeof v === 'number' && ref.kind === 'reference' ? exactNumber(v, ref.candidates, scope) : v };
+  return { value: typeof v === 'number' ? exactNumber(v, ref.candidates, scope) : v };
 }
 
 /** `v` read by a reference, as an ExactNumber whose text is the reading's spelling, found when first written out. */
@@ -48,16 +78,6 @@ function exactNumber(v: number, candidates: readonly ReferenceCandidate[], scope
   const reading = judged?.reading;
   if (!reading) return v;
   return new ExactNumber(v, () => reading.textOf(chosen.part, chosen.path) ?? JSON.stringify(v));
-}
-
-function firstReference(node: ExpressionNode): ExpressionNode | undefined {
-  switch (node.kind) {
-    case 'reference': return node;
-    case 'literal': case 'type-call': return undefined;
-    case 'negate': case 'not': return firstReference(node.argument);
-    case 'call': return node.args.map(firstReference).find((r) => r !== undefined);
-    default: return firstReference(node.left) ?? firstReference(node.right);
-  }
 }
 
 function evaluate(node: ExpressionNode, scope: RuleScope): Value | Unknown {
@@ -164,11 +184,6 @@ function dewpoint(t: number, rh: number, rhNode: ExpressionNode): number | Unkno
   return Number.isFinite(dew) ? dew : new Unknown([`the dew point of ${t} °C and ${rh} % cannot be computed`]);
 }
 
-/** The Magnus dew point (°C) of `t` °C and `rh` % (the rule language's dewpoint(); daemon/conditions/ computes the same); not finite when it cannot be told. */
-export function magnusDewpoint(t: number, rh: number): number {
-  const gamma = Math.log(rh / 100) + (17.62 * t) / (243.12 + t);
-  return (243.12 * gamma) / (17.62 - gamma);
-}
 
 function age(type: string, scope: RuleScope): number | Unknown {
   const judged = scope.judged(type);

@@ -5,6 +5,10 @@ export interface ReferenceCandidate {
   type: string;
   part: 'data' | 'meta';
   path: readonly (string | number)[];
+  /** The part and path as one string (a reading's values are cached by it: rules/scope.ts). */
+  key: string;
+  /** Its member's start in a flat data text (rules/fields.ts flatPattern), undefined when not read that way. */
+  flat: string | undefined;
 }
 
 /** One node of a compiled expression. */
@@ -31,5 +35,16 @@ export function showNode(node: ExpressionNode): string {
     case 'call': return `${node.name}(${node.args.map(showNode).join(', ')})`;
     case 'type-call': return `${node.name}(${node.type})`;
     default: return `(${showNode(node.left)} ${node.operator} ${showNode(node.right)})`;
+  }
+}
+
+/** The first field reference of a tree (an alarm's value is its field's), undefined when it reads none. */
+export function firstReference(node: ExpressionNode): Extract<ExpressionNode, { kind: 'reference' }> | undefined {
+  switch (node.kind) {
+    case 'reference': return node;
+    case 'literal': case 'type-call': return undefined;
+    case 'negate': case 'not': return firstReference(node.argument);
+    case 'call': return node.args.map(firstReference).find((r) => r !== undefined);
+    default: return firstReference(node.left) ?? firstReference(node.right);
   }
 }

@@ -5,7 +5,7 @@ import { FRESH_TYPE, STALE_TYPE } from '../freshness/stale-events.js';
 import { Condition, conditionTypes, type ConditionStep } from '../rules/condition.js';
 import { formatDuration } from '../rules/duration.js';
 import { staleReason } from '../rules/evaluate.js';
-import { scopeOf, type RuleScope } from '../rules/scope.js';
+import { ScopeRounds, type RuleScope } from '../rules/scope.js';
 import { TypeIndex } from '../rules/type-index.js';
 import type { RecordedEvent, TelemetryStore } from '../storage/store.js';
 import { safetyAnswer } from './answer.js';
@@ -31,17 +31,22 @@ export interface SafetyVerdictOptions {
   spec: SafetySpec | undefined;
   /** How often every rule is judged again (ms); 0: only on readings and timers. */
   intervalMs: number;
+  /** The scopes it shares with the alarms (one per instant); its own when not given. */
+  rounds?: ScopeRounds;
 }
 
 interface RuleState {
   readonly rule: SafetyRule;
   readonly condition: Condition;
   last: ConditionStep | undefined;
+  /** The check that last stepped it (each rule once per check). */
+  round: number;
 }
 
 /** The daemon's one safety verdict. */
 export class SafetyVerdict {
   private readonly opts: SafetyVerdictOptions;
+  private readonly rounds: ScopeRounds;
   private readonly rules: RuleState[];
   private readonly index = new TypeIndex<RuleState>();
   private readonly required: ReadonlySet<string>;
@@ -53,6 +58,9 @@ export class SafetyVerdict {
   /** Since when (monotonic ms) the inputs have said safe without a break. */
   private safeSince: number | undefined;
   private readonly dirty = new Set<string>();
+  private round = 0;
+  /** The monotonic time the `due` timer is set for. */
+  private dueAt: number | undefined;
   private soon: NodeJS.Immediate | undefined;
   private timer: NodeJS.Timeout | undefined;
   private due: NodeJS.Timeout | undefined;
@@ -60,10 +68,11 @@ export class SafetyVerdict {
 
   constructor(opts: SafetyVerdictOptions) {
     this.opts = opts;
+    this.rounds = opts.rounds ?? new ScopeRounds(opts.judge, opts.store.view);
     const previous = recordedVerdict(opts.store.view.get(SAFETY_TYPE));
     const specRules = opts.spec?.rules ?? [];
     const raised = raisedRules(previous, specRules.map((r) => r.name));
-    this.rules = specRules.map((rule) => ({ rule, condition: new Condition(rule.condition, raised.has(rule.name)), last: undefined }));
+    this.rules = specRules.map((rule) => ({ rule, condition: new Condition(rule.condition, raised.has(rule.name)), last: undefined, round: 0 }));
     for (const r of this.rules) this.index.add(r, conditionTypes(r.rule.condition));
     this.required = new Set(opts.spec?.required ?? []);
     this.inputTypes = [...new Set([...this.required, ...this.rules.flatMap((r) => conditionTypes(r.rule.condition))])].sort();
@@ -94,6 +103,8 @@ export class SafetyVerdict {
     this.stopListening?.();
     clearInterval(this.timer);
     clearTimeout(this.due);
+    this.due = undefined;
+    this.dueAt = undefined;
     if (this.soon) clearImmediate(this.soon);
     this.soon = undefined;
   }
@@ -128,17 +139,16 @@ export class SafetyVerdict {
   private judge(all: boolean): void {
     const now = this.opts.clock.now();
     const mono = this.mono();
-    const scope = scopeOf(this.opts.judge, now);
-    const stepped = all ? this.rules : [...new Set([...this.dirty].flatMap((type) => this.index.itemsFor(type)))];
-    this.dirty.clear();
-    for (const r of stepped) r.last = r.condition.step(scope, mono);
-    const reasons = this.opts.spec ? this.reasons(scope) : [NOT_CONFIGURED];
-    let wakeAt = this.rules.reduce<number | undefined>((at, r) => earliest(at, r.last?.dueAt), undefined);
+    const scope = this.rounds.at(now);
+    this.step(all, scope, mono);
+    const reasons = this.opts.spec ? this.reasons(scope, now) : [NOT_CONFIGURED];
+    let wakeAt: number | undefined;
+    for (const r of this.rules) wakeAt = earliest(wakeAt, r.last?.dueAt);
     if (reasons.length > 0) {
       this.safeSince = undefined;
       this.change(false, reasons, now);
     } else if (this.state.safe) {
-      this.state = { ...this.state, reasons: [] };
+      if (this.state.reasons.length > 0) this.state = { ...this.state, reasons: [] };
     } else {
       this.safeSince ??= mono;
       const held = mono - this.safeSince;
@@ -153,9 +163,29 @@ export class SafetyVerdict {
     this.record();
   }
 
-  private reasons(scope: RuleScope): string[] {
+  /** Step every rule, or those that read a type recorded since the last check (each once). */
+  private step(all: boolean, scope: RuleScope, mono: number): void {
+    if (all) {
+      for (const r of this.rules) r.last = r.condition.step(scope, mono);
+    } else {
+      const round = ++this.round;
+      for (const type of this.dirty) {
+        for (const r of this.index.itemsFor(type)) {
+          if (r.round === round) continue;
+          r.round = round;
+          r.last = r.condition.step(scope, mono);
+        }
+      }
+    }
+    this.dirty.clear();
+  }
+
+  private reasons(scope: RuleScope, now: number): string[] {
     const reasons: string[] = [];
+    const judgeMono = this.opts.judge.monoNow();
     for (const type of this.required) {
+      // most checks find every input fresh: told without building its judgement
+      if (this.opts.judge.isFresh(type, now, judgeMono)) continue;
       const judged = scope.judged(type);
       if (!judged?.reading) reasons.push(`${type} is missing (no reading)`);
       else if (judged.freshness.stale) reasons.push(staleReason(judged));
@@ -201,10 +231,16 @@ export class SafetyVerdict {
   }
 
   private wakeAt(at: number | undefined, mono: number): void {
+    if (at === this.dueAt && (at === undefined || this.due !== undefined)) return;
     clearTimeout(this.due);
     this.due = undefined;
+    this.dueAt = at;
     if (at === undefined) return;
-    this.due = setTimeout(() => this.check(true), Math.max(0, Math.ceil(at - mono)));
+    this.due = setTimeout(() => {
+      this.due = undefined;
+      this.dueAt = undefined;
+      this.check(true);
+    }, Math.max(0, Math.ceil(at - mono)));
     this.due.unref();
   }
 

@@ -1,0 +1,199 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { parseMaxAge } from '../lib/max-age.js';
+import { ExactNumber } from '../lib/exact-json.js';
+import { parseExpression } from '../daemon/rules/compile.js';
+import { firstValue, firstValueSlowly, testExpression, testSlowly } from '../daemon/rules/evaluate.js';
+import { UNKNOWN } from '../daemon/rules/fast.js';
+import { fieldValue, flatData } from '../daemon/rules/fields.js';
+import { ScopeRounds, scopeOf } from '../daemon/rules/scope.js';
+import { FreshnessJudge } from '../daemon/freshness/judge.js';
+import { CurrentView, Reading } from '../daemon/storage/current-view.js';
+import { ManualClock } from './helpers/clock.js';
+
+// The fast path of the rule language (daemon/rules/fast.ts, fields.ts) against the slow one
+// (the tree walked, evaluate.ts), which is the reference: the same truth and the same reasons
+// for every row, and the fast value itself exact. Readings carry their data span as the
+// daemon stamps them, so flat data is read member by member (fields.ts flatMember).
+
+const T0 = Date.parse('2026-11-25T01:00:00.000Z');
+const clock = new ManualClock(T0);
+
+/** A reading as the appender makes it: the line, and where its data is in it. */
+function stamped(type: string, seq: number, data: string, ageS = 0, meta = '{}'): Reading {
+  const tsMs = clock.now() - ageS * 1000;
+  const json = `{"seq":${seq},"ts":"${new Date(tsMs).toISOString()}","type":${JSON.stringify(type)},"data":${data},"meta":${meta}}`;
+  const end = json.length - meta.length - 9;
+  return new Reading(type, seq, json, false, clock.monotonic() - ageS * 1000, tsMs, null, tsMs, { start: end - data.length, end });
+}
+
+const view = new CurrentView();
+[
+  ['weather', '{"wind_kmh":45,"temp_c":10,"rh":80,"gust":"high","zero":-0,"big":1e400,"calm":false,"none":null,"s":"a,\\"b\\"}"}'],
+  ['escaped', '{"wind_kmh":5,"note":"x,\\"wind_kmh\\":9","temp_c":-3.5e1,"rh":0,"wind_kmh":7,"on":true,"label":"a}b","nothing":null,"big":1e400}'],
+  ['plain', '{"wind_kmh":5,"note":"x,wind_kmh:9","temp_c":-3.5e1,"rh":0,"wind_kmh":7,"on":true,"label":"a}b","nothing":null,"big":1e400}'],
+  ['nested', '{"a":{"wind_kmh":99},"wind_kmh":3,"list":[1,2]}'],
+  ['spaced', '{"wind_kmh": 4, "state": "dome open"}'],
+  ['weather.station', '{"wind_kmh":5}'],
+  ['power', '{"ups":{"on_battery":false}}', 312.4],
+  ['scalar', '21.5'],
+  ['tagged', '{}', 0, '{"source":"roof","count":2}'],
+].forEach(([type, data, ageS, meta], i) => view.set(stamped(type as string, i + 1, data as string, ageS as number | undefined, meta as string | undefined)));
+const judge = new FreshnessJudge(view, parseMaxAge('power=180', '--max-age'), clock);
+
+// expression, and the fast value (UNKNOWN: the slow path says why)
+const rows: Array<[string, unknown]> = [
+  ['weather.data.wind_kmh > 40', true],
+  ['weather.data.wind_kmh', 45],
+  ['weather.data.gust', 'high'],
+  ['weather.data.gust == "high"', true],
+  ['weather.data.zero == 0', true],
+  ['-weather.data.zero', 0],
+  ['weather.data.big', Infinity],
+  ['weather.data.big > 1', UNKNOWN],
+  ['weather.data.big == weather.data.big', true],
+  ['weather.data.calm', false],
+  ['not weather.data.calm', true],
+  ['weather.data.none', null],
+  ['weather.data.none == 1', UNKNOWN],
+  ['weather.data.s == "a,\\"b\\"}"', true],
+  ['weather.data.missing > 1', UNKNOWN],
+  ['escaped.data.wind_kmh', 7],
+  ['escaped.data.temp_c', -35],
+  ['escaped.data.on and escaped.data.label == "a}b"', true],
+  ['escaped.data.nothing', null],
+  ['escaped.data.note', 'x,"wind_kmh":9'],
+  ['escaped.data.rh', 0],
+  ['plain.data.wind_kmh', 7],
+  ['plain.data.note', 'x,wind_kmh:9'],
+  ['plain.data.on and plain.data.label == "a}b"', true],
+  ['plain.data.temp_c', -35],
+  ['plain.data.nothing', null],
+  ['plain.data.big', Infinity],
+  ['plain.data.kmh', UNKNOWN],
+  ['plain.data.wind', UNKNOWN],
+  ['dewpoint(plain.data.temp_c, plain.data.rh) < 1', UNKNOWN],
+  ['nested.data.wind_kmh', 3],
+  ['nested.data.a.wind_kmh', 99],
+  ['nested.data.list[1]', 2],
+  ['nested.data.list[2]', UNKNOWN],
+  ['spaced.data.wind_kmh + 1', 5],
+  ['spaced.data.state == "dome open"', true],
+  ['weather.station.data.wind_kmh == 5', true],
+  ['scalar.data > 21', true],
+  ['tagged.meta.source == "roof" and tagged.meta.count == 2', true],
+  ['power.data.ups.on_battery', UNKNOWN],
+  ['stale(power) and not stale(weather) and stale(nothing.here)', true],
+  ['age(power) > 312', true],
+  ['age(rain) > 1', UNKNOWN],
+  ['rain.data.mm > 1', UNKNOWN],
+  ['rain.data.mm > 1 or weather.data.wind_kmh > 40', true],
+  ['weather.data.wind_kmh > 40 or rain.data.mm > 1', true],
+  ['rain.data.mm > 1 and weather.data.wind_kmh < 40', false],
+  ['rain.data.mm > 1 and weather.data.wind_kmh > 40', UNKNOWN],
+  ['rain.data.mm > 1 or power.data.x', UNKNOWN],
+  ['weather.data.gust or true', true],
+  ['weather.data.gust and true', UNKNOWN],
+  ['(weather.data.temp_c + 2) * 3 / 4 - 1', 8],
+  ['weather.data.temp_c / 0 > 1', UNKNOWN],
+  ['weather.data.temp_c - weather.data.temp_c', 0],
+  ['abs(-3) == 3 and min(4, 2, 9) == 2 and max(1, 7) == 7', true],
+  ['min(weather.data.zero, 0)', -0],
+  ['max(1, rain.data.mm)', UNKNOWN],
+  ['min(weather.data.gust, 1)', UNKNOWN],
+  ['abs(weather.data.temp_c - dewpoint(weather.data.temp_c, weather.data.rh) - 3.294) < 0.0001', true],
+  ['dewpoint(weather.data.temp_c, 0) < 1', UNKNOWN],
+  ['dewpoint(weather.data.temp_c, 110.5) < 1', UNKNOWN],
+  ['dewpoint(-243.12, 50) < 1', UNKNOWN],
+  ['"a" != "b" and 1 == 1.0 and true != false', true],
+  ['1 == "1"', false],
+  ['"x" > 1', UNKNOWN],
+  ['nested.data.a > 1', UNKNOWN],
+  ['nested.data.a == 1', UNKNOWN],
+  ['not nested.data.list', UNKNOWN],
+];
+
+for (const [text, fast] of rows) {
+  test(`fast and slow agree: ${text}`, () => {
+    const compiled = parseExpression(text);
+    const scope = scopeOf(judge, clock.now());
+    const value = compiled.fast(scope);
+    assert.ok(Object.is(value, fast), `fast value ${String(value)}, expected ${String(fast)}`);
+    assert.equal(testExpression(compiled, scope), testSlowly(compiled, scopeOf(judge, clock.now())));
+    const first = firstValue(compiled, scope);
+    const slow = firstValueSlowly(compiled, scopeOf(judge, clock.now()));
+    assert.equal(plainValue(first), plainValue(slow));
+  });
+}
+
+/** A value outcome with an ExactNumber as its number and its text, to compare. */
+function plainValue(o: ReturnType<typeof firstValue>): unknown {
+  if (!o || !('value' in o)) return o;
+  return o.value instanceof ExactNumber ? { number: o.value.value, text: o.value.text } : { value: o.value };
+}
+
+test('a flat reading is read member by member, any other through the parsed envelope, the values the same as JSON.parse gives', () => {
+  const flat = view.get('plain')!;
+  assert.is(flatData(flat), flat.dataText);
+  for (const type of ['escaped', 'nested', 'spaced', 'weather', 'scalar']) assert.is(flatData(view.get(type)!), null, type);
+  // a reading read back from a file has no data span: never read as flat
+  assert.is(flatData(new Reading('plain', 1, flat.json)), null);
+  for (const type of ['escaped', 'plain', 'nested', 'spaced', 'weather']) {
+    const reading = view.get(type)!;
+    const parsed = JSON.parse(reading.json).data as Record<string, unknown>;
+    for (const key of ['wind_kmh', 'note', 'temp_c', 'rh', 'on', 'label', 'nothing', 'big', 'kmh', 'a', 'state', 'gust', 'zero']) {
+      const expected = Object.hasOwn(parsed, key) ? parsed[key] : UNKNOWN;
+      const got = fieldValue(reading, 'data', [key], flatData(reading));
+      if (typeof expected !== 'object' || expected === null) assert.ok(Object.is(got, expected), `${type} ${key}: ${String(got)}`);
+      else assert.equal(got, expected);
+    }
+  }
+});
+
+test('the alarm value of a flat reading keeps the number as recorded', () => {
+  const first = firstValue(parseExpression('plain.data.temp_c < 0'), scopeOf(judge, clock.now()));
+  assert.equal(plainValue(first), { number: -35, text: '-3.5e1' });
+});
+
+test('ScopeRounds: one scope per instant and view; a new reading or another millisecond makes a new one', () => {
+  const rounds = new ScopeRounds(judge, view);
+  const a = rounds.at(T0);
+  assert.is(rounds.at(T0), a);
+  assert.is.not(rounds.at(T0 + 1), a);
+  const b = rounds.at(T0 + 1);
+  // an expression held by a rule and an alarm (two compilations of one text) is judged once per scope, again in the next
+  const [rule, alarm] = [parseExpression('other.data.x > 1'), parseExpression('other.data.x > 1')];
+  view.set(stamped('other', 99, '{"x":1}'));
+  const c = rounds.at(T0 + 1);
+  assert.is.not(c, b);
+  assert.equal([testExpression(rule, c).truth, testExpression(alarm, c).truth], [false, false]);
+  view.set(stamped('other', 100, '{"x":2}'));
+  assert.equal([testExpression(rule, rounds.at(T0 + 1)).truth, testExpression(alarm, rounds.at(T0 + 1)).truth], [true, true]);
+  assert.equal(testExpression(alarm, c).truth, false);
+});
+
+
+test('FreshnessJudge.isFresh says what judge() says, before and after the limit, across wall-clock steps (its per-reading window included)', () => {
+  const c = new ManualClock(T0);
+  const v = new CurrentView();
+  const start = c.now();
+  const json = `{"seq":1,"ts":"${new Date(start).toISOString()}","type":"wind","data":{"x":1},"meta":{}}`;
+  v.set(new Reading('wind', 1, json, false, c.monotonic(), start, null, start));
+  const j = new FreshnessJudge(v, parseMaxAge('wind=10', '--max-age'), c);
+  const seen: Array<[string, boolean, boolean]> = [];
+  const look = (what: string) => seen.push([what, j.isFresh('wind', c.now()), !j.judge('wind', c.now())!.freshness.stale]);
+  look('at once');
+  c.advance(10_000); look('at the limit');
+  c.step(1); look('wall 1 ms past');
+  c.step(-5_000); look('wall back 5 s');
+  c.advance(4_999); look('mono past the limit, wall at it');
+  c.advance(1); look('mono 1 ms past');
+  c.step(-60_000); look('wall far back, mono past');
+  assert.equal(seen, [
+    ['at once', true, true], ['at the limit', true, true], ['wall 1 ms past', false, false], ['wall back 5 s', true, true],
+    ['mono past the limit, wall at it', false, false], ['mono 1 ms past', false, false], ['wall far back, mono past', false, false],
+  ]);
+  assert.is(j.isFresh('calm', c.now()), false);
+});
+
+test.run();
