@@ -46,7 +46,7 @@ test('run --detach, status, stop: the daemon starts in its own session, answers,
     const json = await cli(['status', '--json', ...at]);
     const body = JSON.parse(json.stdout);
     assert.equal(body, { version: VERSION, pid, started_at: body.started_at, address: `127.0.0.1:${port}`, site_dir: path.resolve(site), run_id: '042', types: 2,
-      recorded: { permanent: 2, ephemeral: 0 }, authenticated: false, suspended_run: null, disk_full: null, forward: [], stale: 0, max_age: {}, learned: {} });
+      recorded: { permanent: 2, ephemeral: 0 }, authenticated: false, suspended_run: null, disk_full: null, forward: [], stale: 0, max_age: {}, learned: {}, rollups: { state: 'ok', since: null, reason: null, last_rebuild: null } });
     assert.match(body.started_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     assert.is(json.stdout, `${(await request(`http://127.0.0.1:${port}`, '/status')).text}\n`, 'exactly the API body');
 
