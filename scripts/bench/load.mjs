@@ -44,7 +44,9 @@ export function runLoad(job, { pin = [], loader = 'autocannon' } = {}) {
       if (error) return reject(new Error(`load generator failed: ${error.message}\n${stderr}`));
       const result = JSON.parse(stdout.trim().split('\n').at(-1));
       if (result.error) return reject(new Error(result.error));
-      resolve(result);
+      // a round without one answer (a machine so loaded that none came within it) has no
+      // latencies: JSON carried its NaN as null; the round is printed as such, not a crash
+      resolve({ ...result, p50: result.p50 ?? NaN, p99: result.p99 ?? NaN });
     });
   });
 }
