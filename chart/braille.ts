@@ -1,5 +1,5 @@
 import { headOfWidth } from '../lib/display-width.js';
-import { boundsOf, fractionOf, joinedRuns, niceTicks, timeLabel, timeTicks, valueLabel, type ChartOptions, type Series } from './series.js';
+import { boundsOf, fractionOf, joinedRuns, niceTicks, timeLabel, timeTicks, valueLabels, type ChartOptions, type Series } from './series.js';
 
 // A chart for the terminal in braille (each character cell holds 2x4 dots): a y axis with
 // round values, the series drawn as lines, an x axis with times. Pure: lines of text out.
@@ -13,7 +13,7 @@ export function brailleChart(series: readonly Series[], options: ChartOptions): 
   const { x0, x1, y0, y1 } = boundsOf(series, options);
   const plotRows = Math.max(2, options.height - 2);
   const ticks = niceTicks(y0, y1, Math.max(2, Math.floor(plotRows / 2)));
-  const labels = ticks.map(valueLabel);
+  const labels = valueLabels(ticks);
   const labelWidth = Math.max(...labels.map((l) => l.length), 1);
   const cols = Math.max(4, options.width - labelWidth - 2);
   const cells = Array.from({ length: plotRows }, () => new Uint8Array(cols));

@@ -90,19 +90,28 @@ export function niceTicks(lo: number, hi: number, count: number): number[] {
   const [a, b] = [down(lo), down(hi)];
   const raw = (b - a) / Math.max(1, count);
   if (!(raw > 0)) return [lo];
+  // a range within the last digits a double holds (0.3 and 0.30000000000000004): no round step
+  // between them survives the 12 digits ticks are kept to, and a step below a double's spacing
+  // never moves the count on; the ends are the ticks
+  if (raw < Math.max(Math.abs(a), Math.abs(b)) * 1e-10) return [lo, hi];
   const power = 10 ** Math.floor(Math.log10(raw));
   const step = [1, 2, 5, 10].map((m) => m * power).find((s) => s >= raw) ?? 10 * power;
   const ticks: number[] = [];
-  for (let i = Math.ceil(a / step); i * step <= b + step * 1e-9; i++) {
-    const v = Number(up(Number((i * step).toPrecision(12))).toPrecision(12));
+  const first = Math.ceil(a / step);
+  for (let k = 0; (first + k) * step <= b + step * 1e-9 && k <= 10 * Math.max(1, count); k++) {
+    const v = Number(up(Number(((first + k) * step).toPrecision(12))).toPrecision(12));
     if (Number.isFinite(v)) ticks.push(v);
   }
   return ticks;
 }
 
-/** A value as an axis label: short, without float noise. */
-export function valueLabel(v: number): string {
-  return String(Number(v.toPrecision(6)));
+/** Axis labels of `ticks`: 6 significant digits, more when fewer would write two ticks alike (101325.001 and 101325.002). */
+export function valueLabels(ticks: readonly number[]): string[] {
+  for (let digits = 6; digits < 17; digits++) {
+    const labels = ticks.map((v) => String(Number(v.toPrecision(digits))));
+    if (new Set(labels).size === new Set(ticks).size) return labels;
+  }
+  return ticks.map(String);
 }
 
 const MINUTE = 60_000;

@@ -1,4 +1,4 @@
-import { boundsOf, fractionOf, joinedRuns, niceTicks, timeLabel, timeTicks, valueLabel, type ChartOptions, type Series } from './series.js';
+import { boundsOf, fractionOf, joinedRuns, niceTicks, timeLabel, timeTicks, valueLabels, type ChartOptions, type Series } from './series.js';
 
 // A chart as SVG text (for the HTML report, `plot --svg` and `--png`): axes with round values
 // and times, one polyline per series in its own colour, a legend. Pure: text out.
@@ -21,11 +21,12 @@ export function svgChart(series: readonly Series[], options: ChartOptions): stri
     `<rect width="${width}" height="${height}" fill="#ffffff"/>`,
   ];
   if (options.title) parts.push(`<text x="${MARGIN.left}" y="18" font-size="13" font-weight="bold">${escapeXml(options.title)}</text>`);
-  for (const t of niceTicks(y0, y1, 5)) {
-    const y = fixed(toY(t));
+  const ticks = niceTicks(y0, y1, 5);
+  valueLabels(ticks).forEach((label, i) => {
+    const y = fixed(toY(ticks[i]!));
     parts.push(`<line x1="${MARGIN.left}" y1="${y}" x2="${width - MARGIN.right}" y2="${y}" stroke="#e0e0e0"/>`,
-      `<text x="${MARGIN.left - 6}" y="${y}" text-anchor="end" dominant-baseline="middle">${escapeXml(valueLabel(t))}</text>`);
-  }
+      `<text x="${MARGIN.left - 6}" y="${y}" text-anchor="end" dominant-baseline="middle">${escapeXml(label)}</text>`);
+  });
   for (const ms of timeTicks(x0, x1, Math.max(2, Math.floor(pw / 70)), zone)) {
     parts.push(`<line x1="${fixed(toX(ms))}" y1="${MARGIN.top}" x2="${fixed(toX(ms))}" y2="${height - MARGIN.bottom}" stroke="#f0f0f0"/>`,
       `<text x="${fixed(toX(ms))}" y="${height - MARGIN.bottom + 16}" text-anchor="middle">${escapeXml(timeLabel(ms, x1 - x0, zone))}</text>`);

@@ -73,6 +73,10 @@ const RANGES: [string, [string, string], string[], string][] = [
   ['+-1.8e308', ['1.7976931348623157e308', '-1.7976931348623157e308'], ['-1e+308:227.2', '0:156', '1e+308:84.8'], '60,28 241,284'],
   ['one value', ['7', '7'], ['4:265.7', '6:192.6', '8:119.4', '10:46.3'], '60,156 241,156'],
   ['+-1e-300', ['1e-300', '-1e-300'], ['-1e-300:284', '-5e-301:220', '0:156', '5e-301:92', '1e-300:28'], '60,28 241,284'],
+  // within a double's last digits (0.1 + 0.2): the ends are the ticks, written apart (this hung, 2 GB, then crashed)
+  ['last digits', ['0.30000000000000004', '0.3'], ['0.3:284', '0.30000000000000004:28'], '60,28 241,284'],
+  // a small range beside large values: labels with the digits that tell them apart
+  ['101325.001 to .003', ['101325.001', '101325.003'], ['101325.001:284', '101325.0015:220', '101325.002:156', '101325.0025:92', '101325.003:28'], '60,284 241,28'],
 ];
 
 test('--svg over huge, flat and tiny ranges: points inside the plot, round y labels where their values are', async () => {
@@ -97,6 +101,8 @@ test('in the terminal over huge, flat and tiny ranges: the y labels drawn, the l
     [0, ['', '', ' 1e+308', '', '', '      0', '', '-1e+308', '', ''], all],
     [1, ['10', '', '', ' 8', '', '', ' 6', '', '', ' 4'], [5]],
     [2, [' 1e-300', '', ' 5e-301', '', '', '      0', '', '-5e-301', '', '-1e-300'], all],
+    [3, ['0.30000000000000004', '', '', '', '', '', '', '', '', '                0.3'], all],
+    [4, [' 101325.003', '', '101325.0025', '', '', ' 101325.002', '', '101325.0015', '', ' 101325.001'], all],
   ];
   for (const [i, labels, drawn] of rows) {
     const run = await cli(['plot', `range${i}.v`, ...SPAN, ...port()]);
