@@ -84,11 +84,14 @@ test('the verdict through its inputs: missing, safe_for, not a number, missing f
   clock.advance(1_800_100);
   assert.is(await safety(d), body(false, at(900_000), ['weather is stale (age 1800.1 s, limit 1800 s)', 'rule wind cannot be judged: weather is stale (age 1800.1 s, limit 1800 s)'],
     `"power":{"age_s":2700.1,"stale":false,"value":{"ups":"ok"}},"weather":{"age_s":1800.1,"stale":true,"value":{"wind_kmh":35}}`));
-  // one event per change of safe: the first verdict, safe, unsafe
+  // one event per change of safe or of the rules raised (a restart takes them back from the
+  // latest): the first verdict, safe, unsafe, wind raised, wind cleared (unsafe while safe_for holds)
   assert.equal(await verdictEvents(d), [
     { safe: false, reasons: ['weather is missing (no reading)', 'power is missing (no reading)', `rule wind cannot be judged: ${missing}`], since: T0 },
     { safe: true, reasons: [], since: at(900_000) },
     { safe: false, reasons: ['rule wind cannot be judged: weather.data.wind_kmh is not a number ("fast")'], since: at(900_000) },
+    { safe: false, reasons: ['rule wind: weather.data.wind_kmh > 40'], since: at(900_000) },
+    { safe: false, reasons: ['safe for 0s of 15m'], since: at(900_000) },
   ]);
 }));
 
@@ -112,7 +115,11 @@ when = "weather.data.rain"
   assert.equal((await reasonsAfter('', 30_000)).safe, true);
   // unsafe at once, a single reading is enough
   assert.equal((await reasonsAfter('{"rain":true}', 0)).safe, false);
-  assert.equal((await verdictEvents(d)).map((e) => e.safe), [false, true, false]);
+  // an event per change of safe or of the rules raised (rain raised, then cleared while safe_for holds it unsafe)
+  assert.equal((await verdictEvents(d)).map((e) => [e.safe, e.reasons]), [
+    [false, ['rule rain cannot be judged: weather is missing (no reading)']], [false, ['rule rain: weather.data.rain']],
+    [false, ['safe for 0s of 1m']], [true, []], [false, ['rule rain: weather.data.rain']],
+  ]);
 }));
 
 test('without a [safety] section: unsafe, configured false, and nothing recorded', () => withSafety(undefined, async (d) => {

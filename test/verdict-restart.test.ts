@@ -77,4 +77,37 @@ test('restart: safe kept with its since only while the inputs say safe; raised s
   }
 });
 
+// hostile tester I, finding 1: a rule raised while the verdict was already unsafe for another
+// reason is recorded (an event per change of the rules raised), so a kill -9 after the other
+// reason went keeps it raised: the reading between clear and raise says unsafe, never SAFE
+test('restart: a rule raised while already unsafe stays raised after kill -9 (its event recorded)', async () => {
+  const dir = tempDir();
+  const site = path.join(dir, 'site');
+  const config = path.join(dir, 'meridian.toml');
+  fs.writeFileSync(config, `${RULE('weather.data.w > 40', 'weather.data.w < 30')}[[safety.rule]]\nname = "rain"\nwhen = "rain.data.wet"\n`);
+  let daemon = await spawnDaemon({ siteDir: site, args: ['--config', config, '--max-age', 'weather=600,rain=600'] });
+  const reasons = async () => ((await request(daemon.url, '/safety')).json as { reasons: string[] }).reasons;
+  try {
+    await postEvent(daemon.url, { type: 'weather', data: { w: 10 } });
+    await postEvent(daemon.url, { type: 'rain', data: { wet: true } });
+    assert.equal(await reasons(), ['rule rain: rain.data.wet']);
+    await postEvent(daemon.url, { type: 'weather', data: { w: 50 } });
+    assert.equal(await reasons(), ['rule wind: weather.data.w > 40', 'rule rain: rain.data.wet']);
+    await postEvent(daemon.url, { type: 'rain', data: { wet: false } });
+    await postEvent(daemon.url, { type: 'weather', data: { w: 35 } });
+    assert.equal(await reasons(), ['rule wind: weather.data.w > 40']);
+    daemon.child.kill('SIGKILL');
+    assert.is(await daemon.exited, 'SIGKILL');
+    daemon = await spawnDaemon({ siteDir: site, port: daemon.port, args: ['--config', config, '--max-age', 'weather=600,rain=600'] });
+    const after = (await request(daemon.url, '/safety')).json as { safe: boolean; reasons: string[] };
+    assert.equal([after.safe, after.reasons], [false, ['rule wind: weather.data.w > 40']]);
+    const events = ((await request(daemon.url, '/history?type=meridian.safety')).json.events as Array<{ data: { safe: boolean; reasons: string[] } }>).map((e) => [e.data.safe, e.data.reasons]);
+    assert.equal(events.slice(-3), [[false, ['rule rain: rain.data.wet']], [false, ['rule wind: weather.data.w > 40', 'rule rain: rain.data.wet']], [false, ['rule wind: weather.data.w > 40']]]);
+  } finally {
+    daemon.child.kill('SIGKILL');
+    await daemon.exited;
+    removeDir(dir);
+  }
+});
+
 test.run();

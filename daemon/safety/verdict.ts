@@ -54,6 +54,8 @@ export class SafetyVerdict {
   private state: VerdictState;
   /** The safe value last recorded as an event (undefined: none yet). */
   private recorded: boolean | undefined;
+  /** The rules raised when the last event was recorded (their names in the config's order): a restart takes them back from it. */
+  private recordedRaised: string;
   private recording = false;
   /** Since when (monotonic ms) the inputs have said safe without a break. */
   private safeSince: number | undefined;
@@ -80,6 +82,7 @@ export class SafetyVerdict {
     this.state = previous ?? { safe: false, since: formatTs(now), reasons: [] };
     // a daemon without [safety] records nothing until a recorded safe verdict must be taken back
     this.recorded = previous?.safe ?? (opts.spec ? undefined : false);
+    this.recordedRaised = specRules.filter((r) => raised.has(r.name)).map((r) => r.name).join('\n');
     // a safe verdict survives a restart (with its since) only if the inputs still say safe: the first check decides
   }
 
@@ -215,19 +218,31 @@ export class SafetyVerdict {
     this.soon ??= setImmediate(() => this.check(false));
   }
 
-  /** Record the verdict when it differs from the last one recorded (a failed write is tried again on the next check). */
+  /**
+   * Record the verdict when it differs from the last one recorded: `safe`, or the rules raised (a
+   * rule raised or cleared while the verdict stays unsafe is a change too: a restart takes the
+   * raised rules back from the latest event). A failed write is tried again on the next check.
+   */
   private record(): void {
     const state = this.state;
-    if (this.recording || state.safe === this.recorded) return;
+    const raised = this.raisedNames();
+    if (this.recording || (state.safe === this.recorded && raised === this.recordedRaised)) return;
     this.recording = true;
     this.opts.store.append(verdictEvent(state)).then(() => {
       this.recorded = state.safe;
+      this.recordedRaised = raised;
       this.recording = false;
-      if (this.state.safe !== this.recorded) this.record();
+      if (this.state.safe !== this.recorded || this.raisedNames() !== this.recordedRaised) this.record();
     }, (error: unknown) => {
       this.recording = false;
       this.opts.logger.warn(`could not record ${SAFETY_TYPE} (${(error as Error).message}); trying again`);
     });
+  }
+
+  private raisedNames(): string {
+    let names = '';
+    for (const r of this.rules) if (r.condition.raised) names += names === '' ? r.rule.name : `\n${r.rule.name}`;
+    return names;
   }
 
   private wakeAt(at: number | undefined, mono: number): void {
