@@ -29,9 +29,37 @@ function table(s: Section, width: number): string[] {
 }
 
 function fit(cell: string, width: number, right: boolean): string {
-  const text = displayWidth(cell) > width ? `${headOfWidth(cell, width - 1)}…` : cell;
+  const text = displayWidth(cell) <= width ? cell : roundedToFit(cell, width) ?? `${headOfWidth(cell, width - 1)}…`;
   const pad = ' '.repeat(Math.max(0, width - displayWidth(text)));
   return right ? pad + text : text + pad;
+}
+
+const NUMBER = /^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+
+// a number too wide for its column is rounded to the significant digits that fit, its exponent
+// kept (1.2345678901234567e-05 at 10 columns: 1.23457e-5), never cut: a cut number reads as
+// another magnitude (hostile tester J, finding 3); undefined when not a number or nothing fits
+function roundedToFit(cell: string, width: number): string | undefined {
+  if (!NUMBER.test(cell)) return undefined;
+  const value = Number(cell);
+  for (let digits = 16; digits >= 1; digits--) {
+    const rounded = shorter(value, digits);
+    const forms = [String(rounded), rounded.toExponential().replace('e+', 'e')];
+    const short = forms.reduce((a, b) => (b.length < a.length ? b : a));
+    if (short.length <= width) return short;
+  }
+  return undefined;
+}
+
+// `value` to `digits` significant digits: rounded, or cut toward zero where rounding would pass
+// a double's range (1.7976931348623157e308 to 6 digits: 1.79769e308, not Infinity)
+function shorter(value: number, digits: number): number {
+  const rounded = Number(value.toPrecision(digits));
+  if (Number.isFinite(rounded)) return rounded;
+  const [mantissa, exponent] = value.toExponential().split('e') as [string, string];
+  const sign = mantissa.startsWith('-') ? '-' : '';
+  const m = mantissa.slice(sign.length);
+  return Number(`${sign}${digits === 1 ? m[0] : m.slice(0, digits + 1)}e${exponent}`);
 }
 
 function wrap(line: string, width: number): string[] {
