@@ -33,7 +33,7 @@ const FAILS: Outcome = Object.freeze({ truth: false, reasons: Object.freeze([]) 
 
 /** Whether `expression` holds now (unknown when it cannot be told, with the reasons): the fast form, the slow path only for the reasons. */
 export function testExpression(expression: CompiledExpression, scope: RuleScope): Outcome {
-  const v = scope.fastValue(expression.text, expression.fast);
+  const v = scope.fastValue(expression);
   if (v === true) return HOLDS;
   if (v === false) return FAILS;
   return testSlowly(expression, scope);
