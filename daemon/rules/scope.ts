@@ -58,7 +58,7 @@ export function scopeOf(judge: FreshnessJudge, now: number, cells: ScopeCells = 
       if (cell === undefined) {
         const key = `${candidate.type}\u0000${candidate.key}`;
         cell = cells.fields.get(key);
-        if (cell === undefined) cells.fields.set(key, cell = { reading: undefined, value: undefined });
+        if (cell === undefined) cells.fields.set(key, cell = { reading: undefined, value: undefined, first: undefined });
         candidate.cell = cell;
       }
       // a field's value is the reading's alone: kept until another reading of the type is read
@@ -70,6 +70,7 @@ export function scopeOf(judge: FreshnessJudge, now: number, cells: ScopeCells = 
       const value = fieldValue(reading, candidate.part, candidate.path, lastFlat, candidate.flat);
       cell.reading = reading;
       cell.value = value;
+      cell.first = undefined;
       return value;
     },
     fastValue(expression) {

@@ -20,6 +20,8 @@ export interface ReferenceCandidate {
 export interface FieldCell {
   reading: object | undefined;
   value: unknown;
+  /** What firstValue makes of the value (rules/evaluate.ts: an ExactNumber for a number), made once for the reading; undefined until asked. */
+  first: unknown;
 }
 
 /** One node of a compiled expression. */
