@@ -8,6 +8,7 @@ import { UNKNOWN } from '../daemon/rules/fast.js';
 import { fieldValue, flatData } from '../daemon/rules/fields.js';
 import { ScopeRounds, scopeOf } from '../daemon/rules/scope.js';
 import { FreshnessJudge } from '../daemon/freshness/judge.js';
+import { CadenceLearner, LEARN_FACTOR, LEARN_WINDOW, LEARNED_FLOOR_S } from '../daemon/freshness/learner.js';
 import { CurrentView, Reading } from '../daemon/storage/current-view.js';
 import { ManualClock } from './helpers/clock.js';
 
@@ -173,6 +174,43 @@ test('ScopeRounds: one scope per instant and view; a new reading or another mill
 });
 
 
+test('ScopeRounds: a field read by several expressions is read once per reading, each scope reading its own', () => {
+  const rounds = new ScopeRounds(judge, view);
+  // two compilations reading one field (a rule's and an alarm's), and a third reading another
+  const [sum, product, other] = [parseExpression('cell.data.x + 0'), parseExpression('cell.data.x * 1'), parseExpression('cell.data.y')];
+  view.set(stamped('cell', 200, '{"x":1,"y":"a"}'));
+  const a = rounds.at(T0 + 2);
+  assert.equal([sum.fast(a), product.fast(a), other.fast(a)], [1, 1, 'a']);
+  view.set(stamped('cell', 201, '{"x":2,"y":"b"}'));
+  const b = rounds.at(T0 + 2);
+  assert.equal([product.fast(b), sum.fast(b), other.fast(b)], [2, 2, 'b']);
+  // the older scope, asked again after the newer one, still reads its own reading
+  assert.equal([sum.fast(a), product.fast(a), other.fast(a), sum.fast(b)], [1, 1, 'a', 2]);
+  // a reading without the field: unknown in its scope, not the value the last scope read
+  view.set(stamped('cell', 202, '{"y":"c"}'));
+  assert.equal([sum.fast(rounds.at(T0 + 2)), product.fast(b)], [UNKNOWN, 2]);
+});
+
+test('the learned limit: the median of the newest LEARN_WINDOW intervals, kept sorted as they come, equal to a sort of the ring', () => {
+  const learner = new CadenceLearner();
+  const intervals: number[] = [];
+  let mono = 1000;
+  learner.seen('t', mono);
+  // ties, a run going down, one going up, and more than two windows, so that every place of the ring is left
+  const pattern = [1000, 1000, 250, 4000, 999.5, 1000, 3, 3, 7000, 1200];
+  for (let i = 0; i < 3 * LEARN_WINDOW + 7; i++) {
+    const interval = pattern[i % pattern.length]! + (i % 7 === 0 ? i : 0);
+    mono += interval;
+    intervals.push(interval);
+    learner.seen('t', mono);
+    const ring = intervals.slice(-LEARN_WINDOW).sort((x, y) => x - y);
+    const m = ring.length >> 1;
+    const median = ring.length % 2 === 1 ? ring[m]! : (ring[m - 1]! + ring[m]!) / 2;
+    const expected = intervals.length < 5 ? undefined : Math.max(LEARNED_FLOOR_S, Math.round((LEARN_FACTOR * median) / 100) / 10);
+    assert.is(learner.limitOf('t'), expected, `after ${intervals.length} intervals`);
+  }
+});
+
 test('FreshnessJudge.isFresh says what judge() says, before and after the limit, across wall-clock steps (its per-reading window included)', () => {
   const c = new ManualClock(T0);
   const v = new CurrentView();
@@ -194,6 +232,16 @@ test('FreshnessJudge.isFresh says what judge() says, before and after the limit,
     ['mono past the limit, wall at it', false, false], ['mono 1 ms past', false, false], ['wall far back, mono past', false, false],
   ]);
   assert.is(j.isFresh('calm', c.now()), false);
+  // a newer reading of the type that is older by its ts (stale at once) while the one before is still surely fresh, then a fresh one again: each judged as judge() does
+  v.set(new Reading('wind', 4, `{"seq":4,"ts":"${new Date(c.now()).toISOString()}","type":"wind","data":{"x":4},"meta":{}}`, false, c.monotonic(), c.now(), null, c.now()));
+  assert.is(j.isFresh('wind', c.now()), true);
+  const old = c.now() - 30_000;
+  v.set(new Reading('wind', 2, `{"seq":2,"ts":"${new Date(old).toISOString()}","type":"wind","data":{"x":2},"meta":{}}`, false, c.monotonic(), old, null, c.now()));
+  assert.equal([j.isFresh('wind', c.now()), j.judge('wind', c.now())!.freshness.stale], [false, true]);
+  v.set(new Reading('wind', 3, `{"seq":3,"ts":"${new Date(c.now()).toISOString()}","type":"wind","data":{"x":3},"meta":{}}`, false, c.monotonic(), c.now(), null, c.now()));
+  assert.equal([j.isFresh('wind', c.now()), j.judge('wind', c.now())!.freshness.stale], [true, false]);
+  c.advance(10_001);
+  assert.equal([j.isFresh('wind', c.now()), j.judge('wind', c.now())!.freshness.stale], [false, true]);
 });
 
 test.run();

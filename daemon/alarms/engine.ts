@@ -48,6 +48,10 @@ interface Alarm {
   wake: number;
   /** Its shelf's end and its escalation's time on the monotonic clock, each with the wall time it was taken from. */
   clocks: MonoDeadlines;
+  /** When (monotonic ms) a reading it reads was recorded since its last look, undefined when none was. */
+  dirtyAt: number | undefined;
+  /** Its place in the engine's dirty list when it was last put there (an earlier place is left behind). */
+  listedAt: number;
 }
 
 /** Runs the configured alarms. */
@@ -57,7 +61,8 @@ export class AlarmEngine {
   /** The alarms that read each type. */
   private readonly byType = new Map<string, Alarm[]>();
   /** The alarms a recorded reading may have changed, each with when (monotonic ms) the first such reading came. */
-  private readonly dirty = new Map<Alarm, number>();
+  /** The alarms a reading made dirty since the last look at them, in the order they became so (an entry behind the alarm's listedAt is left over). */
+  private dirty: Alarm[] = [];
   private readonly listeners = new Set<(alarm: AlarmAnswer) => void>();
   private soon: NodeJS.Immediate | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -84,7 +89,7 @@ export class AlarmEngine {
     for (const spec of specs) {
       const worst = spec.levels.reduce((w, l) => (rank(l.severity) > rank(w) ? l.severity : w), spec.levels[0]!.severity);
       const record = this.loaded(spec.id, saved.records.get(spec.id)) ?? freshRecord(worst, clock.now());
-      const alarm: Alarm = { spec, types: inputTypes(spec), worst, record, pending: new Map(), wake: Infinity, clocks: emptyDeadlines() };
+      const alarm: Alarm = { spec, types: inputTypes(spec), worst, record, pending: new Map(), wake: Infinity, clocks: emptyDeadlines(), dirtyAt: undefined, listedAt: -1 };
       this.alarms.set(spec.id, alarm);
       for (const type of alarm.types) {
         this.byType.set(type, [...(this.byType.get(type) ?? []), alarm]);
@@ -121,7 +126,11 @@ export class AlarmEngine {
       const readers = event.makeCurrent ? this.byType.get(event.reading.type) : undefined;
       if (!readers) return;
       let at: number | undefined;
-      for (const alarm of readers) if (!this.dirty.has(alarm)) this.dirty.set(alarm, at ??= this.mono());
+      for (const alarm of readers) {
+        if (alarm.dirtyAt !== undefined) continue;
+        alarm.dirtyAt = at ??= this.mono();
+        alarm.listedAt = this.dirty.push(alarm) - 1;
+      }
       this.soon ??= setImmediate(() => this.lookAtDirty());
     });
     if (this.deps.intervalMs > 0) {
@@ -206,7 +215,14 @@ export class AlarmEngine {
 
   private lookAtDirty(): void {
     this.soon = undefined;
-    const alarms = [...this.dirty.keys()];
+    const listed = this.dirty;
+    this.dirty = [];
+    // an alarm looked at since it was listed (by a full look) is not dirty, one listed again is looked at in its later place
+    const alarms: Alarm[] = [];
+    for (let i = 0; i < listed.length; i++) {
+      const alarm = listed[i]!;
+      if (alarm.dirtyAt !== undefined && alarm.listedAt === i) alarms.push(alarm);
+    }
     this.lookAt(alarms);
   }
 
@@ -222,8 +238,8 @@ export class AlarmEngine {
     for (const alarm of alarms) {
       const { spec, record } = alarm;
       // a debounce starts when the reading that made the condition hold was recorded, not when it was looked at
-      const seenAt = this.dirty.get(alarm) ?? mono;
-      this.dirty.delete(alarm);
+      const seenAt = alarm.dirtyAt ?? mono;
+      alarm.dirtyAt = undefined;
       if (this.quietLook(alarm, ctx, now, mono)) continue;
       const look = lookAtLevels(spec.levels, record.raised, alarm.pending, spec.forMs, ctx, { at: seenAt, now: mono });
       // an input that cannot be read keeps the value last read (the reason says why it is not current)

@@ -74,8 +74,8 @@ function readStale(scope: RuleScope): RuleScope {
     },
     valueAt: (reading, candidate) => scope.valueAt(reading, candidate),
     // its own values (stale read as fresh): never the values the scope it wraps remembers
-    fastValue(_text, fast) {
-      return fast(this);
+    fastValue(expression) {
+      return expression.fast(this);
     },
   };
 }

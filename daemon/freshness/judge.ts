@@ -52,8 +52,12 @@ export class FreshnessJudge {
   /** Per reading, the text of its freshness member around the age: `"type":{"age_s":` and `,"max_age_s":N,"max_age_from":F,"stale":`, and N. */
   private readonly memberText = new WeakMap<Reading, [head: string, middle: string, limit: number | undefined]>();
   private readonly ownLimit = new WeakMap<Reading, number | null>();
-  /** Per reading judged fresh by isFresh: until when (wall and monotonic ms) it surely stays so (its limit cannot change: a new limit comes with a new reading). */
-  private readonly freshUntil = new WeakMap<Reading, [wall: number, mono: number]>();
+  /**
+   * Per type, its reading last judged fresh by isFresh and until when (wall and monotonic ms) it
+   * surely stays so (its limit cannot change: a new limit comes with a new reading); one record
+   * a type, updated in place (a WeakMap entry per reading showed in the profile).
+   */
+  private readonly freshUntil = new Map<string, { reading: Reading; wall: number; mono: number }>();
   private sorted: { version: number; readings: Reading[] } | undefined;
   private sortedAll: { version: number; types: { type: string; reading: Reading | undefined }[] } | undefined;
   private readonly clock: Clock | undefined;
@@ -112,12 +116,19 @@ export class FreshnessJudge {
     const reading = this.view.get(type);
     if (reading === undefined) return false;
     // fresh while both its age by ts and the time since it was received are within the limit: known once per reading
-    const until = this.freshUntil.get(reading);
-    if (until !== undefined && now <= until[0] && mono <= until[1]) return true;
+    const until = this.freshUntil.get(type);
+    if (until !== undefined && until.reading === reading && now <= until.wall && mono <= until.mono) return true;
     const limit = this.readingLimit(reading);
     const fresh = !isPastLimit(this.ageOf(reading, now, mono), limit);
     if (fresh && limit !== undefined && !Number.isNaN(reading.tsMs) && !Number.isNaN(reading.receivedMono)) {
-      this.freshUntil.set(reading, [reading.tsMs + limit * 1000, reading.receivedMono + limit * 1000]);
+      const wall = reading.tsMs + limit * 1000;
+      const monoUntil = reading.receivedMono + limit * 1000;
+      if (until === undefined) this.freshUntil.set(type, { reading, wall, mono: monoUntil });
+      else {
+        until.reading = reading;
+        until.wall = wall;
+        until.mono = monoUntil;
+      }
     }
     return fresh;
   }

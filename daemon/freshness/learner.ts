@@ -3,8 +3,8 @@
 // LEARN_AFTER intervals apart in this daemon's life, its limit is
 // max(LEARNED_FLOOR_S, LEARN_FACTOR x the median of its last LEARN_WINDOW intervals), in tenths
 // of a second. Intervals are between receipts on the monotonic clock; readings received at the
-// same instant (one batch) are one sighting. The work per recorded reading is a map look-up
-// and a store into a ring; the median is taken when a limit is asked for.
+// same instant (one batch) are one sighting. The work per recorded reading is a map look-up,
+// a store into a ring and one move of the sorted intervals; the median is read when a limit is asked for.
 // A restart hands the limits of the daemon's last life (limits-file.ts) to restore(): each is
 // the type's limit until the type is learned again. A required safety input recovered at
 // start-up whose limit is not known (the file lost or damaged, no limit learned when it was
@@ -29,7 +29,7 @@ interface Cadence {
   seen: number;
   /** The limit for the intervals seen (seconds), null when not yet taken. */
   limit: number | null;
-  /** Where the median is taken (a copy of the ring, sorted). */
+  /** The ring's intervals sorted, in its first min(seen, LEARN_WINDOW) places: kept so as each interval comes (the median is read from it). */
   readonly sorted: Float64Array;
 }
 
@@ -62,7 +62,12 @@ export class CadenceLearner {
     if (!(interval > 0)) return;
     this.seenAgain(type);
     cadence.last = mono;
-    cadence.intervals[cadence.seen % LEARN_WINDOW] = interval;
+    const slot = cadence.seen % LEARN_WINDOW;
+    let n = Math.min(cadence.seen, LEARN_WINDOW);
+    // the interval leaving the ring leaves the sorted ones, the new one is put in its place among them
+    if (cadence.seen >= LEARN_WINDOW) n = removeSorted(cadence.sorted, n, cadence.intervals[slot]!);
+    insertSorted(cadence.sorted, n, interval);
+    cadence.intervals[slot] = interval;
     cadence.seen++;
     cadence.limit = null;
   }
@@ -74,13 +79,7 @@ export class CadenceLearner {
       const restored = this.restored.get(type);
       return restored === 'floor' ? LEARNED_FLOOR_S : restored;
     }
-    if (cadence.limit === null) {
-      // once the ring is full the median is taken in a buffer of the cadence's own: nothing allocated per reading
-      let intervals = cadence.sorted;
-      if (cadence.seen >= LEARN_WINDOW) intervals.set(cadence.intervals);
-      else intervals = cadence.intervals.slice(0, cadence.seen);
-      cadence.limit = learnedLimit(intervals);
-    }
+    cadence.limit ??= learnedLimit(cadence.sorted, Math.min(cadence.seen, LEARN_WINDOW));
     return cadence.limit;
   }
 
@@ -108,18 +107,27 @@ export class CadenceLearner {
   }
 }
 
-/** max(floor, factor x median) in tenths of a second, from intervals in ms. */
-export function learnedLimit(intervals: Float64Array): number {
-  // sorted in place by insertion: at most LEARN_WINDOW numbers, taken again after each reading of a
-  // type the rules read (a typed array's sort() cost several times as much)
-  const sorted = intervals;
-  for (let i = 1; i < sorted.length; i++) {
-    const v = sorted[i]!;
-    let j = i - 1;
-    for (; j >= 0 && sorted[j]! > v; j--) sorted[j + 1] = sorted[j]!;
-    sorted[j + 1] = v;
-  }
-  const middle = sorted.length >> 1;
-  const median = sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+/** max(floor, factor x median) in tenths of a second, from the first `n` of `sorted` (intervals in ms, ascending). */
+export function learnedLimit(sorted: Float64Array, n: number): number {
+  const middle = n >> 1;
+  const median = n % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
   return Math.max(LEARNED_FLOOR_S, Math.round((LEARN_FACTOR * median) / 100) / 10);
+}
+
+// the sorted intervals are kept so as they come (a sort of the ring after each reading of a type
+// the rules read showed in the ingest profile): one removal and one insertion, at most LEARN_WINDOW moves
+
+/** Remove one `value` from the first `n` of `sorted`; the count left. */
+function removeSorted(sorted: Float64Array, n: number, value: number): number {
+  let i = 0;
+  while (i < n && sorted[i] !== value) i++;
+  for (; i < n - 1; i++) sorted[i] = sorted[i + 1]!;
+  return n - 1;
+}
+
+/** Put `value` among the first `n` of `sorted`, in order. */
+function insertSorted(sorted: Float64Array, n: number, value: number): void {
+  let j = n - 1;
+  for (; j >= 0 && sorted[j]! > value; j--) sorted[j + 1] = sorted[j]!;
+  sorted[j + 1] = value;
 }

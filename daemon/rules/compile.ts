@@ -19,6 +19,17 @@ export interface CompiledExpression {
   readonly fast: FastExpression;
   /** Its first field reference (rules/evaluate.ts firstValue), undefined when it reads none. */
   readonly first: Extract<ExpressionNode, { kind: 'reference' }> | undefined;
+  /**
+   * Where its value is kept for the scope that took it last (rules/scope.ts fastValue), shared
+   * with every expression of the same text judged through the same ScopeRounds; unset until then.
+   */
+  cell?: ValueCell;
+}
+
+/** An expression's value and the scope it was taken in (undefined: none yet). */
+export interface ValueCell {
+  scope: object | undefined;
+  value: unknown;
 }
 
 /** Why an expression cannot be compiled: what, and where (0-based character index). */

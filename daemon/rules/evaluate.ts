@@ -33,7 +33,7 @@ const FAILS: Outcome = Object.freeze({ truth: false, reasons: Object.freeze([]) 
 
 /** Whether `expression` holds now (unknown when it cannot be told, with the reasons): the fast form, the slow path only for the reasons. */
 export function testExpression(expression: CompiledExpression, scope: RuleScope): Outcome {
-  const v = scope.fastValue(expression.text, expression.fast);
+  const v = scope.fastValue(expression);
   if (v === true) return HOLDS;
   if (v === false) return FAILS;
   return testSlowly(expression, scope);
@@ -58,7 +58,12 @@ export function firstValue(expression: CompiledExpression, scope: RuleScope): Va
     if (!reading) continue;
     const v = judged.freshness.stale ? UNKNOWN : scope.valueAt(reading, c);
     if (v === UNKNOWN) break;
-    return { value: typeof v === 'number' ? new ExactNumber(v, () => reading.textOf(c.part, c.path) ?? JSON.stringify(v)) : v };
+    // every alarm showing this field of this reading shows one value (its cell keeps it: rules/scope.ts)
+    const cell = c.cell;
+    if (cell !== undefined && cell.reading === reading && cell.first !== undefined) return cell.first as ValueOutcome;
+    const first = { value: typeof v === 'number' ? new ExactNumber(v, () => reading.textOf(c.part, c.path) ?? JSON.stringify(v)) : v };
+    if (cell !== undefined && cell.reading === reading) cell.first = first;
+    return first;
   }
   return firstValueSlowly(expression, scope);
 }

@@ -1,7 +1,8 @@
 import type { FreshnessJudge, JudgedType } from '../freshness/judge.js';
 import type { Reading } from '../storage/current-view.js';
 import { fieldValue, flatData } from './fields.js';
-import type { ReferenceCandidate } from './syntax.js';
+import type { CompiledExpression, ValueCell } from './compile.js';
+import type { FieldCell, ReferenceCandidate } from './syntax.js';
 
 // What an expression reads: each type's current reading and its freshness, judged once per
 // evaluation round (every rule of a round sees the same instant), and the values of the
@@ -14,29 +15,31 @@ export interface RuleScope {
   /** The value of a reference's field in `reading` (JSON.parse's value), UNKNOWN when the reading has none there. */
   valueAt(reading: Reading, candidate: ReferenceCandidate): unknown;
   /**
-   * The value of the expression `text` by its fast form `fast` (rules/fast.ts), taken once per
-   * scope: a safety rule and an alarm holding the same expression evaluate it once.
+   * The value of `expression` by its fast form (rules/fast.ts), taken once per scope: a safety
+   * rule and an alarm holding the same expression evaluate it once.
    */
-  fastValue(text: string, fast: (scope: RuleScope) => unknown): unknown;
+  fastValue(expression: CompiledExpression): unknown;
 }
 
-interface ReadingValues {
-  /** Its data text when a flat object (rules/fields.ts), null when not. */
-  readonly flat: string | null;
-  readonly byKey: Map<string, unknown>;
+/** What ScopeRounds keeps for all its scopes: each expression's and each field's last value, by text (looked up once per expression or reference). */
+export interface ScopeCells {
+  readonly expressions: Map<string, ValueCell>;
+  readonly fields: Map<string, FieldCell>;
 }
 
-/** A scope over the current view at `now` (wall ms), asking the freshness judge (learned limits included) once per type. */
-export function scopeOf(judge: FreshnessJudge, now: number): RuleScope {
+/**
+ * A scope over the current view at `now` (wall ms), asking the freshness judge (learned limits
+ * included) once per type; `cells`: the expressions' and fields' values kept by their text
+ * (ScopeRounds keeps them for all its scopes: no map is looked in per reference and scope).
+ */
+export function scopeOf(judge: FreshnessJudge, now: number, cells: ScopeCells = { expressions: new Map(), fields: new Map() }): RuleScope {
   const seen = new Map<string, JudgedType | undefined>();
-  // each reading's values by the reference's key (part and path): every rule reading a field shares one read
-  const values = new Map<Reading, ReadingValues>();
-  // the type and the reading asked for last: an expression reads the same one several times in a row
+  // the type asked for last: an expression reads the same one several times in a row
   let lastType: string | undefined;
   let lastJudged: JudgedType | undefined;
+  // the reading whose data was looked at last, and its data text when flat (rules/fields.ts)
   let lastReading: Reading | undefined;
-  let lastRead: ReadingValues | undefined;
-  const results = new Map<string, unknown>();
+  let lastFlat: string | null = null;
   return {
     judged(type) {
       if (type === lastType) return lastJudged;
@@ -50,20 +53,37 @@ export function scopeOf(judge: FreshnessJudge, now: number): RuleScope {
       return judged;
     },
     valueAt(reading, candidate) {
-      let read = reading === lastReading ? lastRead : values.get(reading);
-      if (read === undefined) values.set(reading, read = { flat: flatData(reading), byKey: new Map() });
-      lastReading = reading;
-      lastRead = read;
-      let value = read.byKey.get(candidate.key);
-      if (value === undefined && !read.byKey.has(candidate.key)) {
-        value = fieldValue(reading, candidate.part, candidate.path, read.flat, candidate.flat);
-        read.byKey.set(candidate.key, value);
+      // every rule reading a field of this reading shares one read
+      let cell = candidate.cell;
+      if (cell === undefined) {
+        const key = `${candidate.type}\u0000${candidate.key}`;
+        cell = cells.fields.get(key);
+        if (cell === undefined) cells.fields.set(key, cell = { reading: undefined, value: undefined, first: undefined });
+        candidate.cell = cell;
       }
+      // a field's value is the reading's alone: kept until another reading of the type is read
+      if (cell.reading === reading) return cell.value;
+      if (reading !== lastReading) {
+        lastReading = reading;
+        lastFlat = flatData(reading);
+      }
+      const value = fieldValue(reading, candidate.part, candidate.path, lastFlat, candidate.flat);
+      cell.reading = reading;
+      cell.value = value;
+      cell.first = undefined;
       return value;
     },
-    fastValue(text, fast) {
-      let value = results.get(text);
-      if (value === undefined) results.set(text, value = fast(this));
+    fastValue(expression) {
+      let cell = expression.cell;
+      if (cell === undefined) {
+        cell = cells.expressions.get(expression.text);
+        if (cell === undefined) cells.expressions.set(expression.text, cell = { scope: undefined, value: undefined });
+        expression.cell = cell;
+      }
+      if (cell.scope === this) return cell.value;
+      const value = expression.fast(this);
+      cell.scope = this;
+      cell.value = value;
       return value;
     },
   };
@@ -76,6 +96,8 @@ export function scopeOf(judge: FreshnessJudge, now: number): RuleScope {
  */
 export class ScopeRounds {
   private last: { now: number; version: number; scope: RuleScope } | undefined;
+  /** The expressions' and fields' values by text, each kept for the scope that took it last. */
+  private readonly cells: ScopeCells = { expressions: new Map(), fields: new Map() };
 
   constructor(private readonly judge: FreshnessJudge, private readonly view: { readonly version: number }) {}
 
@@ -84,7 +106,7 @@ export class ScopeRounds {
     const version = this.view.version;
     const last = this.last;
     if (last !== undefined && last.now === now && last.version === version) return last.scope;
-    const scope = scopeOf(this.judge, now);
+    const scope = scopeOf(this.judge, now, this.cells);
     this.last = { now, version, scope };
     return scope;
   }

@@ -9,6 +9,19 @@ export interface ReferenceCandidate {
   key: string;
   /** Its member's start in a flat data text (rules/fields.ts flatPattern), undefined when not read that way. */
   flat: string | undefined;
+  /**
+   * Where its value is kept for the reading it was read from last (rules/scope.ts valueAt),
+   * shared with every reference to the same type and field judged through the same ScopeRounds.
+   */
+  cell?: FieldCell;
+}
+
+/** A field's value as read from one reading (undefined: not read yet). */
+export interface FieldCell {
+  reading: object | undefined;
+  value: unknown;
+  /** What firstValue makes of the value (rules/evaluate.ts: an ExactNumber for a number), made once for the reading; undefined until asked. */
+  first: unknown;
 }
 
 /** One node of a compiled expression. */
