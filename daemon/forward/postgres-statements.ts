@@ -85,8 +85,12 @@ export function monthsOf(tss: readonly string[]): string[] {
     const ms = Date.parse(ts);
     // a ts JavaScript cannot read is left to PostgreSQL, which refuses the row (a dead letter)
     if (Number.isNaN(ms)) continue;
-    const d = new Date(ms);
-    months.add(new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1)).toISOString());
+    // as text, not Date.UTC: that reads years 0-99 as 1900-1999. A year PostgreSQL cannot hold
+    // (0000: a ts of 0001-01-01 with a + offset, in UTC) is left to it too
+    const iso = new Date(ms).toISOString();
+    const year = Number(iso.slice(0, 4));
+    if (iso.length !== 24 || year < 1) continue;
+    months.add(`${iso.slice(0, 7)}-01T00:00:00.000Z`);
   }
   return [...months];
 }
