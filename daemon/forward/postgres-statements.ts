@@ -28,7 +28,8 @@ export interface FleetStatements {
   /**
    * The unit's line: last heard (the database's clock), its clock's offset against the database's, version, lag, newest ts forwarded, its alarms, the
    * daemon's instance; `duplicate_at` set when the instance flips back to the one before within
-   * 10 minutes (two daemons with one unit id take turns; a restart changes it once).
+   * 10 minutes (two daemons with one unit id take turns; a restart changes it once). Returns
+   * `inserted`: true when the row was not there (a new unit, or one retired meanwhile).
    */
   unit: string;
 }
@@ -74,7 +75,8 @@ export function fleetStatements(name: string): FleetStatements {
         lag_seconds = excluded.lag_seconds, newest_ts = greatest(n.newest_ts, excluded.newest_ts), instance = excluded.instance,
         previous_instance = CASE WHEN excluded.instance <> n.instance THEN n.instance ELSE n.previous_instance END,
         duplicate_at = CASE WHEN excluded.instance <> n.instance AND excluded.instance = n.previous_instance
-          AND n.last_heard > now() - interval '10 minutes' THEN now() ELSE n.duplicate_at END`,
+          AND n.last_heard > now() - interval '10 minutes' THEN now() ELSE n.duplicate_at END
+      RETURNING (xmax = 0) AS inserted`,
   };
 }
 

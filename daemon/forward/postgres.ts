@@ -33,6 +33,9 @@ export function postgresSink(spec: PostgresSinkSpec, unit: string, instance: str
   let connecting: Promise<pg.Client> | undefined;
   // the client being connected, so that a stop can cut a connection attempt that hangs
   let opening: pg.Client | undefined;
+  // whether this sink wrote the unit's units row before: found gone later, it was retired meanwhile
+  let wroteUnit = false;
+  let reset: () => void = () => undefined;
   // the server processes of connections this sink gave up on: the next connection ends them first
   const left = new Set<number>();
 
@@ -77,7 +80,10 @@ export function postgresSink(spec: PostgresSinkSpec, unit: string, instance: str
       const onAbort = () => drop(c);
       signal.addEventListener('abort', onAbort, { once: true });
       try {
-        await commitBatch(c, { statements, unit, instance, lockKey: `${spec.table} partitions`, records, extra }, months);
+        const inserted = await commitBatch(c, { statements, unit, instance, lockKey: `${spec.table} partitions`, records, extra }, months);
+        // the row gone since (`telemetry fleet retire` while the unit was paused): its current rows went with it, the whole view again
+        if (inserted === true && wroteUnit && extra?.wholeView !== true) reset();
+        if (inserted !== undefined) wroteUnit = true;
       } catch (error) {
         // a clash with another daemon's event (postgres-transaction.ts): the connection is fine
         if (error instanceof SinkRejection) throw error;
@@ -90,6 +96,9 @@ export function postgresSink(spec: PostgresSinkSpec, unit: string, instance: str
       } finally {
         signal.removeEventListener('abort', onAbort);
       }
+    },
+    onPeerReset(listener) {
+      reset = listener;
     },
     async close() {
       if (opening) drop(opening);
