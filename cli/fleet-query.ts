@@ -118,7 +118,7 @@ async function withDatabase<T>(url: string, timeoutMs: number, table: string, wo
 function clientOf(url: string, timeoutMs: number): pg.Client {
   const connectionString = libpqUrl(url, '--db');
   try {
-    return new pg.Client({ connectionString, connectionTimeoutMillis: timeoutMs, statement_timeout: timeoutMs, query_timeout: timeoutMs + 1000, application_name: 'meridian-fleet' });
+    return new pg.Client({ connectionString, connectionTimeoutMillis: timeoutMs, statement_timeout: timeoutMs, lock_timeout: timeoutMs, query_timeout: timeoutMs + 1000, application_name: 'meridian-fleet' });
   } catch (error) {
     throw new UsageError(`--db names an SSL file that cannot be read: ${(error as Error).message}`);
   }

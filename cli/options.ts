@@ -65,7 +65,9 @@ export function secondsOption(opts: ParsedOptions, name: string, fallbackMs: num
   const max = Math.min(bounds.max ?? MAX_SECONDS, MAX_SECONDS);
   // one message for every mistake (a word, 1e-9, 0, below the floor, beyond the ceiling): what is accepted
   if (!Number.isFinite(seconds) || ms < Math.max(1, Math.round(min * 1000)) || seconds > max) {
-    throw new ConfigError(`--${name}`, `a number of seconds from ${min} to ${max} (such as 60 or 0.5)`, text);
+    // examples within the option's own range (--silent-after takes no 0.5)
+    const examples = [60, 0.5].filter((x) => x >= min && x <= max);
+    throw new ConfigError(`--${name}`, `a number of seconds from ${min} to ${max} (such as ${(examples.length > 0 ? examples : [min]).join(' or ')})`, text);
   }
   return ms;
 }

@@ -91,8 +91,9 @@ test('a daemon forwarding with ?sslmode=require to a server without SSL: its sin
 
 test('fleet\'s span options: each odd value says what is accepted (exit 2)', async () => {
   const at = ['--db', 'postgres://u@127.0.0.1:1/x'];
+  // the examples within each option's own range: --silent-after takes no 0.5
   const said = (option: string, range: string, given: string) =>
-    `telemetry: --${option} must be a number of seconds from ${range} (such as 60 or 0.5); got "${given}" (see "telemetry fleet --help")\n`;
+    `telemetry: --${option} must be a number of seconds from ${range} (such as ${option === 'silent-after' ? '60' : '60 or 0.5'}); got "${given}" (see "telemetry fleet --help")\n`;
   const rows: [string[], string][] = [
     // [arguments, stderr]
     [['--silent-after', '1e-9'], said('silent-after', '20 to 2147483', '1e-9')],

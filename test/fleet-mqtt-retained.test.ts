@@ -81,4 +81,29 @@ test('the broker restarted without persistence while the unit was down: the unit
   }
 });
 
+test('every message carries the user property unit: the events, the retained current readings, the %instance announcement', async () => {
+  const d = await startTestDaemon({ flags: { unitId: 'pan009' },
+    forward: sinksOf(`[[sink]]\nname = "bus"\nurl = "${broker.url}"\nprefix = "k6"\nclash_check = true\n${QUICK}`) });
+  const live = await subscribe(broker.url, 'k6/#', true);
+  try {
+    for (const [type, data] of [['weather', 1], ['dome', 'open']] as const) await postEvent(d.url, { type, data });
+    await caughtUp(d.url, 'bus');
+    const shown = (messages: typeof live.messages) => messages.map((m) => [m.topic, m.retain, m.unit]).sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+    await waitFor('the live messages', () => (live.messages.filter((m) => m.topic !== 'k6/%instance').length >= 4 ? true : undefined), 5000);
+    assert.equal(shown(live.messages.filter((m) => m.topic !== 'k6/%instance')), [
+      ['k6/current/dome', false, 'pan009'], ['k6/current/weather', false, 'pan009'], ['k6/dome', false, 'pan009'], ['k6/weather', false, 'pan009']]);
+    const later = await subscribe(broker.url, 'k6/#', true);
+    try {
+      await waitFor('the retained messages', () => (later.messages.length >= 3 ? true : undefined), 5000);
+      assert.equal(shown(later.messages), [['k6/%instance', true, 'pan009'], ['k6/current/dome', true, 'pan009'], ['k6/current/weather', true, 'pan009']]);
+    } finally {
+      await later.close();
+    }
+  } finally {
+    await live.close();
+    await d.close();
+    removeDir(d.siteDir);
+  }
+});
+
 test.run();

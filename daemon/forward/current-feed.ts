@@ -45,6 +45,8 @@ export class CurrentFeed {
   private deliveredAt = -Infinity;
   /** The alarms of the unit's line last sent (a change writes the line at once, not a second later). */
   private alarmsSent: string | undefined;
+  /** The lag (events) of the unit's line last sent (undefined: unknown): the batch that drains the backlog writes 0 at once. */
+  private lagSent: number | undefined;
   private readonly changed = new Set<string>();
   private readonly source: CurrentSource;
   private readonly everyChange: boolean;
@@ -64,6 +66,7 @@ export class CurrentFeed {
   outage(): void {
     this.whole = true;
     this.alarmsSent = undefined;
+    this.lagSent = undefined;
     this.changed.clear();
   }
 
@@ -87,17 +90,20 @@ export class CurrentFeed {
 
   /**
    * The unit's line of a send at `nowMs`: always with current readings alone (`always`: they do not
-   * count against the second); with a batch when its alarms changed since the line last sent, or
-   * when a second has passed (then it is not due again for a second).
+   * count against the second); with a batch when its alarms changed since the line last sent, when
+   * it brings the lag (`lagEvents`, after it) to 0 from another, or when a second has passed (then
+   * it is not due again for a second).
    */
-  unitLine(nowMs: number, always = false): UnitLine {
+  unitLine(nowMs: number, always = false, lagEvents?: number): UnitLine {
     const alarms = this.source.alarms();
     const key = JSON.stringify(alarms);
     const line = { unitNowMs: nowMs, alarms };
-    const due = always || key !== this.alarmsSent || nowMs - this.unitRowAt >= UNIT_ROW_MS || nowMs < this.unitRowAt;
+    const drained = lagEvents === 0 && this.lagSent !== 0;
+    const due = always || drained || key !== this.alarmsSent || nowMs - this.unitRowAt >= UNIT_ROW_MS || nowMs < this.unitRowAt;
     if (!due) return { unitRow: false, ...line };
     if (!always) this.unitRowAt = nowMs;
     this.alarmsSent = key;
+    this.lagSent = lagEvents;
     return { unitRow: true, ...line };
   }
 

@@ -193,7 +193,7 @@ export class Forwarder {
     try {
       const events = this.lag();
       const seconds = pendingAge(events, this.oldestPendingTs, this.deps.clock.now());
-      await this.send([], { ...this.feed.take(), version: VERSION, lag: { events, seconds }, ...this.feed.unitLine(this.deps.clock.now(), true) });
+      await this.send([], { ...this.feed.take(), version: VERSION, lag: { events, seconds }, ...this.feed.unitLine(this.deps.clock.now(), true, events) });
       if (!ahead) this.succeeded();
       return true;
     } catch (error) {
@@ -276,8 +276,8 @@ export class Forwarder {
   /** What goes with a chunk: PostgreSQL's changed current readings (in its transaction), the lag after it. */
   private extraOf(chunk: ForwardRecord[]): SendExtra | undefined {
     if (this.spec.kind !== 'postgres') return undefined;
-    const now = this.deps.clock.now();
-    return { ...this.feed.take(), version: VERSION, lag: lagAfter(this.lag(), chunk, now), ...this.feed.unitLine(now) };
+    const now = this.deps.clock.now(), lag = lagAfter(this.lag(), chunk, now);
+    return { ...this.feed.take(), version: VERSION, lag, ...this.feed.unitLine(now, false, lag.events) };
   }
 
   private lag(): number {

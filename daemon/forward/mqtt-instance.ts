@@ -2,7 +2,7 @@ import type mqtt from 'mqtt';
 
 // The MQTT sink's clash check (`clash_check = true`; docs/fleet.md, What the database cannot tell):
 // every daemon announces its instance (a random id of each daemon run) retained at
-// `<prefix>/%instance` and listens there. An announcement that arrives live (not the retained
+// `<prefix>/%instance` (with the user property `unit`, as every message of the sink) and listens there. An announcement that arrives live (not the retained
 // one the broker hands over at subscription: that may be of a daemon gone, this unit before a
 // restart) from another instance is another daemon forwarding as this unit to this prefix now.
 // Each side answers a new one once with its own announcement, so that both hear of each other.
@@ -19,7 +19,8 @@ export async function watchInstance(client: mqtt.MqttClient, prefix: string, who
   const announcement = JSON.stringify(who);
   const answered = new Set<string>();
   // a broker that refuses the topic (an ACL) leaves the check off, never the sink down
-  const announce = () => client.publishAsync(topic, announcement, { qos: 1, retain: true }).catch(() => undefined);
+  const properties = { userProperties: { unit: who.unit } };
+  const announce = () => client.publishAsync(topic, announcement, { qos: 1, retain: true, properties }).catch(() => undefined);
   client.on('message', (t, payload, packet) => {
     if (t !== topic || packet.retain) return;
     const other = instanceOf(payload);

@@ -8,7 +8,7 @@ import { SinkRejection, type MqttSinkSpec, type Sink } from './sink.js';
 // The MQTT sink (MQTT 5): each envelope to `<prefix>/<type>` (`<prefix>/<unit>/<type>` with
 // `unit_topic`) at QoS 1 with the user properties `unit`, `stream`, `seq` and `id` (`stream:seq`),
 // and `ephemeral` = `true` on an ephemeral event; then, for each type in the batch, the current
-// reading retained at `<prefix>/current/<type>`. After an outage the whole current view is
+// reading retained at `<prefix>/current/<type>` (with the user property `unit`). After an outage the whole current view is
 // published retained first; so it is after a connection without a session (the broker may have
 // restarted with its retained store emptied) and after a connection lost while idle (the
 // forwarder then reconnects at once instead of at the next event). A batch is acknowledged once
@@ -89,7 +89,7 @@ export function mqttSink(spec: MqttSinkSpec, who: { id: string; instance: string
       const onAbort = () => client.end(true);
       signal.addEventListener('abort', onAbort, { once: true });
       try {
-        const sent = records.length > 0 ? publishes(client, spec, topics, records, current, maxPacket)  : spec.retainCurrent ? retained(client, topics.prefix, extra?.current ?? [], maxPacket) : [];
+        const sent = records.length > 0 ? publishes(client, spec, topics, records, current, maxPacket) : spec.retainCurrent ? retained(client, topics, extra?.current ?? [], maxPacket) : [];
         await Promise.race([Promise.all(sent), lost]);
       } catch (error) {
         const reason = (error as { code?: unknown }).code;
@@ -140,17 +140,20 @@ function publishes(client: mqtt.MqttClient, spec: MqttSinkSpec, topics: { prefix
       const line = current(type);
       return line === undefined ? [] : [{ type, line }];
     });
-    sent.push(...retained(client, topics.prefix, readings, maxPacket));
+    sent.push(...retained(client, topics, readings, maxPacket));
   }
   return sent;
 }
 
-// each reading retained at `<prefix>/current/<type>` (one larger than the broker takes is left out)
-function retained(client: mqtt.MqttClient, prefix: string, readings: readonly { type: string; line: string }[], maxPacket: number): Promise<unknown>[] {
+// each reading retained at `<prefix>/current/<type>` with the user property `unit` (one larger than the broker takes is left out)
+function retained(client: mqtt.MqttClient, topics: { prefix: string; unit: string }, readings: readonly { type: string; line: string }[],
+  maxPacket: number): Promise<unknown>[] {
   const sent: Promise<unknown>[] = [];
+  const properties = { userProperties: { unit: topics.unit } };
   for (const { type, line } of readings) {
-    const topic = `${prefix}/current/${topicOfType(type)}`;
-    if (16 + Buffer.byteLength(topic) + Buffer.byteLength(line) <= maxPacket) sent.push(client.publishAsync(topic, line, { qos: 1, retain: true }));
+    const topic = `${topics.prefix}/current/${topicOfType(type)}`;
+    const size = 16 + Buffer.byteLength(topic) + 9 + Buffer.byteLength(`unit${topics.unit}`) + Buffer.byteLength(line);
+    if (size <= maxPacket) sent.push(client.publishAsync(topic, line, { qos: 1, retain: true, properties }));
   }
   return sent;
 }

@@ -28,7 +28,8 @@ export interface FleetStatements {
   /**
    * The unit's line: last heard (the database's clock), its clock's offset against the database's, version, lag, newest ts forwarded, its alarms, the
    * daemon's instance; `duplicate_at` set when the instance flips back to the one before within
-   * 10 minutes (two daemons with one unit id take turns; a restart changes it once).
+   * 10 minutes (two daemons with one unit id take turns; a restart changes it once). Returns
+   * `inserted`: true when the row was not there (a new unit, or one retired meanwhile).
    */
   unit: string;
 }
@@ -74,7 +75,8 @@ export function fleetStatements(name: string): FleetStatements {
         lag_seconds = excluded.lag_seconds, newest_ts = greatest(n.newest_ts, excluded.newest_ts), instance = excluded.instance,
         previous_instance = CASE WHEN excluded.instance <> n.instance THEN n.instance ELSE n.previous_instance END,
         duplicate_at = CASE WHEN excluded.instance <> n.instance AND excluded.instance = n.previous_instance
-          AND n.last_heard > now() - interval '10 minutes' THEN now() ELSE n.duplicate_at END`,
+          AND n.last_heard > now() - interval '10 minutes' THEN now() ELSE n.duplicate_at END
+      RETURNING (xmax = 0) AS inserted`,
   };
 }
 
@@ -85,8 +87,12 @@ export function monthsOf(tss: readonly string[]): string[] {
     const ms = Date.parse(ts);
     // a ts JavaScript cannot read is left to PostgreSQL, which refuses the row (a dead letter)
     if (Number.isNaN(ms)) continue;
-    const d = new Date(ms);
-    months.add(new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1)).toISOString());
+    // as text, not Date.UTC: that reads years 0-99 as 1900-1999. A year PostgreSQL cannot hold
+    // (0000: a ts of 0001-01-01 with a + offset, in UTC) is left to it too
+    const iso = new Date(ms).toISOString();
+    const year = Number(iso.slice(0, 4));
+    if (iso.length !== 24 || year < 1) continue;
+    months.add(`${iso.slice(0, 7)}-01T00:00:00.000Z`);
   }
   return [...months];
 }

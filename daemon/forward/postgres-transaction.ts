@@ -27,25 +27,28 @@ export function sqlState(error: unknown): string | undefined {
 }
 
 /**
- * Commit a batch. `months`: the months whose partition this connection knows exists (those of
+ * Commit a batch; resolves whether its transaction inserted the unit's units row anew (undefined:
+ * the batch wrote no units row). `months`: the months whose partition this connection knows exists (those of
  * the batch are added once it committed). A row jsonb refuses (class 22) is sent again with the
  * lenient statement; a row with no partition (23514: a month dropped by retention since this
  * connection saw it) is sent again with every month of the batch made sure of.
  */
-export async function commitBatch(c: pg.Client, b: Batch, months: Set<string>): Promise<void> {
+export async function commitBatch(c: pg.Client, b: Batch, months: Set<string>): Promise<boolean | undefined> {
   const all = monthsOf(b.records.map((r) => r.ts));
+  let inserted: boolean | undefined;
   try {
-    await attempt(c, b, all.filter((m) => !months.has(m)), false);
+    inserted = await attempt(c, b, all.filter((m) => !months.has(m)), false);
   } catch (error) {
     const code = sqlState(error);
-    if (code === '23514') await attempt(c, b, all, false);
-    else if (code?.startsWith('22')) await attempt(c, b, all.filter((m) => !months.has(m)), true);
+    if (code === '23514') inserted = await attempt(c, b, all, false);
+    else if (code?.startsWith('22')) inserted = await attempt(c, b, all.filter((m) => !months.has(m)), true);
     else throw error;
   }
   for (const m of all) months.add(m);
+  return inserted;
 }
 
-async function attempt(c: pg.Client, b: Batch, months: readonly string[], lenient: boolean): Promise<void> {
+async function attempt(c: pg.Client, b: Batch, months: readonly string[], lenient: boolean): Promise<boolean | undefined> {
   const { statements: s, records, extra } = b;
   const insert = async () => {
     const lines = records.map((r) => r.line);
@@ -57,7 +60,7 @@ async function attempt(c: pg.Client, b: Batch, months: readonly string[], lenien
   // only rows to write (a batch while catching up): one statement, a transaction of its own
   if (months.length === 0 && records.length > 0 && (extra?.current ?? []).length === 0 && !extra?.wholeView && extra?.unitRow === false) {
     await insert();
-    return;
+    return undefined;
   }
   await c.query('BEGIN');
   try {
@@ -66,12 +69,13 @@ async function attempt(c: pg.Client, b: Batch, months: readonly string[], lenien
       await c.query(s.partitions, [months]);
     }
     if (records.length > 0) await insert();
-    await unitRows(c, b).catch((error: unknown) => {
+    const inserted = await unitRows(c, b).catch((error: unknown) => {
       // the records were taken: this may pass (a lock, a constraint an operator added)
       const code = sqlState(error);
       throw new Error(`the unit's current or units rows failed: ${(error as Error).message}${code ? ` (SQLSTATE ${code})` : ''}`);
     });
     await c.query('COMMIT');
+    return inserted;
   } catch (error) {
     await c.query('ROLLBACK').catch(() => undefined);
     throw error;
@@ -90,8 +94,9 @@ async function refuseClashes(c: pg.Client, b: Batch, lines: string[], seqs: numb
     + `another daemon forwards with unit id "${b.unit}"; give each unit its own --unit-id`);
 }
 
-// the unit's current rows (a whole view replaces them all, forced: the unit's own now) and its units row (unless not due)
-async function unitRows(c: pg.Client, b: Batch): Promise<void> {
+// the unit's current rows (a whole view replaces them all, forced: the unit's own now) and its units row (unless not
+// due); whether that row was inserted anew (undefined: not written)
+async function unitRows(c: pg.Client, b: Batch): Promise<boolean | undefined> {
   const { statements: s, records, extra } = b;
   const current = extra?.current ?? [];
   if (extra?.wholeView === true) await c.query(s.notCurrent, [b.unit, current.map((r) => r.type)]);
@@ -99,9 +104,10 @@ async function unitRows(c: pg.Client, b: Batch): Promise<void> {
     await c.query(s.current(extra?.wholeView === true), [b.unit, current.map((r) => r.type), current.map((r) => r.stream), current.map((r) => r.seq),
       current.map((r) => r.ts), current.map((r) => r.line)]);
   }
-  if (extra?.unitRow === false) return;
+  if (extra?.unitRow === false) return undefined;
   const newest = records.length > 0 ? records[records.length - 1]!.ts : null;
   const alarms = extra?.alarms ?? null;
-  await c.query(s.unit, [b.unit, extra?.version ?? null, extra?.lag?.events ?? 0, extra?.lag?.seconds ?? 0, newest, b.instance, extra?.unitNowMs ?? null,
+  const { rows } = await c.query<{ inserted: boolean }>(s.unit, [b.unit, extra?.version ?? null, extra?.lag?.events ?? 0, extra?.lag?.seconds ?? 0, newest, b.instance, extra?.unitNowMs ?? null,
     alarms?.severity ?? null, alarms?.unacked ?? null, alarms?.id ?? null, alarms ? extra?.unitNowMs ?? null : null]);
+  return rows[0]?.inserted === true;
 }

@@ -17,6 +17,9 @@ import { SinkRejection, type PostgresSinkSpec, type Sink } from './sink.js';
 // SQLSTATE classes that refuse the rows themselves: 22 data exception, 23 integrity constraint
 // violation. Anything else (connection, shutdown, locks) may pass later.
 const REFUSING_CLASSES = new Set(['22', '23']);
+// SQLSTATEs the server answers a statement it ended itself with (lock_timeout, statement_timeout, a
+// deadlock, a serialization failure): the transaction is rolled back, the connection stays good
+const CONNECTION_KEPT = new Set(['55P03', '57014', '40P01', '40001']);
 
 /**
  * A sink inserting the records of unit `unit` into `spec.table` of the database at `spec.url`;
@@ -30,21 +33,32 @@ export function postgresSink(spec: PostgresSinkSpec, unit: string, instance: str
   let connecting: Promise<pg.Client> | undefined;
   // the client being connected, so that a stop can cut a connection attempt that hangs
   let opening: pg.Client | undefined;
+  // whether this sink wrote the unit's units row before: found gone later, it was retired meanwhile
+  let wroteUnit = false;
+  let reset: () => void = () => undefined;
+  // the server processes of connections this sink gave up on: the next connection ends them first
+  const left = new Set<number>();
 
   const drop = (c: pg.Client) => {
     if (client === c) client = undefined;
+    const pid = (c as unknown as { processID?: number | null }).processID;
+    if (typeof pid === 'number' && pid > 0) left.add(pid);
     socketOf(c)?.destroy();
   };
   const connect = async (): Promise<pg.Client> => {
+    // the server itself ends a statement waiting past the timeout (a lock held on the table): nothing
+    // is left waiting there; the client's own timer is the backstop
     const c = new pg.Client({
       connectionString: libpqUrl(withPassword(spec.url, spec.password), 'url'), connectionTimeoutMillis: spec.timeoutMs,
-      query_timeout: spec.timeoutMs, keepAlive: true, application_name: 'meridian-forward',
+      statement_timeout: spec.timeoutMs, lock_timeout: spec.timeoutMs, query_timeout: spec.timeoutMs + 1000,
+      keepAlive: true, application_name: 'meridian-forward',
     });
     // a connection lost between batches is reported here; the next send reconnects
     c.on('error', () => drop(c));
     opening = c;
     try {
       await c.connect();
+      await endLeft(c, left, spec.timeoutMs);
       await migrate(c, spec.table, unit);
       months.clear();
     } catch (error) {
@@ -66,7 +80,10 @@ export function postgresSink(spec: PostgresSinkSpec, unit: string, instance: str
       const onAbort = () => drop(c);
       signal.addEventListener('abort', onAbort, { once: true });
       try {
-        await commitBatch(c, { statements, unit, instance, lockKey: `${spec.table} partitions`, records, extra }, months);
+        const inserted = await commitBatch(c, { statements, unit, instance, lockKey: `${spec.table} partitions`, records, extra }, months);
+        // the row gone since (`telemetry fleet retire` while the unit was paused): its current rows went with it, the whole view again
+        if (inserted === true && wroteUnit && extra?.wholeView !== true) reset();
+        if (inserted !== undefined) wroteUnit = true;
       } catch (error) {
         // a clash with another daemon's event (postgres-transaction.ts): the connection is fine
         if (error instanceof SinkRejection) throw error;
@@ -74,11 +91,14 @@ export function postgresSink(spec: PostgresSinkSpec, unit: string, instance: str
         if (code !== undefined && REFUSING_CLASSES.has(code.slice(0, 2))) {
           throw new SinkRejection(`PostgreSQL refused the row: ${(error as Error).message} (SQLSTATE ${code})`, { cause: error });
         }
-        drop(c);
+        if (code === undefined || !CONNECTION_KEPT.has(code) || signal.aborted) drop(c);
         throw error;
       } finally {
         signal.removeEventListener('abort', onAbort);
       }
+    },
+    onPeerReset(listener) {
+      reset = listener;
     },
     async close() {
       if (opening) drop(opening);
@@ -91,6 +111,17 @@ export function postgresSink(spec: PostgresSinkSpec, unit: string, instance: str
       clearTimeout(timer);
     },
   };
+}
+
+// end the server processes of connections given up on (a statement of theirs may still wait on a
+// lock until its statement_timeout): at most one connection per sink. Those gone already are skipped;
+// a failure here is left to statement_timeout, which ends them anyway
+async function endLeft(c: pg.Client, left: Set<number>, timeoutMs: number): Promise<void> {
+  if (left.size === 0) return;
+  const pids = [...left];
+  left.clear();
+  await c.query(`SELECT pg_terminate_backend(pid, $2) FROM pg_stat_activity
+    WHERE pid = ANY($1::int[]) AND usename = current_user AND pid <> pg_backend_pid()`, [pids, timeoutMs]).catch(() => undefined);
 }
 
 async function migrate(c: pg.Client, table: string, unit: string): Promise<void> {

@@ -113,7 +113,8 @@ export interface Sink {
   prepare?(records: readonly ForwardRecord[]): void;
   /**
    * Optional: `listener` is called when the peer may have lost what it held of the unit's view
-   * (an MQTT broker's retained readings: a connection without a session, one lost while idle);
+   * (an MQTT broker's retained readings: a connection without a session, one lost while idle;
+   * PostgreSQL: the unit's units row found gone, `telemetry fleet retire` while the unit was paused);
    * the forwarder then sends the whole view again (fresh first), also when the sink is idle.
    */
   onPeerReset?(listener: () => void): void;
