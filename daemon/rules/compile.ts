@@ -2,6 +2,7 @@ import jsep from 'jsep';
 import { ConfigError } from '../../lib/errors.js';
 import { DAEMON_TYPE_PREFIX } from '../../lib/max-age.js';
 import { fastOf, type FastExpression } from './fast.js';
+import type { ValueCell } from './scope.js';
 import { flatPattern } from './fields.js';
 import { NAME_DASH, prepareSource } from './source-text.js';
 import { firstReference, type ExpressionNode, type ReferenceCandidate } from './syntax.js';
@@ -24,12 +25,6 @@ export interface CompiledExpression {
    * with every expression of the same text judged through the same ScopeRounds; unset until then.
    */
   cell?: ValueCell;
-}
-
-/** An expression's value and the scope it was taken in (undefined: none yet). */
-export interface ValueCell {
-  scope: object | undefined;
-  value: unknown;
 }
 
 /** Why an expression cannot be compiled: what, and where (0-based character index). */

@@ -1,8 +1,20 @@
 import type { FreshnessJudge, JudgedType } from '../freshness/judge.js';
 import type { Reading } from '../storage/current-view.js';
 import { fieldValue, flatData } from './fields.js';
-import type { CompiledExpression, ValueCell } from './compile.js';
 import type { FieldCell, ReferenceCandidate } from './syntax.js';
+
+/** An expression's value and the scope it was taken in (undefined: none yet). */
+export interface ValueCell {
+  scope: object | undefined;
+  value: unknown;
+}
+
+/** What a scope needs of a compiled expression (rules/compile.ts CompiledExpression): its text, its closures and its cell. */
+export interface ScopedExpression {
+  readonly text: string;
+  readonly fast: (scope: RuleScope) => unknown;
+  cell?: ValueCell;
+}
 
 // What an expression reads: each type's current reading and its freshness, judged once per
 // evaluation round (every rule of a round sees the same instant), and the values of the
@@ -18,7 +30,7 @@ export interface RuleScope {
    * The value of `expression` by its fast form (rules/fast.ts), taken once per scope: a safety
    * rule and an alarm holding the same expression evaluate it once.
    */
-  fastValue(expression: CompiledExpression): unknown;
+  fastValue(expression: ScopedExpression): unknown;
 }
 
 /** What ScopeRounds keeps for all its scopes: each expression's and each field's last value, by text (looked up once per expression or reference). */
