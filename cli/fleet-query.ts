@@ -133,7 +133,8 @@ function connectFailure(error: unknown, where: string): Error {
     return new CommandFailure(`the database at ${where} does not take SSL connections (its sslmode asks for SSL): connect with sslmode=disable, or turn ssl on in its postgresql.conf`);
   }
   if (code !== undefined && /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|^ERR_TLS|^ERR_SSL/.test(code)) {
-    return new CommandFailure(`the database at ${where} was refused: its SSL certificate did not verify (${e.message}; ${code})`);
+    // Node's own reason only: Node 24 adds advice on its flags after a ';' (--use-system-ca), no use to a telemetry user
+    return new CommandFailure(`the database at ${where} was refused: its SSL certificate did not verify (${(e.message ?? '').split(';')[0]}; ${code})`);
   }
   return new NoPeer(`no database at ${where} (${code ?? e.message ?? 'no answer within the timeout'})`);
 }
