@@ -235,12 +235,16 @@ export class AlarmEngine {
     const ctx = lookContext(this.rounds, now);
     const events: JournalEvent[] = [];
     let durable = false;
+    let wake = Infinity;
     for (const alarm of alarms) {
       const { spec, record } = alarm;
       // a debounce starts when the reading that made the condition hold was recorded, not when it was looked at
       const seenAt = alarm.dirtyAt ?? mono;
       alarm.dirtyAt = undefined;
-      if (this.quietLook(alarm, ctx, now, mono)) continue;
+      if (this.quietLook(alarm, ctx, now, mono)) {
+        wake = Math.min(wake, alarm.wake);
+        continue;
+      }
       const look = lookAtLevels(spec.levels, record.raised, alarm.pending, spec.forMs, ctx, { at: seenAt, now: mono });
       // an input that cannot be read keeps the value last read (the reason says why it is not current)
       const value = look.value === null && look.unknown !== null ? record.value : look.value;
@@ -262,10 +266,11 @@ export class AlarmEngine {
       this.take(alarm, next.record);
       alarm.clocks = monoDeadlines(clocks, alarm.record, spec, now, mono);
       alarm.wake = nextWake({ spec, types: alarm.types, record: alarm.record, pendingUntil: look.pendingUntil, scope: ctx.scope, mono, clocks: alarm.clocks });
+      wake = Math.min(wake, alarm.wake);
     }
     // the records in memory go on whether the state file can be written or not: the events are the record
     if (durable) void this.journal.record(this.journal.prepare(events).batch);
-    this.schedule();
+    this.schedule(wake);
   }
 
   /**
@@ -283,8 +288,9 @@ export class AlarmEngine {
       value = level.when.valueOf(ctx);
       if (value !== null) break;
     }
-    alarm.record = looked(record, [], value, null, false);
-    alarm.clocks = monoDeadlines(alarm.clocks, alarm.record, spec, now, mono);
+    // only the value moves (nothing else of the record, nothing listeners show): set in place, no record built per reading
+    record.value = value;
+    alarm.clocks = monoDeadlines(alarm.clocks, record, spec, now, mono);
     alarm.wake = nextWake({ spec, types: alarm.types, record: alarm.record, pendingUntil: undefined, scope: ctx.scope, mono, clocks: alarm.clocks });
     return true;
   }
@@ -314,14 +320,18 @@ export class AlarmEngine {
     await this.journal.record(batch);
   }
 
-  /** Set the one timer to the earliest wake of any alarm. */
-  private schedule(): void {
+  /**
+   * Set the one timer to the earliest wake of any alarm; `looked`: the earliest wake of the
+   * alarms just looked at. While a timer is set it is due no later than any alarm's wake, so a
+   * look at a few alarms compares theirs with it alone; without one every alarm's is read.
+   */
+  private schedule(looked: number): void {
     if (this.stopped) return clearTimeout(this.timer);
-    let wake = Infinity;
-    for (const a of this.alarms.values()) wake = Math.min(wake, a.wake);
     // a timer due no later is kept (a look before anything is due finds nothing and sets the timer again):
     // readings push their inputs' limits on, and setting a timer on every turn cost more than the rules
-    if (this.timer !== undefined && this.timerAt <= wake) return;
+    if (this.timer !== undefined && this.timerAt <= looked) return;
+    let wake = looked;
+    if (this.timer === undefined) for (const a of this.alarms.values()) wake = Math.min(wake, a.wake);
     clearTimeout(this.timer);
     this.timer = undefined;
     if (wake === Infinity) return;

@@ -72,6 +72,10 @@ function readStale(scope: RuleScope): RuleScope {
       const j = scope.judged(type);
       return j?.freshness.stale ? { ...j, freshness: { ...j.freshness, stale: false } } : j;
     },
+    reading(type) {
+      const r = scope.reading(type);
+      return r === null ? scope.judged(type)!.reading : r;
+    },
     valueAt: (reading, candidate) => scope.valueAt(reading, candidate),
     // its own values (stale read as fresh): never the values the scope it wraps remembers
     fastValue(expression) {

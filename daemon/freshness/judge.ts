@@ -133,6 +133,23 @@ export class FreshnessJudge {
     return fresh;
   }
 
+  /** The type's reading when it is fresh (isFresh, without building a judgement), null when it has one that is stale, undefined when none. */
+  freshReading(type: string, now: number, mono: number): Reading | null | undefined {
+    const reading = this.view.get(type);
+    if (reading === undefined) return undefined;
+    return this.isFresh(type, now, mono) ? reading : null;
+  }
+
+  /**
+   * After isFresh(type) said true: until when (wall and monotonic ms) the type's current
+   * reading surely stays fresh; undefined when that is not known (ask isFresh again each time).
+   * A new reading of the type ends the window (its limit may be another).
+   */
+  freshWindow(type: string): { readonly wall: number; readonly mono: number } | undefined {
+    const until = this.freshUntil.get(type);
+    return until !== undefined && until.reading === this.view.get(type) ? until : undefined;
+  }
+
   /** The monotonic time the judge reads ages at (NaN without a clock): one for a run of isFresh calls. */
   monoNow(): number {
     return this.clock ? monotonicNow(this.clock) : NaN;
@@ -181,11 +198,11 @@ export class FreshnessJudge {
     return this.view.entries().some((r) => this.limitOf(r) !== undefined);
   }
 
-  /** One type at `now`; undefined when it has no reading and no rule names it. */
-  judge(type: string, now: number): JudgedType | undefined {
+  /** One type at `now` (and `mono`: monoNow()); undefined when it has no reading and no rule names it. */
+  judge(type: string, now: number, mono = this.monoNow()): JudgedType | undefined {
     const reading = this.view.get(type);
     if (!reading && !this.expected.includes(type)) return undefined;
-    return this.judged(type, reading, now);
+    return this.judged(type, reading, now, mono);
   }
 
   /** Every type of the view and every expected type without a reading, sorted by type (as /current lists them). */
@@ -231,10 +248,10 @@ export class FreshnessJudge {
     return n + this.expected.filter((type) => !this.view.get(type)).length;
   }
 
-  private judged(type: string, reading: Reading | undefined, now: number): JudgedType {
+  private judged(type: string, reading: Reading | undefined, now: number, mono = this.monoNow()): JudgedType {
     const tsMs = reading ? this.ts(reading) : NaN;
     const [maxAgeS, maxAgeFrom] = this.limitFor(type, reading);
-    const age = reading ? this.ageOf(reading, now, this.monoNow()) : undefined;
+    const age = reading ? this.ageOf(reading, now, mono) : undefined;
     const freshness = { age_s: age === undefined ? null : age / 1000, max_age_s: maxAgeS ?? null, max_age_from: maxAgeFrom, stale: isPastLimit(age, maxAgeS) };
     return { type, reading, tsMs, ageMs: age, maxAgeS, maxAgeFrom, freshness };
   }

@@ -53,10 +53,10 @@ export function firstValue(expression: CompiledExpression, scope: RuleScope): Va
   if (!ref) return undefined;
   // the fast path: a fresh reading holding the field (the slow one says why not)
   for (const c of ref.candidates) {
-    const judged = scope.judged(c.type);
-    const reading = judged?.reading;
-    if (!reading) continue;
-    const v = judged.freshness.stale ? UNKNOWN : scope.valueAt(reading, c);
+    const reading = scope.reading(c.type);
+    if (reading === undefined) continue;
+    if (reading === null) break;
+    const v = scope.valueAt(reading, c);
     if (v === UNKNOWN) break;
     // every alarm showing this field of this reading shows one value (its cell keeps it: rules/scope.ts)
     const cell = c.cell;

@@ -39,17 +39,16 @@ export function referenceOf(candidates: readonly ReferenceCandidate[]): FastExpr
   if (candidates.length === 1) {
     const c = candidates[0]!;
     return (s) => {
-      const judged = s.judged(c.type);
-      if (!judged?.reading) return UNKNOWN;
-      return judged.freshness.stale ? UNKNOWN : s.valueAt(judged.reading, c);
+      const reading = s.reading(c.type);
+      return reading ? s.valueAt(reading, c) : UNKNOWN;
     };
   }
   return (s) => {
     for (let i = 0; i < candidates.length; i++) {
       const c = candidates[i]!;
-      const judged = s.judged(c.type);
-      if (!judged?.reading) continue;
-      return judged.freshness.stale ? UNKNOWN : s.valueAt(judged.reading, c);
+      const reading = s.reading(c.type);
+      if (reading === undefined) continue;
+      return reading === null ? UNKNOWN : s.valueAt(reading, c);
     }
     return UNKNOWN;
   };

@@ -24,6 +24,8 @@ export interface ScopedExpression {
 export interface RuleScope {
   /** The type judged now; undefined when it has no reading and no limit names it. */
   judged(type: string): JudgedType | undefined;
+  /** The type's reading when fresh now, null when stale, undefined when it has none: what judged() says of it, without building the judgement (the fast path). */
+  reading(type: string): Reading | null | undefined;
   /** The value of a reference's field in `reading` (JSON.parse's value), UNKNOWN when the reading has none there. */
   valueAt(reading: Reading, candidate: ReferenceCandidate): unknown;
   /**
@@ -46,9 +48,13 @@ export interface ScopeCells {
  */
 export function scopeOf(judge: FreshnessJudge, now: number, cells: ScopeCells = { expressions: new Map(), fields: new Map() }): RuleScope {
   const seen = new Map<string, JudgedType | undefined>();
+  // one instant for every type of the scope, on the monotonic clock as well
+  const mono = judge.monoNow();
   // the type asked for last: an expression reads the same one several times in a row
   let lastType: string | undefined;
   let lastJudged: JudgedType | undefined;
+  let lastFreshType: string | undefined;
+  let lastFresh: Reading | null | undefined;
   // the reading whose data was looked at last, and its data text when flat (rules/fields.ts)
   let lastReading: Reading | undefined;
   let lastFlat: string | null = null;
@@ -57,12 +63,20 @@ export function scopeOf(judge: FreshnessJudge, now: number, cells: ScopeCells = 
       if (type === lastType) return lastJudged;
       let judged = seen.get(type);
       if (judged === undefined && !seen.has(type)) {
-        judged = judge.judge(type, now);
+        judged = judge.judge(type, now, mono);
         seen.set(type, judged);
       }
       lastType = type;
       lastJudged = judged;
       return judged;
+    },
+    reading(type) {
+      if (type === lastFreshType) return lastFresh;
+      const judged = seen.get(type);
+      lastFresh = judged !== undefined ? (judged.reading === undefined ? undefined : judged.freshness.stale ? null : judged.reading)
+        : judge.freshReading(type, now, mono);
+      lastFreshType = type;
+      return lastFresh;
     },
     valueAt(reading, candidate) {
       // every rule reading a field of this reading shares one read

@@ -60,6 +60,13 @@ export class SafetyVerdict {
   /** Since when (monotonic ms) the inputs have said safe without a break. */
   private safeSince: number | undefined;
   private readonly dirty = new Set<string>();
+  /** Until when (wall and monotonic ms) every required type is surely fresh (judge.freshWindow; -Infinity: ask each check). */
+  private readonly requiredFresh = { wall: -Infinity, mono: -Infinity };
+  /** How many rules are raised or cannot be judged, and how many wait for their `for` (kept as they step: a check of calm rules reads none). */
+  private troubled = 0;
+  private waiting = 0;
+  /** raisedNames() as last built; undefined once a rule was raised or cleared since. */
+  private raisedText: string | undefined;
   private round = 0;
   /** The monotonic time the `due` timer is set for. */
   private dueAt: number | undefined;
@@ -76,6 +83,7 @@ export class SafetyVerdict {
     const raised = raisedRules(previous, specRules.map((r) => r.name));
     this.rules = specRules.map((rule) => ({ rule, condition: new Condition(rule.condition, raised.has(rule.name)), last: undefined, round: 0 }));
     for (const r of this.rules) this.index.add(r, conditionTypes(r.rule.condition));
+    this.troubled = this.rules.filter((r) => r.condition.raised).length;
     this.required = new Set(opts.spec?.required ?? []);
     this.inputTypes = [...new Set([...this.required, ...this.rules.flatMap((r) => conditionTypes(r.rule.condition))])].sort();
     const now = opts.clock.now();
@@ -144,9 +152,10 @@ export class SafetyVerdict {
     const mono = this.mono();
     const scope = this.rounds.at(now);
     this.step(all, scope, mono);
-    const reasons = this.opts.spec ? this.reasons(scope, now) : [NOT_CONFIGURED];
+    const reasons = this.opts.spec ? this.reasons(scope, now, all) : [NOT_CONFIGURED];
+    this.dirty.clear();
     let wakeAt: number | undefined;
-    for (const r of this.rules) wakeAt = earliest(wakeAt, r.last?.dueAt);
+    if (this.waiting > 0) for (const r of this.rules) wakeAt = earliest(wakeAt, r.last?.dueAt);
     if (reasons.length > 0) {
       this.safeSince = undefined;
       this.change(false, reasons, now);
@@ -169,30 +178,40 @@ export class SafetyVerdict {
   /** Step every rule, or those that read a type recorded since the last check (each once). */
   private step(all: boolean, scope: RuleScope, mono: number): void {
     if (all) {
-      for (const r of this.rules) r.last = r.condition.step(scope, mono);
+      for (const r of this.rules) this.stepRule(r, scope, mono);
     } else {
       const round = ++this.round;
       for (const type of this.dirty) {
         for (const r of this.index.itemsFor(type)) {
           if (r.round === round) continue;
           r.round = round;
-          r.last = r.condition.step(scope, mono);
+          this.stepRule(r, scope, mono);
         }
       }
     }
-    this.dirty.clear();
   }
 
-  private reasons(scope: RuleScope, now: number): string[] {
-    const reasons: string[] = [];
+  /** Step one rule, keeping the counts of troubled and waiting rules. */
+  private stepRule(r: RuleState, scope: RuleScope, mono: number): void {
+    const before = r.last;
+    const wasTroubled = r.condition.raised || before?.unknown !== undefined;
+    const wasWaiting = before?.dueAt !== undefined;
+    const last = r.condition.step(scope, mono);
+    r.last = last;
+    this.troubled += Number(r.condition.raised || last.unknown !== undefined) - Number(wasTroubled);
+    this.waiting += Number(last.dueAt !== undefined) - Number(wasWaiting);
+    if (last.changed) this.raisedText = undefined;
+  }
+
+  /** Why the verdict is unsafe now (none: safe); `all`: every required type asked again. */
+  private reasons(scope: RuleScope, now: number, all: boolean): readonly string[] {
     const judgeMono = this.opts.judge.monoNow();
-    for (const type of this.required) {
-      // most checks find every input fresh: told without building its judgement
-      if (this.opts.judge.isFresh(type, now, judgeMono)) continue;
-      const judged = scope.judged(type);
-      if (!judged?.reading) reasons.push(`${type} is missing (no reading)`);
-      else if (judged.freshness.stale) reasons.push(staleReason(judged));
-    }
+    // inside the window in which every required type is fresh, a check asks only the types of its turn's readings
+    const fresh = !all && now <= this.requiredFresh.wall && judgeMono <= this.requiredFresh.mono && this.freshReadings(now, judgeMono);
+    if (fresh && this.troubled === 0) return NO_REASONS;
+    const reasons: string[] = [];
+    if (!fresh) this.requiredReasons(scope, now, judgeMono, reasons);
+    if (this.troubled === 0) return reasons;
     for (const { rule, condition, last } of this.rules) {
       if (condition.raised) reasons.push(raisedReason(rule.name, rule.condition.when.text));
       if (last?.unknown) reasons.push(`rule ${rule.name} cannot be judged: ${last.unknown.join(', ')}`);
@@ -200,7 +219,42 @@ export class SafetyVerdict {
     return reasons;
   }
 
-  private change(safe: boolean, reasons: string[], now: number): void {
+  /** Whether the required types read this turn are fresh (narrowing the window to theirs): false sends the check to requiredReasons. */
+  private freshReadings(now: number, judgeMono: number): boolean {
+    const judge = this.opts.judge;
+    for (const type of this.dirty) {
+      if (!this.required.has(type)) continue;
+      const window = judge.isFresh(type, now, judgeMono) ? judge.freshWindow(type) : undefined;
+      if (window === undefined) return false;
+      if (window.wall < this.requiredFresh.wall) this.requiredFresh.wall = window.wall;
+      if (window.mono < this.requiredFresh.mono) this.requiredFresh.mono = window.mono;
+    }
+    return true;
+  }
+
+  /** Why each required type is not fresh, into `reasons`; keeps the window in which all are surely fresh. */
+  private requiredReasons(scope: RuleScope, now: number, judgeMono: number, reasons: string[]): void {
+    const judge = this.opts.judge;
+    let wall = Infinity;
+    let mono = Infinity;
+    for (const type of this.required) {
+      // most checks find every input fresh: told without building its judgement
+      if (judge.isFresh(type, now, judgeMono)) {
+        const window = judge.freshWindow(type);
+        wall = Math.min(wall, window?.wall ?? -Infinity);
+        mono = Math.min(mono, window?.mono ?? -Infinity);
+        continue;
+      }
+      wall = -Infinity;
+      const judged = scope.judged(type);
+      if (!judged?.reading) reasons.push(`${type} is missing (no reading)`);
+      else if (judged.freshness.stale) reasons.push(staleReason(judged));
+    }
+    this.requiredFresh.wall = wall;
+    this.requiredFresh.mono = mono;
+  }
+
+  private change(safe: boolean, reasons: readonly string[], now: number): void {
     const since = safe === this.state.safe ? this.state.since : formatTs(now);
     this.state = { safe, since, reasons };
   }
@@ -240,8 +294,10 @@ export class SafetyVerdict {
   }
 
   private raisedNames(): string {
+    if (this.raisedText !== undefined) return this.raisedText;
     let names = '';
     for (const r of this.rules) if (r.condition.raised) names += names === '' ? r.rule.name : `\n${r.rule.name}`;
+    this.raisedText = names;
     return names;
   }
 
@@ -264,6 +320,8 @@ export class SafetyVerdict {
     return Number.isNaN(mono) ? this.opts.clock.now() : mono;
   }
 }
+
+const NO_REASONS: readonly string[] = Object.freeze([]);
 
 function earliest(a: number | undefined, b: number | undefined): number | undefined {
   return a === undefined ? b : b === undefined ? a : Math.min(a, b);
