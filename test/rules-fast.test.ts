@@ -5,7 +5,7 @@ import { ExactNumber } from '../lib/exact-json.js';
 import { parseExpression } from '../daemon/rules/compile.js';
 import { firstValue, firstValueSlowly, testExpression, testSlowly } from '../daemon/rules/evaluate.js';
 import { UNKNOWN } from '../daemon/rules/fast.js';
-import { fieldValue, flatData } from '../daemon/rules/fields.js';
+import { fieldValue, flatData, flatMember } from '../daemon/rules/fields.js';
 import { ScopeRounds, scopeOf } from '../daemon/rules/scope.js';
 import { FreshnessJudge } from '../daemon/freshness/judge.js';
 import { CadenceLearner, LEARN_FACTOR, LEARN_WINDOW, LEARNED_FLOOR_S } from '../daemon/freshness/learner.js';
@@ -242,6 +242,39 @@ test('FreshnessJudge.isFresh says what judge() says, before and after the limit,
   assert.equal([j.isFresh('wind', c.now()), j.judge('wind', c.now())!.freshness.stale], [true, false]);
   c.advance(10_001);
   assert.equal([j.isFresh('wind', c.now()), j.judge('wind', c.now())!.freshness.stale], [false, true]);
+});
+
+test('a flat member number is the number JSON.parse reads, bit for bit: the digits-and-power-of-ten path and the Number() one', () => {
+  const texts = ['0', '-0', '-0.0', '1', '8.55', '-12.5', '0.1', '0.30000000000000004', '123456789012345', '1234567890123456',
+    '99999999999999999999', '0.000001', '1e5', '1E-7', '-2.5e+3', '12.340', '1.7976931348623157e308', '5e-324', '1e400', '-1e400',
+    '0.1234567890123456789', '4.35', '1.005', '9007199254740993', '0.0000000000000000000001'];
+  // and random decimals of 1 to 18 digits
+  let x = 12345;
+  const next = () => { x = (x * 1103515245 + 12345) % 2147483648; return x; };
+  for (let i = 0; i < 3000; i++) {
+    const int = String(next() % 10 ** (next() % 9));
+    const frac = String(next()).slice(0, next() % 10);
+    texts.push(`${next() % 2 ? '-' : ''}${int}${frac ? `.${frac}` : ''}`);
+  }
+  const wrong = texts.filter((t) => !Object.is(flatMember(`{"a":1,"v":${t},"z":0}`, '"v":'), JSON.parse(`{"v":${t}}`).v));
+  assert.equal(wrong, []);
+});
+
+test('the scope tells a type fresh, stale or missing as judge() does, at the one instant of the scope', () => {
+  const c = new ManualClock(T0);
+  const v = new CurrentView();
+  v.set(new Reading('wind', 1, `{"seq":1,"ts":"${new Date(c.now()).toISOString()}","type":"wind","data":{"x":1},"meta":{}}`, false, c.monotonic(), c.now(), null, c.now()));
+  const j = new FreshnessJudge(v, parseMaxAge('wind=10', '--max-age'), c);
+  const told = () => {
+    const s = scopeOf(j, c.now());
+    const r = s.reading('wind');
+    return [r === undefined ? 'none' : r === null ? 'stale' : 'fresh', s.reading('rain') === undefined ? 'none' : 'some', j.judge('wind', c.now())!.freshness.stale ? 'stale' : 'fresh'];
+  };
+  const seen = [told()];
+  c.advance(10_000); seen.push(told());
+  c.advance(1); seen.push(told());
+  c.step(-20_000); seen.push(told());
+  assert.equal(seen, [['fresh', 'none', 'fresh'], ['fresh', 'none', 'fresh'], ['stale', 'none', 'stale'], ['stale', 'none', 'stale']]);
 });
 
 test.run();
