@@ -277,4 +277,23 @@ test('the scope tells a type fresh, stale or missing as judge() does, at the one
   assert.equal(seen, [['fresh', 'none', 'fresh'], ['fresh', 'none', 'fresh'], ['stale', 'none', 'stale'], ['stale', 'none', 'stale']]);
 });
 
+test('staleAt: the first monotonic ms at which judge() says stale, by receipt and by a ts the wall clock runs past first', () => {
+  const c = new ManualClock(T0);
+  const v = new CurrentView();
+  const j = new FreshnessJudge(v, parseMaxAge('wind=10', '--max-age'), c);
+  const firstStale = (tsBehindMs: number) => {
+    v.set(new Reading('wind', 1, `{"seq":1,"ts":"x","type":"wind","data":{},"meta":{}}`, false, c.monotonic(), c.now() - tsBehindMs, null, c.now()));
+    const at = scopeOf(j, c.now()).staleAt('wind')!;
+    const startMono = c.monotonic();
+    c.advance(at - startMono - 1);
+    const before = j.judge('wind', c.now())!.freshness.stale;
+    c.advance(1);
+    return [at - startMono, before, j.judge('wind', c.now())!.freshness.stale];
+  };
+  assert.equal(firstStale(0), [10_001, false, true]);
+  assert.equal(firstStale(4_000), [6_001, false, true]);
+  assert.is(scopeOf(j, c.now()).staleAt('wind'), undefined);
+  assert.is(scopeOf(j, c.now()).staleAt('rain'), undefined);
+});
+
 test.run();

@@ -60,6 +60,13 @@ export function nextWake({ spec, types, record, pendingUntil, scope, mono, clock
     wake = Math.min(wake, clocks.escalateAt);
   }
   for (const type of types) {
+    // told from the window in which the reading is surely fresh, without judging it again
+    const at = scope.staleAt(type);
+    if (at === undefined) continue;
+    if (!Number.isNaN(at)) {
+      wake = Math.min(wake, Math.max(at, mono));
+      continue;
+    }
     const judged = scope.judged(type);
     if (!judged || judged.freshness.stale || judged.maxAgeS === undefined || judged.ageMs === undefined) continue;
     // the first millisecond past the limit

@@ -76,6 +76,7 @@ function readStale(scope: RuleScope): RuleScope {
       const r = scope.reading(type);
       return r === null ? scope.judged(type)!.reading : r;
     },
+    staleAt: () => NaN,
     valueAt: (reading, candidate) => scope.valueAt(reading, candidate),
     // its own values (stale read as fresh): never the values the scope it wraps remembers
     fastValue(expression) {

@@ -26,6 +26,12 @@ export interface RuleScope {
   judged(type: string): JudgedType | undefined;
   /** The type's reading when fresh now, null when stale, undefined when it has none: what judged() says of it, without building the judgement (the fast path). */
   reading(type: string): Reading | null | undefined;
+  /**
+   * The monotonic ms from which the type's current reading is stale (its limit passed), when it
+   * is fresh now and that is known without building its judgement; undefined when it has no
+   * fresh reading, NaN when not known that way (ask judged()).
+   */
+  staleAt(type: string): number | undefined;
   /** The value of a reference's field in `reading` (JSON.parse's value), UNKNOWN when the reading has none there. */
   valueAt(reading: Reading, candidate: ReferenceCandidate): unknown;
   /**
@@ -77,6 +83,12 @@ export function scopeOf(judge: FreshnessJudge, now: number, cells: ScopeCells = 
         : judge.freshReading(type, now, mono);
       lastFreshType = type;
       return lastFresh;
+    },
+    staleAt(type) {
+      if (!this.reading(type)) return undefined;
+      const window = judge.freshWindow(type);
+      // fresh through the window's last ms, stale from the next one (by receipt, or by ts on the wall clock)
+      return window === undefined ? NaN : Math.min(window.mono, mono + (window.wall - now)) + 1;
     },
     valueAt(reading, candidate) {
       // every rule reading a field of this reading shares one read
