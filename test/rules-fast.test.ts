@@ -4,7 +4,7 @@ import { parseMaxAge } from '../lib/max-age.js';
 import { ExactNumber } from '../lib/exact-json.js';
 import { parseExpression } from '../daemon/rules/compile.js';
 import { firstValue, firstValueSlowly, testExpression, testSlowly } from '../daemon/rules/evaluate.js';
-import { UNKNOWN } from '../daemon/rules/fast.js';
+import { magnusDewpoint, UNKNOWN } from '../daemon/rules/fast.js';
 import { fieldValue, flatData, flatMember } from '../daemon/rules/fields.js';
 import { ScopeRounds, scopeOf } from '../daemon/rules/scope.js';
 import { FreshnessJudge } from '../daemon/freshness/judge.js';
@@ -294,6 +294,25 @@ test('staleAt: the first monotonic ms at which judge() says stale, by receipt an
   assert.equal(firstStale(4_000), [6_001, false, true]);
   assert.is(scopeOf(j, c.now()).staleAt('wind'), undefined);
   assert.is(scopeOf(j, c.now()).staleAt('rain'), undefined);
+});
+
+test('a part holding a call is taken once per scope for every expression holding it, each scope its own value', () => {
+  const rounds = new ScopeRounds(judge, view);
+  const when = parseExpression('dew.data.t - dewpoint(dew.data.t, dew.data.rh) < 1');
+  const clear = parseExpression('dew.data.t - dewpoint(dew.data.t, dew.data.rh) > 2');
+  const other = parseExpression('dew.data.t - dewpoint(dew.data.t, dew.data.rh) * 2 >= 0');
+  view.set(stamped('dew', 300, '{"t":10,"rh":95}'));
+  const a = rounds.at(T0 + 3);
+  const margin = 10 - magnusDewpoint(10, 95);
+  assert.equal([when.fast(a), clear.fast(a), other.fast(a)], [margin < 1, margin > 2, 10 - magnusDewpoint(10, 95) * 2 >= 0]);
+  view.set(stamped('dew', 301, '{"t":10,"rh":50}'));
+  const b = rounds.at(T0 + 3);
+  const wide = 10 - magnusDewpoint(10, 50);
+  assert.equal([clear.fast(b), when.fast(b), when.fast(a), clear.fast(b)], [wide > 2, wide < 1, margin < 1, wide > 2]);
+  assert.equal([testExpression(when, b), testSlowly(when, b)], [{ truth: false, reasons: [] }, { truth: false, reasons: [] }]);
+  // unknown in its scope when the field is missing, not the part's value from another scope
+  view.set(stamped('dew', 302, '{"t":10}'));
+  assert.is(clear.fast(rounds.at(T0 + 3)), UNKNOWN);
 });
 
 test.run();

@@ -1,6 +1,6 @@
-import type { RuleScope } from './scope.js';
+import type { RuleScope, ScopedExpression } from './scope.js';
 import { UNKNOWN } from './unknown.js';
-import type { ExpressionNode, ReferenceCandidate } from './syntax.js';
+import { showNode, type ExpressionNode, type ReferenceCandidate } from './syntax.js';
 
 // The fast path of evaluate.ts: an expression's tree compiled once into closures that return a
 // plain value (a boolean, a number, a string) with nothing allocated, or UNKNOWN when it cannot
@@ -20,12 +20,31 @@ export function fastOf(node: ExpressionNode): FastExpression {
     case 'reference': return referenceOf(node.candidates);
     case 'negate': { const a = numberOf(node.argument); return (s) => { const v = a(s); return v === UNKNOWN ? v : -(v as number); }; }
     case 'not': { const a = truthOf(node.argument); return (s) => { const v = a(s); return v === UNKNOWN ? v : !v; }; }
-    case 'arithmetic': return arithmeticOf(node.operator, numberOf(node.left), numberOf(node.right));
+    case 'arithmetic': return sharedIfCostly(node, arithmeticOf(node.operator, numberOf(node.left), numberOf(node.right)));
     case 'compare': return compareOf(node.operator, numberOf(node.left), numberOf(node.right), numericLiteral(node.right));
     case 'equal': return equalOf(node.operator === '==', plainOf(node.left), plainOf(node.right));
     case 'logic': return logicOf(node.operator === 'or', truthOf(node.left), truthOf(node.right));
-    case 'call': return callOf(node.name, node.args.map(numberOf));
+    case 'call': return sharedIfCostly(node, callOf(node.name, node.args.map(numberOf)));
     case 'type-call': return node.name === 'age' ? ageOf(node.type) : staleOf(node.type);
+  }
+}
+
+/**
+ * A part holding a function call (a dew point, say) taken once per scope for every expression
+ * holding the same part (by its text): rules of one type often share one (`t - dewpoint(t, rh)`
+ * in both `when` and `clear`, in several rules and alarms). Other parts cost less than the look.
+ */
+function sharedIfCostly(node: ExpressionNode, fast: FastExpression): FastExpression {
+  if (!holdsCall(node)) return fast;
+  const part: ScopedExpression = { text: showNode(node), fast };
+  return (s) => s.fastValue(part);
+}
+
+function holdsCall(node: ExpressionNode): boolean {
+  switch (node.kind) {
+    case 'call': return true;
+    case 'arithmetic': return holdsCall(node.left) || holdsCall(node.right);
+    default: return false;
   }
 }
 

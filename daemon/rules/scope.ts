@@ -54,6 +54,7 @@ export interface ScopeCells {
  */
 export function scopeOf(judge: FreshnessJudge, now: number, cells: ScopeCells = { expressions: new Map(), fields: new Map() }): RuleScope {
   const seen = new Map<string, JudgedType | undefined>();
+  const fresh = new Map<string, Reading | null | undefined>();
   // one instant for every type of the scope, on the monotonic clock as well
   const mono = judge.monoNow();
   // the type asked for last: an expression reads the same one several times in a row
@@ -78,11 +79,17 @@ export function scopeOf(judge: FreshnessJudge, now: number, cells: ScopeCells = 
     },
     reading(type) {
       if (type === lastFreshType) return lastFresh;
-      const judged = seen.get(type);
-      lastFresh = judged !== undefined ? (judged.reading === undefined ? undefined : judged.freshness.stale ? null : judged.reading)
-        : judge.freshReading(type, now, mono);
+      // each type told once per scope: a scope asked again later still reads the view of its instant
+      let answer = fresh.get(type);
+      if (answer === undefined && !fresh.has(type)) {
+        const judged = seen.get(type);
+        answer = judged !== undefined ? (judged.reading === undefined ? undefined : judged.freshness.stale ? null : judged.reading)
+          : judge.freshReading(type, now, mono);
+        fresh.set(type, answer);
+      }
       lastFreshType = type;
-      return lastFresh;
+      lastFresh = answer;
+      return answer;
     },
     staleAt(type) {
       if (!this.reading(type)) return undefined;
