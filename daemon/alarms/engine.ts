@@ -245,7 +245,7 @@ export class AlarmEngine {
       // an input that cannot be read keeps the value last read (the reason says why it is not current)
       const value = look.value === null && look.unknown !== null ? record.value : look.value;
       const seen = looked(record, look.raised, value, look.unknown);
-      let next = onActivity(spec.id, seen, look.active, { latch: spec.latch, worst: alarm.worst, now });
+      let next = onActivity(spec.id, seen, look.active, { latch: spec.latch, worst: alarm.worst, now, was: activeOf(record) });
       const transitions: Transition[] = next.transition ? [next.transition] : [];
       // a shelf ends, and an escalation falls due, on the monotonic clock: a wall-clock step moves neither
       const clocks = monoDeadlines(alarm.clocks, next.record, spec, now, mono);
@@ -265,6 +265,8 @@ export class AlarmEngine {
     }
     // the records in memory go on whether the state file can be written or not: the events are the record
     if (durable) void this.journal.record(this.journal.prepare(events).batch);
+    // events a full disk held back, and a state file that could not be written, are tried again at every look
+    if (this.journal.held || this.journal.error !== undefined) void this.journal.retry();
     this.schedule();
   }
 
@@ -306,7 +308,7 @@ export class AlarmEngine {
     const { batch, written } = this.journal.prepare([{ type: ALARM_TYPE, data: transitionData(transition), at }]);
     if (!written) {
       alarm.record = before;
-      this.journal.drop(batch);
+      this.journal.refuse(batch);
       throw new MeridianError('STORAGE_UNAVAILABLE', `Alarm ${alarm.spec.id} was left as it was: ${this.journal.error ?? 'the alarm state could not be written'}.`);
     }
     alarm.record = before;

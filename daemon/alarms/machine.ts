@@ -69,8 +69,14 @@ export function looked(r: AlarmRecord, raised: AlarmSeverity[], value: JsonValue
   };
 }
 
-/** What the alarm becomes when its active severity is `active` (undefined: not active). */
-export function onActivity(id: string, r: AlarmRecord, active: AlarmSeverity | undefined, opts: { latch: boolean; worst: AlarmSeverity; now: number }):
+/**
+ * What the alarm becomes when its active severity is `active` (undefined: not active); `was`:
+ * the worst level raised at the last look (undefined: none). An acknowledged alarm whose level
+ * worse than `was` is raised (a new raise: a dive to a worse level, or the level the latch
+ * still shows raised again after it cleared) is unacknowledged again (docs/alarms.md "States").
+ */
+export function onActivity(id: string, r: AlarmRecord, active: AlarmSeverity | undefined,
+  opts: { latch: boolean; worst: AlarmSeverity; now: number; was: AlarmSeverity | undefined }):
   { record: AlarmRecord; transition?: Transition } {
   const { now } = opts;
   const base = looked(r, r.raised, r.value, r.unknown, active !== undefined);
@@ -89,6 +95,7 @@ export function onActivity(id: string, r: AlarmRecord, active: AlarmSeverity | u
   if (r.state === 'normal') return move('unack', raise);
   if (r.state === 'rtn_unack') return rank(active) > rank(r.severity) ? move('unack', raise) : move('unack', {});
   if (rank(active) > rank(r.severity)) return move('unack', raise);
+  if (r.state === 'acked' && (opts.was === undefined || rank(active) > rank(opts.was))) return move('unack', raise);
   // a lower severity than shown: a latched alarm keeps the worst, another shows what holds now
   if (rank(active) < rank(r.severity) && !opts.latch) return move(r.state, { severity: active });
   return { record: base };
