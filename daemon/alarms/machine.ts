@@ -1,4 +1,4 @@
-import type { AlarmSeverity, AlarmState, JsonValue } from '../../lib/wire.js';
+import { MAX_SHELF_MS, type AlarmSeverity, type AlarmState, type JsonValue } from '../../lib/wire.js';
 import { SEVERITIES } from './config.js';
 
 // The alarm state machine, pure: what an alarm becomes when its active severity changes, when
@@ -35,8 +35,8 @@ export interface Transition {
   shelved_until?: number;
 }
 
-/** The longest shelf (a week): a forgotten shelf must end by itself. */
-export const MAX_SHELF_MS = 7 * 86_400_000;
+/** The longest shelf (a week): a forgotten shelf must end by itself (one source: lib/wire.ts). */
+export { MAX_SHELF_MS };
 
 /** A record loaded at start-up whose shelf ends later than a week from `now` (a clock stepped since), ending a week from now. */
 export function clampShelf(r: AlarmRecord, now: number): AlarmRecord | undefined {
