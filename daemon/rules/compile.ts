@@ -78,7 +78,7 @@ export function compileExpression(text: unknown, where: string): CompiledExpress
     throw new ExpressionConfigError(where, `an expression of the rule language (${error.message}; see docs/safety.md)`, text);
   }
   const problem = daemonTypeProblem(compiled.types);
-  if (problem !== undefined) throw new ConfigError(where, problem, text);
+  if (problem !== undefined) throw new ExpressionConfigError(where, problem, text);
   return compiled;
 }
 
