@@ -79,11 +79,48 @@ if ('why' in mounted) {
     } finally {
       if (d && d.child.exitCode === null && d.child.signalCode === null) d.child.kill('SIGKILL');
       await d?.exited;
-      execFileSync('umount', [mounted.dir]);
-      removeDir(mounted.dir);
+      removeDir(configDir);
+    }
+  });
+
+  test('an escalation that falls due on the full disk is recorded once it takes writes, not lost', async () => {
+    const site = path.join(mounted.dir, 'site2');
+    const filler = path.join(mounted.dir, 'filler2');
+    const configDir = tempDir();
+    const configFile = path.join(configDir, 'meridian.toml');
+    // the webhook is never reached (port 9): the escalation's record is what is checked
+    fs.writeFileSync(configFile, '[[notify]]\nurl = "http://127.0.0.1:9/hook"\n[[alarm]]\nid = "gust"\nseverity = "serious"\nwhen = "mast.data.g > 40"\nescalate_after = "2s"\n');
+    fs.mkdirSync(site);
+    let d: ChildDaemon | undefined;
+    const escalations = async () => ((await request(d!.url, '/history?type=meridian.escalation&limit=10')).json.events as { data: { id: string; state: string }; meta: { alarm_n: number } }[])
+      .map((e) => `${e.meta.alarm_n} ${e.data.id} ${e.data.state}`);
+    try {
+      d = await spawnDaemon({ siteDir: site, args: ['--config', configFile], env: { TZ: 'UTC' } });
+      assert.is((await postEvent(d.url, { type: 'mast', data: { g: 50 } })).status, 200);
+      await waitFor('raised', async () => ((await log(d!)).length === 1 ? true : undefined));
+      fillDisk(filler);
+      const due = await waitFor('escalated on the full disk', async () => {
+        const a = (await request(d!.url, '/alarms')).json as { alarms: { escalated_at: string | null }[]; state_error?: string };
+        return a.alarms[0]!.escalated_at !== null ? a : undefined;
+      });
+      assert.is(due.state_error, ERROR);
+      assert.equal(await escalations(), []);
+      fs.rmSync(filler);
+      assert.equal(await waitFor('recorded once the disk has room', async () => { const e = await escalations(); return e.length === 1 ? e : undefined; }), ['2 gust unack']);
+      assert.equal(await log(d), ['1 normal>unack']);
+    } finally {
+      if (d && d.child.exitCode === null && d.child.signalCode === null) d.child.kill('SIGKILL');
+      await d?.exited;
       removeDir(configDir);
     }
   });
 }
+
+test.after(() => {
+  if ('dir' in mounted) {
+    execFileSync('umount', [mounted.dir]);
+    removeDir(mounted.dir);
+  }
+});
 
 test.run();
