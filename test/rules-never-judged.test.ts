@@ -32,6 +32,10 @@ const refused: [string, string, string][] = [
   ['a function of true/false', 'abs(stale(a)) > 1', 'abs() takes a number, not true/false (it could never be judged) at position 1'],
   ['not after a comparison', 'a.data.x == not a.data.y', 'not right after an operator is not part of the language (write it in parentheses: a == (not b)) at position 13'],
   ['an escape that is not JSON\'s', 'a.data.s == "caf\\q"', '\\q is not an escape of the language (the escapes are JSON\'s: \\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX) at position 17'],
+  // positions stay the text's, and no parenthesis put in around a not's operand shows in a message
+  ['an unfinished comparison under not', 'not a.data.x ==', 'expected expression after == at the end'],
+  ['a not with nothing after it', 'a.data.x > 1 and not', 'missing unaryOp argument at the end'],
+  ['a bad operator after a not', 'not a.data.x == 2 and b.data.y >> 3', 'the operator >> is not part of the language at position 32'],
 ];
 
 for (const [name, text, why] of refused) {

@@ -106,22 +106,28 @@ export function parseExpression(text: string, judgeable = false): CompiledExpres
   const grouped = groupNots(prepared.source);
   if ('problem' in grouped) throw new ExpressionError(grouped.problem.description, grouped.problem.index, text.length);
   const back = (index: number) => index - grouped.inserted.filter((at) => at <= index).length;
-  let tree: jsep.Expression;
-  try {
-    tree = jsep(grouped.source);
-  } catch (error) {
-    // jsep recurses too: `!!!!...` thousands deep overflows its stack before our depth check
-    if (error instanceof RangeError) throw new ExpressionError(`the expression is nested more than ${MAX_DEPTH} levels deep`, 0, text.length);
-    const { description, index } = error as { description?: string; index?: number };
-    // jsep names the unexpected character; at the end there is none ("Unexpected "): say what is missing
-    const said = description === undefined ? (error as Error).message : /^Unexpected\s*$/.test(description) ? 'a name expected after the dot' : description;
-    throw new ExpressionError(lowerFirst(said), back(index ?? 0), text.length);
-  }
+  // a mistake is told on the text as written (never on a parenthesis put in), then the tree taken with them
+  const written = parseTree(prepared.source, text.length);
+  const tree = grouped.inserted.length === 0 ? written : parseTree(grouped.source, text.length, back);
   const types = new Set<string>();
   const root = new Compiler(grouped.source, types, back, judgeable).node(tree);
   const problem = judgeable ? rootProblem(root) : undefined;
   if (problem !== undefined) throw new ExpressionError(problem, 0, text.length);
   return { text, root, types: [...types], fast: fastOf(root), first: firstReference(root) };
+}
+
+/** jsep's tree of `source`, or an ExpressionError at the place (`back`: a place of `source` in the text as written). */
+function parseTree(source: string, length: number, back = (index: number) => index): jsep.Expression {
+  try {
+    return jsep(source);
+  } catch (error) {
+    // jsep recurses too: `!!!!...` thousands deep overflows its stack before our depth check
+    if (error instanceof RangeError) throw new ExpressionError(`the expression is nested more than ${MAX_DEPTH} levels deep`, 0, length);
+    const { description, index } = error as { description?: string; index?: number };
+    // jsep names the unexpected character; at the end there is none ("Unexpected "): say what is missing
+    const said = description === undefined ? (error as Error).message : /^Unexpected\s*$/.test(description) ? 'a name expected after the dot' : description;
+    throw new ExpressionError(lowerFirst(said), back(index ?? 0), length);
+  }
 }
 
 class Compiler {
