@@ -1,7 +1,7 @@
 import os from 'node:os';
-import type { AlarmAnswer } from '../lib/wire.js';
+import { MAX_SHELF_MS, type AlarmAnswer } from '../lib/wire.js';
 import { connect } from './connect.js';
-import { spanMs } from './durations.js';
+import { spanMs, spanText } from './durations.js';
 import { EXIT } from './failure.js';
 import { say, show, type CliIo } from './io.js';
 import { noExtraArguments, switchOption, textOption, UsageError, type ParsedOptions } from './options.js';
@@ -10,8 +10,6 @@ import { noExtraArguments, switchOption, textOption, UsageError, type ParsedOpti
 // `alarms` exits 4 while any alarm waits for an acknowledgement (unack or rtn_unack), so a
 // script can page someone: `telemetry alarms >/dev/null || notify-ops`.
 
-/** The longest shelf (the daemon's bound): a week. */
-const MAX_SHELVE_MS = 7 * 86_400_000;
 
 /** List the alarms: a line each (or the daemon's JSON); exit 4 while any is unacknowledged. */
 export async function runAlarms(opts: ParsedOptions, io: CliIo): Promise<number> {
@@ -58,9 +56,9 @@ export async function runAck(id: unknown, opts: ParsedOptions, io: CliIo): Promi
 export async function runShelve(id: unknown, opts: ParsedOptions, io: CliIo): Promise<number> {
   const alarm = alarmId(id, 'shelve');
   const forText = textOption(opts, 'for');
-  if (forText === undefined) throw new UsageError('--for is required (how long: --for 30m, --for 2h; at most 7d)');
-  const ms = spanMs('--for', forText);
-  if (ms > MAX_SHELVE_MS) throw new UsageError(`--for must be at most 7d; got ${forText}`);
+  if (forText === undefined) throw new UsageError(`--for is required (how long: --for 30m, --for 2h; at most ${spanText(MAX_SHELF_MS)})`);
+  // the daemon's own bound, and the message says it (0s and 8d alike: from 1s to 7d)
+  const ms = spanMs('--for', forText, MAX_SHELF_MS);
   const by = byOption(opts, io);
   const { client } = connect(opts, io);
   show(io, `${alarmLine(await client.shelve(alarm, { by, forSeconds: ms / 1000 }))}\n`);

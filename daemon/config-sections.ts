@@ -8,6 +8,7 @@ import { resolveNotify } from './forward/notify-config.js';
 import type { SinkSpec } from './forward/sink.js';
 import { resolveBoltwood, type BoltwoodSpec } from './outputs/boltwood-config.js';
 import { resolveSafety, type SafetySpec } from './safety/config.js';
+import { ExpressionConfigError } from './rules/compile.js';
 
 // The `--config FILE` (TOML) parsed once and each section checked by the room that owns it:
 // [[sink]] and [[notify]] (daemon/forward/), [safety] (daemon/safety/), [[alarm]] (daemon/alarms/),
@@ -41,10 +42,24 @@ export function resolveConfigSections(input: { configText?: string; configFile?:
     if (names.has(n.name)) throw new ConfigError('sink name', 'unique across [[sink]] and [[notify]] (it names the cursor file)', n.name);
     names.add(n.name);
   }
-  const safety = resolveSafety(configDoc.safety, where);
+  const [safety, alarms] = withLine(input.configText, where, () => [resolveSafety(configDoc.safety, where), resolveAlarms(configDoc, where, notify.length > 0)] as const);
   const conditions = resolveConditions(configDoc.conditions, where);
   return {
-    forward: [...sinks, ...notify], alarms: resolveAlarms(configDoc, where, notify.length > 0), safety, conditions,
+    forward: [...sinks, ...notify], alarms, safety, conditions,
     boltwood: resolveBoltwood(configDoc.boltwood, where), alpaca: resolveAlpaca(configDoc.alpaca, where),
   };
+}
+
+/** `resolve()`, an expression it refuses named with its line of the config file (`f.toml line 7: safety rule 1 (wind): when must be ...`). */
+function withLine<T>(text: string | undefined, where: string, resolve: () => T): T {
+  try {
+    return resolve();
+  } catch (error) {
+    if (!(error instanceof ExpressionConfigError) || text === undefined || !error.option.startsWith(where)) throw error;
+    // the expression as TOML spells it: a basic string (JSON's escapes of " and \) or a literal one
+    const spellings = [JSON.stringify(error.text), `'${error.text}'`];
+    const line = text.split('\n').findIndex((l) => spellings.some((s) => l.includes(s)));
+    if (line < 0) throw error;
+    throw new ConfigError(`${where} line ${line + 1}${error.option.slice(where.length)}`, error.expected, error.text);
+  }
 }

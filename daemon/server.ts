@@ -17,7 +17,7 @@ import type { ConditionsConfig } from './conditions/config.js';
 import { readConditions } from './conditions/read.js';
 import { loadUniqueIds, uniqueIdsFile } from './alpaca/unique-ids.js';
 import type { AlarmSpec } from './alarms/config.js';
-import { alarmStateFile } from './alarms/state-file.js';
+import { alarmStateFile, AlarmStateVersionError } from './alarms/state-file.js';
 import { startForwarding, type Forwarding } from './forward/forwarding.js';
 import type { SinkSpec } from './forward/sink.js';
 import { FreshnessJudge } from './freshness/judge.js';
@@ -164,10 +164,18 @@ export async function startDaemon(config: DaemonConfig, deps: {
   const outputs = createOutputs({
     verdict: safety, judge, conditions: deps.conditions ?? { mappings: [] }, clock: deps.clock, logger, zone: config.zone, boltwood: deps.boltwood, io: deps.fs,
   });
-  const alarms = new AlarmEngine({
-    specs: deps.alarms ?? [], store, judge, clock: deps.clock, logger, file: alarmStateFile(config.siteDir),
-    intervalMs: deps.freshnessIntervalMs ?? CHECK_INTERVAL_MS, rounds,
-  });
+  let alarms: AlarmEngine;
+  try {
+    alarms = new AlarmEngine({
+      specs: deps.alarms ?? [], store, judge, clock: deps.clock, logger, file: alarmStateFile(config.siteDir),
+      intervalMs: deps.freshnessIntervalMs ?? CHECK_INTERVAL_MS, rounds,
+    });
+  } catch (error) {
+    if (!(error instanceof AlarmStateVersionError)) throw error;
+    await store.close();
+    metrics.close();
+    throw new StartupError(error.message, { cause: error });
+  }
 
   let resolveClosed!: () => void;
   const closed = new Promise<void>((resolve) => { resolveClosed = resolve; });

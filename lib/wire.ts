@@ -2,6 +2,9 @@
 // client and console. Keys stay snake_case as on the wire.
 
 /** What an event type never contains: C0 controls, DEL and C1 controls. */
+/** The longest shelf of an alarm (a week: a forgotten shelf ends by itself); the daemon, the HTTP API and the CLI take their bound and message from it. */
+export const MAX_SHELF_MS = 7 * 86_400_000;
+
 export const TYPE_FORBIDDEN_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
 
 /** Any JSON value. */

@@ -14,7 +14,11 @@ test('alarm commands: usage mistakes exit 2, refusals exit 1, no daemon exit 3, 
   const rows: [string, string[], number, string | RegExp, string | RegExp][] = [
     ['ack without an id', ['ack', ...at], 2, '', 'telemetry: missing ID (the alarm\'s id: telemetry ack wind) (see "telemetry ack --help")\n'],
     ['shelve without --for', ['shelve', 'wind', ...at], 2, '', 'telemetry: --for is required (how long: --for 30m, --for 2h; at most 7d) (see "telemetry shelve --help")\n'],
-    ['shelve for 8 days', ['shelve', 'wind', '--for', '8d', ...at], 2, '', 'telemetry: --for must be at most 7d; got 8d (see "telemetry shelve --help")\n'],
+    // the true range, one source with the daemon's bound (hostile tester I: 0s said 1s-36500d)
+    ['shelve for 8 days', ['shelve', 'wind', '--for', '8d', ...at], 2, '', 'telemetry: --for must be a duration from 1s to 7d; got "8d" (see "telemetry shelve --help")\n'],
+    ['shelve for 0s', ['shelve', 'wind', '--for', '0s', ...at], 2, '', 'telemetry: --for must be a duration from 1s to 7d; got "0s" (see "telemetry shelve --help")\n'],
+    ['shelve for a second past 7d', ['shelve', 'wind', '--for', '604801s', ...at], 2, '', 'telemetry: --for must be a duration from 1s to 7d; got "604801s" (see "telemetry shelve --help")\n'],
+    ['shelve for 2 weeks', ['shelve', 'wind', '--for', '2w', ...at], 2, '', 'telemetry: --for must be a duration from 1s to 7d; got "2w" (see "telemetry shelve --help")\n'],
     ['shelve for "soon"', ['shelve', 'wind', '--for', 'soon', ...at], 2, '', 'telemetry: --for must be a duration such as 30m, 2h, 1d (s, m, h, d, w); got "soon" (see "telemetry shelve --help")\n'],
     ['an extra argument', ['alarms', 'wind', ...at], 2, '', /^telemetry: .*wind.* \(see "telemetry alarms --help"\)\n$/],
     ['an unknown alarm', ['ack', 'nope', '--by', 'ops', ...at], 1, '', 'telemetry: no alarm "nope" is configured (UNKNOWN_ALARM)\n'],

@@ -68,7 +68,7 @@ test('the real daemon refuses a bad expression at start-up: exit 2, the rule and
     fs.writeFileSync(config, '[safety]\nrequired = ["weather"]\n[[safety.rule]]\nname = "wind"\nwhen = "weather.data.wind_kmh >> 40"\n');
     const site = path.join(dir, 'site');
     const run = await cli(['run', '--port', '1', '--site-dir', site, '--config', config]);
-    assert.equal([run.code, run.stdout, run.stderr], [2, '', `telemetry: ${config}: safety rule 1 (wind): when must be an expression of the rule language (the operator >> is not part of the language at position 23; see docs/safety.md); got "weather.data.wind_kmh >> 40" (see "telemetry run --help")\n`]);
+    assert.equal([run.code, run.stdout, run.stderr], [2, '', `telemetry: ${config} line 5: safety rule 1 (wind): when must be an expression of the rule language (the operator >> is not part of the language at position 23; see docs/safety.md); got "weather.data.wind_kmh >> 40" (see "telemetry run --help")\n`]);
     assert.is(fs.existsSync(site), false);
   } finally {
     removeDir(dir);

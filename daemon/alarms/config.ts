@@ -1,7 +1,7 @@
 import { tablesOf, type ConfigTable } from '../../lib/config-file.js';
 import { ConfigError } from '../../lib/errors.js';
 import type { AlarmSeverity } from '../../lib/wire.js';
-import { parseDuration } from '../rules/duration.js';
+import { MAX_DURATION_MS, parseDuration } from '../rules/duration.js';
 import { compileCondition, type Condition } from './expression.js';
 
 // `[[alarm]]` tables of the config file, checked at start (docs/alarms.md "Rules"): a bad one
@@ -96,6 +96,7 @@ function levelOf(t: ConfigTable, where: string): AlarmLevel {
 /** A span of time of the config file (the rule language's: "90s", "15m", "1h30m", or seconds; at most 7 days), at least `minMs`. */
 export function durationMs(value: unknown, where: string, minMs: number): number {
   const ms = parseDuration(value, where);
-  if (ms < minMs) throw new ConfigError(where, `a span of time of at least ${minMs / 1000}s`, value);
+  // the whole range in one message, the upper bound parseDuration's own
+  if (ms < minMs) throw new ConfigError(where, `a span of time from ${minMs / 1000}s to ${MAX_DURATION_MS / 86_400_000} days`, value);
   return ms;
 }

@@ -11,6 +11,7 @@ import { lookContext, ScopeRounds, type ConditionContext } from './expression.js
 import { lookAtLevels } from './levels.js';
 import { clampShelf, freshRecord, looked, onAck, onActivity, onShelve, onUnshelve, rank, type AlarmRecord, type Transition } from './machine.js';
 import { emptyDeadlines, inputTypes, monoDeadlines, nextWake, type MonoDeadlines } from './wake.js';
+import { WakeTimer } from './wake-timer.js';
 import { readAlarmState } from './state-file.js';
 import { AlarmJournal, type JournalEvent } from './journal.js';
 
@@ -65,9 +66,7 @@ export class AlarmEngine {
   private dirty: Alarm[] = [];
   private readonly listeners = new Set<(alarm: AlarmAnswer) => void>();
   private soon: NodeJS.Immediate | undefined;
-  private timer: NodeJS.Timeout | undefined;
-  /** When (monotonic ms) `timer` is due. */
-  private timerAt = Infinity;
+  private readonly timer = new WakeTimer(() => this.mono(), () => this.lookAt([...this.alarms.values()]));
   private interval: NodeJS.Timeout | undefined;
   private stopListening: (() => void) | undefined;
   private stopped = false;
@@ -145,7 +144,7 @@ export class AlarmEngine {
     this.stopped = true;
     this.stopListening?.();
     if (this.soon) clearImmediate(this.soon);
-    clearTimeout(this.timer);
+    this.timer.stop();
     clearInterval(this.interval);
   }
 
@@ -249,7 +248,7 @@ export class AlarmEngine {
       // an input that cannot be read keeps the value last read (the reason says why it is not current)
       const value = look.value === null && look.unknown !== null ? record.value : look.value;
       const seen = looked(record, look.raised, value, look.unknown);
-      let next = onActivity(spec.id, seen, look.active, { latch: spec.latch, worst: alarm.worst, now });
+      let next = onActivity(spec.id, seen, look.active, { latch: spec.latch, worst: alarm.worst, now, was: activeOf(record) });
       const transitions: Transition[] = next.transition ? [next.transition] : [];
       // a shelf ends, and an escalation falls due, on the monotonic clock: a wall-clock step moves neither
       const clocks = monoDeadlines(alarm.clocks, next.record, spec, now, mono);
@@ -270,6 +269,8 @@ export class AlarmEngine {
     }
     // the records in memory go on whether the state file can be written or not: the events are the record
     if (durable) void this.journal.record(this.journal.prepare(events).batch);
+    // events a full disk held back, and a state file that could not be written, are tried again at every look
+    if (this.journal.held || this.journal.error !== undefined) void this.journal.retry();
     this.schedule(wake);
   }
 
@@ -312,7 +313,7 @@ export class AlarmEngine {
     const { batch, written } = this.journal.prepare([{ type: ALARM_TYPE, data: transitionData(transition), at }]);
     if (!written) {
       alarm.record = before;
-      this.journal.drop(batch);
+      this.journal.refuse(batch);
       throw new MeridianError('STORAGE_UNAVAILABLE', `Alarm ${alarm.spec.id} was left as it was: ${this.journal.error ?? 'the alarm state could not be written'}.`);
     }
     alarm.record = before;
@@ -320,29 +321,10 @@ export class AlarmEngine {
     await this.journal.record(batch);
   }
 
-  /**
-   * Set the one timer to the earliest wake of any alarm; `looked`: the earliest wake of the
-   * alarms just looked at. While a timer is set it is due no later than any alarm's wake, so a
-   * look at a few alarms compares theirs with it alone; without one every alarm's is read.
-   */
+  /** Set the one timer to the earliest wake of any alarm (`looked`: of those just looked at). */
   private schedule(looked: number): void {
-    if (this.stopped) return clearTimeout(this.timer);
-    // a timer due no later is kept (a look before anything is due finds nothing and sets the timer again):
-    // readings push their inputs' limits on, and setting a timer on every turn cost more than the rules
-    if (this.timer !== undefined && this.timerAt <= looked) return;
-    let wake = looked;
-    if (this.timer === undefined) for (const a of this.alarms.values()) wake = Math.min(wake, a.wake);
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    if (wake === Infinity) return;
-    // a timer of 2^31 ms or more fires at once: the interval looks again long before
-    const delay = Math.min(Math.max(0, Math.ceil(wake - this.mono())), 2 ** 31 - 1);
-    this.timerAt = wake;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.lookAt([...this.alarms.values()]);
-    }, delay);
-    this.timer.unref();
+    if (this.stopped) return this.timer.stop();
+    this.timer.set(looked, this.alarms.values());
   }
 
   private mono(): number {

@@ -32,6 +32,12 @@ export class AlarmJournal {
   private last: number;
   private pending: PendingEvent[];
   private failure: string | undefined;
+  /** Why the pending events could not be recorded at the last try (undefined: they were). */
+  private unrecorded: string | undefined;
+  /** The batches recorded one after another (never two appends at once: the order is the numbers'). */
+  private chain: Promise<void> = Promise.resolve();
+  /** How many batches are chained and not yet done. */
+  private queued = 0;
 
   /** `saved`: the journal of the state file at start-up. */
   constructor(deps: JournalDeps, saved: AlarmJournalState) {
@@ -43,6 +49,11 @@ export class AlarmJournal {
   /** Why the state file cannot be written now (undefined: it can: the state is durable). */
   get error(): string | undefined {
     return this.failure;
+  }
+
+  /** Whether events are held back (written ahead, not recorded: a full disk). */
+  get held(): boolean {
+    return this.unrecorded !== undefined && this.pending.length > 0;
   }
 
   /** At start-up: record the pending events the log lacks (`newest`: the highest number in the current view). */
@@ -65,13 +76,40 @@ export class AlarmJournal {
     return { batch, written: this.write() };
   }
 
-  /** Take back a batch whose state could not be written (a refused request). */
-  drop(batch: readonly PendingEvent[]): void {
+  /** Take back a batch whose state could not be written (a refused request): its numbers too, so none is skipped. */
+  refuse(batch: readonly PendingEvent[]): void {
+    this.drop(batch);
+    if (batch.length > 0 && batch.at(-1)!.n === this.last) this.last -= batch.length;
+  }
+
+  private drop(batch: readonly PendingEvent[]): void {
     this.pending = this.pending.filter((p) => !batch.includes(p));
   }
 
-  /** Record `batch` in one store batch, then write the state without it. */
-  async record(batch: readonly PendingEvent[]): Promise<void> {
+  /**
+   * Record `batch`: every pending event, in number order (one written ahead earlier and not yet
+   * recorded goes first: a later transition never overtakes it), in one store batch, then write
+   * the state without them. One batch at a time. A batch the store refuses (a full disk) stays
+   * pending, in the state file as in memory, and is tried again every second until it is
+   * recorded (`retry`); resolves once `batch` is recorded or kept pending.
+   */
+  record(batch: readonly PendingEvent[]): Promise<void> {
+    if (batch.length === 0) return Promise.resolve();
+    this.queued++;
+    this.chain = this.chain.then(() => this.flush()).finally(() => { this.queued--; });
+    return this.chain;
+  }
+
+  /** Try again what a full disk held back: the pending events, or the state file alone. */
+  retry(): Promise<void> {
+    if (this.queued > 0) return this.chain;
+    if (this.pending.length > 0) return this.record(this.pending);
+    if (this.failure !== undefined) this.write();
+    return Promise.resolve();
+  }
+
+  private async flush(): Promise<void> {
+    const batch = [...this.pending];
     if (batch.length === 0) return;
     const { store, logger } = this.deps;
     try {
@@ -81,9 +119,14 @@ export class AlarmJournal {
         ts: formatTs(p.at), tsMs: p.at,
       })));
     } catch (error) {
-      const what = batch.map((p) => `${p.type} ${exactJson(p.data)}`).join(', ');
-      logger.warn(`alarm events could not be recorded (${(error as Error).message}); the alarms' state is kept: ${what}`);
+      const text = `${batch.length} alarm event(s) could not be recorded (${(error as Error).message}); they are kept pending and recorded, in order, once the disk takes writes again`;
+      if (text !== this.unrecorded) logger.warn(text);
+      this.unrecorded = text;
+      this.write();
+      return;
     }
+    if (this.unrecorded !== undefined) logger.info(`alarm events are recorded again (${batch.length} held back are recorded now)`);
+    this.unrecorded = undefined;
     this.drop(batch);
     this.write();
   }

@@ -5,7 +5,9 @@ import { rank } from './machine.js';
 
 // An alarm's levels judged against the view: each level is raised once `when` holds
 // (continuously for `for`, the debounce) and cleared once `clear` holds (or `when` no longer
-// does, without a `clear`); between the two it keeps its state, which is the hysteresis. An
+// does, without a `clear`); between the two it keeps its state, which is the hysteresis, and
+// when both hold it keeps it too (overlapping thresholds: a raised level stays raised, a
+// normal one normal, never a flap on every reading). An
 // input that cannot be judged (missing, stale) keeps the state, says why, and restarts the
 // debounce (a `for` needs the condition seen to hold the whole time).
 
@@ -38,7 +40,8 @@ export function lookAtLevels(levels: readonly AlarmLevel[], raised: readonly Ala
     if (value === null && when.value !== null) value = when.value;
     let is = was;
     if (!was) {
-      if (when.truth === true) {
+      // `when` and `clear` both true: a normal level stays normal (hysteresis, never a flap)
+      if (when.truth === true && !(level.clear && level.clear.evaluate(ctx, false).truth === true)) {
         const since = pending.get(level.severity) ?? mono.at;
         pending.set(level.severity, since);
         if (mono.now - since >= forMs) is = true;
@@ -47,7 +50,7 @@ export function lookAtLevels(levels: readonly AlarmLevel[], raised: readonly Ala
       if (when.truth === undefined) unknown ??= when.reason ?? 'cannot be judged';
     } else {
       const clear = level.clear ? level.clear.evaluate(ctx, false) : { truth: when.truth === undefined ? undefined : !when.truth, reason: when.reason };
-      if (clear.truth === true) is = false;
+      if (clear.truth === true && !(level.clear && when.truth === true)) is = false;
       if (clear.truth === undefined) unknown ??= clear.reason ?? 'cannot be judged';
     }
     if (is) {

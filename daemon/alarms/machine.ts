@@ -1,4 +1,4 @@
-import type { AlarmSeverity, AlarmState, JsonValue } from '../../lib/wire.js';
+import { MAX_SHELF_MS, type AlarmSeverity, type AlarmState, type JsonValue } from '../../lib/wire.js';
 import { SEVERITIES } from './config.js';
 
 // The alarm state machine, pure: what an alarm becomes when its active severity changes, when
@@ -35,8 +35,8 @@ export interface Transition {
   shelved_until?: number;
 }
 
-/** The longest shelf (a week): a forgotten shelf must end by itself. */
-export const MAX_SHELF_MS = 7 * 86_400_000;
+/** The longest shelf (a week): a forgotten shelf must end by itself (one source: lib/wire.ts). */
+export { MAX_SHELF_MS };
 
 /** A record loaded at start-up whose shelf ends later than a week from `now` (a clock stepped since), ending a week from now. */
 export function clampShelf(r: AlarmRecord, now: number): AlarmRecord | undefined {
@@ -69,8 +69,14 @@ export function looked(r: AlarmRecord, raised: AlarmSeverity[], value: JsonValue
   };
 }
 
-/** What the alarm becomes when its active severity is `active` (undefined: not active). */
-export function onActivity(id: string, r: AlarmRecord, active: AlarmSeverity | undefined, opts: { latch: boolean; worst: AlarmSeverity; now: number }):
+/**
+ * What the alarm becomes when its active severity is `active` (undefined: not active); `was`:
+ * the worst level raised at the last look (undefined: none). An acknowledged alarm whose level
+ * worse than `was` is raised (a new raise: a dive to a worse level, or the level the latch
+ * still shows raised again after it cleared) is unacknowledged again (docs/alarms.md "States").
+ */
+export function onActivity(id: string, r: AlarmRecord, active: AlarmSeverity | undefined,
+  opts: { latch: boolean; worst: AlarmSeverity; now: number; was: AlarmSeverity | undefined }):
   { record: AlarmRecord; transition?: Transition } {
   const { now } = opts;
   const base = looked(r, r.raised, r.value, r.unknown, active !== undefined);
@@ -89,6 +95,7 @@ export function onActivity(id: string, r: AlarmRecord, active: AlarmSeverity | u
   if (r.state === 'normal') return move('unack', raise);
   if (r.state === 'rtn_unack') return rank(active) > rank(r.severity) ? move('unack', raise) : move('unack', {});
   if (rank(active) > rank(r.severity)) return move('unack', raise);
+  if (r.state === 'acked' && (opts.was === undefined || rank(active) > rank(opts.was))) return move('unack', raise);
   // a lower severity than shown: a latched alarm keeps the worst, another shows what holds now
   if (rank(active) < rank(r.severity) && !opts.latch) return move(r.state, { severity: active });
   return { record: base };

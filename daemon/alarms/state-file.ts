@@ -42,6 +42,18 @@ export interface SavedAlarms {
   journal: AlarmJournalState;
 }
 
+/** The version of the file this daemon writes and reads. */
+export const ALARM_STATE_VERSION = 1;
+
+/** A state file of another version (a newer meridian's): the daemon does not start on it (setting it aside would lose every alarm's state). */
+export class AlarmStateVersionError extends Error {
+  constructor(file: string, version: unknown) {
+    super(`alarm state ${file} is of version ${JSON.stringify(version)}, which this daemon does not read (it reads version ${ALARM_STATE_VERSION}; written by another meridian?): ` +
+      'start the meridian that wrote it, or move the file aside to start with every alarm normal');
+    this.name = 'AlarmStateVersionError';
+  }
+}
+
 /** Write the records and the journal (atomically). */
 export function writeAlarmState(file: string, records: ReadonlyMap<string, AlarmRecord>, journal: AlarmJournalState): void {
   const alarms: Record<string, unknown> = {};
@@ -50,12 +62,12 @@ export function writeAlarmState(file: string, records: ReadonlyMap<string, Alarm
     alarms[id] = { ...r, ...times };
   }
   const pending = journal.pending.map((p) => ({ n: p.n, type: p.type, data: p.data, ts: formatTs(p.at) }));
-  writeJsonAtomic(file, { version: 1, alarms, journal: { n: journal.n, pending } });
+  writeJsonAtomic(file, { version: ALARM_STATE_VERSION, alarms, journal: { n: journal.n, pending } });
 }
 
 const EMPTY = (): SavedAlarms => ({ records: new Map(), journal: { n: 0, pending: [] } });
 
-/** What the file holds (nothing when it does not exist); a damaged file is set aside and reported through `warn`. */
+/** What the file holds (nothing when it does not exist); a damaged file is set aside and reported through `warn`; one of another version throws AlarmStateVersionError. */
 export function readAlarmState(file: string, warn: (message: string) => void, now: number): SavedAlarms {
   let text: string;
   try {
@@ -65,7 +77,7 @@ export function readAlarmState(file: string, warn: (message: string) => void, no
     warn(`alarm state ${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); every alarm starts normal`);
     return EMPTY();
   }
-  const saved = parse(text);
+  const saved = parse(text, file);
   if (saved) return saved;
   const aside = `${file}.damaged-${now}`;
   try {
@@ -75,9 +87,11 @@ export function readAlarmState(file: string, warn: (message: string) => void, no
   return EMPTY();
 }
 
-function parse(text: string): SavedAlarms | undefined {
+function parse(text: string, file: string): SavedAlarms | undefined {
   const found = objectMember(text, 'alarms');
   if (!found) return undefined;
+  const version = found.doc.version;
+  if (version !== undefined && version !== ALARM_STATE_VERSION) throw new AlarmStateVersionError(file, version);
   const out = new Map<string, AlarmRecord>();
   for (const [id, raw] of Object.entries(found.member)) {
     const record = recordOf(raw);

@@ -1,10 +1,14 @@
 import jsep from 'jsep';
 import { ConfigError } from '../../lib/errors.js';
 import { DAEMON_TYPE_PREFIX } from '../../lib/max-age.js';
+import { TYPE_FORBIDDEN_CHARACTER } from '../../lib/wire.js';
 import { fastOf, type FastExpression } from './fast.js';
 import type { ValueCell } from './scope.js';
 import { flatPattern } from './fields.js';
 import { NAME_DASH, prepareSource } from './source-text.js';
+import { groupNots } from './not-precedence.js';
+import { equalProblem, operandProblem, rootProblem } from './static-kind.js';
+import { readStringLiteral } from './string-literal.js';
 import { firstReference, type ExpressionNode, type ReferenceCandidate } from './syntax.js';
 
 // An expression's text compiled once, at start-up, into our own tree: jsep parses (it is the
@@ -41,6 +45,18 @@ export class ExpressionError extends Error {
   }
 }
 
+/** A config key whose expression cannot be compiled: the text kept, so that the config file's reader can name its line. */
+export class ExpressionConfigError extends ConfigError {
+  readonly expected: string;
+  readonly text: string;
+
+  constructor(option: string, expected: string, text: string) {
+    super(option, expected, text);
+    this.expected = expected;
+    this.text = text;
+  }
+}
+
 /** The deepest tree taken (operators and calls inside one another): evaluation recurses. */
 export const MAX_DEPTH = 200;
 const ARITHMETIC = new Set(['+', '-', '*', '/']);
@@ -56,13 +72,13 @@ export function compileExpression(text: unknown, where: string): CompiledExpress
   if (typeof text !== 'string' || text.trim() === '') throw new ConfigError(where, 'an expression in a string', text ?? '(missing)');
   let compiled: CompiledExpression;
   try {
-    compiled = parseExpression(text);
+    compiled = parseExpression(text, true);
   } catch (error) {
     if (!(error instanceof ExpressionError)) throw error;
-    throw new ConfigError(where, `an expression of the rule language (${error.message}; see docs/safety.md)`, text);
+    throw new ExpressionConfigError(where, `an expression of the rule language (${error.message}; see docs/safety.md)`, text);
   }
   const problem = daemonTypeProblem(compiled.types);
-  if (problem !== undefined) throw new ConfigError(where, problem, text);
+  if (problem !== undefined) throw new ExpressionConfigError(where, problem, text);
   return compiled;
 }
 
@@ -78,30 +94,47 @@ export function daemonTypeProblem(types: readonly string[]): string | undefined 
   return `an expression reading no ${DAEMON_TYPE_PREFIX}* type (it reads ${own}, which the daemon records from the rules' own results: a rule reading it would feed back into itself)`;
 }
 
-/** Compile `text`, or throw ExpressionError. */
-export function parseExpression(text: string): CompiledExpression {
+/**
+ * Compile `text`, or throw ExpressionError; `judgeable`: also refuse what could never be
+ * judged (static-kind.ts: an ordering of a string, a chained comparison, a number as the whole;
+ * a rule's `when` and `clear`), otherwise such a part is compiled and is unknown when judged.
+ */
+export function parseExpression(text: string, judgeable = false): CompiledExpression {
   const prepared = prepareSource(text);
   if ('problem' in prepared) throw new ExpressionError(prepared.problem.description, prepared.problem.index, text.length);
-  let tree: jsep.Expression;
+  // `not` binds looser than the comparisons (as in Python): its operand put in parentheses, each position mapped back
+  const grouped = groupNots(prepared.source);
+  if ('problem' in grouped) throw new ExpressionError(grouped.problem.description, grouped.problem.index, text.length);
+  const back = (index: number) => index - grouped.inserted.filter((at) => at <= index).length;
+  // a mistake is told on the text as written (never on a parenthesis put in), then the tree taken with them
+  const written = parseTree(prepared.source, text.length);
+  const tree = grouped.inserted.length === 0 ? written : parseTree(grouped.source, text.length, back);
+  const types = new Set<string>();
+  const root = new Compiler(grouped.source, types, back, judgeable).node(tree);
+  const problem = judgeable ? rootProblem(root) : undefined;
+  if (problem !== undefined) throw new ExpressionError(problem, 0, text.length);
+  return { text, root, types: [...types], fast: fastOf(root), first: firstReference(root) };
+}
+
+/** jsep's tree of `source`, or an ExpressionError at the place (`back`: a place of `source` in the text as written). */
+function parseTree(source: string, length: number, back = (index: number) => index): jsep.Expression {
   try {
-    tree = jsep(prepared.source);
+    return jsep(source);
   } catch (error) {
     // jsep recurses too: `!!!!...` thousands deep overflows its stack before our depth check
-    if (error instanceof RangeError) throw new ExpressionError(`the expression is nested more than ${MAX_DEPTH} levels deep`, 0, text.length);
+    if (error instanceof RangeError) throw new ExpressionError(`the expression is nested more than ${MAX_DEPTH} levels deep`, 0, length);
     const { description, index } = error as { description?: string; index?: number };
     // jsep names the unexpected character; at the end there is none ("Unexpected "): say what is missing
     const said = description === undefined ? (error as Error).message : /^Unexpected\s*$/.test(description) ? 'a name expected after the dot' : description;
-    throw new ExpressionError(lowerFirst(said), index ?? 0, text.length);
+    throw new ExpressionError(lowerFirst(said), back(index ?? 0), length);
   }
-  const types = new Set<string>();
-  const root = new Compiler(prepared.source, types).node(tree);
-  return { text, root, types: [...types], fast: fastOf(root), first: firstReference(root) };
 }
 
 class Compiler {
   private depth = 0;
 
-  constructor(private readonly source: string, private readonly types: Set<string>) {}
+  constructor(private readonly source: string, private readonly types: Set<string>, private readonly back: (index: number) => number,
+    private readonly judgeable: boolean) {}
 
   node(n: jsep.Expression): ExpressionNode {
     if (++this.depth > MAX_DEPTH) throw new ExpressionError(`the expression is nested more than ${MAX_DEPTH} levels deep`, 0);
@@ -130,13 +163,14 @@ class Compiler {
   private literal(n: jsep.Literal): ExpressionNode {
     const value = n.value;
     if (typeof value === 'number' && !Number.isFinite(value)) throw this.fail(`${n.raw} is too large for a number of the language`, n.raw);
-    if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'string') return { kind: 'literal', value };
+    if (typeof value === 'string') return { kind: 'literal', value: this.stringOf(n) };
+    if (typeof value === 'number' || typeof value === 'boolean') return { kind: 'literal', value };
     throw this.fail(`${n.raw} is not a value of the language (numbers, true, false and "strings" are)`, n.raw);
   }
 
   private unary(n: jsep.UnaryExpression): ExpressionNode {
-    if (n.operator === '-') return { kind: 'negate', argument: this.node(n.argument) };
-    if (n.operator === '!') return { kind: 'not', argument: this.node(n.argument) };
+    if (n.operator === '-') return { kind: 'negate', argument: this.operand('-', this.node(n.argument), 'number') };
+    if (n.operator === '!') return { kind: 'not', argument: this.operand('not', this.node(n.argument), 'boolean') };
     throw this.fail(`the operator ${n.operator} is not part of the language`, n.operator);
   }
 
@@ -144,9 +178,19 @@ class Compiler {
     const op = n.operator;
     const left = this.node(n.left);
     const right = this.node(n.right);
+    const word = op === '&&' ? 'and' : op === '||' ? 'or' : op;
+    const wants = op === '&&' || op === '||' ? 'boolean' : 'number';
+    if (op === '==' || op === '!=') {
+      const problem = this.judgeable ? equalProblem(op, left, right) : undefined;
+      if (problem !== undefined) throw this.fail(problem, op);
+      return { kind: 'equal', operator: op, left, right };
+    }
+    if (ARITHMETIC.has(op) || COMPARE.has(op) || op === '&&' || op === '||') {
+      this.operand(word, left, wants, op);
+      this.operand(word, right, wants, op);
+    }
     if (ARITHMETIC.has(op)) return { kind: 'arithmetic', operator: op as '+', left, right };
     if (COMPARE.has(op)) return { kind: 'compare', operator: op as '<', left, right };
-    if (op === '==' || op === '!=') return { kind: 'equal', operator: op, left, right };
     if (op === '&&' || op === '||') return { kind: 'logic', operator: op === '&&' ? 'and' : 'or', left, right };
     throw this.fail(`the operator ${op} is not part of the language`, op);
   }
@@ -168,18 +212,18 @@ class Compiler {
     if (n.arguments.length < min || n.arguments.length > max) {
       throw this.fail(`${callee}() takes ${min === max ? min : `${min} or more`} argument${max === 1 ? '' : 's'}`, callee);
     }
-    return { kind: 'call', name: callee as 'abs', args: n.arguments.map((a) => this.node(a)) };
+    return { kind: 'call', name: callee as 'abs', args: n.arguments.map((a) => this.operand(`${callee}()`, this.node(a), 'number', callee)) };
   }
 
   /** A type named as a function's argument: a name (dots and dashes allowed) or a string. */
   private typeName(n: jsep.Expression): string | undefined {
-    if (n.type === 'Literal') return typeof n.value === 'string' && n.value !== '' ? n.value : undefined;
-    const names = chain(n);
+    if (n.type === 'Literal') return typeof n.value === 'string' && this.stringOf(n as jsep.Literal) !== '' ? this.stringOf(n as jsep.Literal) : undefined;
+    const names = chain(n, (l) => this.stringOf(l));
     return names?.every((s) => typeof s === 'string') ? names.join('.') : undefined;
   }
 
   private reference(n: jsep.Expression): ExpressionNode {
-    const names = chain(n);
+    const names = chain(n, (l) => this.stringOf(l));
     const candidates: ReferenceCandidate[] = [];
     for (let i = 1; names && i < names.length; i++) {
       const part = names[i];
@@ -192,29 +236,47 @@ class Compiler {
     if (candidates.length === 0) {
       throw this.fail('a field is written TYPE.data.FIELD or TYPE.meta.FIELD', typeof names?.[0] === 'string' ? names[0] : undefined);
     }
+    // a type no reading can have: the rule could never be judged
+    const bad = candidates.find((c) => c.type === '' || TYPE_FORBIDDEN_CHARACTER.test(c.type));
+    if (bad) throw this.fail(bad.type === '' ? 'an empty type name ("".data.x) names no type' : 'a type name with a control character names no type', bad.type === '' ? '""' : undefined);
     candidates.sort((a, b) => b.type.length - a.type.length);
     for (const c of candidates) this.types.add(c.type);
     return { kind: 'reference', text: referenceText(candidates[candidates.length - 1]!), candidates };
   }
 
+  /** `node`, refused (at `word`) when it can never give what `operator` takes. */
+  private operand(operator: string, node: ExpressionNode, wants: 'number' | 'boolean', word = operator): ExpressionNode {
+    const problem = this.judgeable ? operandProblem(operator, node, wants) : undefined;
+    if (problem !== undefined) throw this.fail(problem, word);
+    return node;
+  }
+
+  /** A string literal's value, its escapes JSON's (string-literal.ts); refused with the position of an escape that is not one. */
+  private stringOf(n: jsep.Literal): string {
+    const read = readStringLiteral(n.raw);
+    if ('value' in read) return read.value;
+    throw new ExpressionError(read.problem, this.back(Math.max(this.source.indexOf(n.raw), 0) + read.offset));
+  }
+
   /** An ExpressionError at the first place `word` is written (0 when unknown). */
   private fail(description: string, word: string | undefined): ExpressionError {
     const at = word === undefined ? -1 : this.source.indexOf(word);
-    return new ExpressionError(description, Math.max(at, 0));
+    return new ExpressionError(description, this.back(Math.max(at, 0)));
   }
 }
 
 /** A member chain's names, root first (`weather.data.wind[0]` -> weather, data, wind, 0); undefined for anything else. */
-function chain(n: jsep.Expression): (string | number)[] | undefined {
+function chain(n: jsep.Expression, text: (l: jsep.Literal) => string): (string | number)[] | undefined {
   if (n.type === 'Identifier') return [plain((n as jsep.Identifier).name)];
-  if (n.type === 'Literal') return typeof n.value === 'string' ? [n.value] : undefined;
+  if (n.type === 'Literal') return typeof n.value === 'string' ? [text(n as jsep.Literal)] : undefined;
   if (n.type !== 'MemberExpression' || n.optional) return undefined;
   const m = n as jsep.MemberExpression;
-  const head = chain(m.object);
+  const head = chain(m.object, text);
   if (!head) return undefined;
   if (!m.computed && m.property.type === 'Identifier') return [...head, plain((m.property as jsep.Identifier).name)];
   const value = m.computed && m.property.type === 'Literal' ? (m.property as jsep.Literal).value : undefined;
-  if (typeof value === 'string' || (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0)) return [...head, value];
+  if (typeof value === 'string') return [...head, text(m.property as jsep.Literal)];
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return [...head, value];
   return undefined;
 }
 

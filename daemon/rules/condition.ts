@@ -6,7 +6,8 @@ import type { RuleScope } from './scope.js';
 
 // A condition with hysteresis and debounce: raised once `when` holds (continuously for `for`
 // when given), cleared once `clear` holds (default: `not when`); between the two it keeps
-// its state. An unknown input keeps the state too, and says so (what the caller does with an
+// its state, also when `when` and `clear` both hold (each state is left only by its own
+// expression holding alone: overlapping thresholds never flap). An unknown input keeps the state too, and says so (what the caller does with an
 // unknown is its own: the safety verdict counts it unsafe). Time is the monotonic clock's.
 
 /** A condition as configured: `when`, optional `clear`, and `for` (ms, 0: at once). */
@@ -71,6 +72,8 @@ export class Condition {
       const clear = this.spec.clear ? testExpression(this.spec.clear, scope) : negate(testExpression(this.spec.when, scope));
       if (clear.truth === undefined) return this.result(false, clear.reasons);
       if (!clear.truth) return this.result(false, undefined);
+      // `when` and `clear` both true (overlapping thresholds): the state is kept, never a flap
+      if (this.spec.clear && testExpression(this.spec.when, scope).truth === true) return this.result(false, undefined);
       this.up = false;
       this.holdingSince = undefined;
       return this.result(true, undefined);
@@ -80,6 +83,11 @@ export class Condition {
       // an excursion is continuous or it is not one: unknown or false starts `for` over
       this.holdingSince = undefined;
       return this.result(false, when.truth === undefined ? when.reasons : undefined);
+    }
+    // `when` and `clear` both true: a cleared condition stays cleared (hysteresis holds either state)
+    if (this.spec.clear && testExpression(this.spec.clear, scope).truth === true) {
+      this.holdingSince = undefined;
+      return this.result(false, undefined);
     }
     this.holdingSince ??= mono;
     if (mono - this.holdingSince < this.spec.forMs) return this.result(false, undefined, this.holdingSince + this.spec.forMs);

@@ -63,7 +63,7 @@ function tooDeep(masked: string): number | undefined {
 }
 
 /** The text with every character inside a string literal replaced by `_` (quotes kept). */
-function maskStrings(text: string): string | SourceProblem {
+export function maskStrings(text: string): string | SourceProblem {
   let out = '';
   let i = 0;
   while (i < text.length) {

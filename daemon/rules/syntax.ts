@@ -44,7 +44,7 @@ export function showNode(node: ExpressionNode): string {
     case 'literal': return JSON.stringify(node.value);
     case 'reference': return node.text;
     case 'negate': return `-${showNode(node.argument)}`;
-    case 'not': return `not ${showNode(node.argument)}`;
+    case 'not': return `(not ${showNode(node.argument)})`;
     case 'call': return `${node.name}(${node.args.map(showNode).join(', ')})`;
     case 'type-call': return `${node.name}(${node.type})`;
     default: return `(${showNode(node.left)} ${node.operator} ${showNode(node.right)})`;
