@@ -107,6 +107,8 @@ test('rollup rebuild: waits for the rebuild and says so; the client\'s methods',
     assert.equal([done.code, done.stderr, done.stdout], [0, '', `rollups rebuilt from the recorded files at 127.0.0.1:${d.port}\n`]);
     const json = await cli(['rollup', 'rebuild', '--json', ...at]);
     assert.equal([json.code, json.stdout], [0, '{"rebuilt":true,"late":0}\n']);
+    const status = await cli(['status', ...at]);
+    assert.is(status.stdout.split('\n').slice(1).join('\n'), `rollups ok  last rebuild ${new Date(NOW).toISOString()} (asked for (POST /rollups/rebuild))\n`);
     const client = new TelemetryClient({ baseUrl: d.url, env: {} });
     try {
       const options = { step: '1h', fields: ['data.wind.speed'], from: '2026-06-01T10:00:00Z', to: '2026-06-01T11:00:00Z' } as const;

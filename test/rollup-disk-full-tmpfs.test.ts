@@ -102,9 +102,12 @@ if (why !== undefined) {
       assert.is(fs.existsSync(path.join(dot2, 'rollups.old')), false);
       assert.is(/\n\s+at /.test(d.stderr()), false, d.stderr());
       assert.ok(d.stderr().includes('ERROR POST /rollups/rebuild failed (ENOSPC); the old rollup tiers still answer\n'), d.stderr());
-      const status = (await request(d.url, '/status')).json as { rollups: { state: string; reason: string } };
+      const status = (await request(d.url, '/status')).json as { rollups: { state: string; since: string; reason: string } };
       assert.equal([status.rollups.state, status.rollups.reason], ['failed', 'rebuilding the rollups failed (ENOSPC: no space left on device, write)']);
       assert.is((await request(d.url, query)).text, before);
+      // `telemetry status` says it in its rollups line
+      const said = await cli(['status', '--host', '127.0.0.1', '--port', String(d.port)]);
+      assert.is(said.stdout.split('\n')[1], `rollups failed since ${status.rollups.since}: rebuilding the rollups failed (ENOSPC: no space left on device, write)`);
     } finally {
       if (d && d.child.exitCode === null) {
         d.child.kill('SIGTERM');
