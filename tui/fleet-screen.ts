@@ -1,3 +1,4 @@
+import { displayWidth } from '../lib/display-width.js';
 import { fitText } from '../table/format.js';
 import { columnLines, fleetTotals, needsLook, unitCells, UNIT_HEADS, type FleetUnit } from '../table/fleet-units.js';
 
@@ -65,7 +66,7 @@ export function fleetScreenLines(frame: FleetFrame, width: number, height: numbe
 // the heads and a row per unit, the UNIT column cut to what the other columns leave of the width (12-20 columns)
 function tableLines(units: readonly FleetUnit[], width: number): string[] {
   const rows = [[...UNIT_HEADS] as string[], ...units.map(unitCells)];
-  const others = UNIT_HEADS.slice(1).reduce((sum, _, i) => sum + 2 + Math.max(...rows.map((r) => r[i + 1]!.length)), 0);
+  const others = UNIT_HEADS.slice(1).reduce((sum, _, i) => sum + 2 + Math.max(...rows.map((r) => displayWidth(r[i + 1]!))), 0);
   const unitWidth = Math.min(UNIT_COLUMN, Math.max(UNIT_COLUMN_MIN, width - others));
   return columnLines(rows.map((r) => r.map((cell, i) => (i === 0 ? fitText(cell, unitWidth).trimEnd() : cell))));
 }
