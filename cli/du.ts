@@ -4,6 +4,7 @@ import { listStoredFiles, type StoredFile } from '../daemon/ndjson/listing.js';
 import { SitePlaces } from '../daemon/storage/site-places.js';
 import { readIfExists, statePaths } from '../daemon/storage/state-files.js';
 import { resolveDaemonConfig } from '../lib/config.js';
+import { displayWidth, padEndWidth, padStartWidth } from '../lib/display-width.js';
 import { ConfigError } from '../lib/errors.js';
 import { CommandFailure, EXIT } from './failure.js';
 import { say, show, type CliIo } from './io.js';
@@ -36,8 +37,10 @@ export async function runDu(opts: ParsedOptions, io: CliIo): Promise<number> {
 // kind, name, size, gzip, then what is wrong: columns as wide as their widest cell
 function fileLines(files: readonly StoredFile[]): string[] {
   const rows = files.map((f) => [f.kind, f.name, size(f.bytes), f.file.endsWith('.gz') ? 'gzip' : '', f.state === 'ok' ? '' : `${f.state}: ${f.reason}`]);
-  const width = (i: number) => Math.max(0, ...rows.map((r) => r[i]!.length));
-  return rows.map((r) => `${r[0]!.padEnd(width(0))}  ${r[1]!.padEnd(width(1))}  ${r[2]!.padStart(width(2))}  ${r[3]!.padEnd(width(3))}  ${r[4]}`.trimEnd());
+  // by display width: a run named in wide characters keeps the columns after it aligned
+  const width = (i: number) => Math.max(0, ...rows.map((r) => displayWidth(r[i]!)));
+  const cell = (r: readonly string[], i: number) => (i === 2 ? padStartWidth(r[i]!, width(i)) : padEndWidth(r[i]!, width(i)));
+  return rows.map((r) => `${cell(r, 0)}  ${cell(r, 1)}  ${cell(r, 2)}  ${cell(r, 3)}  ${r[4]}`.trimEnd());
 }
 
 function totalLine(siteDir: string, files: readonly StoredFile[]): string {

@@ -5,7 +5,8 @@ import { sinkLine } from './sink-lines.js';
 import { show, type CliIo } from './io.js';
 import { noExtraArguments, switchOption, type ParsedOptions } from './options.js';
 
-// `telemetry status`: one line about the daemon (GET /status) and one per forwarding sink, or its JSON with --json.
+// `telemetry status`: one line about the daemon (GET /status), one about its rollups, one per
+// forwarding sink, or its JSON with --json.
 
 /** Print the daemon's status line; exit 3 (through the error path) when none answers. */
 export async function runStatus(opts: ParsedOptions, io: CliIo): Promise<number> {
@@ -16,7 +17,7 @@ export async function runStatus(opts: ParsedOptions, io: CliIo): Promise<number>
   const sinks = (status.forward ?? []).map((s) => `${sinkLine(s)}\n`).join('');
   // the files found damaged: what they still hold is served, the rest is not (docs/storage.md)
   const damaged = (status.damaged ?? []).map((d) => `damaged: ${d.file}: ${d.reason}\n`).join('');
-  show(io, json ? `${JSON.stringify(status)}\n` : `${statusLine(status, address, io.now())}\n${sinks}${damaged}`);
+  show(io, json ? `${JSON.stringify(status)}\n` : `${statusLine(status, address, io.now())}\n${rollupLine(status)}${sinks}${damaged}`);
   return 0;
 }
 
@@ -36,4 +37,16 @@ export function statusLine(status: StatusAnswer, address: string, now: number): 
   if (status.stale > 0) parts.push(`${status.stale} stale`);
   if (status.disk_full) parts.push(`DISK FULL since ${status.disk_full.since} (${status.disk_full.code}): not recording`);
   return parts.join('  ');
+}
+
+/**
+ * `rollups ok`, or `rollups failed since <ts>: <reason>` (rebuilding, unwritten likewise), then
+ * `  last rebuild <ts> (<reason>)` when one ended since the daemon started; nothing with rollups off.
+ */
+export function rollupLine(status: StatusAnswer): string {
+  const rollups = status.rollups;
+  if (rollups === undefined) return '';
+  const state = rollups.state === 'ok' ? 'rollups ok' : `rollups ${rollups.state} since ${rollups.since}: ${rollups.reason}`;
+  const last = rollups.last_rebuild ? `  last rebuild ${rollups.last_rebuild.at} (${rollups.last_rebuild.reason})` : '';
+  return `${state}${last}\n`;
 }

@@ -34,3 +34,13 @@ export function headOfWidth(text: string, width: number): string {
   }
   return out;
 }
+
+/** `text` padded with spaces on the right to `width` display columns (a table's left-aligned cell; wide characters count 2). */
+export function padEndWidth(text: string, width: number): string {
+  return text + ' '.repeat(Math.max(0, width - displayWidth(text)));
+}
+
+/** `text` padded with spaces on the left to `width` display columns (a table's right-aligned cell). */
+export function padStartWidth(text: string, width: number): string {
+  return ' '.repeat(Math.max(0, width - displayWidth(text))) + text;
+}

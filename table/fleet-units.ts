@@ -1,3 +1,4 @@
+import { displayWidth, padEndWidth } from '../lib/display-width.js';
 import { maxAgeOf, readingMaxAge, type MaxAgeRules } from '../lib/max-age.js';
 import { alarmRank, type UnitAlarms } from '../lib/unit-alarms.js';
 import { formatAge } from './format.js';
@@ -134,8 +135,8 @@ export function fleetTotals(units: readonly FleetUnit[]): string {
   return `${units.length} unit(s): ${count('silent')} silent${unjudged}${duplicates}, ${count('stale')} with stale readings, ${count('ok')} ok${alarms}`;
 }
 
-/** Rows of cells as lines: each column as wide as its widest cell, two spaces between, the last not padded. */
+/** Rows of cells as lines: each column as wide as its widest cell in display columns (wide characters 2), two spaces between, the last not padded. */
 export function columnLines(rows: readonly (readonly string[])[]): string[] {
-  const width = (i: number) => Math.max(...rows.map((r) => r[i]!.length));
-  return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(width(i)))).join('  ').trimEnd());
+  const width = (i: number) => Math.max(...rows.map((r) => displayWidth(r[i]!)));
+  return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : padEndWidth(cell, width(i)))).join('  ').trimEnd());
 }

@@ -64,7 +64,7 @@ if ('why' in mounted) {
       const full = await waitFor('raised on the full disk', async () => { const a = await alarms(d!); return a.state === 'unack' ? a : undefined; });
       assert.equal(full, { state: 'unack', state_error: ERROR });
       const ack = await request(d.url, '/alarms/wind/ack', { method: 'POST', body: { by: 'ops' } });
-      assert.equal([ack.status, ack.json], [503, { detail: `Alarm wind was left as it was: ${ERROR}.`, code: 'STORAGE_UNAVAILABLE' }]);
+      assert.equal([ack.status, ack.json], [503, { detail: `The disk is full: alarm wind was left as it was: ${ERROR}.`, code: 'DISK_FULL' }]);
       assert.equal(await log(d), ['1 normal>unack', '2 unack>normal']);
 
       fs.rmSync(filler);

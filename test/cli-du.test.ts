@@ -74,6 +74,24 @@ const STATES: [string, Buffer, string, string, string][] = [
   ['site_20261301.ndjson', Buffer.from(line(9)), 'unknown', 'site_20261301.ndjson', `unknown: ${UNKNOWN}`],
 ];
 
+test('du aligns its columns by display width: a run named in wide characters (2 columns each)', async () => {
+  const dir = tempDir();
+  try {
+    for (const [name, bytes] of [['観測01', 10], ['run-a', 2048]] as const) {
+      fs.mkdirSync(path.join(dir, name));
+      fs.writeFileSync(path.join(dir, name, 'telemetry.ndjson'), 'z'.repeat(bytes));
+    }
+    const text = await cli(['du', '--site-dir', dir]);
+    assert.equal([text.code, text.stderr], [0, '']);
+    assert.equal(text.stdout.split('\n').slice(0, 2), [
+      'run  run-a   2.0 KiB',
+      'run  観測01     10 B',
+    ]);
+  } finally {
+    removeDir(dir);
+  }
+});
+
 test('du lists every file of a day or run (at any depth it knows) and marks what is damaged, empty, a duplicate, a temp file or no day; damage is named on stderr, exit 1', async () => {
   const dir = tempDir();
   try {

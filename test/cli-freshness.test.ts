@@ -63,7 +63,7 @@ test('status: the number of stale types', () => withDaemon(async (d, at, clock) 
   clock.advance(91_000);
   const status = await cli(['status', ...at]);
   assert.is(status.code, 0);
-  assert.match(status.stdout, / {2}site {2}1 type {2}2 stale\n$/);
+  assert.match(status.stdout, / {2}site {2}1 type {2}2 stale\nrollups ok\n$/);
 }));
 
 test.run();

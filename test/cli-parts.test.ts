@@ -9,7 +9,7 @@ import { CommandFailure, describeFailure } from '../cli/failure.js';
 import { newEnvelopes } from '../cli/follow.js';
 import type { CliIo } from '../cli/io.js';
 import { secondsOption, switchOption, textOption, UsageError } from '../cli/options.js';
-import { statusLine } from '../cli/status.js';
+import { rollupLine, statusLine } from '../cli/status.js';
 import { formatUptime } from '../table/format.js';
 import { PALETTES } from '../table/palette.js';
 import { TelemetryStartError } from '../launcher/launch-failure.js';
@@ -130,6 +130,17 @@ test('statusLine and formatUptime', () => {
     ['disk_full null', { ...base, disk_full: null } as typeof base, at, 'telemetry daemon at localhost:6562  pid 1234  version 0.1.0  up 0s  run 042  7 types'],
   ];
   for (const [name, status, now, line] of rows) assert.is(statusLine(status, 'localhost:6562', now), line, name);
+  const last = { at: '2026-03-17T20:05:00.000Z', reason: 'asked for (POST /rollups/rebuild)' };
+  const rollups: Array<[string, StatusAnswer['rollups'], string]> = [
+    ['rollups off', undefined, ''],
+    ['ok', { state: 'ok', since: null, reason: null, last_rebuild: null }, 'rollups ok\n'],
+    ['ok after a rebuild', { state: 'ok', since: null, reason: null, last_rebuild: last },
+      'rollups ok  last rebuild 2026-03-17T20:05:00.000Z (asked for (POST /rollups/rebuild))\n'],
+    ['failed', { state: 'failed', since: '2026-03-17T20:06:00.000Z', reason: 'rebuilding the rollups failed (ENOSPC)', last_rebuild: last },
+      'rollups failed since 2026-03-17T20:06:00.000Z: rebuilding the rollups failed (ENOSPC)  last rebuild 2026-03-17T20:05:00.000Z (asked for (POST /rollups/rebuild))\n'],
+    ['unwritten', { state: 'unwritten', since: '2026-03-17T20:06:00.000Z', reason: 'ENOSPC', last_rebuild: null }, 'rollups unwritten since 2026-03-17T20:06:00.000Z: ENOSPC\n'],
+  ];
+  for (const [name, r, line] of rollups) assert.is(rollupLine({ ...base, rollups: r } as StatusAnswer), line, name);
   const uptimes: Array<[number, string]> = [[-5, '0s'], [59_999, '59s'], [60_000, '1m00s'], [3_599_000, '59m59s'], [3_600_000, '1h00m'],
     [86_399_000, '23h59m'], [86_400_000, '1d00h'], [3 * 86_400_000 + 5 * 3_600_000, '3d05h']];
   for (const [ms, text] of uptimes) assert.is(formatUptime(ms), text, String(ms));

@@ -35,11 +35,11 @@ test('history --step: the daemon\'s JSON piped (numbers as recorded), a table on
       tty.run(['history', 'weather', '--step', '15m', '--from', '2026-06-01T10:00:00Z', '--to', '2026-06-01T11:00:00Z', ...at], { width: 80 });
       assert.equal(await tty.output(), {
         lines: [
-          'START (UTC)        FIELD            COUNT   MIN   MEAN    TWMEAN     MAX  GAP_S',
-          '2026-06-01T10:00Z  data.temp            2  1.50  1.875   2.22472  2.25e0     10',
-          '2026-06-01T10:00Z  data.wind.speed      1     3      3         3       3     10',
-          '2026-06-01T10:15Z  data.temp            1    -4     -4  -1.91667      -4      0',
-          '2026-06-01T10:15Z  data.wind.speed      1   7.0      7   5.66667     7.0      0',
+          'START (UTC)        FIELD            COUNT   MIN   MEAN     TWMEAN     MAX  GAP_S',
+          '2026-06-01T10:00Z  data.temp            2  1.50  1.875   ~2.22472  2.25e0     10',
+          '2026-06-01T10:00Z  data.wind.speed      1     3      3          3       3     10',
+          '2026-06-01T10:15Z  data.temp            1    -4     -4  ~-1.91667      -4      0',
+          '2026-06-01T10:15Z  data.wind.speed      1   7.0      7   ~5.66667     7.0      0',
         ],
         exit: 0, restored: true,
       });
@@ -50,7 +50,7 @@ test('history --step: the daemon\'s JSON piped (numbers as recorded), a table on
 });
 
 // large values, long spellings and a field named in wide characters, on an 80-column terminal
-// for each step (night included): every line within 80 display columns, the means to 6 digits
+// for each step (night included): every line within 80 display columns, rounded values marked ~
 const WIDE = [
   '{"type":"big","ts":"2026-06-01T10:00:10.000Z","data":{"v":398248000000000000,"温度の長い名前のフィールド":-0.000123456789}}',
   '{"type":"big","ts":"2026-06-01T10:00:40.000Z","data":{"v":398248000000000001,"温度の長い名前のフィールド":0.5}}',
@@ -58,29 +58,29 @@ const WIDE = [
   '{"type":"far","ts":"2026-06-01T10:00:40.000Z","data":{"far":-9.876543210987654e299}}',
 ];
 
-test('history --step on an 80-column terminal: every step fits, large means to 6 digits, wide names cut by display width', async () => {
+test('history --step on an 80-column terminal: every step fits, large values rounded and marked ~, wide names cut by display width', async () => {
   await withTestDaemon({ clock: new ManualClock(NOW), env: { TZ: 'UTC' } }, async (d) => {
     assert.is((await request(d.url, '/events', { body: WIDE.join('\n'), headers: { 'content-type': 'application/x-ndjson' } })).status, 200);
     const at = ['--host', '127.0.0.1', '--port', String(d.port), '--from', '2026-05-31T12:00:00Z', '--to', '2026-06-01T12:00:00Z'];
     const rows: [string, string, string[]][] = [
       ['big', '1m', [
         'START (UTC)       FIELD COUNT         MIN       MEAN     TWMEAN        MAX GAP_S',
-        '2026-06-01T10:00Z v         2  3.98248e17 3.98248e17 3.98248e17 3.98248e17    10',
-        '2026-06-01T10:00Z 温度…     2 -1.23457e-4   0.249938   0.199926        0.5    10',
+        '2026-06-01T10:00Z v         2  ~3.9825e17 ~3.9825e17 ~3.9825e17 ~3.9825e17    10',
+        '2026-06-01T10:00Z 温度…     2 ~-1.2346e-4   ~0.24994   ~0.19993        0.5    10',
       ]],
       ['big', '1h', [
         'START (UTC)       FIELD COUNT         MIN       MEAN     TWMEAN        MAX GAP_S',
-        '2026-06-01T10:00Z v         2  3.98248e17 3.98248e17 3.98248e17 3.98248e17    10',
-        '2026-06-01T10:00Z 温度…     2 -1.23457e-4   0.249938   0.495821        0.5    10',
+        '2026-06-01T10:00Z v         2  ~3.9825e17 ~3.9825e17 ~3.9825e17 ~3.9825e17    10',
+        '2026-06-01T10:00Z 温度…     2 ~-1.2346e-4   ~0.24994   ~0.49582        0.5    10',
       ]],
       ['big', 'night', [
         'START (UTC)       FIELD COUNT         MIN       MEAN     TWMEAN        MAX GAP_S',
-        '2026-05-31T12:00Z v         2  3.98248e17 3.98248e17 3.98248e17 3.98248e17 79210',
-        '2026-05-31T12:00Z 温度…     2 -1.23457e-4   0.249938   0.497913        0.5 79210',
+        '2026-05-31T12:00Z v         2  ~3.9825e17 ~3.9825e17 ~3.9825e17 ~3.9825e17 79210',
+        '2026-05-31T12:00Z 温度…     2 ~-1.2346e-4   ~0.24994   ~0.49791        0.5 79210',
       ]],
       ['far', '15m', [
         'START (UTC)       FIELD    COUNT        MIN      MEAN     TWMEAN       MAX GAP_S',
-        '2026-06-01T10:00Z data.far     2 -9.877e299 1.235e299 -9.127e299 1.235e300    10',
+        '2026-06-01T10:00Z data.far     2 ~-9.88e299 ~1.23e299 ~-9.13e299 ~1.23e300    10',
       ]],
     ];
     const shown: [string, string, string[]][] = [];
@@ -99,6 +99,53 @@ test('history --step on an 80-column terminal: every step fits, large means to 6
   });
 });
 
+// numbers at a double's edges: shown exactly (as recorded, or the shortest round-trip form),
+// never -0 as 0, 5e-324 as 4.94e-324 nor 1.7976931348623157e308 as 1.8e308 (that is Infinity)
+const EDGES = [
+  '{"type":"edge","ts":"2026-06-01T10:00:10.000Z","data":{"z":-0,"tiny":5e-324,"huge":1.7976931348623157e308}}',
+  '{"type":"edge","ts":"2026-06-01T10:00:40.000Z","data":{"z":-0.0,"tiny":5e-324,"huge":1.7976931348623157e308}}',
+];
+
+test('history --step: numbers at a double\'s edges exact at 140 columns; at 80 and 60 rounded toward zero and marked ~', async () => {
+  await withTestDaemon({ clock: new ManualClock(NOW), env: { TZ: 'UTC' } }, async (d) => {
+    assert.is((await request(d.url, '/events', { body: EDGES.join('\n'), headers: { 'content-type': 'application/x-ndjson' } })).status, 200);
+    const at = ['--host', '127.0.0.1', '--port', String(d.port), '--from', '2026-06-01T10:00:00Z', '--to', '2026-06-01T10:01:00Z'];
+    const rows: [number, string[]][] = [
+      [140, [
+        'START (UTC)        FIELD      COUNT                     MIN                    MEAN                  TWMEAN                     MAX  GAP_S',
+        '2026-06-01T10:00Z  data.huge      2  1.7976931348623157e308  1.7976931348623157e308  1.7976931348623157e308  1.7976931348623157e308     10',
+        '2026-06-01T10:00Z  data.tiny      2                  5e-324                  5e-324                  5e-324                  5e-324     10',
+        '2026-06-01T10:00Z  data.z         2                      -0                       0                       0                      -0     10',
+      ]],
+      [80, [
+        'START (UTC)       FIELD COUNT        MIN       MEAN     TWMEAN        MAX GAP_S',
+        '2026-06-01T10:00Z huge      2 ~1.797e308 ~1.797e308 ~1.797e308 ~1.797e308    10',
+        '2026-06-01T10:00Z tiny      2     5e-324     5e-324     5e-324     5e-324    10',
+        '2026-06-01T10:00Z z         2         -0          0          0         -0    10',
+      ]],
+      [60, [
+        'START (UTC)       FIELD COUNT       MIN      MEAN    TWMEAN…',
+        '2026-06-01T10:00Z huge      2 ~1.79e308 ~1.79e308 ~1.79e308…',
+        '2026-06-01T10:00Z tiny      2    5e-324    5e-324    5e-324…',
+        '2026-06-01T10:00Z z         2        -0         0         0…',
+      ]],
+    ];
+    const shown: [number, string[]][] = [];
+    for (const [width] of rows) {
+      const tty = new Terminal();
+      try {
+        tty.run(['history', 'edge', '--step', '1m', ...at], { width });
+        const out = await tty.output();
+        assert.equal([out.exit, out.restored], [0, true], String(width));
+        shown.push([width, out.lines]);
+      } finally {
+        tty.kill();
+      }
+    }
+    assert.equal(shown, rows);
+  });
+});
+
 test('rollup rebuild: waits for the rebuild and says so; the client\'s methods', async () => {
   await withTestDaemon({ clock: new ManualClock(NOW) }, async (d) => {
     await record(d);
@@ -107,6 +154,8 @@ test('rollup rebuild: waits for the rebuild and says so; the client\'s methods',
     assert.equal([done.code, done.stderr, done.stdout], [0, '', `rollups rebuilt from the recorded files at 127.0.0.1:${d.port}\n`]);
     const json = await cli(['rollup', 'rebuild', '--json', ...at]);
     assert.equal([json.code, json.stdout], [0, '{"rebuilt":true,"late":0}\n']);
+    const status = await cli(['status', ...at]);
+    assert.is(status.stdout.split('\n').slice(1).join('\n'), `rollups ok  last rebuild ${new Date(NOW).toISOString()} (asked for (POST /rollups/rebuild))\n`);
     const client = new TelemetryClient({ baseUrl: d.url, env: {} });
     try {
       const options = { step: '1h', fields: ['data.wind.speed'], from: '2026-06-01T10:00:00Z', to: '2026-06-01T11:00:00Z' } as const;

@@ -34,7 +34,7 @@ test('run --detach, status, stop: the daemon starts in its own session, answers,
     assert.is(sid, String(pid), 'the daemon leads its own session');
 
     const status = await cli(['status', ...at]);
-    assert.match(status.stdout, new RegExp(`^telemetry daemon at 127\\.0\\.0\\.1:${port}  pid ${pid}  version ${VERSION.replace(/\./g, '\\.')}  up \\d+s  site  0 types\\n$`));
+    assert.match(status.stdout, new RegExp(`^telemetry daemon at 127\\.0\\.0\\.1:${port}  pid ${pid}  version ${VERSION.replace(/\./g, '\\.')}  up \\d+s  site  0 types\\nrollups ok\\n$`));
     assert.is(status.stderr, '');
     assert.is(status.code, 0);
 
@@ -42,7 +42,7 @@ test('run --detach, status, stop: the daemon starts in its own session, answers,
     await request(`http://127.0.0.1:${port}`, '/run/start', { method: 'POST', body: { run_id: '042' } });
     await postEvent(`http://127.0.0.1:${port}`, { type: 'camera', data: 2 });
     const inRun = await cli(['telemetry', 'status', ...at], { bin: 'meridian' });
-    assert.match(inRun.stdout, new RegExp(`^telemetry daemon at 127\\.0\\.0\\.1:${port}  pid ${pid}  version \\S+  up \\d+s  run 042  2 types\\n$`));
+    assert.match(inRun.stdout, new RegExp(`^telemetry daemon at 127\\.0\\.0\\.1:${port}  pid ${pid}  version \\S+  up \\d+s  run 042  2 types\\nrollups ok\\n$`));
     const json = await cli(['status', '--json', ...at]);
     const body = JSON.parse(json.stdout);
     assert.equal(body, { version: VERSION, pid, started_at: body.started_at, address: `127.0.0.1:${port}`, site_dir: path.resolve(site), run_id: '042', types: 2,

@@ -17,8 +17,10 @@ const DAY_FILE = 'site_20260317.ndjson';
 // documented answers no request can provoke from outside: an unexpected error, a run
 // start whose state file cannot be written (the site directory's own .meridian/), and a
 // /stream 503 (only while the daemon shuts down; STREAM_OVERFLOW is the `dropped` event of
-// a stream, tested in stream-live.test.ts)
-const unreachable = (answer: string) => answer.endsWith(' 500') || answer === 'POST /run/start 503' || answer === 'POST /run/stop 503' || answer === 'GET /stream 503';
+// a stream, tested in stream-live.test.ts), and a rollup rebuild on a full disk (it makes its
+// directory afresh; provoked on a real tmpfs in rollup-disk-full-tmpfs.test.ts)
+const unreachable = (answer: string) => answer.endsWith(' 500') || answer === 'POST /run/start 503' || answer === 'POST /run/stop 503' || answer === 'GET /stream 503'
+  || answer === 'POST /rollups/rebuild 503';
 
 /** Calls the daemon, checks each answer against the document, and records which answers were seen. */
 function exerciser(d: TestDaemon, doc: OpenAPIObject) {

@@ -9,7 +9,9 @@ import { removeDir, tempDir } from './helpers/tmp.js';
 
 // A tier file shorter than its checkpoint says (cut or removed beneath the daemon) is never
 // answered silently short: at start-up, and while the daemon runs, the log names it and the
-// rollups are rebuilt from the recorded files, so every reading is answered again.
+// rollups are rebuilt from the recorded files, so every reading is answered again. While the
+// daemon runs, the first query of the short file notices it (before any write into it) and
+// answers once the rebuild is in place.
 
 const T0 = Date.parse('2026-11-20T12:00:30Z');
 const QUERY = '/history?type=weather&step=1m&from=2026-11-20T00:00:00Z&to=2026-11-22T00:00:00Z';
@@ -125,6 +127,33 @@ test('a tier file cut while the daemon runs: named in the log at the next flush,
     d = await start(site, running);
     await waitFor('the build to end', built(d));
     assert.equal(await counted(d), [304, 304]);
+    await stop(d);
+  } finally {
+    await finish(site, running);
+  }
+});
+
+test('a tier file cut while the daemon runs and nothing written since: the next query notices it, waits for the rebuild, answers whole', async () => {
+  const site = tempDir();
+  const running: ChildDaemon[] = [];
+  try {
+    const d = await start(site, running);
+    assert.is((await request(d.url, '/events', { body: lines(0, 300), headers: NDJSON })).status, 200);
+    const file = path.join(site, '.meridian', 'rollups', '1m', 'weather.ndjson');
+    const checkpoint = path.join(site, '.meridian', 'rollups', 'checkpoint.json');
+    const key = path.join('1m', 'weather.ndjson');
+    const size = await waitFor('the tier written', () => {
+      const named = fs.existsSync(checkpoint) ? (JSON.parse(fs.readFileSync(checkpoint, 'utf8')) as { files: Record<string, number> }).files[key] : undefined;
+      return named !== undefined && named === fs.statSync(file).size && named > 5000 ? named : undefined;
+    });
+    assert.equal(await counted(d), [300, 300]);
+    const why = `the rollup tier file ${key} is 5000 bytes, shorter than the ${size} bytes written to it`;
+    for (const [name, cut] of [['cut', () => fs.truncateSync(file, 5000)], ['removed', () => fs.rmSync(file)]] as const) {
+      cut();
+      assert.equal(await counted(d), [300, 300], name);
+      assert.equal(await rollupStatus(d), { state: 'ok', since: null, reason: null, last_rebuild: { at: 'AT', reason: name === 'cut' ? why : why.replace('5000 bytes', '0 bytes') } }, name);
+    }
+    assert.ok(d.stderr().includes(`WARN ${why}; rebuilding the rollups from the recorded files\n`), d.stderr());
     await stop(d);
   } finally {
     await finish(site, running);

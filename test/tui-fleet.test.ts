@@ -106,8 +106,9 @@ test('NO_COLOR: the same rows without a colour; the database gone: the last answ
     try {
       const down = await t.waitFor('the failure', (s) => /no database/.test(s));
       const said = `no database at postgres://***@127.0.0.1:${pg.port}/postgres (ECONNREFUSED); showing its last answer`;
-      assert.is(down.split('\n')[1]!.trimEnd(), said.length <= 80 ? said : `${said.slice(0, 79)}…`);
-      assert.is(unitRows(down).length, 19);
+      // too long for 80 columns: wrapped after its semicolon onto a second line, never cut
+      assert.equal(down.split('\n').slice(1, 3).map((l) => l.trimEnd()), [said.slice(0, said.indexOf(';') + 1), `  ${said.slice(said.indexOf(';') + 2)}`]);
+      assert.is(unitRows(down).length, 18);
     } finally {
       pg.start();
     }
@@ -116,6 +117,33 @@ test('NO_COLOR: the same rows without a colour; the database gone: the last answ
     assert.equal((await t.output()).exit, 0);
   } finally {
     t.kill();
+  }
+});
+
+test('a duplicate unit: the totals wrap onto a second line at 80 and at 60 columns, never cut', async () => {
+  await pg.query(`UPDATE fleet_units SET duplicate_at = now() WHERE unit = 'unit-05'`);
+  try {
+    const rows: [number, string[]][] = [
+      [80, ['50 unit(s): 3 silent, 1 with two daemons on one unit id, 2 with stale readings,', '  44 ok']],
+      [60, ['50 unit(s): 3 silent, 1 with two daemons on one unit id,', '  2 with stale readings, 44 ok']],
+    ];
+    const shown: [number, string[]][] = [];
+    for (const [width] of rows) {
+      const t = new Terminal();
+      try {
+        t.run(follow(), { width, height: 24 });
+        const screen = await t.waitFor('the units', (s) => /^unit-05 +duplicate/m.test(s));
+        shown.push([width, screen.split('\n').slice(1, 3).map((l) => l.trimEnd())]);
+        assert.match(screen.split('\n')[3]!, /^UNIT +STATE/);
+        t.keys('q');
+        assert.is((await t.output()).exit, 0);
+      } finally {
+        t.kill();
+      }
+    }
+    assert.equal(shown, rows);
+  } finally {
+    await pg.query(`UPDATE fleet_units SET duplicate_at = NULL WHERE unit = 'unit-05'`);
   }
 });
 

@@ -9,6 +9,7 @@ import {
   ageOf, buildRows, changeOf, isStale, matchesFilter, nextSort, sortRows, toRow, type Change, type Judge, type Row, type SortKey, type SortOrder,
 } from '../table/rows.js';
 import { placeAgain, sortInPlace } from '../table/row-order.js';
+import { columnLines } from '../table/fleet-units.js';
 import { columnWidths, headerLine, rowLine, sortMark, styledLine } from '../table/table-lines.js';
 import { initialState, NOTHING_FRESH, type ConsoleState } from '../tui/console-state.js';
 import { runLabel } from '../tui/header.js';
@@ -356,6 +357,20 @@ test('100,000 types build, sort and lay out a page quickly', () => {
   assert.is(model.staleTotal, 87_999);
   assert.is(model.rows[0]!.type, 'sensor-012001', 'stale first, then newest first');
   assert.ok(performance.now() - started < 5000, 'seconds, not minutes, even on a busy machine');
+});
+
+test('columnLines (the fleet and coverage tables) pads by display width: wide names keep the columns after them aligned', () => {
+  const rows: [string, string[][], string[]][] = [
+    ['ascii', [['UNIT', 'STATE'], ['north', 'ok']], ['UNIT   STATE', 'north  ok']],
+    ['wide unit', [['UNIT', 'STATE', 'LAG'], ['北ドーム', 'silent', '0'], ['south', 'ok', '12']],
+      ['UNIT      STATE   LAG', '北ドーム  silent  0', 'south     ok      12']],
+    ['combining mark', [['UNIT', 'STATE'], ['e\u0301te', 'ok'], ['abcd', 'ok']], ['UNIT  STATE', 'e\u0301te   ok', 'abcd  ok']],
+  ];
+  for (const [name, cells, lines] of rows) {
+    assert.equal(columnLines(cells), lines, name);
+    const at = lines.map((l) => displayWidth(l.slice(0, l.lastIndexOf(' ') + 1)));
+    assert.ok(at.slice(1).every((w) => w === at[1]), `${name}: the last column starts at one display column`);
+  }
 });
 
 test.run();

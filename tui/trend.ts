@@ -1,4 +1,5 @@
 import type { Envelope, JsonValue } from '../lib/wire.js';
+import { displayWidth } from '../lib/display-width.js';
 import { fitText } from '../table/format.js';
 import { sparkline, type Point } from './sparkline.js';
 
@@ -71,7 +72,7 @@ export function trendLines(trend: Trend | undefined, now: number, width: number,
   if (!trend) return [];
   const fields = [...trend.fields].filter(([, points]) => points.length > 0);
   if (fields.length === 0) return [];
-  const label = Math.min(16, Math.max(...fields.map(([f]) => f.length)));
+  const label = Math.min(16, Math.max(...fields.map(([f]) => displayWidth(f))));
   const lines = fields.map(([field, points]) => {
     const values = points.map((p) => p.v);
     const stats = ` ${short(Math.min(...values))}..${short(Math.max(...values))}  ${short(values.at(-1)!)}`;

@@ -4,6 +4,7 @@ import { formatTs, monotonicNow, type Clock } from '../../lib/time.js';
 import type { AlarmAnswer, AlarmSeverity, JsonValue } from '../../lib/wire.js';
 import type { FreshnessJudge } from '../freshness/judge.js';
 import type { TelemetryStore } from '../storage/store.js';
+import { writeFailure } from '../storage/disk-space.js';
 import type { AlarmSpec } from './config.js';
 import { alarmAnswer, compareAnswers } from './answer.js';
 import { activeOf, ALARM_TYPE, changed, due, ESCALATION_TYPE, escalationData, sameRaised, transitionData } from './events.js';
@@ -314,7 +315,7 @@ export class AlarmEngine {
     if (!written) {
       alarm.record = before;
       this.journal.refuse(batch);
-      throw new MeridianError('STORAGE_UNAVAILABLE', `Alarm ${alarm.spec.id} was left as it was: ${this.journal.error ?? 'the alarm state could not be written'}.`);
+      throw writeFailure(this.journal.cause, `Alarm ${alarm.spec.id} was left as it was: ${this.journal.error ?? 'the alarm state could not be written'}.`);
     }
     alarm.record = before;
     this.take(alarm, record);

@@ -38,6 +38,7 @@ export class AlarmJournal {
   private chain: Promise<void> = Promise.resolve();
   /** How many batches are chained and not yet done. */
   private queued = 0;
+  private failureCause: unknown;
 
   /** `saved`: the journal of the state file at start-up. */
   constructor(deps: JournalDeps, saved: AlarmJournalState) {
@@ -54,6 +55,11 @@ export class AlarmJournal {
   /** Whether events are held back (written ahead, not recorded: a full disk). */
   get held(): boolean {
     return this.unrecorded !== undefined && this.pending.length > 0;
+  }
+
+  /** The error of the last failed write of the state file (its errno code tells a full disk). */
+  get cause(): unknown {
+    return this.failureCause;
   }
 
   /** At start-up: record the pending events the log lacks (`newest`: the highest number in the current view). */
@@ -137,11 +143,13 @@ export class AlarmJournal {
       writeAlarmState(this.deps.file, this.deps.records(), { n: this.last, pending: this.pending });
       if (this.failure !== undefined) this.deps.logger.info(`alarm state ${this.deps.file} is written again: the alarm state is durable`);
       this.failure = undefined;
+      this.failureCause = undefined;
       return true;
     } catch (error) {
       const text = `the alarm state could not be written (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`;
       if (text !== this.failure) this.deps.logger.error(`alarm state ${this.deps.file}: ${text}; the alarms go on in memory and their events are recorded`);
       this.failure = text;
+      this.failureCause = error;
       return false;
     }
   }

@@ -1,5 +1,6 @@
 import type net from 'node:net';
 import pg from 'pg';
+import { backendOf, endLeft, type Backend } from './postgres-left.js';
 import { migrations, migrationScript } from './postgres-schema.js';
 import { fleetStatements } from './postgres-statements.js';
 import { libpqUrl } from './postgres-url.js';
@@ -36,13 +37,16 @@ export function postgresSink(spec: PostgresSinkSpec, unit: string, instance: str
   // whether this sink wrote the unit's units row before: found gone later, it was retired meanwhile
   let wroteUnit = false;
   let reset: () => void = () => undefined;
-  // the server processes of connections this sink gave up on: the next connection ends them first
-  const left = new Set<number>();
+  // the server processes (pid and start) of connections this sink gave up on: the next connection
+  // ends them first (postgres-left.ts); a connection given up before its backend was known ran no
+  // statement of ours that could hold a lock
+  const left = new Map<number, Backend>();
+  const backends = new WeakMap<pg.Client, Backend>();
 
   const drop = (c: pg.Client) => {
     if (client === c) client = undefined;
-    const pid = (c as unknown as { processID?: number | null }).processID;
-    if (typeof pid === 'number' && pid > 0) left.add(pid);
+    const backend = backends.get(c);
+    if (backend) left.set(backend.pid, backend);
     socketOf(c)?.destroy();
   };
   const connect = async (): Promise<pg.Client> => {
@@ -58,6 +62,7 @@ export function postgresSink(spec: PostgresSinkSpec, unit: string, instance: str
     opening = c;
     try {
       await c.connect();
+      backends.set(c, await backendOf(c));
       await endLeft(c, left, spec.timeoutMs);
       await migrate(c, spec.table, unit);
       months.clear();
@@ -111,17 +116,6 @@ export function postgresSink(spec: PostgresSinkSpec, unit: string, instance: str
       clearTimeout(timer);
     },
   };
-}
-
-// end the server processes of connections given up on (a statement of theirs may still wait on a
-// lock until its statement_timeout): at most one connection per sink. Those gone already are skipped;
-// a failure here is left to statement_timeout, which ends them anyway
-async function endLeft(c: pg.Client, left: Set<number>, timeoutMs: number): Promise<void> {
-  if (left.size === 0) return;
-  const pids = [...left];
-  left.clear();
-  await c.query(`SELECT pg_terminate_backend(pid, $2) FROM pg_stat_activity
-    WHERE pid = ANY($1::int[]) AND usename = current_user AND pid <> pg_backend_pid()`, [pids, timeoutMs]).catch(() => undefined);
 }
 
 async function migrate(c: pg.Client, table: string, unit: string): Promise<void> {

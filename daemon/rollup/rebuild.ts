@@ -7,7 +7,7 @@ import { RollupEngine } from './engine.js';
 import { envelopeParts } from './envelope-parts.js';
 import { adoptNewer, keepOlder, keepOpenBuckets } from './keep-old.js';
 import { foldFrom, type Mark } from './replay.js';
-import { appendPending, readCheckpoint, writeCheckpoint, swapIn, zoneName } from './tier-store.js';
+import { appendPending, readCheckpoint, settleRebuild, writeCheckpoint, swapIn, zoneName } from './tier-store.js';
 
 // `telemetry rollup rebuild`: every tier made again from the recorded files into
 // `<rollups>.rebuild/`, then put in place of the old directory. Buckets the files no longer give
@@ -29,10 +29,21 @@ export interface RebuildDeps {
 
 /** Rebuild the rollups; the new engine is handed to `takeLive` in the turn it is put in place. */
 export async function rebuildRollups(deps: RebuildDeps): Promise<void> {
-  const { root, store, history } = deps;
+  const { root } = deps;
   const target = `${root}.rebuild`;
   await fs.rm(target, { recursive: true, force: true });
-  await fs.mkdir(target, { recursive: true });
+  try {
+    await fs.mkdir(target, { recursive: true });
+    await rebuildInto(deps, target);
+  } catch (error) {
+    // a failed rebuild (a full disk, a stop) leaves the old tiers as they were and no partial one
+    try { settleRebuild(root); } catch { /* the next start settles it */ }
+    throw error;
+  }
+}
+
+async function rebuildInto(deps: RebuildDeps, target: string): Promise<void> {
+  const { root, store, history } = deps;
   const engine = new RollupEngine(deps.zone, deps.rules);
   const files: Record<string, number> = {};
   // between pages: written out (memory stays bounded), the daemon's requests served, a stop heeded

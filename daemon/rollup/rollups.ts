@@ -164,6 +164,12 @@ export class Rollups {
     // every event recorded before the question is in the answer
     await this.live.catchUp();
     const rel = tierFile(tier, type);
+    // a tier file cut or removed beneath the daemon: rebuilt (as at start-up) before it answers
+    const short = this.shortFile(rel);
+    if (short) {
+      await this.rebuildShort(short).catch(() => undefined);
+      if (!this.shortFile(rel)) return this.buckets(type, tier, from, to, now);
+    }
     // taken before the file is read: a flush meanwhile moves these into the file (deduplicated below)
     const pending = [...(this.engine.pending.get(rel) ?? [])];
     const open = this.engine.openRecord(type, tier, now);
@@ -191,10 +197,7 @@ export class Rollups {
       this.state.written(this.options.clock.now());
     } catch (error) {
       if (error instanceof TierShort) {
-        this.options.logger.warn(`${error.message}; rebuilding the rollups from the recorded files`);
-        this.rebuild(error.message).catch((e: unknown) => {
-          if (!(e instanceof RebuildStopped)) this.options.logger.error(`rebuilding the rollups failed (${(e as Error).message}); POST /rollups/rebuild tries again`);
-        });
+        this.rebuildShort(error).catch(() => undefined);
         return;
       }
       if (!this.failing) {
@@ -204,6 +207,23 @@ export class Rollups {
       this.failing = true;
       this.state.written(this.options.clock.now(), (error as NodeJS.ErrnoException).code ?? (error as Error).message);
     }
+  }
+
+  /** The tier file `rel` when it is shorter than the daemon wrote it (no rebuild under way), else undefined. */
+  private shortFile(rel: string): TierShort | undefined {
+    if (this.building || this.rebuilding !== undefined) return undefined;
+    const written = this.files[rel] ?? 0;
+    const size = fs.statSync(path.join(this.root, rel), { throwIfNoEntry: false })?.size ?? 0;
+    return size < written ? new TierShort(rel, size, written) : undefined;
+  }
+
+  /** Rebuild the tiers because a tier file was found short (/status says so while it runs); a failure is logged and kept in /status. */
+  private rebuildShort(short: TierShort): Promise<void> {
+    if (this.rebuilding === undefined) this.options.logger.warn(`${short.message}; rebuilding the rollups from the recorded files`);
+    return this.rebuild(short.message).catch((e: unknown) => {
+      if (!(e instanceof RebuildStopped)) this.options.logger.error(`rebuilding the rollups failed (${(e as Error).message}); POST /rollups/rebuild tries again`);
+      throw e;
+    });
   }
 
   /** Stop listening and write what is open (the daemon calls it before closing the store). */

@@ -50,7 +50,7 @@ export const alarmPaths: PathsObject = {
         type: 'object', required: ['by'], properties: { by, note: { type: 'string', minLength: 1, maxLength: 1024 } }, additionalProperties: false,
       } } } },
       answers: one('The alarm after the acknowledgement.'),
-      errors: ['UNKNOWN_ALARM', ...BODY_ERRORS, 'ALARM_NOT_UNACKED', 'STORAGE_UNAVAILABLE'],
+      errors: ['UNKNOWN_ALARM', ...BODY_ERRORS, 'ALARM_NOT_UNACKED', 'DISK_FULL', 'STORAGE_UNAVAILABLE'],
     }),
   },
   '/alarms/{id}/shelve': {
@@ -60,13 +60,13 @@ export const alarmPaths: PathsObject = {
         type: 'object', required: ['by', 'for_s'], properties: { by, for_s: { type: 'number', exclusiveMinimum: 0, maximum: 604800 } }, additionalProperties: false,
       } } } },
       answers: one('The shelved alarm.'),
-      errors: ['UNKNOWN_ALARM', ...BODY_ERRORS, 'STORAGE_UNAVAILABLE'],
+      errors: ['UNKNOWN_ALARM', ...BODY_ERRORS, 'DISK_FULL', 'STORAGE_UNAVAILABLE'],
     }),
     delete: operation({
       operationId: 'unshelveAlarm', tags: ['alarms'], summary: 'Unshelve now: unack if its condition holds, else normal.', parameters: [ID],
       requestBody: { required: false, content: { 'application/json': { schema: { type: 'object', properties: { by }, additionalProperties: false } } } },
       answers: one('The alarm after unshelving.'),
-      errors: ['UNKNOWN_ALARM', ...BODY_ERRORS, 'ALARM_NOT_SHELVED', 'STORAGE_UNAVAILABLE'],
+      errors: ['UNKNOWN_ALARM', ...BODY_ERRORS, 'ALARM_NOT_SHELVED', 'DISK_FULL', 'STORAGE_UNAVAILABLE'],
     }),
   },
 };

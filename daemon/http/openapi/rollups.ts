@@ -52,7 +52,7 @@ export const rollupPaths: PathsObject = {
         type: 'object', required: ['rebuilt', 'late'], additionalProperties: false,
         properties: { rebuilt: { const: true }, late: { type: 'integer', minimum: 0 } },
       }),
-      errors: ['ROLLUPS_OFF'],
+      errors: ['ROLLUPS_OFF', 'DISK_FULL', 'STORAGE_UNAVAILABLE'],
     }),
   },
 };
