@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { numberAt } from '../daemon/reports/weather-stats.js';
+import { numberAt } from '../lib/number-text.js';
 import { ManualClock } from './helpers/clock.js';
 import { withTestDaemon } from './helpers/daemon.js';
 import { request } from './helpers/http.js';

@@ -1,4 +1,5 @@
 import { forEachMember } from '../../lib/json-text.js';
+import { numberAt } from '../../lib/number-text.js';
 import { forEachTopNumber } from './flat-numbers.js';
 
 // min/mean/max of each numeric field of the weather readings of a night, read from the data
@@ -38,8 +39,6 @@ export function meanOf(f: FieldStats, sum: number, n: number): number {
   return f.k ? (sum / n) * 2 ** f.k : sum / n;
 }
 
-const MAX_EXACT_DIGITS = 15;
-const POWERS = Array.from({ length: 23 }, (_, i) => 10 ** i);
 
 /** The fields of the weather readings of one span, fed one data text at a time. */
 export class WeatherStats {
@@ -186,28 +185,3 @@ function addScaled(f: FieldStats, value: number, n: number, slice: number): void
 
 const SCALE_STEP = 128;
 
-/**
- * The number text[start, end) spells, as Number() reads it. Plain decimals of up to 15 digits
- * are read without a copy (digits / 10^k is exact: both are exact doubles and division rounds
- * correctly); any other spelling goes through Number().
- */
-export function numberAt(text: string, start: number, end: number): number {
-  let i = start;
-  const negative = text.charCodeAt(i) === 45;
-  if (negative) i++;
-  let digits = 0;
-  let mantissa = 0;
-  let scale = -1;
-  for (; i < end; i++) {
-    const c = text.charCodeAt(i);
-    if (c >= 48 && c <= 57) {
-      mantissa = mantissa * 10 + (c - 48);
-      if (mantissa > 0 || scale >= 0) digits++;
-      if (scale >= 0) scale++;
-    } else if (c === 46 && scale < 0) scale = 0;
-    else return Number(text.slice(start, end));
-  }
-  if (digits > MAX_EXACT_DIGITS || scale === 0 || scale > 22) return Number(text.slice(start, end));
-  const value = scale > 0 ? mantissa / POWERS[scale]! : mantissa;
-  return negative ? -value : value;
-}

@@ -1,4 +1,5 @@
 import type { Reading } from '../storage/current-view.js';
+import { numberAt } from '../../lib/number-text.js';
 import { UNKNOWN } from './unknown.js';
 
 // A field of a reading as the rule language reads it: the value at a path under the
@@ -62,28 +63,4 @@ export function flatMember(text: string, pattern: string): unknown {
   if (first === 102) return false;
   if (first === 110) return null;
   return numberAt(text, from, end);
-}
-
-// exact powers of ten (10^22 is the last one a double holds exactly)
-const TENS = Array.from({ length: 23 }, (_, i) => 10 ** i);
-
-/**
- * The JSON number text[from, end) as JSON.parse reads it. Without an exponent and with at most
- * 15 digits, its digits as an integer and its power of ten are both exact doubles, so one
- * division is correctly rounded (Clinger's fast path) and equals the parse; any other number
- * is parsed by Number() (the usual reading is the first kind: no string is cut for it).
- */
-export function numberAt(text: string, from: number, end: number): number {
-  let i = from;
-  const negative = text.charCodeAt(i) === 45;
-  if (negative) i++;
-  let digits = 0;
-  let scale = 0;
-  let m = 0;
-  let c = text.charCodeAt(i);
-  for (; c >= 48 && c <= 57; c = text.charCodeAt(++i), digits++) m = m * 10 + (c - 48);
-  if (c === 46) for (c = text.charCodeAt(++i); c >= 48 && c <= 57; c = text.charCodeAt(++i), digits++, scale++) m = m * 10 + (c - 48);
-  if (i !== end || digits > 15 || digits === 0) return Number(text.slice(from, end));
-  const v = m / TENS[scale]!;
-  return negative ? -v : v;
 }
