@@ -7,7 +7,7 @@ import { alarmSite } from './helpers/alarm-config.js';
 import { spawnDaemon, type ChildDaemon } from './helpers/daemon.js';
 import { waitFor } from './helpers/forward.js';
 import { postEvent, request } from './helpers/http.js';
-import { removeDir } from './helpers/tmp.js';
+import { fillDisk, mountTmpfsAt, removeDir } from './helpers/tmp.js';
 
 // An acknowledgement or a shelve on a really full disk (a 1 MiB tmpfs on `.meridian`,
 // needs root; where it cannot be mounted the test says so and checks nothing) is refused with
@@ -16,32 +16,10 @@ import { removeDir } from './helpers/tmp.js';
 
 const CONFIG = '[[alarm]]\nid = "wind"\nseverity = "critical"\nwhen = "wind.data.v > 40"\nmessage = "wind high"\n';
 
-function mount(dir: string): string | undefined {
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', dir], { stdio: 'pipe' });
-    return undefined;
-  } catch (error) {
-    return String((error as { stderr?: Buffer }).stderr ?? error).trim();
-  }
-}
-
-/** Fill the file system of `file` to its last block (appends until ENOSPC). */
-function fill(file: string): void {
-  const chunk = Buffer.alloc(4096, 0x61);
-  for (let i = 0; i < 100_000; i++) {
-    try {
-      fs.appendFileSync(file, chunk);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOSPC') return;
-      throw error;
-    }
-  }
-}
-
 const { dir, site, args } = alarmSite(CONFIG);
 const dotDir = path.join(site, '.meridian');
 fs.mkdirSync(dotDir, { recursive: true });
-const why = process.platform === 'linux' ? mount(dotDir) : 'not Linux';
+const why = process.platform === 'linux' ? mountTmpfsAt(dotDir, '1m') : 'not Linux';
 
 if (why !== undefined) {
   process.stderr.write(`alarms-ack-disk-full-tmpfs: not run: cannot mount a tmpfs (${why})\n`);
@@ -53,7 +31,7 @@ if (why !== undefined) {
       d = await spawnDaemon({ siteDir: site, args });
       await postEvent(d.url, { type: 'wind', data: { v: 50 } });
       await waitFor('wind raised', async () => ((await request(d!.url, '/alarms')).json.alarms[0].state === 'unack') || undefined);
-      fill(path.join(dotDir, 'filler'));
+      fillDisk(path.join(dotDir, 'filler'));
       const error = 'the alarm state could not be written (ENOSPC)';
       const rows: [string, string, object | undefined][] = [
         ['POST', '/alarms/wind/ack', { by: 'ops' }],

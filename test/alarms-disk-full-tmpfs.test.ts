@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert';
 import { spawnDaemon, type ChildDaemon } from './helpers/daemon.js';
 import { waitFor } from './helpers/forward.js';
 import { postEvent, request } from './helpers/http.js';
-import { fillDisk, removeDir, tempDir } from './helpers/tmp.js';
+import { fillDisk, mountTmpfs, removeDir, tempDir } from './helpers/tmp.js';
 
 // An alarm transition on a really full disk (hostile tester I, finding 1): a 1 MiB tmpfs as
 // the site directory, filled to the last byte while the daemon runs. The transition its
@@ -15,17 +15,6 @@ import { fillDisk, removeDir, tempDir } from './helpers/tmp.js';
 // another transition; the next transition comes after it; `state_error` clears as soon as the
 // state file is written again; an acknowledgement on the full disk is refused (503), never
 // answered and forgotten. Needs root to mount (elsewhere the test says so and checks nothing).
-
-function mountTmpfs(size: string): { dir: string } | { why: string } {
-  const dir = tempDir('meridian-tmpfs-');
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], { stdio: 'pipe' });
-    return { dir };
-  } catch (error) {
-    removeDir(dir);
-    return { why: String((error as { stderr?: Buffer }).stderr ?? error).trim() };
-  }
-}
 
 const CONFIG = '[[alarm]]\nid = "wind"\nseverity = "critical"\nwhen = "stale(wind)"\nmessage = "wind silent"\n';
 const ERROR = 'the alarm state could not be written (ENOSPC)';

@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert';
 import { follow } from './helpers/console-screen.js';
 import { spawnDaemon, type ChildDaemon } from './helpers/daemon.js';
 import { postEvent, request } from './helpers/http.js';
-import { fillDisk, removeDir, tempDir } from './helpers/tmp.js';
+import { fillDisk, mountTmpfs, removeDir, tempDir } from './helpers/tmp.js';
 import { Terminal } from './helpers/tmux.js';
 
 // A really full file system: a 1 MiB tmpfs filled to the last byte (needs root to mount; on a
@@ -14,18 +14,6 @@ import { Terminal } from './helpers/tmux.js';
 // it (its lock held open without the pid), serves /current and /history, answers 503 DISK_FULL,
 // keeps a second daemon out, shows it in the console's header (tmux), and records again once a
 // file is removed, without a restart.
-
-/** Mount a tmpfs of `size` at a new directory; undefined (and why) when it cannot be mounted. */
-function mountTmpfs(size: string): { dir: string } | { why: string } {
-  const dir = tempDir('meridian-tmpfs-');
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], { stdio: 'pipe' });
-    return { dir };
-  } catch (error) {
-    removeDir(dir);
-    return { why: String((error as { stderr?: Buffer }).stderr ?? error).trim() };
-  }
-}
 
 /** Post events until one is refused (at most 1000: the day file's last page may still hold some); returns the refusal and the seqs recorded. */
 async function postUntilRefused(d: ChildDaemon, seqs: number[]): Promise<Awaited<ReturnType<typeof postEvent>>> {

@@ -7,7 +7,7 @@ import { spawnDaemon, type ChildDaemon } from './helpers/daemon.js';
 import { waitFor } from './helpers/forward.js';
 import { cli } from './helpers/cli.js';
 import { request } from './helpers/http.js';
-import { removeDir, tempDir } from './helpers/tmp.js';
+import { mountTmpfsAt, removeDir, tempDir } from './helpers/tmp.js';
 
 // The rollup tiers on a really full disk (a 64 KiB tmpfs on `.meridian`, needs root; where it
 // cannot be mounted the test says so and checks nothing): a tier append the disk cut short is
@@ -19,20 +19,11 @@ import { removeDir, tempDir } from './helpers/tmp.js';
 const READINGS = 2000;
 const T0 = Date.parse('2026-11-20T12:00:30Z');
 
-function mount(dir: string, size: string, remount = false): string | undefined {
-  try {
-    execFileSync('mount', remount ? ['-o', `remount,size=${size}`, dir] : ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], { stdio: 'pipe' });
-    return undefined;
-  } catch (error) {
-    return String((error as { stderr?: Buffer }).stderr ?? error).trim();
-  }
-}
-
 const root = tempDir('meridian-rollup-full-');
 const site = path.join(root, 'site');
 const dotDir = path.join(site, '.meridian');
 fs.mkdirSync(dotDir, { recursive: true });
-const why = process.platform === 'linux' ? mount(dotDir, '64k') : 'not Linux';
+const why = process.platform === 'linux' ? mountTmpfsAt(dotDir, '64k') : 'not Linux';
 
 if (why !== undefined) {
   process.stderr.write(`rollup-disk-full-tmpfs: not run: cannot mount a tmpfs (${why})\n`);
@@ -51,7 +42,7 @@ if (why !== undefined) {
       assert.is((await request(d.url, '/events', { body: closing, headers: { 'content-type': 'application/x-ndjson' } })).status, 200);
       const failed = 'ERROR the rollups could not be written (ENOSPC); they are kept in memory and written once it works again';
       await waitFor('the rollups say the disk is full', () => d!.stderr().includes(failed) || undefined, 20_000);
-      assert.is(mount(dotDir, '4m', true), undefined);
+      assert.is(mountTmpfsAt(dotDir, '4m', true), undefined);
       d.child.kill('SIGTERM');
       assert.is(await d.exited, 0, d.stderr());
 
@@ -80,7 +71,7 @@ if (why !== undefined) {
     const site2 = path.join(root, 'site2');
     const dot2 = path.join(site2, '.meridian');
     fs.mkdirSync(dot2, { recursive: true });
-    assert.is(mount(dot2, '1m'), undefined);
+    assert.is(mountTmpfsAt(dot2, '1m'), undefined);
     let d: ChildDaemon | undefined;
     try {
       d = await spawnDaemon({ siteDir: site2, env: { TZ: 'UTC' } });

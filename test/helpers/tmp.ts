@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -31,4 +32,23 @@ export function fillDisk(file: string): void {
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/** Mount a tmpfs of `size` at `dir` (or change its size: `remount`); undefined when done, else why it could not be (needs root). */
+export function mountTmpfsAt(dir: string, size: string, remount = false): string | undefined {
+  try {
+    execFileSync('mount', remount ? ['-o', `remount,size=${size}`, dir] : ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], { stdio: 'pipe' });
+    return undefined;
+  } catch (error) {
+    return String((error as { stderr?: Buffer }).stderr ?? error).trim();
+  }
+}
+
+/** Mount a tmpfs of `size` at a new directory; the directory, or why it could not be mounted. */
+export function mountTmpfs(size: string): { dir: string } | { why: string } {
+  const dir = tempDir('meridian-tmpfs-');
+  const why = mountTmpfsAt(dir, size);
+  if (why === undefined) return { dir };
+  removeDir(dir);
+  return { why };
 }
