@@ -101,9 +101,10 @@ test('telemetry status prints a line per sink; a sink whose peer never answers c
       const status = await cli(['status', '--port', String(d.port), '--host', '127.0.0.1']);
       assert.is(status.code, 0);
       const lines = status.stdout.split('\n');
-      assert.match(lines[1]!, new RegExp(`^  sink ${name} \\(http\\) ok  lag 0 events  last success \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z$`));
-      assert.match(lines[2]!, new RegExp(`^  sink postgres-127.0.0.1-${silent.port}-db \\(postgres\\) (ok|retrying)  lag 1 event`));
-      assert.match(lines[3]!, new RegExp(`^  sink mqtt-127.0.0.1-${silent.port} \\(mqtt\\) (ok|retrying)  lag 1 event`));
+      assert.match(lines[1]!, /^rollups ok( {2}last rebuild \S+ \([^)]*\))?$/);
+      assert.match(lines[2]!, new RegExp(`^  sink ${name} \\(http\\) ok  lag 0 events  last success \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z$`));
+      assert.match(lines[3]!, new RegExp(`^  sink postgres-127.0.0.1-${silent.port}-db \\(postgres\\) (ok|retrying)  lag 1 event`));
+      assert.match(lines[4]!, new RegExp(`^  sink mqtt-127.0.0.1-${silent.port} \\(mqtt\\) (ok|retrying)  lag 1 event`));
       await silent.connected();
     } finally {
       d.child.kill('SIGTERM');

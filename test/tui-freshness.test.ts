@@ -179,7 +179,7 @@ test('a reading posted with its own max_age_s is judged by it: STALE and counted
     && row(x, 'meridian.stale') !== undefined && row(x, 'power') !== undefined);
   assert.is(s.split('\n')[1], 'run site  2 STALE  3 types  poll 300ms  sort type', 'types with a reading; the missing power counts as stale');
   const status = await cli(['status', '--host', '127.0.0.1', '--port', String(d.port)]);
-  assert.match(status.stdout, /  site  3 types  2 stale\n$/, 'telemetry status counts as the console does');
+  assert.match(status.stdout, /  site  3 types  2 stale\nrollups ok( {2}last rebuild \S+ \([^)]*\))?\n$/, 'telemetry status counts as the console does');
   assert.equal(order(s), ['dome', 'power', 'meridian.stale', 'weather'], 'stale and missing on top');
   assert.equal(row(s, 'dome')!.slice(3), ['1', '-', 'open']);
   assert.match(row(s, 'dome')![2]!, /^\ds STALE$/);
