@@ -75,12 +75,12 @@ export async function rulesBench({ tmp, rounds, seconds, pin, load, log, problem
         runs[who].push(res);
         if (res.non2xx || res.errors) problems.push(`rules ${who} round ${r + 1}: ${res.non2xx} non-2xx, ${res.errors} errors`);
         log(`  POST /event c16 ${label[who].padEnd(8)} round ${r + 1}: ${res.rps.toFixed(0)} req/s p50 ${res.p50.toFixed(2)} ms p99 ${res.p99.toFixed(2)} ms, daemon CPU ${cpu[who].at(-1).toFixed(1)} us/request`);
+        // the verdict was judged all along: configured, and safe right after the load (the bench's weather is calm and
+        // dry; later, the other daemons' rounds take longer than the types' learned limits and they are stale, as they must be)
+        if (who === 'without') continue;
+        const verdict = JSON.parse((await request(`${daemons[who].url}/safety`)).body);
+        if (!verdict.configured || !verdict.safe) problems.push(`rules ${who} round ${r + 1}: the verdict is ${JSON.stringify(verdict.reasons.slice(0, 3))} (configured ${verdict.configured})`);
       }
-    }
-    // the verdict was judged all along: configured, and safe (the bench's weather is calm and dry)
-    for (const who of ['rules', 'both']) {
-      const verdict = JSON.parse((await request(`${daemons[who].url}/safety`)).body);
-      if (!verdict.configured || !verdict.safe) problems.push(`rules ${who}: the verdict is ${JSON.stringify(verdict.reasons)} (configured ${verdict.configured})`);
     }
     const { alarms } = JSON.parse((await request(`${daemons.both.url}/alarms`)).body);
     if (alarms.length !== RULES || alarms.some((a) => a.state !== 'normal')) problems.push(`rules: the alarms are not ${RULES} normal ones: ${JSON.stringify(alarms.slice(0, 3))}`);
@@ -88,9 +88,9 @@ export async function rulesBench({ tmp, rounds, seconds, pin, load, log, problem
       const ratios = runs[who].map((w, i) => w.rps / runs.without[i].rps);
       const cpuRatios = cpu[who].map((c, i) => cpu.without[i] / c);
       return { with: summarise(runs[who]), ratio: median(ratios), ratioSpreadPct: spreadPct(ratios),
-        cpuUs: median(cpu[who]), cpuRatio: median(cpuRatios), cpuSpreadPct: spreadPct(cpuRatios) };
+        cpuUs: median(cpu[who]), cpuRatio: median(cpuRatios), cpuSpreadPct: spreadPct(cpuRatios), cpuRuns: cpu[who] };
     };
-    return { rules: RULES, without: summarise(runs.without), withoutCpuUs: median(cpu.without), safety: figure('rules'), both: figure('both') };
+    return { rules: RULES, without: summarise(runs.without), withoutCpuUs: median(cpu.without), withoutCpuRuns: cpu.without, safety: figure('rules'), both: figure('both') };
   } finally {
     for (const d of Object.values(daemons)) await d.stop();
   }
