@@ -179,6 +179,10 @@ export class SafetyVerdict {
   private step(all: boolean, scope: RuleScope, mono: number): void {
     if (all) {
       for (const r of this.rules) this.stepRule(r, scope, mono);
+      // counted again from the rules themselves on every full check (the interval's at least): a count that went wrong
+      // cannot leave a raised rule out of the reasons for longer than that
+      this.troubled = this.rules.filter((r) => r.condition.raised || r.last?.unknown !== undefined).length;
+      this.waiting = this.rules.filter((r) => r.last?.dueAt !== undefined).length;
     } else {
       const round = ++this.round;
       for (const type of this.dirty) {
