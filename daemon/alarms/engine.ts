@@ -9,9 +9,10 @@ import { alarmAnswer, compareAnswers } from './answer.js';
 import { activeOf, ALARM_TYPE, changed, due, ESCALATION_TYPE, escalationData, sameRaised, transitionData } from './events.js';
 import { lookContext, ScopeRounds } from './expression.js';
 import { lookAtLevels } from './levels.js';
-import { clampShelf, freshRecord, looked, onAck, onActivity, onShelve, onUnshelve, rank, type AlarmRecord, type Transition } from './machine.js';
+import { freshRecord, looked, onAck, onActivity, onShelve, onUnshelve, rank, type AlarmRecord, type Transition } from './machine.js';
 import { emptyDeadlines, inputTypes, monoDeadlines, nextWake } from './wake.js';
 import { WakeTimer } from './wake-timer.js';
+import { reloaded } from './reload.js';
 import { numberOf, quietLook, type Alarm } from './alarm.js';
 import { readAlarmState } from './state-file.js';
 import { AlarmJournal, type JournalEvent } from './journal.js';
@@ -72,21 +73,14 @@ export class AlarmEngine {
     this.journal = new AlarmJournal(journalDeps, saved.journal);
     for (const spec of specs) {
       const worst = spec.levels.reduce((w, l) => (rank(l.severity) > rank(w) ? l.severity : w), spec.levels[0]!.severity);
-      const record = this.loaded(spec.id, saved.records.get(spec.id)) ?? freshRecord(worst, clock.now());
+      const stored = saved.records.get(spec.id);
+      const record = stored ? reloaded(spec, worst, stored, clock.now(), (line) => logger.warn(line)) : freshRecord(worst, clock.now());
       const alarm: Alarm = { spec, types: inputTypes(spec), worst, record, pending: new Map(), wake: Infinity, clocks: emptyDeadlines(), dirtyAt: undefined, escalation: undefined, listedAt: -1 };
       this.alarms.set(spec.id, alarm);
       for (const type of alarm.types) {
         this.byType.set(type, [...(this.byType.get(type) ?? []), alarm]);
       }
     }
-  }
-
-  /** A record of the state file, its shelf ending at most a week from now (clamped, logged: the clock was stepped back since). */
-  private loaded(id: string, record: AlarmRecord | undefined): AlarmRecord | undefined {
-    const clamped = record && clampShelf(record, this.deps.clock.now());
-    if (!clamped || !record) return record;
-    this.deps.logger.warn(`alarm ${id}: shelved until ${formatTs(record.shelved_until!)}, more than 7 days from now (the clock was stepped); shelved until ${formatTs(clamped.shelved_until!)}`);
-    return clamped;
   }
 
   /** Whether any alarm is configured. */
