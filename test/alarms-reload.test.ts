@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnDaemon, type ChildDaemon } from './helpers/daemon.js';

@@ -1,6 +1,6 @@
 import { MeridianError } from '../../lib/errors.js';
 import type { Logger } from '../../lib/log.js';
-import { formatTs, monotonicNow, type Clock } from '../../lib/time.js';
+import { monotonicNow, type Clock } from '../../lib/time.js';
 import type { AlarmAnswer } from '../../lib/wire.js';
 import type { FreshnessJudge } from '../freshness/judge.js';
 import type { TelemetryStore } from '../storage/store.js';
@@ -13,6 +13,7 @@ import { freshRecord, looked, onAck, onActivity, onShelve, onUnshelve, rank, typ
 import { emptyDeadlines, inputTypes, monoDeadlines, nextWake } from './wake.js';
 import { WakeTimer } from './wake-timer.js';
 import { reloaded } from './reload.js';
+import { notUnacked, unseen, type AckSeen } from './ack-guard.js';
 import { numberOf, quietLook, type Alarm } from './alarm.js';
 import { readAlarmState } from './state-file.js';
 import { AlarmJournal, type JournalEvent } from './journal.js';
@@ -149,17 +150,17 @@ export class AlarmEngine {
     return this.answer(alarm);
   }
 
-  /** Acknowledge `id` (409 ALARM_NOT_UNACKED when there is nothing to acknowledge). */
-  async ack(id: string, by: string, note: string | undefined): Promise<AlarmAnswer> {
+  /**
+   * Acknowledge `id` (409 ALARM_NOT_UNACKED when there is nothing to acknowledge); `seen`: the
+   * severity and since the client showed, 409 ALARM_CHANGED (with the alarm now) when it no longer has them.
+   */
+  async ack(id: string, by: string, note: string | undefined, seen: AckSeen = {}): Promise<AlarmAnswer> {
     const alarm = this.find(id);
     const now = this.deps.clock.now();
     const done = onAck(id, alarm.record, by, note, { worst: alarm.worst, now });
-    if (!done) {
-      const r = alarm.record;
-      const why = r.state === 'acked' ? `it was acknowledged by ${r.acked_by ?? 'someone'} at ${formatTs(r.acked_at ?? r.since)}`
-        : r.state === 'shelved' ? `it is shelved until ${formatTs(r.shelved_until ?? r.since)}` : 'it is normal';
-      throw new MeridianError('ALARM_NOT_UNACKED', `Alarm ${id} has nothing to acknowledge: ${why}.`);
-    }
+    if (!done) throw notUnacked(id, alarm.record);
+    const changedUnder = unseen(id, alarm.record, seen);
+    if (changedUnder) throw new MeridianError('ALARM_CHANGED', changedUnder, { fields: { alarm: this.answer(alarm) } });
     await this.change(alarm, done.record, done.transition, now);
     return this.answer(alarm);
   }

@@ -1,7 +1,10 @@
 import { MeridianError } from '../../lib/errors.js';
 import { exactJson } from '../../lib/exact-json.js';
 import { scanMembers } from '../../lib/json-text.js';
-import { TYPE_FORBIDDEN_CHARACTER } from '../../lib/wire.js';
+import { normaliseTs } from '../../lib/time.js';
+import { TYPE_FORBIDDEN_CHARACTER, type AlarmSeverity } from '../../lib/wire.js';
+import type { AckSeen } from '../alarms/ack-guard.js';
+import { SEVERITIES } from '../alarms/config.js';
 import type { AlarmEngine } from '../alarms/engine.js';
 import { MAX_SHELF_MS } from '../alarms/machine.js';
 import { NO_BODY, parseJson, readBodyText, readJsonBody } from './body.js';
@@ -29,10 +32,10 @@ export function alarmHandlers({ alarms, config }: AppDeps): Record<'list' | 'one
     one: (req, res) => sendJson(res, 200, exactJson(alarms.get(id(req.params)))),
     ack: async (req, res) => {
       const alarm = known(alarms, id(req.params));
-      const body = fields(await readJsonBody(req, config.maxBody), 'an acknowledgement', ['by', 'note']);
+      const body = fields(await readJsonBody(req, config.maxBody), 'an acknowledgement', ['by', 'note', 'severity', 'since']);
       const by = byOf(body, true)!;
       const note = text(body, 'note', MAX_NOTE, false);
-      sendJson(res, 200, exactJson(await alarms.ack(alarm, by, note)));
+      sendJson(res, 200, exactJson(await alarms.ack(alarm, by, note, seenOf(body))));
     },
     shelve: async (req, res) => {
       const alarm = known(alarms, id(req.params));
@@ -52,6 +55,21 @@ export function alarmHandlers({ alarms, config }: AppDeps): Record<'list' | 'one
       sendJson(res, 200, exactJson(await alarms.unshelve(alarm, byOf(body, false))));
     },
   };
+}
+
+/** What the acknowledging client saw (`severity`, `since`: each optional), checked by the engine (409 ALARM_CHANGED). */
+function seenOf(body: Record<string, unknown>): AckSeen {
+  const { severity, since } = body;
+  if (severity !== undefined && (typeof severity !== 'string' || !(SEVERITIES as readonly string[]).includes(severity))) {
+    invalid(`severity (the one you saw) must be "warning", "serious" or "critical"; got ${describe(severity)}.`);
+  }
+  let ts: string | undefined;
+  if (since !== undefined) {
+    const read = typeof since === 'string' ? normaliseTs(since) : { problem: 'must be a string' };
+    if ('problem' in read) invalid(`since (the alarm's since you saw) ${read.problem}; got ${describe(since)}.`);
+    else ts = read.ts;
+  }
+  return { ...(severity === undefined ? {} : { severity: severity as AlarmSeverity }), ...(ts === undefined ? {} : { since: ts }) };
 }
 
 /** The id of a configured alarm (404 UNKNOWN_ALARM before the body is read). */
