@@ -8,6 +8,7 @@ import { waitFor } from './helpers/forward.js';
 import { postEvent, request } from './helpers/http.js';
 import { removeDir } from './helpers/tmp.js';
 import { alarmSite } from './helpers/alarm-config.js';
+import { startWebhook } from './helpers/webhook.js';
 
 // `.meridian/` read-only (hostile tester M, finding 1: a read-only bind mount of it, the site
 // directory writable): the state file cannot be written, yet every transition and escalation
@@ -16,7 +17,7 @@ import { alarmSite } from './helpers/alarm-config.js';
 // the write; once writable again the state file is written with every number used. Needs root
 // to mount (elsewhere the test says so and checks nothing).
 
-const CONFIG = '[[notify]]\nurl = "http://127.0.0.1:9/hook"\n[[alarm]]\nid = "wind"\nseverity = "critical"\nwhen = "wind.data.v > 40"\nescalate_after = "1s"\nmessage = "wind high"\n';
+const CONFIG = (hook: string) => `[[notify]]\nurl = "${hook}"\nretry_min_ms = 50\nretry_max_ms = 200\n[[alarm]]\nid = "wind"\nseverity = "critical"\nwhen = "wind.data.v > 40"\nescalate_after = "1s"\nmessage = "wind high"\n`;
 const ERROR = 'the alarm state could not be written (EROFS)';
 
 function bindReadOnly(dir: string): string | undefined {
@@ -41,7 +42,8 @@ async function wind(d: ChildDaemon): Promise<{ state: string; escalated_at: stri
 }
 
 test('.meridian/ read-only: transitions and escalations recorded in order, escalated_at with its event, state written once it can be', async () => {
-  const { dir, site, file, args } = alarmSite(CONFIG);
+  const hook = await startWebhook(() => 200);
+  const { dir, site, file, args } = alarmSite(CONFIG(hook.url()));
   const stateDir = path.join(site, '.meridian');
   let d: ChildDaemon | undefined;
   let mounted = false;
@@ -59,6 +61,9 @@ test('.meridian/ read-only: transitions and escalations recorded in order, escal
     assert.equal(escalated, ['1 normal>unack', '2 escalation']);
     const esc = (await request(d.url, '/history?type=meridian.escalation')).json.events as { ts: string }[];
     assert.equal(await wind(d), { state: 'unack', escalated_at: esc[0]!.ts, state_error: ERROR });
+    // the webhook is sent it although its cursor under .meridian/forward/ cannot be written
+    await waitFor('the webhook sent it', async () => (hook.attempts.length === 1 ? true : undefined));
+    assert.equal([hook.attempts[0]!.body.alarm.id, hook.attempts[0]!.body.ts], ['wind', esc[0]!.ts]);
     assert.is((await postEvent(d.url, { type: 'wind', data: { v: 10 } })).status, 200);
     assert.equal(await waitFor('cleared', async () => { const l = await log(d!); return l.length === 3 ? l : undefined; }), ['1 normal>unack', '2 escalation', '3 unack>normal']);
 
@@ -79,6 +84,7 @@ test('.meridian/ read-only: transitions and escalations recorded in order, escal
     if (mounted) execFileSync('umount', ['-l', stateDir]);
     if (d && d.child.exitCode === null && d.child.signalCode === null) d.child.kill('SIGKILL');
     await d?.exited;
+    await hook.close();
     removeDir(dir);
   }
 });
