@@ -64,6 +64,10 @@ test('.meridian/ read-only: transitions and escalations recorded in order, escal
     // the webhook is sent it although its cursor under .meridian/forward/ cannot be written
     await waitFor('the webhook sent it', async () => (hook.attempts.length === 1 ? true : undefined));
     assert.equal([hook.attempts[0]!.body.alarm.id, hook.attempts[0]!.body.ts], ['wind', esc[0]!.ts]);
+    // a caller's batch needs the store's batch journal beside the state file: refused, naming it
+    const batch = await request(d.url, '/events', { method: 'POST', body: [{ type: 'mast', data: 1 }, { type: 'mast', data: 2 }] });
+    assert.equal([batch.status, batch.json.code], [503, 'STORAGE_UNAVAILABLE']);
+    assert.match(batch.json.detail, new RegExp(`${stateDir.replace(/[.]/g, '\\.')}/batch\\.json \\(EROFS\\)`), batch.json.detail);
     assert.is((await postEvent(d.url, { type: 'wind', data: { v: 10 } })).status, 200);
     assert.equal(await waitFor('cleared', async () => { const l = await log(d!); return l.length === 3 ? l : undefined; }), ['1 normal>unack', '2 escalation', '3 unack>normal']);
 
@@ -78,7 +82,9 @@ test('.meridian/ read-only: transitions and escalations recorded in order, escal
       ['1 normal>unack', '2 escalation', '3 unack>normal', '4 normal>unack']);
     const stderr = d.stderr();
     assert.not.match(stderr, /site_\d{8}\.ndjson failed/, stderr);
-    assert.not.match(stderr, /answered 503/, stderr);
+    // the one line the refused batch logs names the journal, not the day file
+    assert.equal(stderr.split('\n').filter((l) => l.includes('answered 503')).map((l) => l.slice(l.indexOf('write of'))),
+      [`write of 2 line(s) to ${stateDir}/batch.json failed (EROFS); answered 503`], stderr);
     assert.is(stderr.split(`alarm state ${file}: ${ERROR}; the alarms go on in memory and their events are recorded`).length - 1, 1, stderr);
   } finally {
     if (mounted) execFileSync('umount', ['-l', stateDir]);
