@@ -82,7 +82,7 @@ function fields(body: unknown, what: string, keys: readonly string[]): Record<st
   if (body === NO_BODY) invalid(`The body must be ${what}, a JSON object such as {"by": "name"}; the body is empty.`);
   if (body === null || typeof body !== 'object' || Array.isArray(body)) invalid(`The body must be ${what}, a JSON object; got ${describe(body)}.`);
   const extra = Object.keys(body).find((k) => !keys.includes(k));
-  if (extra !== undefined) invalid(`The body of ${what} takes ${keys.join(' and ')}; ${JSON.stringify(extra)} is not one of them.`);
+  if (extra !== undefined) invalid(`The body of ${what} takes ${keys.length > 1 ? `${keys.slice(0, -1).join(', ')} and ${keys.at(-1)!}` : keys[0]}; ${JSON.stringify(extra)} is not one of them.`);
   return body as Record<string, unknown>;
 }
 
