@@ -1,4 +1,4 @@
-import type { AlarmAnswer, AlarmsAnswer } from '../lib/wire.js';
+import type { AlarmAnswer, AlarmSeverity, AlarmsAnswer } from '../lib/wire.js';
 
 // The alarm methods of TelemetryClient (docs/client.md "Alarms"), in a file of their own: the
 // client's class extends this one, which sends through the client's one request path.
@@ -9,6 +9,10 @@ export interface AckOptions {
   by: string;
   /** A note kept in the acknowledgement's event. */
   note?: string;
+  /** The severity the caller saw: the daemon refuses (409 ALARM_CHANGED) when the alarm has another now. */
+  severity?: AlarmSeverity;
+  /** The alarm's `since` the caller saw: the daemon refuses (409 ALARM_CHANGED) when it moved since. */
+  since?: string;
 }
 
 /** What `shelve()` takes besides the alarm's id. */
@@ -35,9 +39,12 @@ export abstract class AlarmMethods {
     return this.call('GET', `alarms/${encodeURIComponent(id)}`);
   }
 
-  /** POST /alarms/{id}/ack: acknowledge (409 ALARM_NOT_UNACKED when there is nothing to acknowledge). */
+  /** POST /alarms/{id}/ack: acknowledge (409 ALARM_NOT_UNACKED when there is nothing to acknowledge, ALARM_CHANGED when it is not what the caller saw). */
   ack(id: string, options: AckOptions): Promise<AlarmAnswer> {
-    return this.call('POST', `alarms/${encodeURIComponent(id)}/ack`, { by: options.by, ...(options.note === undefined ? {} : { note: options.note }) });
+    const { by, note, severity, since } = options;
+    return this.call('POST', `alarms/${encodeURIComponent(id)}/ack`, {
+      by, ...(note === undefined ? {} : { note }), ...(severity === undefined ? {} : { severity }), ...(since === undefined ? {} : { since }),
+    });
   }
 
   /** POST /alarms/{id}/shelve: no transitions and no escalation for `forSeconds`. */

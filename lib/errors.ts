@@ -20,6 +20,7 @@ export const ERROR_CATALOGUE = {
   METHOD_NOT_ALLOWED: { status: 405, meaning: 'The path exists but not with this method.' },
   RUN_ACTIVE: { status: 409, meaning: 'A run is already active; it was left untouched.' },
   ALARM_NOT_UNACKED: { status: 409, meaning: 'The alarm has nothing to acknowledge (it is normal, already acknowledged, or shelved); it was left as it was.' },
+  ALARM_CHANGED: { status: 409, meaning: 'The alarm changed since the acknowledging client saw it (another severity, or another transition); it was left as it was and the answer holds it as it is now.' },
   ALARM_NOT_SHELVED: { status: 409, meaning: 'The alarm is not shelved, so there is nothing to unshelve; it was left as it was.' },
   ROLLUPS_OFF: { status: 409, meaning: 'The daemon runs with `--rollups off`: it keeps no rollup tiers to answer or rebuild.' },
   BODY_TOO_LARGE: { status: 413, meaning: 'The request body exceeds the configured limit (`--max-body`).' },

@@ -160,7 +160,7 @@ test('every bad request is a clear 4xx and changes nothing', () => withAlarms(as
     ['no by', 'POST', '/alarms/temp/ack', { note: 'x' }, 422, 'INVALID_BODY', 'by must be a non-empty string of at most 64 characters without control characters (who does this); got nothing.'],
     ['by too long', 'POST', '/alarms/temp/ack', { by: 'x'.repeat(65) }, 422, 'INVALID_BODY', `by must be a non-empty string of at most 64 characters without control characters (who does this); got "${'x'.repeat(65)}".`],
     ['by with a control character', 'POST', '/alarms/temp/ack', { by: 'a\u001bb' }, 422, 'INVALID_BODY', 'by must be a non-empty string of at most 64 characters without control characters (who does this); got "a\\u001bb".'],
-    ['a key it does not take', 'POST', '/alarms/temp/ack', { by: 'ops', for_s: 3 }, 422, 'INVALID_BODY', 'The body of an acknowledgement takes by and note; "for_s" is not one of them.'],
+    ['a key it does not take', 'POST', '/alarms/temp/ack', { by: 'ops', for_s: 3 }, 422, 'INVALID_BODY', 'The body of an acknowledgement takes by, note, severity and since; "for_s" is not one of them.'],
     ['note not a string', 'POST', '/alarms/temp/ack', { by: 'ops', note: 5 }, 422, 'INVALID_BODY', 'note must be a non-empty string of at most 1024 characters without control characters; got 5.'],
     ['shelve without for_s', 'POST', '/alarms/temp/shelve', { by: 'ops' }, 422, 'INVALID_BODY', 'for_s must be a number of seconds above 0 and at most 604800 (7 days); got nothing.'],
     ['shelve for 0 s', 'POST', '/alarms/temp/shelve', { by: 'ops', for_s: 0 }, 422, 'INVALID_BODY', 'for_s must be a number of seconds above 0 and at most 604800 (7 days); got 0.'],

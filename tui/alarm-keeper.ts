@@ -60,27 +60,39 @@ export class AlarmKeeper {
     clearTimeout(this.timer);
   }
 
-  /** `a`: acknowledge the alarm the line shows, in the operator's name. */
+  /**
+   * `a`: acknowledge the alarm the line shows, in the operator's name, as shown: its severity and
+   * since go with it, so an alarm that went worse (or changed) since it was drawn is not
+   * acknowledged: the line shows it as it is now and says so, and `a` again acknowledges that.
+   */
   ack(): Promise<void> {
-    return this.act('a', (id) => this.o.client.ack(id, { by: this.o.user }), (a) => `acknowledged ${a.id} as ${this.o.user}`);
+    return this.act('a', (alarm) => this.o.client.ack(alarm.id, { by: this.o.user, severity: alarm.severity, since: alarm.since }),
+      (a) => `acknowledged ${a.id} as ${this.o.user}`);
   }
 
   /** `S`: shelve it for SHELVE_FOR_S seconds. */
   shelve(): Promise<void> {
-    return this.act('S', (id) => this.o.client.shelve(id, { by: this.o.user, forSeconds: SHELVE_FOR_S }), (a) => `shelved ${a.id} for 1h`);
+    return this.act('S', ({ id }) => this.o.client.shelve(id, { by: this.o.user, forSeconds: SHELVE_FOR_S }), (a) => `shelved ${a.id} for 1h`);
   }
 
-  private async act(key: string, call: (id: string) => Promise<AlarmAnswer>, said: (a: AlarmAnswer) => string): Promise<void> {
+  private async act(key: string, call: (alarm: AlarmAnswer) => Promise<AlarmAnswer>, said: (a: AlarmAnswer) => string): Promise<void> {
     const alarm = this.list && selectedAlarm(this.list);
     if (!alarm) {
       this.say(`${key}: no alarm to act on`);
       return;
     }
     try {
-      const answer = await call(alarm.id);
+      const answer = await call(alarm);
       this.list = this.list?.map((a) => (a.id === answer.id ? answer : a));
       this.say(said(answer));
     } catch (error) {
+      const now = error instanceof TelemetryClientError && error.code === 'ALARM_CHANGED' ? error.answer?.alarm as AlarmAnswer | undefined : undefined;
+      if (now) {
+        // shown as it is now: the operator sees what `a` would acknowledge before pressing it again
+        this.list = this.list?.map((a) => (a.id === now.id ? now : a));
+        this.say(`${key}: ${now.id} changed to ${now.severity.toUpperCase()}, not acknowledged`);
+        return;
+      }
       this.say(`${key}: ${error instanceof TelemetryClientError ? error.detail : String(error)}`);
     }
   }

@@ -1,18 +1,21 @@
 import { MeridianError } from '../../lib/errors.js';
 import type { Logger } from '../../lib/log.js';
-import { formatTs, monotonicNow, type Clock } from '../../lib/time.js';
-import type { AlarmAnswer, AlarmSeverity, JsonValue } from '../../lib/wire.js';
+import { monotonicNow, type Clock } from '../../lib/time.js';
+import type { AlarmAnswer } from '../../lib/wire.js';
 import type { FreshnessJudge } from '../freshness/judge.js';
 import type { TelemetryStore } from '../storage/store.js';
 import { writeFailure } from '../storage/disk-space.js';
 import type { AlarmSpec } from './config.js';
 import { alarmAnswer, compareAnswers } from './answer.js';
 import { activeOf, ALARM_TYPE, changed, due, ESCALATION_TYPE, escalationData, sameRaised, transitionData } from './events.js';
-import { lookContext, ScopeRounds, type ConditionContext } from './expression.js';
+import { lookContext, ScopeRounds } from './expression.js';
 import { lookAtLevels } from './levels.js';
-import { clampShelf, freshRecord, looked, onAck, onActivity, onShelve, onUnshelve, rank, type AlarmRecord, type Transition } from './machine.js';
-import { emptyDeadlines, inputTypes, monoDeadlines, nextWake, type MonoDeadlines } from './wake.js';
+import { freshRecord, looked, onAck, onActivity, onShelve, onUnshelve, rank, type AlarmRecord, type Transition } from './machine.js';
+import { emptyDeadlines, inputTypes, monoDeadlines, nextWake } from './wake.js';
 import { WakeTimer } from './wake-timer.js';
+import { reloaded } from './reload.js';
+import { notUnacked, unseen, type AckSeen } from './ack-guard.js';
+import { numberOf, quietLook, type Alarm } from './alarm.js';
 import { readAlarmState } from './state-file.js';
 import { AlarmJournal, type JournalEvent } from './journal.js';
 
@@ -39,23 +42,6 @@ export interface AlarmEngineDeps {
   rounds?: ScopeRounds;
 }
 
-interface Alarm {
-  spec: AlarmSpec;
-  /** The types its levels read. */
-  types: readonly string[];
-  worst: AlarmSeverity;
-  record: AlarmRecord;
-  pending: Map<AlarmSeverity, number>;
-  /** When (monotonic ms) this alarm must be looked at again, Infinity when nothing is due. */
-  wake: number;
-  /** Its shelf's end and its escalation's time on the monotonic clock, each with the wall time it was taken from. */
-  clocks: MonoDeadlines;
-  /** When (monotonic ms) a reading it reads was recorded since its last look, undefined when none was. */
-  dirtyAt: number | undefined;
-  /** Its place in the engine's dirty list when it was last put there (an earlier place is left behind). */
-  listedAt: number;
-}
-
 /** Runs the configured alarms. */
 export class AlarmEngine {
   private readonly deps: AlarmEngineDeps;
@@ -80,29 +66,23 @@ export class AlarmEngine {
     const { specs, logger, file, clock, store } = deps;
     this.rounds = deps.rounds ?? new ScopeRounds(deps.judge, store.view);
     const records = () => new Map([...this.alarms].map(([id, a]) => [id, a.record]));
+    const journalDeps = { store, logger, file, records, recorded: (ns: ReadonlySet<number>) => this.escalationsRecorded(ns) };
     if (specs.length === 0) {
-      this.journal = new AlarmJournal({ store, logger, file, records }, { n: 0, pending: [] });
+      this.journal = new AlarmJournal(journalDeps, { n: 0, pending: [] });
       return;
     }
     const saved = readAlarmState(file, (m) => logger.error(m), clock.now());
-    this.journal = new AlarmJournal({ store, logger, file, records }, saved.journal);
+    this.journal = new AlarmJournal(journalDeps, saved.journal);
     for (const spec of specs) {
       const worst = spec.levels.reduce((w, l) => (rank(l.severity) > rank(w) ? l.severity : w), spec.levels[0]!.severity);
-      const record = this.loaded(spec.id, saved.records.get(spec.id)) ?? freshRecord(worst, clock.now());
-      const alarm: Alarm = { spec, types: inputTypes(spec), worst, record, pending: new Map(), wake: Infinity, clocks: emptyDeadlines(), dirtyAt: undefined, listedAt: -1 };
+      const stored = saved.records.get(spec.id);
+      const record = stored ? reloaded(spec, worst, stored, clock.now(), (line) => logger.warn(line)) : freshRecord(worst, clock.now());
+      const alarm: Alarm = { spec, types: inputTypes(spec), worst, record, pending: new Map(), wake: Infinity, clocks: emptyDeadlines(), dirtyAt: undefined, escalation: undefined, listedAt: -1 };
       this.alarms.set(spec.id, alarm);
       for (const type of alarm.types) {
         this.byType.set(type, [...(this.byType.get(type) ?? []), alarm]);
       }
     }
-  }
-
-  /** A record of the state file, its shelf ending at most a week from now (clamped, logged: the clock was stepped back since). */
-  private loaded(id: string, record: AlarmRecord | undefined): AlarmRecord | undefined {
-    const clamped = record && clampShelf(record, this.deps.clock.now());
-    if (!clamped || !record) return record;
-    this.deps.logger.warn(`alarm ${id}: shelved until ${formatTs(record.shelved_until!)}, more than 7 days from now (the clock was stepped); shelved until ${formatTs(clamped.shelved_until!)}`);
-    return clamped;
   }
 
   /** Whether any alarm is configured. */
@@ -157,7 +137,7 @@ export class AlarmEngine {
 
   /** Every alarm, worst severity first, then by id. */
   list(): AlarmAnswer[] {
-    return [...this.alarms.values()].map((a) => alarmAnswer(a.spec, a.record)).sort(compareAnswers);
+    return [...this.alarms.values()].map((a) => this.answer(a)).sort(compareAnswers);
   }
 
   /** Whether an alarm `id` is configured. */
@@ -168,22 +148,22 @@ export class AlarmEngine {
   /** The alarm `id`; 404 UNKNOWN_ALARM when none is configured. */
   get(id: string): AlarmAnswer {
     const alarm = this.find(id);
-    return alarmAnswer(alarm.spec, alarm.record);
+    return this.answer(alarm);
   }
 
-  /** Acknowledge `id` (409 ALARM_NOT_UNACKED when there is nothing to acknowledge). */
-  async ack(id: string, by: string, note: string | undefined): Promise<AlarmAnswer> {
+  /**
+   * Acknowledge `id` (409 ALARM_NOT_UNACKED when there is nothing to acknowledge); `seen`: the
+   * severity and since the client showed, 409 ALARM_CHANGED (with the alarm now) when it no longer has them.
+   */
+  async ack(id: string, by: string, note: string | undefined, seen: AckSeen = {}): Promise<AlarmAnswer> {
     const alarm = this.find(id);
     const now = this.deps.clock.now();
     const done = onAck(id, alarm.record, by, note, { worst: alarm.worst, now });
-    if (!done) {
-      const r = alarm.record;
-      const why = r.state === 'acked' ? `it was acknowledged by ${r.acked_by ?? 'someone'} at ${formatTs(r.acked_at ?? r.since)}`
-        : r.state === 'shelved' ? `it is shelved until ${formatTs(r.shelved_until ?? r.since)}` : 'it is normal';
-      throw new MeridianError('ALARM_NOT_UNACKED', `Alarm ${id} has nothing to acknowledge: ${why}.`);
-    }
+    if (!done) throw notUnacked(id, alarm.record);
+    const changedUnder = unseen(id, alarm.record, seen);
+    if (changedUnder) throw new MeridianError('ALARM_CHANGED', changedUnder, { fields: { alarm: this.answer(alarm) } });
     await this.change(alarm, done.record, done.transition, now);
-    return alarmAnswer(alarm.spec, alarm.record);
+    return this.answer(alarm);
   }
 
   /** Shelve `id` for `forMs`: no transitions, no escalation until then. */
@@ -194,7 +174,7 @@ export class AlarmEngine {
     await this.change(alarm, done.record, done.transition, now);
     // its end taken on the monotonic clock, and the timer set to it
     this.lookAt([alarm]);
-    return alarmAnswer(alarm.spec, alarm.record);
+    return this.answer(alarm);
   }
 
   /** Unshelve `id` (409 ALARM_NOT_SHELVED when it is not shelved). */
@@ -204,7 +184,22 @@ export class AlarmEngine {
     const now = this.deps.clock.now();
     const done = onUnshelve(id, alarm.record, activeOf(alarm.record), by, { worst: alarm.worst, now });
     await this.change(alarm, done.record, done.transition, now);
-    return alarmAnswer(alarm.spec, alarm.record);
+    return this.answer(alarm);
+  }
+
+  /** The alarm as the API shows it: its escalation only once its event is recorded (docs/alarms.md "The state file"). */
+  private answer(alarm: Alarm): AlarmAnswer {
+    const shown = alarmAnswer(alarm.spec, alarm.record);
+    return this.journal.isPending(alarm.escalation) ? { ...shown, escalated_at: null } : shown;
+  }
+
+  /** Events `ns` are recorded: an alarm whose escalation is among them now shows it. */
+  private escalationsRecorded(ns: ReadonlySet<number>): void {
+    for (const alarm of this.alarms.values()) {
+      if (alarm.escalation === undefined || !ns.has(alarm.escalation)) continue;
+      alarm.escalation = undefined;
+      for (const l of this.listeners) l(this.answer(alarm));
+    }
   }
 
   private find(id: string): Alarm {
@@ -241,7 +236,7 @@ export class AlarmEngine {
       // a debounce starts when the reading that made the condition hold was recorded, not when it was looked at
       const seenAt = alarm.dirtyAt ?? mono;
       alarm.dirtyAt = undefined;
-      if (this.quietLook(alarm, ctx, now, mono)) {
+      if (quietLook(alarm, ctx, now, mono)) {
         wake = Math.min(wake, alarm.wake);
         continue;
       }
@@ -262,7 +257,11 @@ export class AlarmEngine {
       if (escalate) next = { record: { ...next.record, escalated_at: now } };
       durable ||= transitions.length > 0 || escalate || !sameRaised(record.raised, look.raised);
       for (const t of transitions) events.push({ type: ALARM_TYPE, data: transitionData(t), at: now });
-      if (escalate) events.push({ type: ESCALATION_TYPE, data: escalationData(spec, next.record), at: now });
+      if (escalate) {
+        // its number, as prepare() gives it below: escalated_at is shown once that event is recorded
+        alarm.escalation = this.journal.next + events.length;
+        events.push({ type: ESCALATION_TYPE, data: escalationData(spec, next.record), at: now });
+      }
       this.take(alarm, next.record);
       alarm.clocks = monoDeadlines(clocks, alarm.record, spec, now, mono);
       alarm.wake = nextWake({ spec, types: alarm.types, record: alarm.record, pendingUntil: look.pendingUntil, scope: ctx.scope, mono, clocks: alarm.clocks });
@@ -275,33 +274,11 @@ export class AlarmEngine {
     this.schedule(wake);
   }
 
-  /**
-   * The look at an alarm at rest (normal; nothing raised, pending or unknown) whose levels all
-   * still do not hold, which is nearly every look: what the full look would do then (only the
-   * value moves: no transition, nothing durable, nothing the listeners show), without its
-   * steps. False, with nothing done, for any other alarm or when a level holds or cannot be judged.
-   */
-  private quietLook(alarm: Alarm, ctx: ConditionContext, now: number, mono: number): boolean {
-    const { record, spec } = alarm;
-    if (record.state !== 'normal' || record.raised.length > 0 || record.active || record.unknown !== null || alarm.pending.size > 0) return false;
-    for (const level of spec.levels) if (level.when.holds(ctx) !== false) return false;
-    let value: JsonValue = null;
-    for (const level of spec.levels) {
-      value = level.when.valueOf(ctx);
-      if (value !== null) break;
-    }
-    // only the value moves (nothing else of the record, nothing listeners show): set in place, no record built per reading
-    record.value = value;
-    alarm.clocks = monoDeadlines(alarm.clocks, record, spec, now, mono);
-    alarm.wake = nextWake({ spec, types: alarm.types, record: alarm.record, pendingUntil: undefined, scope: ctx.scope, mono, clocks: alarm.clocks });
-    return true;
-  }
-
   /** Set `record` for `alarm` and tell the listeners when what they show changed. */
   private take(alarm: Alarm, record: AlarmRecord): void {
     const before = alarm.record;
     alarm.record = record;
-    if (changed(before, record)) for (const l of this.listeners) l(alarmAnswer(alarm.spec, record));
+    if (changed(before, record)) for (const l of this.listeners) l(this.answer(alarm));
   }
 
   /**
@@ -332,10 +309,4 @@ export class AlarmEngine {
     const m = monotonicNow(this.deps.clock);
     return Number.isNaN(m) ? this.deps.clock.now() : m;
   }
-}
-
-// the number of an alarm event (its meta `alarm_n`), 0 when it has none
-function numberOf(meta: unknown): number {
-  const n = (meta as { alarm_n?: unknown } | null | undefined)?.alarm_n;
-  return typeof n === 'number' && Number.isSafeInteger(n) ? n : 0;
 }

@@ -1,7 +1,9 @@
 import type { Logger } from '../../lib/log.js';
 import { formatTs } from '../../lib/time.js';
 import { exactJson } from '../../lib/exact-json.js';
+import { isNoSpace } from '../storage/disk-space.js';
 import type { TelemetryStore } from '../storage/store.js';
+import type { ValidEvent } from '../storage/store-types.js';
 import type { AlarmRecord } from './machine.js';
 import { writeAlarmState, type AlarmJournalState, type PendingEvent } from './state-file.js';
 
@@ -24,6 +26,8 @@ export interface JournalDeps {
   file: string;
   /** Every alarm's record now. */
   records: () => ReadonlyMap<string, AlarmRecord>;
+  /** Told of the events just recorded (their numbers). */
+  recorded?: (numbers: ReadonlySet<number>) => void;
 }
 
 /** The alarm state file and the events written ahead of their recording. */
@@ -32,6 +36,8 @@ export class AlarmJournal {
   private last: number;
   private pending: PendingEvent[];
   private failure: string | undefined;
+  /** The error code of `failure` (ENOSPC: a full disk, where the store's batches are tried as ever). */
+  private failureCode: string | undefined;
   /** Why the pending events could not be recorded at the last try (undefined: they were). */
   private unrecorded: string | undefined;
   /** The batches recorded one after another (never two appends at once: the order is the numbers'). */
@@ -50,6 +56,16 @@ export class AlarmJournal {
   /** Why the state file cannot be written now (undefined: it can: the state is durable). */
   get error(): string | undefined {
     return this.failure;
+  }
+
+  /** The number the next event prepared gets. */
+  get next(): number {
+    return this.last + 1;
+  }
+
+  /** Whether event `n` is numbered (or about to be: `next` and above) and not yet recorded. */
+  isPending(n: number | undefined): boolean {
+    return n !== undefined && (n > this.last || this.pending.some((p) => p.n === n));
   }
 
   /** Whether events are held back (written ahead, not recorded: a full disk). */
@@ -117,13 +133,10 @@ export class AlarmJournal {
   private async flush(): Promise<void> {
     const batch = [...this.pending];
     if (batch.length === 0) return;
-    const { store, logger } = this.deps;
+    const { logger } = this.deps;
+    let done: readonly PendingEvent[];
     try {
-      // the event's ts is the transition's time: the alarm's since (or escalated_at) and its event say the same instant
-      await store.appendBatch(batch.map((p) => ({
-        type: p.type, data: exactJson(p.data), makeCurrent: true, storePermanently: true, meta: JSON.stringify({ alarm_n: p.n }),
-        ts: formatTs(p.at), tsMs: p.at,
-      })));
+      done = await this.append(batch);
     } catch (error) {
       const text = `${batch.length} alarm event(s) could not be recorded (${(error as Error).message}); they are kept pending and recorded, in order, once the disk takes writes again`;
       if (text !== this.unrecorded) logger.warn(text);
@@ -133,8 +146,43 @@ export class AlarmJournal {
     }
     if (this.unrecorded !== undefined) logger.info(`alarm events are recorded again (${batch.length} held back are recorded now)`);
     this.unrecorded = undefined;
-    this.drop(batch);
+    this.told(done);
     this.write();
+  }
+
+  // events appended: no longer pending, and the engine told
+  private told(done: readonly PendingEvent[]): void {
+    this.drop(done);
+    this.deps.recorded?.(new Set(done.map((p) => p.n)));
+  }
+
+  /**
+   * Append `batch` in one store batch (whole or absent across a crash); while the state file
+   * cannot be written for another reason than a full disk (`.meridian/` read-only: neither can
+   * the store's batch journal beside it),
+   * or when the batch is refused for another reason than a full disk, one event at a time, in
+   * number order (the events are the record: a transition is never lost for want of the
+   * batch's atomicity). Throws when none could be appended; those appended are dropped first.
+   */
+  private async append(batch: readonly PendingEvent[]): Promise<readonly PendingEvent[]> {
+    if (this.failure === undefined || this.failureCode === 'ENOSPC') {
+      try {
+        await this.deps.store.appendBatch(batch.map(envelopeOf));
+        return batch;
+      } catch (error) {
+        // a full disk holds them back (they would not fit one at a time either); another refusal is tried event by event
+        if (isNoSpace(error) || (error as { code?: unknown }).code === 'DISK_FULL') throw error;
+      }
+    }
+    for (const [i, p] of batch.entries()) {
+      try {
+        await this.deps.store.append(envelopeOf(p));
+      } catch (error) {
+        if (i > 0) this.told(batch.slice(0, i));
+        throw error;
+      }
+    }
+    return batch;
   }
 
   /** Write the records and the journal; false (the reason kept in `error`) when it cannot be. */
@@ -144,13 +192,20 @@ export class AlarmJournal {
       if (this.failure !== undefined) this.deps.logger.info(`alarm state ${this.deps.file} is written again: the alarm state is durable`);
       this.failure = undefined;
       this.failureCause = undefined;
+      this.failureCode = undefined;
       return true;
     } catch (error) {
       const text = `the alarm state could not be written (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`;
       if (text !== this.failure) this.deps.logger.error(`alarm state ${this.deps.file}: ${text}; the alarms go on in memory and their events are recorded`);
       this.failure = text;
       this.failureCause = error;
+      this.failureCode = (error as NodeJS.ErrnoException).code;
       return false;
     }
   }
+}
+
+// the event's ts is the transition's time: the alarm's since (or escalated_at) and its event say the same instant
+function envelopeOf(p: PendingEvent): ValidEvent {
+  return { type: p.type, data: exactJson(p.data), makeCurrent: true, storePermanently: true, meta: JSON.stringify({ alarm_n: p.n }), ts: formatTs(p.at), tsMs: p.at };
 }

@@ -93,7 +93,8 @@ export function onActivity(id: string, r: AlarmRecord, active: AlarmSeverity | u
   }
   const raise = { severity: active, raised_at: now, escalated_at: null, acked_by: null, acked_at: null };
   if (r.state === 'normal') return move('unack', raise);
-  if (r.state === 'rtn_unack') return rank(active) > rank(r.severity) ? move('unack', raise) : move('unack', {});
+  // raised again after it cleared: a new raise (raised_at now, escalated again), the latched worst kept when it is worse
+  if (r.state === 'rtn_unack') return move('unack', { ...raise, severity: rank(active) > rank(r.severity) ? active : r.severity });
   if (rank(active) > rank(r.severity)) return move('unack', raise);
   if (r.state === 'acked' && (opts.was === undefined || rank(active) > rank(opts.was))) return move('unack', raise);
   // a lower severity than shown: a latched alarm keeps the worst, another shows what holds now
@@ -112,9 +113,9 @@ export function onAck(id: string, r: AlarmRecord, by: string, note: string | und
   return { record, transition: { id, from: r.state, to, severity: r.severity, by, ...(note === undefined ? {} : { note }) } };
 }
 
-/** Shelve until `until` (a shelved alarm gets the new time). */
+/** Shelve until `until`; shelving a shelved alarm again is a transition too (shelved -> shelved: the new time, since now). */
 export function onShelve(id: string, r: AlarmRecord, by: string, until: number, now: number): { record: AlarmRecord; transition: Transition } {
-  const record: AlarmRecord = { ...r, state: 'shelved', since: r.state === 'shelved' ? r.since : now, shelved_until: until };
+  const record: AlarmRecord = { ...r, state: 'shelved', since: now, shelved_until: until };
   return { record, transition: { id, from: r.state, to: 'shelved', severity: r.severity, by, shelved_until: until } };
 }
 

@@ -36,7 +36,8 @@ export function emptyDeadlines(): MonoDeadlines {
 /**
  * The deadlines of `record` on the monotonic clock: taken from the wall times (shelved_until,
  * raised_at + escalate_after) once, when they change (a shelf, a raise, a restart), then kept:
- * a wall-clock step while running moves neither.
+ * a wall-clock step while running moves neither. An escalation is never due later than
+ * escalate_after from now (a raise "in the future": the clock was stepped back since it).
  */
 export function monoDeadlines(d: MonoDeadlines, record: AlarmRecord, spec: AlarmSpec, now: number, mono: number): MonoDeadlines {
   const until = record.state === 'shelved' ? record.shelved_until : null;
@@ -47,7 +48,7 @@ export function monoDeadlines(d: MonoDeadlines, record: AlarmRecord, spec: Alarm
     : { shelfEnd: until === null ? Infinity : mono + Math.max(0, until - now), shelfFrom: until };
   const raised = spec.escalateAfterMs === undefined ? null : record.raised_at;
   const escalate = raised === d.escalateFrom ? { escalateAt: d.escalateAt, escalateFrom: d.escalateFrom }
-    : { escalateAt: raised === null ? Infinity : mono + Math.max(0, raised + spec.escalateAfterMs! - now), escalateFrom: raised };
+    : { escalateAt: raised === null ? Infinity : mono + Math.min(spec.escalateAfterMs!, Math.max(0, raised + spec.escalateAfterMs! - now)), escalateFrom: raised };
   return { ...shelf, ...escalate };
 }
 

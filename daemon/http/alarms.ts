@@ -1,7 +1,10 @@
 import { MeridianError } from '../../lib/errors.js';
 import { exactJson } from '../../lib/exact-json.js';
 import { scanMembers } from '../../lib/json-text.js';
-import { TYPE_FORBIDDEN_CHARACTER } from '../../lib/wire.js';
+import { normaliseTs } from '../../lib/time.js';
+import { TYPE_FORBIDDEN_CHARACTER, type AlarmSeverity } from '../../lib/wire.js';
+import type { AckSeen } from '../alarms/ack-guard.js';
+import { SEVERITIES } from '../alarms/config.js';
 import type { AlarmEngine } from '../alarms/engine.js';
 import { MAX_SHELF_MS } from '../alarms/machine.js';
 import { NO_BODY, parseJson, readBodyText, readJsonBody } from './body.js';
@@ -29,10 +32,10 @@ export function alarmHandlers({ alarms, config }: AppDeps): Record<'list' | 'one
     one: (req, res) => sendJson(res, 200, exactJson(alarms.get(id(req.params)))),
     ack: async (req, res) => {
       const alarm = known(alarms, id(req.params));
-      const body = fields(await readJsonBody(req, config.maxBody), 'an acknowledgement', ['by', 'note']);
+      const body = fields(await readJsonBody(req, config.maxBody), 'an acknowledgement', ['by', 'note', 'severity', 'since']);
       const by = byOf(body, true)!;
       const note = text(body, 'note', MAX_NOTE, false);
-      sendJson(res, 200, exactJson(await alarms.ack(alarm, by, note)));
+      sendJson(res, 200, exactJson(await alarms.ack(alarm, by, note, seenOf(body))));
     },
     shelve: async (req, res) => {
       const alarm = known(alarms, id(req.params));
@@ -54,6 +57,21 @@ export function alarmHandlers({ alarms, config }: AppDeps): Record<'list' | 'one
   };
 }
 
+/** What the acknowledging client saw (`severity`, `since`: each optional), checked by the engine (409 ALARM_CHANGED). */
+function seenOf(body: Record<string, unknown>): AckSeen {
+  const { severity, since } = body;
+  if (severity !== undefined && (typeof severity !== 'string' || !(SEVERITIES as readonly string[]).includes(severity))) {
+    invalid(`severity (the one you saw) must be "warning", "serious" or "critical"; got ${describe(severity)}.`);
+  }
+  let ts: string | undefined;
+  if (since !== undefined) {
+    const read = typeof since === 'string' ? normaliseTs(since) : { problem: 'must be a string' };
+    if ('problem' in read) invalid(`since (the alarm's since you saw) ${read.problem}; got ${describe(since)}.`);
+    else ts = read.ts;
+  }
+  return { ...(severity === undefined ? {} : { severity: severity as AlarmSeverity }), ...(ts === undefined ? {} : { since: ts }) };
+}
+
 /** The id of a configured alarm (404 UNKNOWN_ALARM before the body is read). */
 function known(alarms: AlarmEngine, id: string): string {
   alarms.get(id);
@@ -64,7 +82,7 @@ function fields(body: unknown, what: string, keys: readonly string[]): Record<st
   if (body === NO_BODY) invalid(`The body must be ${what}, a JSON object such as {"by": "name"}; the body is empty.`);
   if (body === null || typeof body !== 'object' || Array.isArray(body)) invalid(`The body must be ${what}, a JSON object; got ${describe(body)}.`);
   const extra = Object.keys(body).find((k) => !keys.includes(k));
-  if (extra !== undefined) invalid(`The body of ${what} takes ${keys.join(' and ')}; ${JSON.stringify(extra)} is not one of them.`);
+  if (extra !== undefined) invalid(`The body of ${what} takes ${keys.length > 1 ? `${keys.slice(0, -1).join(', ')} and ${keys.at(-1)!}` : keys[0]}; ${JSON.stringify(extra)} is not one of them.`);
   return body as Record<string, unknown>;
 }
 

@@ -30,6 +30,11 @@ export class BatchJournal {
     this.io = io;
   }
 
+  /** The journal's file (named when it cannot be written). */
+  get path(): string {
+    return this.file;
+  }
+
   /** Note the batch about to be written (throws when it cannot: then nothing of the batch may be written). */
   begin(files: JournalFile[], firstSeq: number, lastSeq: number): void {
     const entry: JournalEntry = { files, first_seq: firstSeq, last_seq: lastSeq };

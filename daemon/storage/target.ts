@@ -94,7 +94,7 @@ export class Target {
     const journal = whole && this.journal;
     const written: Array<[LineFile, number]> = [];
     try {
-      if (journal) journal.begin(parts.map(([f]): JournalFile => [f.path, f.size]), whole[0], whole[1]);
+      if (journal) journalStep(journal, () => journal.begin(parts.map(([f]): JournalFile => [f.path, f.size]), whole[0], whole[1]));
       for (const [f, chunks] of parts) {
         written.push([f, f.size]);
         try {
@@ -104,7 +104,7 @@ export class Target {
           throw new FileWriteError(f.path, error);
         }
       }
-      if (journal) journal.commit();
+      if (journal) journalStep(journal, () => journal.commit());
       return file;
     } catch (error) {
       this.undo(written);
@@ -162,5 +162,14 @@ export class Target {
     this.held = undefined;
     this.ephemeral?.close();
     this.ephemeral = undefined;
+  }
+}
+
+// a step of the batch journal: a failure names the journal's file (`.meridian/batch.json`), not the target's
+function journalStep(journal: BatchJournal, step: () => void): void {
+  try {
+    step();
+  } catch (error) {
+    throw new FileWriteError(journal.path, error);
   }
 }

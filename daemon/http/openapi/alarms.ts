@@ -47,10 +47,14 @@ export const alarmPaths: PathsObject = {
     post: operation({
       operationId: 'ackAlarm', tags: ['alarms'], summary: 'Acknowledge: unack becomes acked, rtn_unack becomes normal.', parameters: [ID],
       requestBody: { required: true, content: { 'application/json': { schema: {
-        type: 'object', required: ['by'], properties: { by, note: { type: 'string', minLength: 1, maxLength: 1024 } }, additionalProperties: false,
+        type: 'object', required: ['by'], properties: {
+          by, note: { type: 'string', minLength: 1, maxLength: 1024 },
+          severity: { type: 'string', enum: ['warning', 'serious', 'critical'], description: 'The severity the client saw: another one now answers 409 ALARM_CHANGED and nothing changes.' },
+          since: { type: 'string', format: 'date-time', description: 'The alarm\'s since the client saw: another one now answers 409 ALARM_CHANGED (with `alarm`, as it is now) and nothing changes.' },
+        }, additionalProperties: false,
       } } } },
       answers: one('The alarm after the acknowledgement.'),
-      errors: ['UNKNOWN_ALARM', ...BODY_ERRORS, 'ALARM_NOT_UNACKED', 'DISK_FULL', 'STORAGE_UNAVAILABLE'],
+      errors: ['UNKNOWN_ALARM', ...BODY_ERRORS, 'ALARM_NOT_UNACKED', 'ALARM_CHANGED', 'DISK_FULL', 'STORAGE_UNAVAILABLE'],
     }),
   },
   '/alarms/{id}/shelve': {
