@@ -274,7 +274,11 @@ export async function startDaemon(config: DaemonConfig, deps: {
   }
   forwarding = startForwarding(deps.forward ?? [], {
     store, siteDir: config.siteDir, clock: deps.clock, logger, fsync: config.fsync, unit: config.unitId,
-    alarmState: (id) => (alarms.configured && alarms.has(id) ? alarms.get(id).state : undefined),
+    alarmState: (id) => {
+      if (!alarms.configured || !alarms.has(id)) return undefined;
+      const { state, since } = alarms.get(id);
+      return { state, since };
+    },
     alarms: () => (alarms.configured ? unitAlarms(alarms.list()) : null),
   });
   // index the history in the background, so that the first query need not

@@ -20,6 +20,7 @@ import { ephemeralRecord } from './record.js';
 import type { CurrentReading, SinkSpec } from './sink.js';
 import type { CurrentSource } from './current-feed.js';
 import { lineHead } from '../ndjson/head.js';
+import type { AlarmAtDelivery } from './notify.js';
 
 // Forwarding as the daemon runs it: one forwarder per configured sink, woken by the store's
 // onRecorded listener, reading the backlog from the files. Ephemeral events, in no file, are
@@ -53,7 +54,7 @@ export interface ForwardingDeps {
   /** This unit's id (`--unit-id`), in every record sent. */
   unit: string;
   /** An alarm's state now (the notify sinks send it: an escalation delivered late says what became of its alarm). */
-  alarmState?: (id: string) => string | undefined;
+  alarmState?: (id: string) => AlarmAtDelivery | undefined;
   /** The unit's alarms summed up now (null or absent: none configured), for the fleet's units table. */
   alarms?: () => UnitAlarms | null;
 }
