@@ -32,10 +32,10 @@ test('default names: scheme, host, port and a hash of the URL, never its path; a
     d = await spawnDaemon({ siteDir: site, args });
     const names = [`notify-http-127.0.0.1-${port}-${hash(url)}`, `notify-http-127.0.0.1-${port}-${hash(other)}`];
     await postEvent(d.url, { type: 'power', data: { v: 0 } });
-    const sink = await waitFor('the dead letter', async () => {
+    await waitFor('the dead letters', async () => {
       const s = (await request(d!.url, '/status')).json.forward.find((f: { name: string }) => f.name === names[0]);
       const t = (await request(d!.url, '/status')).json.forward.find((f: { name: string }) => f.name === names[1]);
-      return s?.dead_letters === 1 && t?.dead_letters === 1 ? s : undefined;
+      return s?.dead_letters === 1 && t?.dead_letters === 1 ? true : undefined;
     });
     const status = (await request(d.url, '/status')).text;
     assert.equal(JSON.parse(status).forward.map((f: { name: string }) => f.name), names);
