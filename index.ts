@@ -1,5 +1,5 @@
 // The package's public surface: `import { TelemetryClient } from 'meridian-telemetry'`.
-export { TelemetryClient, TelemetryClientError, TelemetryConnectionError } from './client/index.js';
+export { TelemetryAnswerError, TelemetryClient, TelemetryClientError, TelemetryConnectionError } from './client/index.js';
 export type {
   TelemetryClientOptions, CurrentFilter, CurrentPoll, StartRunOptions, PostEventOptions, BatchEvent, PostEventsOptions,
   HistoryOptions, HistoryPage, StreamMessage, StreamOptions,

@@ -1,7 +1,10 @@
-import os from 'node:os';
+import { ConfigError } from '../lib/errors.js';
+import { operatorName } from '../lib/operator-name.js';
+import { lineText } from '../lib/terminal-text.js';
 import { MAX_SHELF_MS, type AlarmAnswer } from '../lib/wire.js';
 import { connect } from './connect.js';
-import { spanMs, spanText } from './durations.js';
+import { spanText } from './durations.js';
+import { parseDuration } from '../daemon/rules/duration.js';
 import { EXIT } from './failure.js';
 import { say, show, type CliIo } from './io.js';
 import { noExtraArguments, switchOption, textOption, UsageError, type ParsedOptions } from './options.js';
@@ -20,7 +23,7 @@ export async function runAlarms(opts: ParsedOptions, io: CliIo): Promise<number>
   show(io, json ? `${JSON.stringify(answer)}\n` : answer.alarms.map((a) => `${alarmLine(a)}\n`).join('') || 'no alarms are configured\n');
   const waiting = answer.alarms.filter((a) => a.state === 'unack' || a.state === 'rtn_unack');
   if (waiting.length === 0) return EXIT.OK;
-  say(io, `${waiting.length} alarm${waiting.length === 1 ? '' : 's'} not acknowledged: ${waiting.map((a) => a.id).join(', ')}`);
+  say(io, `${waiting.length} alarm${waiting.length === 1 ? '' : 's'} not acknowledged: ${waiting.map((a) => lineText(a.id)).join(', ')}`);
   return EXIT.NOT_FRESH;
 }
 
@@ -39,7 +42,8 @@ export function alarmLine(a: AlarmAnswer): string {
   if (a.shelved_until !== null) parts.push(`shelved until ${a.shelved_until}`);
   if (raised && a.escalated_at !== null) parts.push(`escalated at ${a.escalated_at}`);
   if (a.unknown !== null) parts.push(`unknown: ${a.unknown}`);
-  return parts.join('  ');
+  // configured and posted texts (a message, who acknowledged) stay on one line, piped or not
+  return parts.map(lineText).join('  ');
 }
 
 /** Acknowledge alarm ID (by --by, else the user's name) and print its line. */
@@ -57,8 +61,8 @@ export async function runShelve(id: unknown, opts: ParsedOptions, io: CliIo): Pr
   const alarm = alarmId(id, 'shelve');
   const forText = textOption(opts, 'for');
   if (forText === undefined) throw new UsageError(`--for is required (how long: --for 30m, --for 2h; at most ${spanText(MAX_SHELF_MS)})`);
-  // the daemon's own bound, and the message says it (0s and 8d alike: from 1s to 7d)
-  const ms = spanMs('--for', forText, MAX_SHELF_MS);
+  // the config file's grammar of spans (`for`, `escalate_after`: one parser, no sign), in the daemon's own bound (more than 0, at most 7d)
+  const ms = shelfMs(forText);
   const by = byOption(opts, io);
   const { client } = connect(opts, io);
   show(io, `${alarmLine(await client.shelve(alarm, { by, forSeconds: ms / 1000 }))}\n`);
@@ -82,15 +86,21 @@ function alarmId(id: unknown, command: string): string {
 // who does it: --by, else the user's login name (USER, LOGNAME, USERNAME, else the system's account name)
 function byOption(opts: ParsedOptions, io: CliIo): string {
   noExtraArguments(opts);
-  const by = textOption(opts, 'by') ?? (io.env.USER || io.env.LOGNAME || io.env.USERNAME || accountName());
+  const by = textOption(opts, 'by') ?? operatorName(io.env);
   if (by === undefined || by === '') throw new UsageError('--by is required when the user name is unknown (USER is not set)');
   return by;
 }
 
-function accountName(): string | undefined {
+/** `--for` of shelve in ms: a span of the config file's grammar, more than 0 and at most the daemon's longest shelf (as POST /alarms/{id}/shelve takes for_s). */
+function shelfMs(text: string): number {
+  let ms: number;
   try {
-    return os.userInfo().username;
+    ms = parseDuration(text, '--for');
   } catch {
-    return undefined; // no entry for this uid (a container)
+    ms = NaN;
   }
+  if (!(ms > 0 && ms <= MAX_SHELF_MS)) {
+    throw new ConfigError('--for', `a span of time such as "90s", "15m", "1h", "1h30m" or a number of seconds, more than 0 and at most ${spanText(MAX_SHELF_MS)}`, text);
+  }
+  return ms;
 }

@@ -1,4 +1,4 @@
-import { TelemetryClientError, TelemetryConnectionError } from '../client/errors.js';
+import { TelemetryAnswerError, TelemetryClientError, TelemetryConnectionError } from '../client/errors.js';
 import { connectionReason } from '../client/connection-reason.js';
 import { TelemetryStartError } from '../launcher/launch-failure.js';
 import { ConfigError } from '../lib/errors.js';
@@ -54,6 +54,8 @@ export function describeFailure(error: unknown, ctx: FailureContext): { code: nu
     if (error.timedOut) return line(EXIT.NO_DAEMON, `no answer from the telemetry daemon at ${address} within the timeout`);
     return line(EXIT.NO_DAEMON, `no telemetry daemon at ${address} (${connectionReason(error.reason)})`);
   }
+  // a 2xx that is not the answer asked for: the daemon (or what answers on its port) is at fault
+  if (error instanceof TelemetryAnswerError) return line(EXIT.DAEMON_ERROR, error.detail);
   const foreign = foreignServer(error);
   if (foreign !== undefined) return line(EXIT.NO_DAEMON, `no telemetry daemon at ${addressOf((error as TelemetryClientError).url)} (${foreign})`);
   if (error instanceof TelemetryClientError) return line(EXIT.DAEMON_ERROR, `${sentence(error.detail)} (${error.code})`);

@@ -213,7 +213,7 @@ export function buildProgram(io: CliIo) {
     .option('--host', HOST)
     .option('--port', PORT)
     .option('--token', TOKEN)
-    .option('--for', 'How long (required): 30m, 2h, 1d (s, m, h, d; at most 7d)')
+    .option('--for', 'How long (required): 30m, 2h, 1h30m, 1d or seconds (ms, s, m, h, d as in the config file; at most 7d)')
     .option('--by', 'Who shelves it (default: the user name, $USER)')
     .example(`${p}shelve wind --for 2h`)
     .action(async (id: unknown, opts: ParsedOptions) => (await import('./alarms.js')).runShelve(id, opts, io));

@@ -1,4 +1,6 @@
 import type { SafetyAnswer } from '../lib/wire.js';
+import { shapedAnswer } from '../client/answer-shape.js';
+import { TelemetryAnswerError } from '../client/errors.js';
 import { connect } from './connect.js';
 import { EXIT } from './failure.js';
 import { say, show, type CliIo } from './io.js';
@@ -14,7 +16,16 @@ export async function runSafety(opts: ParsedOptions, io: CliIo): Promise<number>
   const json = switchOption(opts, 'json');
   const { client } = connect(opts, io);
   const text = await client.safetyText();
-  const answer = JSON.parse(text) as SafetyAnswer;
+  let answer: SafetyAnswer;
+  try {
+    answer = shapedAnswer('a safety verdict', text, { method: 'GET', url: `${client.baseUrl}/safety`, text: true });
+  } catch (error) {
+    // fail-safe: what is not a whole verdict is no verdict, so unsafe (exit 4), never SAFE
+    if (!(error instanceof TelemetryAnswerError)) throw error;
+    show(io, json ? `${text}\n` : `UNSAFE: ${error.detail}\n`);
+    say(io, `unsafe: ${error.detail}`);
+    return EXIT.UNSAFE;
+  }
   show(io, json ? `${text}\n` : `${safetyLine(answer)}\n`);
   if (answer.safe) return EXIT.OK;
   say(io, `unsafe: ${answer.reasons.join('; ') || 'no reason given'}`);

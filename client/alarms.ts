@@ -1,4 +1,5 @@
 import type { AlarmAnswer, AlarmSeverity, AlarmsAnswer } from '../lib/wire.js';
+import { shapedAnswer, type AnswerShape, type ShapeAnswers } from './answer-shape.js';
 
 // The alarm methods of TelemetryClient (docs/client.md "Alarms"), in a file of their own: the
 // client's class extends this one, which sends through the client's one request path.
@@ -27,33 +28,41 @@ export type AlarmMethod = 'GET' | 'POST' | 'DELETE';
 
 /** The alarm methods; the client supplies `call`. */
 export abstract class AlarmMethods {
+  /** The base URL requests go to. */
+  abstract readonly baseUrl: string;
+
   protected abstract call<T>(method: AlarmMethod, path: string, body?: Record<string, unknown>): Promise<T>;
+
+  /** `call`, its answer held to `shape` (a TelemetryAnswerError when it is not that). */
+  protected async shaped<S extends AnswerShape>(shape: S, method: AlarmMethod, path: string, body?: Record<string, unknown>): Promise<ShapeAnswers[S]> {
+    return shapedAnswer(shape, await this.call<unknown>(method, path, body), { method, url: `${this.baseUrl}/${path}` });
+  }
 
   /** GET /alarms: every configured alarm, worst severity first. */
   alarms(): Promise<AlarmsAnswer> {
-    return this.call('GET', 'alarms');
+    return this.shaped('a list of alarms', 'GET', 'alarms');
   }
 
   /** GET /alarms/{id}: one alarm (404 UNKNOWN_ALARM). */
   alarm(id: string): Promise<AlarmAnswer> {
-    return this.call('GET', `alarms/${encodeURIComponent(id)}`);
+    return this.shaped('an alarm', 'GET', `alarms/${encodeURIComponent(id)}`);
   }
 
   /** POST /alarms/{id}/ack: acknowledge (409 ALARM_NOT_UNACKED when there is nothing to acknowledge, ALARM_CHANGED when it is not what the caller saw). */
   ack(id: string, options: AckOptions): Promise<AlarmAnswer> {
     const { by, note, severity, since } = options;
-    return this.call('POST', `alarms/${encodeURIComponent(id)}/ack`, {
+    return this.shaped('an alarm', 'POST', `alarms/${encodeURIComponent(id)}/ack`, {
       by, ...(note === undefined ? {} : { note }), ...(severity === undefined ? {} : { severity }), ...(since === undefined ? {} : { since }),
     });
   }
 
   /** POST /alarms/{id}/shelve: no transitions and no escalation for `forSeconds`. */
   shelve(id: string, options: ShelveOptions): Promise<AlarmAnswer> {
-    return this.call('POST', `alarms/${encodeURIComponent(id)}/shelve`, { by: options.by, for_s: options.forSeconds });
+    return this.shaped('an alarm', 'POST', `alarms/${encodeURIComponent(id)}/shelve`, { by: options.by, for_s: options.forSeconds });
   }
 
   /** DELETE /alarms/{id}/shelve: unshelve now (409 ALARM_NOT_SHELVED when it is not shelved). */
   unshelve(id: string, options: { by?: string } = {}): Promise<AlarmAnswer> {
-    return this.call('DELETE', `alarms/${encodeURIComponent(id)}/shelve`, options.by === undefined ? undefined : { by: options.by });
+    return this.shaped('an alarm', 'DELETE', `alarms/${encodeURIComponent(id)}/shelve`, options.by === undefined ? undefined : { by: options.by });
   }
 }

@@ -39,3 +39,11 @@ export class TelemetryConnectionError extends TelemetryClientError {
     this.timedOut = fields.timedOut;
   }
 }
+
+/** The daemon answered 2xx, but not with the answer asked for (`{}` for a safety verdict): `detail` says what is wrong. */
+export class TelemetryAnswerError extends TelemetryClientError {
+  constructor(fields: { statusCode: number; detail: string; method: string; url: string; cause?: unknown }) {
+    super(fields.detail, fields);
+    this.name = 'TelemetryAnswerError';
+  }
+}

@@ -4,5 +4,5 @@ export {
   type BatchEvent, type PostEventsOptions, type PostEventTextOptions, type HistoryOptions, type HistoryPage, type HistoryTextPage, type StreamMessage, type StreamOptions,
   type RollupOptions,
 } from './client.js';
-export { TelemetryClientError, TelemetryConnectionError } from './errors.js';
+export { TelemetryAnswerError, TelemetryClientError, TelemetryConnectionError } from './errors.js';
 export type { AckOptions, ShelveOptions } from './alarms.js';

@@ -11,7 +11,7 @@ export abstract class SafetyMethods extends AlarmMethods {
 
   /** GET /safety: the safety verdict, its reasons and inputs (unsafe and `configured: false` without a [safety] section). */
   safety(): Promise<SafetyAnswer> {
-    return this.call('GET', 'safety');
+    return this.shaped('a safety verdict', 'GET', 'safety');
   }
 
   /** GET /safety as the daemon's text (the inputs' values as recorded, never re-spelled). */

@@ -18,7 +18,7 @@ import { readConditions } from './conditions/read.js';
 import { loadUniqueIds, uniqueIdsFile } from './alpaca/unique-ids.js';
 import type { AlarmSpec } from './alarms/config.js';
 import { alarmStateFile, AlarmStateVersionError } from './alarms/state-file.js';
-import { startForwarding, type Forwarding } from './forward/forwarding.js';
+import { idleForwarding, startForwarding, type Forwarding } from './forward/forwarding.js';
 import type { SinkSpec } from './forward/sink.js';
 import { FreshnessJudge } from './freshness/judge.js';
 import { CHECK_INTERVAL_MS, StaleWatch } from './freshness/stale-events.js';
@@ -180,7 +180,7 @@ export async function startDaemon(config: DaemonConfig, deps: {
   let resolveClosed!: () => void;
   const closed = new Promise<void>((resolve) => { resolveClosed = resolve; });
   let closing: Promise<void> | undefined;
-  let forwarding: Forwarding = startForwarding([], { store, siteDir: config.siteDir, clock: deps.clock, logger, unit: config.unitId });
+  let forwarding: Forwarding = idleForwarding();
   const drain = new Drain(logger, { keepAliveTimeout: 5000, requireHostHeader: false });
   const server = drain.server;
   const history = new History(config.siteDir, statePaths(config.siteDir).index,
@@ -282,7 +282,11 @@ export async function startDaemon(config: DaemonConfig, deps: {
   }
   forwarding = startForwarding(deps.forward ?? [], {
     store, siteDir: config.siteDir, clock: deps.clock, logger, fsync: config.fsync, unit: config.unitId,
-    alarmState: (id) => (alarms.configured && alarms.has(id) ? alarms.get(id).state : undefined),
+    alarmState: (id) => {
+      if (!alarms.configured || !alarms.has(id)) return undefined;
+      const { state, since } = alarms.get(id);
+      return { state, since };
+    },
     alarms: () => (alarms.configured ? unitAlarms(alarms.list()) : null),
   });
   // index the history in the background, so that the first query need not

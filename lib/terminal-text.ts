@@ -16,3 +16,8 @@ export function printable(text: string): string {
 export function terminalText(text: string): string {
   return text.split('\r\n').map(printable).join('\r\n');
 }
+
+/** printable() for a text shown inside one line (a table cell, an alarm's line): tab and newline as a space too. */
+export function lineText(text: string): string {
+  return printable(text).replace(/[\t\n]/g, ' ');
+}

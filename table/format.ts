@@ -1,5 +1,5 @@
 import { scanMembers } from '../lib/json-text.js';
-import { printable } from '../lib/terminal-text.js';
+import { lineText, printable } from '../lib/terminal-text.js';
 import type { JsonValue } from '../lib/wire.js';
 import { charWidth, displayWidth } from '../lib/display-width.js';
 
@@ -12,7 +12,7 @@ export { printable };
 /** `text` cut (with an ellipsis) or padded with spaces to exactly `width` columns. */
 export function fitText(text: string, width: number): string {
   if (width <= 0) return '';
-  const clean = printable(text).replace(/[\t\n]/g, ' ');
+  const clean = lineText(text);
   if (displayWidth(clean) <= width) return clean + ' '.repeat(width - displayWidth(clean));
   let out = '';
   let used = 0;

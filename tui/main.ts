@@ -1,4 +1,4 @@
-import os from 'node:os';
+import { operatorName } from '../lib/operator-name.js';
 import type { TelemetryClient } from '../client/client.js';
 import { systemClock } from '../lib/time.js';
 import type { ThemeName } from '../table/palette.js';
@@ -37,13 +37,9 @@ export async function openConsole(options: ConsoleOptions): Promise<number> {
   });
 }
 
-/** The operator's name for acknowledgements: the OS user name (USER / LOGNAME when the system has none for this uid). */
+/** The operator's name for acknowledgements: the CLI's rule (lib/operator-name.ts), `unknown` when none is known. */
 function userName(): string {
-  try {
-    return os.userInfo().username;
-  } catch {
-    return process.env.USER ?? process.env.LOGNAME ?? 'unknown';
-  }
+  return operatorName(process.env) ?? 'unknown';
 }
 
 /** Open the fleet console (`telemetry fleet --follow` on a terminal); resolves with the exit code once the operator quits. */

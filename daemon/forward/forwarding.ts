@@ -16,10 +16,12 @@ import type { LoopSampler } from './ingest-share.js';
 import { lazySink } from './lazy-sink.js';
 import { SiteSegments } from './site-segments.js';
 import { LogTail } from './log-tail.js';
+import { checkOrphanCursors } from './orphan-cursors.js';
 import { ephemeralRecord } from './record.js';
 import type { CurrentReading, SinkSpec } from './sink.js';
 import type { CurrentSource } from './current-feed.js';
 import { lineHead } from '../ndjson/head.js';
+import type { AlarmAtDelivery } from './notify.js';
 
 // Forwarding as the daemon runs it: one forwarder per configured sink, woken by the store's
 // onRecorded listener, reading the backlog from the files. Ephemeral events, in no file, are
@@ -53,7 +55,7 @@ export interface ForwardingDeps {
   /** This unit's id (`--unit-id`), in every record sent. */
   unit: string;
   /** An alarm's state now (the notify sinks send it: an escalation delivered late says what became of its alarm). */
-  alarmState?: (id: string) => string | undefined;
+  alarmState?: (id: string) => AlarmAtDelivery | undefined;
   /** The unit's alarms summed up now (null or absent: none configured), for the fleet's units table. */
   alarms?: () => UnitAlarms | null;
 }
@@ -64,13 +66,22 @@ const CURSOR_SYNC: Record<FsyncMode, CursorSync> = {
   always: { wholeEveryMs: 0, fsync: true }, batch: { wholeEveryMs: 1000, fsync: true }, off: { wholeEveryMs: 1000, fsync: false },
 };
 
+/** Forwarding before it starts: no sink, nothing checked. */
+export function idleForwarding(): Forwarding {
+  return { status: () => [], stop: async () => undefined, holds: () => false };
+}
+
 /** Start a forwarder for each sink (none: nothing runs and nothing listens). */
 export function startForwarding(specs: readonly SinkSpec[], deps: ForwardingDeps): Forwarding {
-  if (specs.length === 0) return { status: () => [], stop: async () => undefined, holds: () => false };
   const { store, siteDir } = deps;
   const segments = new SiteSegments(store.head().site);
   const tail = new LogTail(siteDir, segments);
   const stateDir = path.join(statePaths(siteDir).dir, 'forward');
+  // cursors of sinks no longer configured: named with what waits behind them, in the background
+  const orphans = checkOrphanCursors({
+    stateDir, names: new Set(specs.map((s) => s.name)), tail, siteHead: store.head().site.file, nowMs: deps.clock.now(), logger: deps.logger, places: store.places,
+  }).catch((error: unknown) => deps.logger.warn(`checking the cursors of sinks no longer configured failed: ${(error as Error).message}`));
+  if (specs.length === 0) return { status: () => [], stop: () => orphans, holds: () => false };
   fs.mkdirSync(stateDir, { recursive: true });
   const current = (type: string) => store.view.get(type)?.json;
   // the stream of each type's current reading, as recorded since start (before: see currentSource)
@@ -110,6 +121,7 @@ export function startForwarding(specs: readonly SinkSpec[], deps: ForwardingDeps
     },
     stop: async () => {
       stopListening();
+      await orphans;
       await Promise.all(forwarders.map((f) => f.stop(STOP_GRACE_MS)));
     },
   };

@@ -28,18 +28,68 @@ export function judgeAnswer(res: PeerAnswer, peer: 'peer' | 'webhook', urlSettin
   throw new Error(detail);
 }
 
-/** A got client for one HTTP peer (the HTTP sink or a webhook): one kept-alive socket, no retry, no redirect, answers judged by judgeAnswer; `close` ends its sockets. */
-export function peerClient(spec: HttpSinkSpec, headers: Readonly<Record<string, string>> = {}): { client: Got; close(): void } {
+/** The most of an answer's body read (for an error's message): the rest is never buffered. */
+export const ANSWER_PREFIX_BYTES = 4096;
+
+/** What a POST to a peer takes. */
+export interface PeerPost {
+  body: string | Buffer;
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+}
+
+/** One HTTP peer (the HTTP sink or a webhook): `post` answers its status, Location and at most ANSWER_PREFIX_BYTES of its body; `close` ends its sockets. */
+export interface Peer {
+  post(url: string, options: PeerPost): Promise<PeerAnswer>;
+  close(): void;
+}
+
+/** A got client for one HTTP peer (the HTTP sink or a webhook): one kept-alive socket, no retry, no redirect, answers judged by judgeAnswer. */
+export function peerClient(spec: HttpSinkSpec, headers: Readonly<Record<string, string>> = {}): Peer {
   const agent = { http: new http.Agent({ keepAlive: true, maxSockets: 1 }), https: new https.Agent({ keepAlive: true, maxSockets: 1 }) };
   const client = got.extend({
     agent, retry: { limit: 0 }, throwHttpErrors: false, followRedirect: false, timeout: { request: spec.timeoutMs },
     headers: { ...headers, ...spec.headers },
   });
   return {
-    client,
+    post: (url, options) => boundedPost(client, url, options),
     close() {
       agent.http.destroy();
       agent.https.destroy();
     },
   };
+}
+
+// The POST as a stream: the status and headers, then the body's first ANSWER_PREFIX_BYTES; a
+// longer body is not read further (the request is destroyed, its socket with it), so a peer
+// answering 200 with 600 MB costs 4 KB, and a 2xx is delivered whatever its body.
+function boundedPost(client: Got, url: string, options: PeerPost): Promise<PeerAnswer> {
+  const stream = client.stream.post(url, { body: options.body, headers: options.headers, signal: options.signal });
+  return new Promise((resolve, reject) => {
+    let head: Omit<PeerAnswer, 'body'> | undefined;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    const finish = () => {
+      if (settled || head === undefined) return;
+      settled = true;
+      resolve({ ...head, body: Buffer.concat(chunks).subarray(0, ANSWER_PREFIX_BYTES).toString('utf8') });
+    };
+    stream.on('response', (res: http.IncomingMessage) => {
+      head = { statusCode: res.statusCode ?? 0, headers: { location: res.headers.location } };
+    });
+    stream.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size < ANSWER_PREFIX_BYTES) return;
+      finish();
+      stream.destroy();
+    });
+    stream.on('end', finish);
+    stream.on('error', (error) => {
+      if (settled) return;
+      settled = true;
+      reject(error);
+    });
+  });
 }

@@ -64,7 +64,6 @@ function grown(buf: Buffer, used: number, need: number): Buffer {
 export function httpSink(spec: HttpSinkSpec, who: { id: string; instance: string }): Sink {
   const unit = who.id;
   const peer = peerClient(spec, { 'content-type': 'application/x-ndjson', 'x-meridian-instance': who.instance });
-  const client = peer.client;
   // the body of the next batch, built while the batch before was in flight
   let prepared: { records: readonly ForwardRecord[]; body: Buffer; backing: Buffer } | undefined;
   // body buffers no request holds any more, used again (a new one each batch made the GC run
@@ -85,7 +84,7 @@ export function httpSink(spec: HttpSinkSpec, who: { id: string; instance: string
       built ??= current ? { records, ...bodyInto(current, unit, spare.pop(), 'current') } : { records, ...bodyInto(records, unit, spare.pop()) };
       let res;
       try {
-        res = await client.post(spec.url, { body: built.body, signal });
+        res = await peer.post(spec.url, { body: built.body, signal });
       } finally {
         // answered, failed or aborted (the socket destroyed): nothing writes from it any more
         spare.push(built.backing);

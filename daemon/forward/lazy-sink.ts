@@ -1,5 +1,6 @@
 import { scrubberOf } from './secrets.js';
 import { errorText, SinkRejection, type Sink, type SinkSpec } from './sink.js';
+import type { AlarmAtDelivery } from './notify.js';
 
 // A sink's client library (mqtt.js, pg, got) is loaded when the sink first sends: loaded,
 // each costs a daemon 14-25 MB of memory, and a daemon without that sink never needs it.
@@ -11,7 +12,7 @@ import { errorText, SinkRejection, type Sink, type SinkSpec } from './sink.js';
  * table), its module imported on first use (a failed import is tried again on the next send).
  */
 export function lazySink(spec: SinkSpec, unit: { id: string; instance: string }, current: (type: string) => string | undefined,
-  alarmState?: (id: string) => string | undefined): Sink {
+  alarmState?: (id: string) => AlarmAtDelivery | undefined): Sink {
   let loading: Promise<Sink> | undefined;
   // the sink once its module is loaded (prepare is synchronous: it works only from then on)
   let loaded: Sink | undefined;
@@ -63,7 +64,7 @@ export function lazySink(spec: SinkSpec, unit: { id: string; instance: string },
 }
 
 async function load(spec: SinkSpec, unit: { id: string; instance: string }, current: (type: string) => string | undefined,
-  alarmState?: (id: string) => string | undefined): Promise<Sink> {
+  alarmState?: (id: string) => AlarmAtDelivery | undefined): Promise<Sink> {
   switch (spec.kind) {
     case 'mqtt': return (await import('./mqtt.js')).mqttSink(spec, unit, current);
     case 'postgres': return (await import('./postgres.js')).postgresSink(spec, unit.id, unit.instance);

@@ -1,6 +1,7 @@
 import { tablesOf, type ConfigTable } from '../../lib/config-file.js';
 import { ConfigError } from '../../lib/errors.js';
-import { derivedName, sinkOf } from './config.js';
+import { createHash } from 'node:crypto';
+import { sinkOf } from './config.js';
 import type { HttpSinkSpec, NotifyFormat } from './sink.js';
 
 // `[[notify]]` tables: where escalations go. Each is an HTTP sink of the forwarding machinery
@@ -28,8 +29,22 @@ function notifyOf(t: ConfigTable, where: string, env: Env): HttpSinkSpec {
   }
   const { format: _format, ...rest } = t;
   let name = typeof t.name === 'string' ? t.name : undefined;
-  if (name === undefined && typeof t.url === 'string' && URL.canParse(t.url)) name = `notify-${derivedName('http', new URL(t.url))}`.slice(0, 64);
+  if (name === undefined && typeof t.url === 'string' && URL.canParse(t.url)) name = webhookName(new URL(t.url));
   const spec = sinkOf({ ...rest, ...(name === undefined ? {} : { name }), start: 'end', ephemeral: false }, where, env);
   if (spec.kind !== 'http') throw new ConfigError(`${where} url`, 'an http:// or https:// URL', spec.url);
   return { ...spec, batchRecords: 100, lingerMs: 0, notify: format as NotifyFormat };
+}
+
+/**
+ * The name of a webhook without one: `notify-<scheme>-<host>-<port>-<hash>`, the hash the first
+ * 8 hex digits of the URL's SHA-256. Never its path or query (a webhook's secret: the name is in
+ * /status, /metrics, the log and the cursor's file name); the hash keeps two hooks of one host
+ * apart. A URL changed gets a new name, so a new cursor: a `name` keeps the old one.
+ */
+export function webhookName(url: URL): string {
+  const hash = createHash('sha256').update(url.href).digest('hex').slice(0, 8);
+  const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+  // a long host name is cut, never the hash
+  const where = `notify-${url.protocol.replace(':', '')}-${url.hostname}-${port}`.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 64 - 9);
+  return `${where}-${hash}`;
 }

@@ -27,6 +27,8 @@ export interface Escalation {
   dataText: string;
   /** The value as recorded. */
   valueText: string;
+  /** Since when the alarm is in its state at delivery, when read then. */
+  since?: string;
 }
 
 /** One request: its body and its content type, and headers of the format. */
@@ -35,11 +37,28 @@ export interface NotifyRequest {
   headers: Record<string, string>;
 }
 
-// what the text formats say of the alarm's state at delivery
+/** An alarm's state at delivery and since when it holds (the alarm's `since`). */
+export interface AlarmAtDelivery {
+  state: string;
+  since: string;
+}
+
+// what the text formats say of the alarm's state at delivery (`since <ts>` after the handled ones)
 const STATE_WORDS: Record<string, string> = {
-  unack: 'unacknowledged', rtn_unack: 'back to normal, unacknowledged', acked: 'acknowledged since', normal: 'back to normal since',
-  shelved: 'shelved since',
+  unack: 'unacknowledged', rtn_unack: 'back to normal, unacknowledged', acked: 'acknowledged', normal: 'back to normal', shelved: 'shelved',
 };
+const HANDLED = new Set(['acked', 'normal', 'shelved']);
+
+// `acknowledged since 2026-...Z` when the time is known (an escalation read at delivery), else the state alone
+function stateWords(state: string, since: string | undefined): string {
+  const words = STATE_WORDS[state] ?? 'unacknowledged';
+  return HANDLED.has(state) && since !== undefined ? `${words} since ${since}` : words;
+}
+
+// Slack's `text` is mrkdwn: `&`, `<` and `>` written as entities (https://api.slack.com/reference/surfaces/formatting#escaping)
+function slackText(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
 
 const PRIORITY: Record<string, string> = { critical: '5', serious: '4', warning: '3' };
 
@@ -48,7 +67,7 @@ export function notifyRequest(format: NotifyFormat, e: Escalation): NotifyReques
   const key = { 'idempotency-key': e.key };
   const d = e.data;
   const line = `${String(d.severity).toUpperCase()} alarm ${String(d.id)} on ${e.unit}: ${String(d.message)} ` +
-    `(value ${e.valueText}, raised ${String(d.raised_at)}, ${STATE_WORDS[String(d.state)] ?? 'unacknowledged'})`;
+    `(value ${e.valueText}, raised ${String(d.raised_at)}, ${stateWords(String(d.state), e.since)})`;
   if (format === 'ntfy') {
     return {
       body: `${line}\nkey ${e.key}`,
@@ -56,7 +75,7 @@ export function notifyRequest(format: NotifyFormat, e: Escalation): NotifyReques
         priority: PRIORITY[String(d.severity)] ?? '3', tags: 'rotating_light' },
     };
   }
-  if (format === 'slack') return { body: JSON.stringify({ text: line, unit: e.unit, idempotency_key: e.key }), headers: { ...key, 'content-type': 'application/json' } };
+  if (format === 'slack') return { body: JSON.stringify({ text: slackText(line), unit: e.unit, idempotency_key: e.key }), headers: { ...key, 'content-type': 'application/json' } };
   return { body: `{"idempotency_key":${JSON.stringify(e.key)},"unit":${JSON.stringify(e.unit)},"ts":${JSON.stringify(e.ts)},"alarm":${e.dataText}}`, headers: { ...key, 'content-type': 'application/json' } };
 }
 
@@ -73,19 +92,18 @@ export function escalationOf(record: ForwardRecord, unit: string): Escalation | 
   return { key: `${unit}/${recordId(record)}/${envelope.ts}`, unit, ts: envelope.ts, data, dataText, valueText };
 }
 
-/** A sink POSTing each escalation of unit `unit` to `spec.url` in `spec.notify`'s format; `alarmState` tells an alarm's state at delivery. */
-export function notifySink(spec: HttpSinkSpec, unit: string, alarmState?: (id: string) => string | undefined): Sink {
+/** A sink POSTing each escalation of unit `unit` to `spec.url` in `spec.notify`'s format; `alarmState` tells an alarm's state (and since when) at delivery. */
+export function notifySink(spec: HttpSinkSpec, unit: string, alarmState?: (id: string) => AlarmAtDelivery | undefined): Sink {
   const peer = peerClient(spec);
-  const client = peer.client;
   return {
     async send(records, signal) {
       for (const record of records) {
         const escalation = escalationOf(record, unit);
         if (!escalation) continue;
         // the alarm's state at delivery: one acknowledged or cleared while the webhook was down says so
-        const state = alarmState?.(String(escalation.data.id));
-        const req = notifyRequest(spec.notify ?? 'json', state === undefined ? escalation : withState(escalation, state));
-        const res = await client.post(spec.url, { body: req.body, headers: req.headers, signal });
+        const now = alarmState?.(String(escalation.data.id));
+        const req = notifyRequest(spec.notify ?? 'json', now === undefined ? escalation : withState(escalation, now));
+        const res = await peer.post(spec.url, { body: req.body, headers: req.headers, signal });
         judgeAnswer(res, 'webhook', 'the url');
       }
     },
@@ -97,8 +115,8 @@ export function notifySink(spec: HttpSinkSpec, unit: string, alarmState?: (id: s
 
 // The escalation as delivered now: its data's `state` the alarm's state at delivery (in the
 // recorded data text too, the rest of it as recorded).
-function withState(e: Escalation, state: string): Escalation {
+function withState(e: Escalation, { state, since }: AlarmAtDelivery): Escalation {
   const span = scanMembers(e.dataText)?.get('state');
   const dataText = span === undefined ? e.dataText : `${e.dataText.slice(0, span.start)}${JSON.stringify(state)}${e.dataText.slice(span.end)}`;
-  return { ...e, data: { ...e.data, state }, dataText };
+  return { ...e, data: { ...e.data, state }, dataText, since };
 }

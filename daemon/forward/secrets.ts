@@ -81,9 +81,14 @@ export function secretsOf(spec: SinkSpec): string[] {
     if (spec.kind === 'http' && (u.username || u.password)) add(Buffer.from(`${safeDecode(u.username)}:${safeDecode(u.password)}`).toString('base64'));
     for (const [key, value] of u.searchParams) if (SECRET_PARAM.test(key)) addWithParts(value);
     // a webhook's path is its secret (https://hooks.slack.com/services/T0/B0/XXXX)
+    // and each of its segments: a peer may echo only the last (`token SECRETxyz123`)
     if (isWebhook(spec) && u.pathname !== '/') {
       add(u.pathname);
       add(safeDecode(u.pathname));
+      for (const segment of u.pathname.split('/')) {
+        add(segment);
+        add(safeDecode(segment));
+      }
     }
   } catch {
     // an unparsable URL never reaches a sink

@@ -93,7 +93,8 @@ function byOf(body: Record<string, unknown>, required: boolean): string | undefi
 function text(body: Record<string, unknown>, key: string, max: number, required: boolean): string | undefined {
   const v = body[key];
   if (v === undefined && !required) return undefined;
-  if (typeof v !== 'string' || v.trim() === '' || v.length > max || TYPE_FORBIDDEN_CHARACTER.test(v)) {
+  // characters as a person counts them: code points (an emoji is one, not two UTF-16 units)
+  if (typeof v !== 'string' || v.trim() === '' || [...v].length > max || TYPE_FORBIDDEN_CHARACTER.test(v)) {
     invalid(`${key} must be a non-empty string of at most ${max} characters without control characters${required ? ' (who does this)' : ''}; got ${describe(v)}.`);
   }
   return v;

@@ -169,6 +169,17 @@ function takeOver(file: string, seen: string): boolean {
   return moved === seen;
 }
 
+/** Whether process `pid` is running (not a zombie); this process counts as not (what it left was left before it started). */
+export function processAlive(pid: number): boolean {
+  if (pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  return !identify(pid).zombie;
+}
+
 function isRunning(holder: Holder): boolean {
   try {
     process.kill(holder.pid, 0);

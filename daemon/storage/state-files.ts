@@ -266,3 +266,36 @@ function syncDir(dir: string, io: StorageFs): void {
     try { io.fsyncSync(fd); } finally { io.closeSync(fd); }
   } catch { /* some filesystems cannot sync directories */ }
 }
+
+// the temp file of writeFileAtomic and of a cursor's whole write: `<name>.tmp-<pid>`
+const LEFTOVER_TEMP = /^(.+)\.tmp-(\d+)$/;
+
+/**
+ * Remove the temp files (`<state file>.tmp-<pid>`) a daemon killed while writing a state file
+ * left under `dir` (`.meridian/` and its directories: forward cursors, rollups): only ours by
+ * that exact pattern, and never one of a process still alive (a CLI command writing now). Each
+ * removal is said in an INFO line. Called at start, with the site's lock held.
+ */
+export function removeLeftoverTemps(dir: string, say: (message: string) => void, alive: (pid: number) => boolean, depth = 2): void {
+  let entries: fs.Dirent[];
+  try {
+    entries = fs.readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return;
+  }
+  for (const entry of entries) {
+    const file = path.join(dir, entry.name);
+    if (entry.isDirectory()) {
+      if (depth > 0) removeLeftoverTemps(file, say, alive, depth - 1);
+      continue;
+    }
+    const match = LEFTOVER_TEMP.exec(entry.name);
+    if (!entry.isFile() || !match || alive(Number(match[2]))) continue;
+    try {
+      fs.rmSync(file);
+      say(`removed ${file}, a temp file left by a process that died writing ${match[1]} (the file itself is as last written whole)`);
+    } catch (error) {
+      say(`could not remove ${file}, a temp file left by a process that died writing ${match[1]} (${errorCode(error)})`);
+    }
+  }
+}

@@ -18,9 +18,9 @@ import { Restorations } from './restore-plain.js';
 import { assertSafeRunId, resolveRunDir, type RunDirPlace } from './run-resolve.js';
 import { RunProtocol } from './run-protocol.js';
 import { SiteDays } from './site-days.js';
-import { SiteLock } from './site-lock.js';
+import { processAlive, SiteLock } from './site-lock.js';
 import { Snapshots } from './snapshots.js';
-import { errorCode, statePaths } from './state-files.js';
+import { errorCode, removeLeftoverTemps, statePaths } from './state-files.js';
 import { nodeFs } from './storage-fs.js';
 import { activeRunOf, type StoreCore } from './store-core.js';
 import type {
@@ -101,6 +101,8 @@ export class TelemetryStore {
     const paths = statePaths(opts.siteDir);
     makeDirectory(paths.dir, opts.fs);
     const lock = SiteLock.acquire(paths.dir, opts.siteDir, (m) => opts.logger.warn(m));
+    // a state file's temp file a kill -9 left (alarms.json.tmp-<pid>, a cursor's): ours alone now that the lock is held
+    removeLeftoverTemps(paths.dir, (m) => opts.logger.info(m), processAlive);
     let store: TelemetryStore;
     let restored: Restored;
     try {
