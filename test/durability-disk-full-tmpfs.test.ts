@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert';
 import { follow } from './helpers/console-screen.js';
 import { spawnDaemon, type ChildDaemon } from './helpers/daemon.js';
 import { postEvent, request } from './helpers/http.js';
-import { fillDisk, mountTmpfs, removeDir, tempDir } from './helpers/tmp.js';
+import { fillDisk, mountTmpfs, removeDir } from './helpers/tmp.js';
 import { Terminal } from './helpers/tmux.js';
 
 // A really full file system: a 1 MiB tmpfs filled to the last byte (needs root to mount; on a
