@@ -35,8 +35,10 @@ const WRITES: Array<[string, (d: TestDaemon) => Promise<Awaited<ReturnType<typeo
   ['POST /event, make_current false', (d) => postEvent(d.url, { type: 'a', data: 2, make_current: false }),
     (dir) => `The disk is full: could not write to ${path.join(dir, '.meridian', 'held-site.ndjson')} (ENOSPC); the event was not recorded.`,
     (dir) => path.join(dir, '.meridian', 'held-site.ndjson')],
+  // a batch's journal is written ahead of its lines: on a full disk its write is the one that fails, and is named (hostile tester M)
   ['POST /events', (d) => request(d.url, '/events', { body: [{ type: 'a', data: 2 }, { type: 'b', data: 3 }] }),
-    (dir) => `The disk is full: could not write to ${path.join(dir, DAY)} (ENOSPC); the event was not recorded.`, (dir) => path.join(dir, DAY)],
+    (dir) => `The disk is full: could not write to ${path.join(dir, '.meridian', 'batch.json')} (ENOSPC); the event was not recorded.`,
+    (dir) => path.join(dir, '.meridian', 'batch.json')],
   ['POST /run/start', (d) => request(d.url, '/run/start', { body: { run_id: 'n1' } }),
     () => 'The disk is full: could not record the start of run n1 (ENOSPC); no run was started.', (dir) => path.join(dir, '.meridian')],
 ];
