@@ -1,4 +1,5 @@
 import type { AlarmAnswer, AlarmsAnswer, SafetyAnswer } from '../lib/wire.js';
+import { normaliseTs } from '../lib/time.js';
 import { TelemetryAnswerError } from './errors.js';
 
 // The shape of the daemon's answers the CLI and programs act on (the safety verdict, the
@@ -11,9 +12,14 @@ export function safetyProblem(value: unknown): string | undefined {
   if (!isObject(value)) return `it is ${kindOf(value)}, not an object`;
   if (typeof value.safe !== 'boolean') return `safe is ${kindOf(value.safe)}, not true or false`;
   if (typeof value.since !== 'string') return `since is ${kindOf(value.since)}, not a time`;
+  const since = normaliseTs(value.since);
+  if ('problem' in since) return `since is ${JSON.stringify(value.since)}, not a time (it ${since.problem})`;
   if (!Array.isArray(value.reasons) || !value.reasons.every((r) => typeof r === 'string')) return 'reasons is not a list of texts';
   if (!isObject(value.inputs)) return `inputs is ${kindOf(value.inputs)}, not an object`;
   if (typeof value.configured !== 'boolean') return `configured is ${kindOf(value.configured)}, not true or false`;
+  // a safe verdict is one a configured daemon gives with no reason against it (a daemon without [safety] is never safe)
+  if (value.safe && !value.configured) return 'safe is true but configured is false (a daemon without [safety] is never safe)';
+  if (value.safe && value.reasons.length > 0) return `safe is true but reasons are given (${JSON.stringify(value.reasons[0])})`;
   return undefined;
 }
 

@@ -33,7 +33,30 @@ const safetyRows: [string, string, string][] = [
   ['a list', '[]', 'it is a list, not an object'],
   ['null', 'null', 'it is null, not an object'],
   ['unsafe without since', '{"safe":false}', 'since is missing, not a time'],
+  // hostile tester O: what a script would open the dome on
+  ['safe but not configured', '{"safe":true,"since":"2026-11-25T01:00:00Z","reasons":[],"inputs":{},"configured":false}',
+    'safe is true but configured is false (a daemon without [safety] is never safe)'],
+  ['safe with a reason', '{"safe":true,"since":"2026-11-25T01:00:00Z","reasons":["rain"],"inputs":{},"configured":true}', 'safe is true but reasons are given ("rain")'],
+  ['since not a time', '{"safe":true,"since":"x","reasons":[],"inputs":{},"configured":true}',
+    'since is "x", not a time (it must be an ISO-8601 date-time with Z or a UTC offset)'],
+  ['since on February 30', '{"safe":true,"since":"2026-02-30T01:00:00Z","reasons":[],"inputs":{},"configured":true}',
+    'since is "2026-02-30T01:00:00Z", not a time (it is not a real date-time (you specified 30 (of type number) as a day, which is invalid))'],
+  ['since a date alone', '{"safe":true,"since":"2026-11-25","reasons":[],"inputs":{},"configured":true}',
+    'since is "2026-11-25", not a time (it must be an ISO-8601 date-time with Z or a UTC offset)'],
 ];
+
+test('safety: a whole, coherent verdict is printed as it is (the checks refuse nothing a daemon says)', async () => {
+  for (const [body, line, code] of [
+    ['{"safe":true,"since":"2026-11-25T01:00:00.000Z","reasons":[],"inputs":{"w":{"age_s":1,"stale":true,"value":null}},"configured":true}', 'SAFE since 2026-11-25T01:00:00.000Z\n', 0],
+    ['{"safe":false,"since":"2026-11-25T01:00:00+01:00","reasons":["no [safety] section in the daemon\'s config"],"inputs":{},"configured":false}',
+      'UNSAFE since 2026-11-25T01:00:00+01:00: no [safety] section in the daemon\'s config\n', 4],
+  ] as const) {
+    await withServer(body, async (port) => {
+      const got = await cli(['safety', '--host', '127.0.0.1', '--port', String(port)]);
+      assert.equal([got.code, got.stdout], [code, line], body);
+    });
+  }
+});
 
 test('safety: an answer that is not a whole verdict is UNSAFE, exit 4, one line', async () => {
   for (const [name, body, problem] of safetyRows) {
