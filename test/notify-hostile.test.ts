@@ -103,6 +103,41 @@ test('a 200 with an endless body: the escalation and the HTTP sink\'s batch are 
   }
 });
 
+test('a 200 whose body drips slower than the timeout: delivered once, never sent again (hostile tester O)', async () => {
+  let posts = 0;
+  const drips = new Set<NodeJS.Timeout>();
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      posts += 1;
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      // a byte every 300 ms, for ever (until the socket closes): the whole answer never comes within timeout_ms
+      const drip = setInterval(() => (res.destroyed ? clearInterval(drip) : res.write('x')), 300);
+      drips.add(drip);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}/hook`;
+  try {
+    await withTestDaemon({ config: `${ALARM}\n[[notify]]\nname = "hook"\nurl = "${url}"\ntimeout_ms = 1000\nretry_min_ms = 50\n` }, async (d) => {
+      await postEvent(d.url, { type: 'power', data: { v: 0 } });
+      const escalation = await waitFor('the escalation', async () => {
+        const events = (await request(d.url, '/history?type=meridian.escalation')).json.events;
+        return events.length === 1 ? events : undefined;
+      });
+      const hook = await caughtUp(d.url, 'hook');
+      // three timeouts' worth later, still the one POST
+      await waitFor('three timeouts', async () => (Date.now() - Date.parse(escalation[0].ts) > 3000 ? true : undefined));
+      assert.equal([escalation.length, hook.retries, hook.last_error, posts], [1, 0, null, 1]);
+      assert.is((await request(d.url, '/status')).json.forward[0].retries, 0);
+    });
+  } finally {
+    for (const drip of drips) clearInterval(drip);
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
 test('a 400 with an endless body: one dead letter, its reason cut to 200 characters', async () => {
   const peer = await endlessPeer(400);
   try {
