@@ -52,4 +52,40 @@ retry_max_ms = 100
   }
 });
 
+test('every query value of a webhook is a secret too, whatever its name (?code= of an Azure function): shown as ***, hidden when echoed', async () => {
+  const hook = await startWebhook(() => [503, 'bad code AZKEYSECRET7 for k QSECRET42']);
+  const url = `${hook.url().replace('/hook', '/api/fire')}?code=AZKEYSECRET7&k=QSECRET42`;
+  const { dir, site, args } = alarmSite(`
+[[alarm]]
+id = "power"
+severity = "critical"
+when = "power.data.v < 200"
+escalate_after = "1s"
+
+[[notify]]
+name = "fn"
+url = "${url}"
+retry_min_ms = 50
+retry_max_ms = 100
+`);
+  let d: ChildDaemon | undefined;
+  try {
+    d = await spawnDaemon({ siteDir: site, args });
+    await postEvent(d.url, { type: 'power', data: { v: 0 } });
+    await hook.until((a) => a.length >= 2);
+    const origin = new URL(url).origin;
+    const sink = await waitFor('the refusal in /status', async () => {
+      const s = (await request(d!.url, '/status')).json.forward.find((f: { name: string }) => f.name === 'fn');
+      return s?.last_error ? s : undefined;
+    });
+    assert.equal([sink.url, sink.last_error], [`${origin}/***?code=***&k=***`, 'HTTP 503: bad code *** for k ***']);
+    for (const secret of ['AZKEYSECRET7', 'QSECRET42']) assert.not.ok(d.stderr().includes(secret), `the log holds ${secret}`);
+  } finally {
+    d?.child.kill('SIGKILL');
+    await d?.exited;
+    await hook.close();
+    removeDir(dir);
+  }
+});
+
 test.run();

@@ -27,13 +27,15 @@ export function redactUrl(url: string): string {
   return u.toString().replace(/%2A%2A%2A/g, '***');
 }
 
-/** A sink's URL as /status and the logs show it: redactUrl's, and a [[notify]] webhook's path as `/***` (chat and ntfy webhooks carry their secret in the path). */
+/** A sink's URL as /status and the logs show it: redactUrl's, and a [[notify]] webhook's path as `/***` and every query value as `***` (chat and ntfy webhooks carry their secret in the path, others in the query). */
 export function shownUrl(spec: SinkSpec): string {
   const shown = redactUrl(spec.url);
   if (!isWebhook(spec)) return shown;
   try {
     const u = new URL(shown);
     if (u.pathname !== '/') u.pathname = '/***';
+    // and every value of its query (`?code=` of an Azure function, `?k=`): not only the names that say secret
+    for (const key of [...u.searchParams.keys()]) u.searchParams.set(key, '***');
     return u.toString().replace(/%2A%2A%2A/g, '***');
   } catch {
     return shown;
@@ -79,7 +81,8 @@ export function secretsOf(spec: SinkSpec): string[] {
     }
     // got sends an http(s) URL's userinfo as Basic authorization, which a peer may echo
     if (spec.kind === 'http' && (u.username || u.password)) add(Buffer.from(`${safeDecode(u.username)}:${safeDecode(u.password)}`).toString('base64'));
-    for (const [key, value] of u.searchParams) if (SECRET_PARAM.test(key)) addWithParts(value);
+    // a webhook's every query value is a secret; another sink's those whose names say so
+    for (const [key, value] of u.searchParams) if (isWebhook(spec) || SECRET_PARAM.test(key)) addWithParts(value);
     // a webhook's path is its secret (https://hooks.slack.com/services/T0/B0/XXXX)
     // and each of its segments: a peer may echo only the last (`token SECRETxyz123`)
     if (isWebhook(spec) && u.pathname !== '/') {
