@@ -38,7 +38,7 @@ export class AlarmJournal {
   private failure: string | undefined;
   /** The error code of `failure` (ENOSPC: a full disk, where the store's batches are tried as ever). */
   private failureCode: string | undefined;
-  /** Why the pending events could not be recorded at the last try (undefined: they were). */
+  /** Why the pending events could not be recorded at the last try (the error's message; undefined: they were). */
   private unrecorded: string | undefined;
   /** The batches recorded one after another (never two appends at once: the order is the numbers'). */
   private chain: Promise<void> = Promise.resolve();
@@ -138,9 +138,10 @@ export class AlarmJournal {
     try {
       done = await this.append(batch);
     } catch (error) {
-      const text = `${batch.length} alarm event(s) could not be recorded (${(error as Error).message}); they are kept pending and recorded, in order, once the disk takes writes again`;
-      if (text !== this.unrecorded) logger.warn(text);
-      this.unrecorded = text;
+      // logged once a cause (hostile tester O: again at every count of the events held, 1, 2, 3...)
+      const cause = (error as Error).message;
+      if (cause !== this.unrecorded) logger.warn(`${batch.length} alarm event(s) could not be recorded (${cause}); they and any later ones are kept pending and recorded, in order, once the disk takes writes again`);
+      this.unrecorded = cause;
       this.write();
       return;
     }
