@@ -83,7 +83,7 @@ export class SafetyVerdict {
     const raised = raisedRules(previous, specRules.map((r) => r.name));
     this.rules = specRules.map((rule) => ({ rule, condition: new Condition(rule.condition, raised.has(rule.name)), last: undefined, round: 0 }));
     for (const r of this.rules) this.index.add(r, conditionTypes(r.rule.condition));
-    this.troubled = this.rules.filter((r) => r.condition.raised).length;
+    this.recount();
     this.required = new Set(opts.spec?.required ?? []);
     this.inputTypes = [...new Set([...this.required, ...this.rules.flatMap((r) => conditionTypes(r.rule.condition))])].sort();
     const now = opts.clock.now();
@@ -181,8 +181,7 @@ export class SafetyVerdict {
       for (const r of this.rules) this.stepRule(r, scope, mono);
       // counted again from the rules themselves on every full check (the interval's at least): a count that went wrong
       // cannot leave a raised rule out of the reasons for longer than that
-      this.troubled = this.rules.filter((r) => r.condition.raised || r.last?.unknown !== undefined).length;
-      this.waiting = this.rules.filter((r) => r.last?.dueAt !== undefined).length;
+      this.recount();
     } else {
       const round = ++this.round;
       for (const type of this.dirty) {
@@ -197,14 +196,18 @@ export class SafetyVerdict {
 
   /** Step one rule, keeping the counts of troubled and waiting rules. */
   private stepRule(r: RuleState, scope: RuleScope, mono: number): void {
-    const before = r.last;
-    const wasTroubled = r.condition.raised || before?.unknown !== undefined;
-    const wasWaiting = before?.dueAt !== undefined;
-    const last = r.condition.step(scope, mono);
-    r.last = last;
-    this.troubled += Number(r.condition.raised || last.unknown !== undefined) - Number(wasTroubled);
-    this.waiting += Number(last.dueAt !== undefined) - Number(wasWaiting);
-    if (last.changed) this.raisedText = undefined;
+    const wasTroubled = troubled(r);
+    const wasWaiting = waiting(r);
+    r.last = r.condition.step(scope, mono);
+    this.troubled += Number(troubled(r)) - Number(wasTroubled);
+    this.waiting += Number(waiting(r)) - Number(wasWaiting);
+    if (r.last.changed) this.raisedText = undefined;
+  }
+
+  /** The counts of troubled and waiting rules taken from the rules themselves. */
+  private recount(): void {
+    this.troubled = this.rules.filter(troubled).length;
+    this.waiting = this.rules.filter(waiting).length;
   }
 
   /** Why the verdict is unsafe now (none: safe); `all`: every required type asked again. */
@@ -326,6 +329,16 @@ export class SafetyVerdict {
 }
 
 const NO_REASONS: readonly string[] = Object.freeze([]);
+
+/** Whether a rule gives the verdict a reason: raised, or not judgeable at its last step. */
+function troubled(r: RuleState): boolean {
+  return r.condition.raised || r.last?.unknown !== undefined;
+}
+
+/** Whether a rule waits for its `for` to pass. */
+function waiting(r: RuleState): boolean {
+  return r.last?.dueAt !== undefined;
+}
 
 function earliest(a: number | undefined, b: number | undefined): number | undefined {
   return a === undefined ? b : b === undefined ? a : Math.min(a, b);
