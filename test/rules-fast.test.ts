@@ -5,7 +5,7 @@ import { ExactNumber } from '../lib/exact-json.js';
 import { parseExpression } from '../daemon/rules/compile.js';
 import { firstValue, firstValueSlowly, testExpression, testSlowly } from '../daemon/rules/evaluate.js';
 import { magnusDewpoint, UNKNOWN } from '../daemon/rules/fast.js';
-import { fieldValue, flatData, flatMember } from '../daemon/rules/fields.js';
+import { fieldValue, flatMember, isFlat } from '../daemon/rules/fields.js';
 import { ScopeRounds, scopeOf } from '../daemon/rules/scope.js';
 import { FreshnessJudge } from '../daemon/freshness/judge.js';
 import { CadenceLearner, LEARN_FACTOR, LEARN_WINDOW, LEARNED_FLOOR_S } from '../daemon/freshness/learner.js';
@@ -24,8 +24,7 @@ const clock = new ManualClock(T0);
 function stamped(type: string, seq: number, data: string, ageS = 0, meta = '{}'): Reading {
   const tsMs = clock.now() - ageS * 1000;
   const json = `{"seq":${seq},"ts":"${new Date(tsMs).toISOString()}","type":${JSON.stringify(type)},"data":${data},"meta":${meta}}`;
-  const end = json.length - meta.length - 9;
-  return new Reading(type, seq, json, false, clock.monotonic() - ageS * 1000, tsMs, null, tsMs, { start: end - data.length, end });
+  return new Reading(type, seq, json, false, clock.monotonic() - ageS * 1000, tsMs, null, tsMs, data);
 }
 
 const view = new CurrentView();
@@ -135,19 +134,43 @@ function plainValue(o: ReturnType<typeof firstValue>): unknown {
 
 test('a flat reading is read member by member, any other through the parsed envelope, the values the same as JSON.parse gives', () => {
   const flat = view.get('plain')!;
-  assert.is(flatData(flat), flat.dataText);
-  for (const type of ['escaped', 'nested', 'spaced', 'weather', 'scalar']) assert.is(flatData(view.get(type)!), null, type);
+  for (const type of ['plain', 'spaced']) assert.is(isFlat(view.get(type)!), true, type);
+  for (const type of ['escaped', 'nested', 'weather', 'scalar', 'tagged']) assert.is(isFlat(view.get(type)!), type === 'tagged', type);
   // a reading read back from a file has no data span: never read as flat
-  assert.is(flatData(new Reading('plain', 1, flat.json)), null);
+  assert.is(isFlat(new Reading('plain', 1, flat.json)), false);
   for (const type of ['escaped', 'plain', 'nested', 'spaced', 'weather']) {
     const reading = view.get(type)!;
     const parsed = JSON.parse(reading.json).data as Record<string, unknown>;
     for (const key of ['wind_kmh', 'note', 'temp_c', 'rh', 'on', 'label', 'nothing', 'big', 'kmh', 'a', 'state', 'gust', 'zero']) {
       const expected = Object.hasOwn(parsed, key) ? parsed[key] : UNKNOWN;
-      const got = fieldValue(reading, 'data', [key], flatData(reading));
+      const got = fieldValue(reading, 'data', [key], isFlat(reading));
       if (typeof expected !== 'object' || expected === null) assert.ok(Object.is(got, expected), `${type} ${key}: ${String(got)}`);
       else assert.equal(got, expected);
     }
+  }
+});
+
+test('a member of flat data: readings laid out otherwise, names ending another, repeated names, whitespace and meta read as JSON.parse reads them', () => {
+  const datas = [
+    '{"t":1.5,"rh":80,"wind":12}',
+    '{"t":2.5,"rh":81,"wind":13}',
+    '{"rh":82,"t":3.5,"wind":14}',
+    '{"t":4,"wind":15,"t":-4.25}',
+    '{"xt":9,"wind":16}',
+    '{"t" :5,"wind":17}',
+    '{"t": "five","wind":18}',
+    '{"t":6 ,"wind":19}',
+    '{"a":"t","b":"wind:","t":"x,y","wind":20}',
+    '{"t":7.5,"rh":83,"wind":21}',
+  ];
+  for (const key of ['t', 'wind', 'rh']) {
+    datas.forEach((data, i) => {
+      const reading = stamped('laid-out', 100 + i, data, 0, `{"${key}":"meta's"}`);
+      const parsed = JSON.parse(data) as Record<string, unknown>;
+      const expected = Object.hasOwn(parsed, key) ? parsed[key] : UNKNOWN;
+      const got = fieldValue(reading, 'data', [key], isFlat(reading), `${key}":`);
+      assert.ok(Object.is(got, expected), `${data} ${key}: ${String(got)}, expected ${String(expected)}`);
+    });
   }
 });
 
@@ -256,7 +279,7 @@ test('a flat member number is the number JSON.parse reads, bit for bit: the digi
     const frac = String(next()).slice(0, next() % 10);
     texts.push(`${next() % 2 ? '-' : ''}${int}${frac ? `.${frac}` : ''}`);
   }
-  const wrong = texts.filter((t) => !Object.is(flatMember(`{"a":1,"v":${t},"z":0}`, '"v":'), JSON.parse(`{"v":${t}}`).v));
+  const wrong = texts.filter((t) => !Object.is(flatMember(`{"a":1,"v":${t},"z":0}`, 'v":'), JSON.parse(`{"v":${t}}`).v));
   assert.equal(wrong, []);
 });
 

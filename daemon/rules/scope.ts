@@ -1,6 +1,6 @@
 import type { FreshnessJudge, JudgedType } from '../freshness/judge.js';
 import type { Reading } from '../storage/current-view.js';
-import { fieldValue, flatData } from './fields.js';
+import { fieldValue, isFlat } from './fields.js';
 import type { FieldCell, ReferenceCandidate } from './syntax.js';
 
 /** An expression's value and the scope it was taken in (undefined: none yet). */
@@ -62,9 +62,9 @@ export function scopeOf(judge: FreshnessJudge, now: number, cells: ScopeCells = 
   let lastJudged: JudgedType | undefined;
   let lastFreshType: string | undefined;
   let lastFresh: Reading | null | undefined;
-  // the reading whose data was looked at last, and its data text when flat (rules/fields.ts)
+  // the reading whose data was looked at last, and whether it is flat (rules/fields.ts)
   let lastReading: Reading | undefined;
-  let lastFlat: string | null = null;
+  let lastFlat = false;
   return {
     judged(type) {
       if (type === lastType) return lastJudged;
@@ -110,7 +110,7 @@ export function scopeOf(judge: FreshnessJudge, now: number, cells: ScopeCells = 
       if (cell.reading === reading) return cell.value;
       if (reading !== lastReading) {
         lastReading = reading;
-        lastFlat = flatData(reading);
+        lastFlat = isFlat(reading);
       }
       const value = fieldValue(reading, candidate.part, candidate.path, lastFlat, candidate.flat);
       cell.reading = reading;

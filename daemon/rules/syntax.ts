@@ -7,7 +7,7 @@ export interface ReferenceCandidate {
   path: readonly (string | number)[];
   /** The part and path as one string (a reading's values are cached by it: rules/scope.ts). */
   key: string;
-  /** Its member's start in a flat data text (rules/fields.ts flatPattern), undefined when not read that way. */
+  /** Its member's key in a flat data text, after the opening quote (rules/fields.ts flatPattern), undefined when not read that way. */
   flat: string | undefined;
   /**
    * Where its value is kept for the reading it was read from last (rules/scope.ts valueAt),

@@ -211,9 +211,8 @@ export class Appender {
     // only when validation did not read the limit is the meta looked at (only one naming max_age_s can carry one)
     const tsMs = event.ts === undefined ? Math.trunc(now) : event.tsMs ?? NaN;
     const mayCarryLimit = event.maxAgeS === undefined ? mayNameKey(meta, 'max_age_s') : event.maxAgeS !== null;
-    // the line ends `,"meta":META}`: where data is in it, so the rules read its fields without parsing the line
-    const dataEnd = line.length - meta.length - 9;
-    const reading = new Reading(event.type, seq, line, mayCarryLimit, mono, tsMs, event.maxAgeS, now, { start: dataEnd - event.data.length, end: dataEnd });
+    // the data text it was made of, so the rules read its fields without parsing (or flattening) the line
+    const reading = new Reading(event.type, seq, line, mayCarryLimit, mono, tsMs, event.maxAgeS, now, event.data);
     const entry: Queued = { reading, makeCurrent: event.makeCurrent, permanent: event.storePermanently };
     batch.entries.push(entry);
     return entry;

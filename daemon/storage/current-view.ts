@@ -21,14 +21,16 @@ export class Reading {
   readonly ownLimit: number | null | undefined;
   /** When the daemon received it on the wall clock (ms since the epoch), kept in the snapshot across a restart; NaN when not known. */
   readonly receivedAt: number;
-  /** Where its `data` text starts and ends in `json` (as stamped: no scan needed); NaN when not known (a line read back). */
-  readonly dataStart: number;
-  readonly dataEnd: number;
+  /**
+   * Its `data` as recorded, when known without a scan (a reading this daemon stamped: the text
+   * the line was made of, read without flattening the line), else undefined (a line read back).
+   */
+  readonly dataText: string | undefined;
   private parsed: Envelope | undefined;
   private texts: Map<string, string | undefined> | undefined;
 
   constructor(type: string, seq: number, json: string, mayCarryLimit = true, receivedMono = NaN, tsMs = NaN, ownLimit?: number | null,
-    receivedAt = NaN, dataSpan?: { start: number; end: number }) {
+    receivedAt = NaN, dataText?: string) {
     this.type = type;
     this.seq = seq;
     this.json = json;
@@ -37,13 +39,7 @@ export class Reading {
     this.tsMs = tsMs;
     this.ownLimit = ownLimit;
     this.receivedAt = receivedAt;
-    this.dataStart = dataSpan?.start ?? NaN;
-    this.dataEnd = dataSpan?.end ?? NaN;
-  }
-
-  /** Its `data` as recorded, when known without a scan (a reading this daemon stamped), else undefined. */
-  get dataText(): string | undefined {
-    return Number.isNaN(this.dataStart) ? undefined : this.json.slice(this.dataStart, this.dataEnd);
+    this.dataText = dataText;
   }
 
   /**

@@ -11,10 +11,8 @@ export function withSeq(reading: Reading, seq: number): Reading {
   const prefix = seqPrefix(reading.seq);
   if (reading.seq === seq) return reading;
   if (!reading.json.startsWith(prefix)) throw new Error(`not an envelope line of seq ${reading.seq}`);
-  const shift = seqPrefix(seq).length - prefix.length;
-  const data = Number.isNaN(reading.dataStart) ? undefined : { start: reading.dataStart + shift, end: reading.dataEnd + shift };
   return new Reading(reading.type, seq, `${seqPrefix(seq)}${reading.json.slice(prefix.length)}`, reading.mayCarryLimit, reading.receivedMono,
-    reading.tsMs, reading.ownLimit, reading.receivedAt, data);
+    reading.tsMs, reading.ownLimit, reading.receivedAt, reading.dataText);
 }
 
 /** A reading of a line read back from a file (see fiveKeyLine: the original service's lines brought to five keys). */
