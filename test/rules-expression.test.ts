@@ -112,7 +112,7 @@ const badRows: Array<[expression: string, message: string]> = [
   ['- '.repeat(201) + '1 < 0', 'the expression is nested more than 200 levels deep at position 1'],
   ['[1, 2]', 'an array is not part of the language at position 1'],
   ['weather.data.x > 1; weather.data.y > 2', 'more than one expression is not part of the language at position 1'],
-  ['weather.data.x\u2010 > 1', 'the character U+2010 is not part of the language at position 15'],
+  ['weather.data.x\u0081 > 1', 'the character U+0081 is not part of the language at position 15'],
 ];
 
 test('a bad expression: what and the position (rows)', () => {

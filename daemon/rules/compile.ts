@@ -5,6 +5,7 @@ import { TYPE_FORBIDDEN_CHARACTER } from '../../lib/wire.js';
 import { fastOf, type FastExpression } from './fast.js';
 import type { ValueCell } from './scope.js';
 import { flatPattern } from './fields.js';
+import { oneByte } from './one-byte.js';
 import { NAME_DASH, prepareSource } from './source-text.js';
 import { groupNots } from './not-precedence.js';
 import { equalProblem, operandProblem, rootProblem } from './static-kind.js';
@@ -163,7 +164,7 @@ class Compiler {
   private literal(n: jsep.Literal): ExpressionNode {
     const value = n.value;
     if (typeof value === 'number' && !Number.isFinite(value)) throw this.fail(`${n.raw} is too large for a number of the language`, n.raw);
-    if (typeof value === 'string') return { kind: 'literal', value: this.stringOf(n) };
+    if (typeof value === 'string') return { kind: 'literal', value: oneByte(this.stringOf(n)) };
     if (typeof value === 'number' || typeof value === 'boolean') return { kind: 'literal', value };
     throw this.fail(`${n.raw} is not a value of the language (numbers, true, false and "strings" are)`, n.raw);
   }
@@ -217,7 +218,7 @@ class Compiler {
 
   /** A type named as a function's argument: a name (dots and dashes allowed) or a string. */
   private typeName(n: jsep.Expression): string | undefined {
-    if (n.type === 'Literal') return typeof n.value === 'string' && this.stringOf(n as jsep.Literal) !== '' ? this.stringOf(n as jsep.Literal) : undefined;
+    if (n.type === 'Literal') return typeof n.value === 'string' && this.stringOf(n as jsep.Literal) !== '' ? oneByte(this.stringOf(n as jsep.Literal)) : undefined;
     const names = chain(n, (l) => this.stringOf(l));
     return names?.every((s) => typeof s === 'string') ? names.join('.') : undefined;
   }
@@ -268,14 +269,14 @@ class Compiler {
 /** A member chain's names, root first (`weather.data.wind[0]` -> weather, data, wind, 0); undefined for anything else. */
 function chain(n: jsep.Expression, text: (l: jsep.Literal) => string): (string | number)[] | undefined {
   if (n.type === 'Identifier') return [plain((n as jsep.Identifier).name)];
-  if (n.type === 'Literal') return typeof n.value === 'string' ? [text(n as jsep.Literal)] : undefined;
+  if (n.type === 'Literal') return typeof n.value === 'string' ? [oneByte(text(n as jsep.Literal))] : undefined;
   if (n.type !== 'MemberExpression' || n.optional) return undefined;
   const m = n as jsep.MemberExpression;
   const head = chain(m.object, text);
   if (!head) return undefined;
   if (!m.computed && m.property.type === 'Identifier') return [...head, plain((m.property as jsep.Identifier).name)];
   const value = m.computed && m.property.type === 'Literal' ? (m.property as jsep.Literal).value : undefined;
-  if (typeof value === 'string') return [...head, text(m.property as jsep.Literal)];
+  if (typeof value === 'string') return [...head, oneByte(text(m.property as jsep.Literal))];
   if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return [...head, value];
   return undefined;
 }
@@ -291,8 +292,9 @@ function referenceText(c: ReferenceCandidate): string {
   return `${type}.${c.part}${path.join('')}`;
 }
 
+/** A name as written (its dashes back), one byte a character when it can be (one-byte.ts). */
 function plain(name: string): string {
-  return name.split(NAME_DASH).join('-');
+  return oneByte(name.split(NAME_DASH).join('-'));
 }
 
 function describeNode(type: string): string {
