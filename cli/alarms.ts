@@ -1,7 +1,8 @@
 import { ConfigError } from '../lib/errors.js';
 import { operatorName } from '../lib/operator-name.js';
 import { lineText } from '../lib/terminal-text.js';
-import { MAX_SHELF_MS, type AlarmAnswer } from '../lib/wire.js';
+import { normaliseTs } from '../lib/time.js';
+import { MAX_SHELF_MS, type AlarmAnswer, type AlarmSeverity } from '../lib/wire.js';
 import { connect } from './connect.js';
 import { spanText } from './durations.js';
 import { parseDuration } from '../daemon/rules/duration.js';
@@ -46,14 +47,40 @@ export function alarmLine(a: AlarmAnswer): string {
   return parts.map(lineText).join('  ');
 }
 
-/** Acknowledge alarm ID (by --by, else the user's name) and print its line. */
+/**
+ * Acknowledge alarm ID (by --by, else the user's name) and print its line. With --severity
+ * and --since (what the operator saw: `telemetry alarms` prints both), the daemon refuses
+ * (409 ALARM_CHANGED, exit 1) when the alarm is no longer that, as the console's `a` does.
+ */
 export async function runAck(id: unknown, opts: ParsedOptions, io: CliIo): Promise<number> {
   const alarm = alarmId(id, 'ack');
   const by = byOption(opts, io);
   const note = textOption(opts, 'note');
+  const severity = severityOption(opts);
+  const since = sinceOption(opts);
   const { client } = connect(opts, io);
-  show(io, `${alarmLine(await client.ack(alarm, { by, note }))}\n`);
+  show(io, `${alarmLine(await client.ack(alarm, { by, note, severity, since }))}\n`);
   return EXIT.OK;
+}
+
+const SEVERITIES: readonly AlarmSeverity[] = ['warning', 'serious', 'critical'];
+
+/** `--severity` of ack: the severity the operator saw (any case: `alarms` prints it in capitals). */
+function severityOption(opts: ParsedOptions): AlarmSeverity | undefined {
+  const text = textOption(opts, 'severity');
+  if (text === undefined) return undefined;
+  const severity = SEVERITIES.find((s) => s === text.toLowerCase());
+  if (severity === undefined) throw new ConfigError('--severity', `the severity you saw: ${SEVERITIES.join(', ')}`, text);
+  return severity;
+}
+
+/** `--since` of ack: the alarm's `since` the operator saw (an envelope ts, or any ISO-8601 spelling of the instant). */
+function sinceOption(opts: ParsedOptions): string | undefined {
+  const text = textOption(opts, 'since');
+  if (text === undefined) return undefined;
+  const read = normaliseTs(text);
+  if ('problem' in read) throw new ConfigError('--since', `the alarm's since you saw (${read.problem})`, text);
+  return read.ts;
 }
 
 /** Shelve alarm ID for --for (a duration: 30m, 2h, at most 7d) and print its line. */

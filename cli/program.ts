@@ -204,8 +204,11 @@ export function buildProgram(io: CliIo) {
     .option('--token', TOKEN)
     .option('--by', 'Who acknowledges (default: the user name, $USER)')
     .option('--note', 'A note kept in the acknowledgement\'s event')
+    .option('--severity', 'The severity you saw: refused (exit 1, ALARM_CHANGED) when the alarm has another now')
+    .option('--since', 'The alarm\'s since you saw: refused (exit 1, ALARM_CHANGED) when it moved since')
     .example(`${p}ack wind`)
     .example(`${p}ack dew --by night-ops --note 'dome closed by hand'`)
+    .example(`${p}ack wind --severity warning --since 2026-03-17T22:04:11.000Z`)
     .action(async (id: unknown, opts: ParsedOptions) => (await import('./alarms.js')).runAck(id, opts, io));
 
   prog.command(`${p}shelve [ID]`)

@@ -1,5 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { cli } from './helpers/cli.js';
 import { withTestDaemon } from './helpers/daemon.js';
 import { postEvent, request } from './helpers/http.js';
 
@@ -54,6 +55,31 @@ test('ack with what the client saw: a mismatch is 409 ALARM_CHANGED with the ala
   await postEvent(d.url, { type: 'marker', data: 1 });
   const events = (await request(d.url, '/history?type=meridian.alarm')).json.events.map((e: { data: { from: string; to: string; severity: string } }) => `${e.data.from}>${e.data.to} ${e.data.severity}`);
   assert.equal(events, ['normal>unack warning', 'unack>unack critical', 'unack>acked critical']);
+}));
+
+test('telemetry ack --severity --since: what the operator saw, refused with the alarm as it is now when it changed (exit 1), taken when it did not; a bad guard is a usage error and sends nothing', () => withTestDaemon({ config: CONFIG }, async (d) => {
+  const at = ['--host', '127.0.0.1', '--port', String(d.port)];
+  await postEvent(d.url, { type: 'weather', data: { w: 45 } });
+  const seen = (await request(d.url, '/alarms/wind')).json;
+  await postEvent(d.url, { type: 'weather', data: { w: 65 } });
+  const now = (await request(d.url, '/alarms/wind')).json;
+  assert.equal([now.state, now.severity], ['unack', 'critical']);
+  const stale = `it is unack critical since ${now.since}`;
+  const ROWS: [string, string[], number, string][] = [
+    ['the severity seen, as alarms prints it', ['--severity', 'WARNING'], 1, `telemetry: alarm wind was not acknowledged: it is critical, not the warning you saw (${stale}); look at it and acknowledge it again (ALARM_CHANGED)\n`],
+    ['the since seen', ['--since', seen.since], 1, `telemetry: alarm wind was not acknowledged: it changed since ${seen.since}, when you saw it (${stale}); look at it and acknowledge it again (ALARM_CHANGED)\n`],
+    ['a severity that is none', ['--severity', 'high'], 2, 'telemetry: --severity must be the severity you saw: warning, serious, critical; got "high" (see "telemetry ack --help")\n'],
+    ['a since that is no instant', ['--since', '2026-02-30T00:00:00Z'], 2, /^telemetry: --since must be the alarm's since you saw \(.+\); got "2026-02-30T00:00:00Z" \(see "telemetry ack --help"\)\n$/ as unknown as string],
+  ];
+  for (const [name, guard, code, stderr] of ROWS) {
+    const got = await cli(['ack', 'wind', '--by', 'ops', ...guard, ...at]);
+    assert.equal([got.code, got.stdout], [code, ''], name);
+    if (typeof stderr === 'string') assert.is(got.stderr, stderr, name); else assert.match(got.stderr, stderr, name);
+  }
+  assert.equal((await request(d.url, '/alarms/wind')).json, now, 'nothing changed');
+  const ok = await cli(['ack', 'wind', '--by', 'ops', '--severity', 'critical', '--since', now.since.replace('Z', '+00:00'), ...at]);
+  assert.equal([ok.code, ok.stderr], [0, '']);
+  assert.is(ok.stdout, `CRITICAL  wind  acked since ${(await request(d.url, '/alarms/wind')).json.since}  value 65  wind high  acked by ops at ${(await request(d.url, '/alarms/wind')).json.acked_at}\n`);
 }));
 
 test.run();
