@@ -17,6 +17,8 @@ export class Snapshots {
   private readonly flush: () => void;
   private snapshotAt = '';
   private timer: NodeJS.Timeout | undefined;
+  /** The errno code the periodic snapshot last failed with (said once until it is written again). */
+  private failedWith: string | undefined;
 
   constructor(core: StoreCore, flush: () => void) {
     this.core = core;
@@ -88,11 +90,22 @@ export class Snapshots {
   private snapshotIfChanged(): void {
     if (this.changeMark() === this.snapshotAt) return;
     const wasFull = this.core.disk.full !== undefined;
+    const logger = this.core.opts.logger;
     try {
       this.write();
+      if (this.failedWith !== undefined) logger.info(`the snapshot ${this.core.paths.snapshot} is written again`);
+      this.failedWith = undefined;
     } catch (error) {
-      // on a full disk said once (the disk's state), not every interval
-      if (!(wasFull && isNoSpace(error))) this.core.opts.logger.error('periodic snapshot failed', error);
+      const code = (error as NodeJS.ErrnoException).code;
+      // not the file system's answer: a bug, with its stack
+      if (code === undefined) {
+        logger.error('periodic snapshot failed', error);
+        return;
+      }
+      // the file system's (a full disk said once as the disk's state; a read-only one once a cause): one line, no stack
+      if ((wasFull && isNoSpace(error)) || code === this.failedWith) return;
+      this.failedWith = code;
+      logger.error(`could not write the snapshot ${this.core.paths.snapshot} (${code}); a start replays the files until it can be written (said once until it is)`);
     }
   }
 

@@ -293,7 +293,10 @@ export class TelemetryStore {
     try {
       this.snapshots.write();
     } catch (error) {
-      core.opts.logger.error('could not write the snapshot at shutdown; the next start replays the files', error);
+      // the file system's answer in one line; anything else (a bug) with its stack
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === undefined) core.opts.logger.error('could not write the snapshot at shutdown; the next start replays the files', error);
+      else core.opts.logger.error(`could not write the snapshot ${core.paths.snapshot} at shutdown (${code}); the next start replays the files`);
     }
     core.durability.closeTarget(core.site);
     if (core.run) core.durability.closeTarget(core.run.target);

@@ -48,6 +48,8 @@ export async function startTestDaemon(opts: {
   safetyIntervalMs?: number;
   /** A config file's text (TOML: [[sink]], [[alarm]], [[notify]], [safety], [conditions], [alpaca]), checked as `--config` is; its sinks come after `forward`. */
   config?: string;
+  /** How often the view is snapshotted when it changed (ms; default 0: at start and close only). */
+  snapshotIntervalMs?: number;
 } = {}): Promise<TestDaemon> {
   const siteDir = opts.siteDir ?? tempDir();
   const config = { ...resolveDaemonConfig({ host: '127.0.0.1', siteDir, ...opts.flags }, opts.env ?? {}, siteDir, opts.machineNames), port: 0 };
@@ -56,7 +58,7 @@ export async function startTestDaemon(opts: {
   const logger = createLogger((line) => logs.push(line.trimEnd()), 'debug', () => clock.now());
   const sections = opts.config === undefined ? undefined : resolveConfigSections({ configText: opts.config, configFile: 'test.toml' }, opts.env ?? {});
   const forward = [...(opts.forward ?? []), ...(sections?.forward ?? [])];
-  const daemon = await startDaemon(config, { clock, logger, snapshotIntervalMs: 0, fs: opts.fs, forward, alarms: sections?.alarms, freshnessIntervalMs: opts.freshnessIntervalMs,
+  const daemon = await startDaemon(config, { clock, logger, snapshotIntervalMs: opts.snapshotIntervalMs ?? 0, fs: opts.fs, forward, alarms: sections?.alarms, freshnessIntervalMs: opts.freshnessIntervalMs,
     viewChunkChars: opts.viewChunkChars, safety: opts.safety ?? sections?.safety, safetyIntervalMs: opts.safetyIntervalMs,
     conditions: sections?.conditions, boltwood: sections?.boltwood, alpaca: sections?.alpaca,
   });
