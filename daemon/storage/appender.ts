@@ -13,6 +13,7 @@ import type {
 } from './store-types.js';
 import type { Target } from './target.js';
 import { WriteBatch, type BatchOutcome, type Queued } from './write-batch.js';
+import { WriteFailures } from './write-failures.js';
 
 // The append path: stamping events (seq, ts, run id), queueing them in the turn's write,
 // writing a whole batch, and telling the view and the listeners what was written.
@@ -31,10 +32,12 @@ export class Appender {
   private readonly counts: RecordedCounts = { permanent: 0, ephemeral: 0 };
   /** Day files being decompressed to be appended to again (appends for them wait). */
   private readonly restorations = new Restorations();
+  private readonly failures: WriteFailures;
 
   constructor(core: StoreCore, onClockBack: (dayFile: string) => void) {
     this.core = core;
     this.onClockBack = onClockBack;
+    this.failures = new WriteFailures(core.opts.clock, core.opts.logger, core.paths.batch);
   }
 
   /** Listen to every recorded event; returns the function that stops listening. */
@@ -102,14 +105,17 @@ export class Appender {
     const outcome = batch.write();
     if (outcome.failed > 0) {
       const n = batch.entries.length;
-      this.core.opts.logger.error(`write of ${n} line(s) to ${failedFile(outcome.error, batch.target.path)} failed (${errorCode(outcome.error)}); ` +
-        (outcome.failed === n ? 'answered 503' : `written one at a time: ${n - outcome.failed} written, ${outcome.failed} answered 503`));
+      const file = failedFile(outcome.error, batch.target.path);
+      const code = errorCode(outcome.error);
+      this.failures.failed(file, code, `write of ${n} line(s) to ${file} failed (${code}); ` +
+        (outcome.failed === n ? 'not recorded (503)' : `written one at a time: ${n - outcome.failed} written, ${outcome.failed} not recorded (503)`));
       this.core.opts.observer?.writeFailed(batch.target.kind, outcome.failed);
-      this.core.disk.failed(failedFile(outcome.error, batch.target.path), outcome.error);
+      this.core.disk.failed(file, outcome.error);
       // reopened on next use; what was written is synced first (unless --fsync off)
       this.core.durability.closeTarget(batch.target);
       if (outcome.failed === n) return outcome;
     } else {
+      this.failures.succeeded(batch.whole);
       this.core.disk.wrote();
     }
     const written = outcome.failed === 0 ? batch.entries : batch.entries.filter((e) => e.failure === undefined);
