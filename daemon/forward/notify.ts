@@ -1,4 +1,5 @@
 import { scanMembers } from '../../lib/json-text.js';
+import { lineText } from '../../lib/terminal-text.js';
 import { recordId, type ForwardRecord } from './record.js';
 import { judgeAnswer, peerClient } from './http-answer.js';
 import type { HttpSinkSpec, NotifyFormat, Sink } from './sink.js';
@@ -66,8 +67,9 @@ const PRIORITY: Record<string, string> = { critical: '5', serious: '4', warning:
 export function notifyRequest(format: NotifyFormat, e: Escalation): NotifyRequest {
   const key = { 'idempotency-key': e.key };
   const d = e.data;
-  const line = `${String(d.severity).toUpperCase()} alarm ${String(d.id)} on ${e.unit}: ${String(d.message)} ` +
-    `(value ${e.valueText}, raised ${String(d.raised_at)}, ${stateWords(String(d.state), e.since)})`;
+  // one line whatever the configured message holds (a newline, a control): ntfy's body is the line, then the key's
+  const line = lineText(`${String(d.severity).toUpperCase()} alarm ${String(d.id)} on ${e.unit}: ${String(d.message)} ` +
+    `(value ${e.valueText}, raised ${String(d.raised_at)}, ${stateWords(String(d.state), e.since)})`);
   if (format === 'ntfy') {
     return {
       body: `${line}\nkey ${e.key}`,
