@@ -1,3 +1,4 @@
+import { lineText } from '../lib/terminal-text.js';
 import type { SafetyAnswer } from '../lib/wire.js';
 import { shapedAnswer } from '../client/answer-shape.js';
 import { TelemetryAnswerError } from '../client/errors.js';
@@ -28,12 +29,17 @@ export async function runSafety(opts: ParsedOptions, io: CliIo): Promise<number>
   }
   show(io, json ? `${text}\n` : `${safetyLine(answer)}\n`);
   if (answer.safe) return EXIT.OK;
-  say(io, `unsafe: ${answer.reasons.join('; ') || 'no reason given'}`);
+  say(io, `unsafe: ${reasonsText(answer.reasons) || 'no reason given'}`);
   return EXIT.UNSAFE;
 }
 
-/** `SAFE since <ts>` or `UNSAFE since <ts>: reason; reason`. */
+/** `SAFE since <ts>` or `UNSAFE since <ts>: reason; reason`: one line, piped or not (the reasons quote posted data). */
 export function safetyLine(answer: SafetyAnswer): string {
   if (answer.safe) return `SAFE since ${answer.since}`;
-  return `UNSAFE since ${answer.since}${answer.reasons.length > 0 ? `: ${answer.reasons.join('; ')}` : ''}`;
+  return `UNSAFE since ${answer.since}${answer.reasons.length > 0 ? `: ${reasonsText(answer.reasons)}` : ''}`;
+}
+
+// a reason may quote a posted string: its newline, tab and controls (as the alarms' lines) never break the line or reach a terminal
+function reasonsText(reasons: readonly string[]): string {
+  return reasons.map(lineText).join('; ');
 }

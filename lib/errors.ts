@@ -62,12 +62,16 @@ export class MeridianError extends Error {
 }
 
 /** A configuration value that is out of range or of the wrong form (CLI exit 2). */
+const INVISIBLE = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
 export class ConfigError extends Error {
   readonly option: string;
 
   constructor(option: string, expected: string, given: unknown) {
-    // JSON.stringify would show NaN and Infinity as null
-    super(`${option} must be ${expected}; got ${typeof given === 'number' ? String(given) : JSON.stringify(given)}`);
+    // JSON.stringify would show NaN and Infinity as null; it leaves DEL, the C1 controls (0x9b starts a terminal
+    // sequence), the bidi overrides and the line separators as they are: escaped here, the text still JSON
+    const shown = typeof given === 'number' ? String(given) : JSON.stringify(given)?.replace(INVISIBLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+    super(`${option} must be ${expected}; got ${shown}`);
     this.name = 'ConfigError';
     this.option = option;
   }

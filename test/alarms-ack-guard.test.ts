@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import { cli } from './helpers/cli.js';
 import { withTestDaemon } from './helpers/daemon.js';
 import { postEvent, request } from './helpers/http.js';
+import { parseEventBody } from '../daemon/http/validate.js';
 
 // An acknowledgement covers what the operator saw (hostile tester M, finding 5): with the
 // `severity` or `since` the client showed, an alarm that went worse or changed since is not
@@ -80,6 +81,25 @@ test('telemetry ack --severity --since: what the operator saw, refused with the 
   const ok = await cli(['ack', 'wind', '--by', 'ops', '--severity', 'critical', '--since', now.since.replace('Z', '+00:00'), ...at]);
   assert.equal([ok.code, ok.stderr], [0, '']);
   assert.is(ok.stdout, `CRITICAL  wind  acked since ${(await request(d.url, '/alarms/wind')).json.since}  value 65  wind high  acked by ops at ${(await request(d.url, '/alarms/wind')).json.acked_at}\n`);
+}));
+
+test('an answer, an acknowledgement after a recorded reading are of the alarm as that reading left it (not the look after the turn; hostile tester P, finding 6)', () => withTestDaemon({ config: CONFIG }, async (d) => {
+  const { store, alarms } = d.daemon;
+  await store.append(parseEventBody(JSON.stringify({ type: 'weather', data: { w: 45 } })));
+  // the reading is recorded; the alarms' look of this turn has not run yet
+  assert.equal([alarms.get('wind').state, alarms.get('wind').severity, JSON.stringify(alarms.get('wind').value)], ['unack', 'warning', '45']);
+  const seen = alarms.get('wind');
+  await store.append(parseEventBody(JSON.stringify({ type: 'weather', data: { w: 65 } })));
+  assert.equal(alarms.list().map((a) => [a.id, a.state, a.severity, JSON.stringify(a.value)]), [['wind', 'unack', 'critical', '65']]);
+  await store.append(parseEventBody(JSON.stringify({ type: 'weather', data: { w: 70 } })));
+  // the guard compares with the alarm as the last reading left it: raised worse than what was seen
+  try {
+    await alarms.ack('wind', 'ops', undefined, { severity: seen.severity });
+    assert.unreachable('acknowledged what was not seen');
+  } catch (error) {
+    assert.is((error as { code?: string }).code, 'ALARM_CHANGED');
+  }
+  assert.equal([alarms.get('wind').state, JSON.stringify(alarms.get('wind').value)], ['unack', '70']);
 }));
 
 test.run();

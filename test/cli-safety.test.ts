@@ -32,6 +32,15 @@ test('exit 4 unsafe (reasons on stderr), exit 0 safe, --json the daemon\'s bytes
     assert.equal(await safetyCli(d, 0, ['--json']), { code: 0, stdout: `${(await request(d.url, '/safety')).text}\n`, stderr: '' });
   }));
 
+test('a reason quoting a posted string is one line, its controls and bidi overrides shown as U+FFFD, piped or not (hostile tester P, finding 7); --json keeps the bytes', () => withTestDaemon(
+  { clock: new ManualClock(T0), safety: spec, safetyIntervalMs: 0, freshnessIntervalMs: 0 }, async (d) => {
+    await postEvent(d.url, { type: 'weather', data: { w: 'a\u202eb\u0085c\td' } });
+    const reason = 'rule wind cannot be judged: weather.data.w is not a number ("a\ufffdb\ufffdc\\td")';
+    assert.equal(await safetyCli(d, 0), { code: 4, stdout: `UNSAFE since ${T0}: ${reason}\n`, stderr: `telemetry: unsafe: ${reason}\n` });
+    const json = await safetyCli(d, 0, ['--json']);
+    assert.is(json.stdout, `${(await request(d.url, '/safety')).text}\n`);
+  }));
+
 test('a daemon without [safety]: unsafe, exit 4', () => withTestDaemon({ clock: new ManualClock(T0) }, async (d) => {
   const reason = "no [safety] section in the daemon's config";
   assert.equal(await safetyCli(d, 0), { code: 4, stdout: `UNSAFE since ${T0}: ${reason}\n`, stderr: `telemetry: unsafe: ${reason}\n` });

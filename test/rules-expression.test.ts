@@ -112,7 +112,13 @@ const badRows: Array<[expression: string, message: string]> = [
   ['- '.repeat(201) + '1 < 0', 'the expression is nested more than 200 levels deep at position 1'],
   ['[1, 2]', 'an array is not part of the language at position 1'],
   ['weather.data.x > 1; weather.data.y > 2', 'more than one expression is not part of the language at position 1'],
-  ['weather.data.x\u0081 > 1', 'the character U+0081 is not part of the language at position 15'],
+  // outside a string an expression is ASCII: a look-alike is never read as part of a name (hostile tester P, finding 4)
+  ['weather.data.x\u0081 > 1', 'the character U+0081 is not part of the language outside a string (a name with it is written in quotes: "dome status".data.x) at position 15'],
+  ['dome\u2010status.data.open == true', 'the character U+2010 is not part of the language outside a string (a name with it is written in quotes: "dome status".data.x) at position 5'],
+  ['w.data.a\u2212w.data.b > 40', 'the character U+2212 is not part of the language outside a string (a name with it is written in quotes: "dome status".data.x) at position 9'],
+  ['w.data.a \u2010 w.data.b > 40', 'the character U+2010 is not part of the language outside a string (a name with it is written in quotes: "dome status".data.x) at position 10'],
+  ['w.data.wind\u0085 > 40', 'the character U+0085 is not part of the language outside a string (a name with it is written in quotes: "dome status".data.x) at position 12'],
+  ['w.data.x\u00a0> 40', 'the character U+00A0 is not part of the language outside a string (a name with it is written in quotes: "dome status".data.x) at position 9'],
 ];
 
 test('a bad expression: what and the position (rows)', () => {
@@ -152,9 +158,37 @@ test('the types an expression reads (every candidate of a dotted type, function 
   assert.equal(parseExpression('a.b.data.x > 1 and stale(dome-status) or age("dome status") > 2 and c-d.meta.k == 1').types,
     ['a.b', 'dome-status', 'dome status', 'c-d']);
   assert.equal(parseExpression('x.data.data.y > 1').types, ['x.data', 'x']);
+  // a quoted type is that type, a bracketed name a field: never more of the type (hostile tester P, finding 1)
+  assert.equal(parseExpression('"k".data.b.data.x > 40').types, ['k']);
+  assert.equal(parseExpression('k.data["b"].data.x > 40').types, ['k']);
+  assert.equal(parseExpression('k.data.b["data"].x > 40').types, ['k']);
+  assert.equal(parseExpression('"dome status".data.x["data"].y > 1').types, ['dome status']);
+  // a dashed word operator is a type name; a dash after a field path a minus (finding 2 and 3)
+  assert.equal(parseExpression('not-ready.data.v > 40').types, ['not-ready']);
+  assert.equal(parseExpression('or-x.data.v > 1 and and-y.data.v > 1 and age(not-ready) < 3').types, ['or-x', 'and-y', 'not-ready']);
+  assert.equal(parseExpression('not -ready.data.v > 40').types, ['ready']);
+  assert.equal(parseExpression('dome-status.data.x-dome-status.data.y > 5').types, ['dome-status']);
+  assert.equal(parseExpression('-dome-status.data.x > -5').types, ['dome-status']);
+  assert.equal(parseExpression('w.data.t-q-r.data.u > 5').types, ['w', 'q-r']);
   // a minus between two references is a minus when spaced, or after a field path
   assert.equal(testExpression(parseExpression('weather.data.wind_kmh-weather.station.data.wind_kmh == 40'), scopeOf(judge, clock.now())),
     { truth: true, reasons: [] });
+});
+
+test('a quoted or bracketed name stays what it says when a longer dotted type has a reading', () => {
+  const v = viewOf(clock, [['k', '{"b":{"data":{"x":50}}}'], ['k.data.b', '{"x":5}'], ['not-ready', '{"v":50}'], ['-ready', '{"v":5}']]);
+  const scope = scopeOf(new FreshnessJudge(v, [], clock), clock.now());
+  for (const text of ['"k".data.b.data.x > 40', 'k.data["b"].data.x > 40', 'k.data.b["data"].x > 40', 'not-ready.data.v > 40']) {
+    assert.equal(testExpression(parseExpression(text), scope), { truth: true, reasons: [] }, text);
+  }
+  // the documented longest-type rule for plain dotted names is kept
+  assert.equal(testExpression(parseExpression('k.data.b.data.x > 40'), scope), { truth: false, reasons: [] });
+});
+
+test('a config error shows the invisible characters of what it quotes escaped (a C1 control, a bidi override), the text still JSON', () => {
+  const where = 'the config file: safety rule 1 (x): when';
+  assert.throws(() => compileExpression('w.data.x\u0081 > 1 or w.data.s == "\u202e"', where), (e: unknown) => e instanceof ConfigError
+    && e.message.endsWith('; got "w.data.x\\u0081 > 1 or w.data.s == \\"\\u202e\\""'));
 });
 
 test('firstValue: the value of the first field reference, or why there is none', () => {

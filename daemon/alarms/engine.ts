@@ -137,6 +137,7 @@ export class AlarmEngine {
 
   /** Every alarm, worst severity first, then by id. */
   list(): AlarmAnswer[] {
+    this.settle();
     return [...this.alarms.values()].map((a) => this.answer(a)).sort(compareAnswers);
   }
 
@@ -147,6 +148,7 @@ export class AlarmEngine {
 
   /** The alarm `id`; 404 UNKNOWN_ALARM when none is configured. */
   get(id: string): AlarmAnswer {
+    this.settle();
     const alarm = this.find(id);
     return this.answer(alarm);
   }
@@ -156,6 +158,7 @@ export class AlarmEngine {
    * severity and since the client showed, 409 ALARM_CHANGED (with the alarm now) when it no longer has them.
    */
   async ack(id: string, by: string, note: string | undefined, seen: AckSeen = {}): Promise<AlarmAnswer> {
+    this.settle();
     const alarm = this.find(id);
     const now = this.deps.clock.now();
     const done = onAck(id, alarm.record, by, note, { worst: alarm.worst, now });
@@ -168,6 +171,7 @@ export class AlarmEngine {
 
   /** Shelve `id` for `forMs`: no transitions, no escalation until then. */
   async shelve(id: string, by: string, forMs: number): Promise<AlarmAnswer> {
+    this.settle();
     const alarm = this.find(id);
     const now = this.deps.clock.now();
     const done = onShelve(id, alarm.record, by, now + forMs, now);
@@ -179,6 +183,7 @@ export class AlarmEngine {
 
   /** Unshelve `id` (409 ALARM_NOT_SHELVED when it is not shelved). */
   async unshelve(id: string, by: string | undefined): Promise<AlarmAnswer> {
+    this.settle();
     const alarm = this.find(id);
     if (alarm.record.state !== 'shelved') throw new MeridianError('ALARM_NOT_SHELVED', `Alarm ${id} is not shelved (it is ${alarm.record.state}).`);
     const now = this.deps.clock.now();
@@ -206,6 +211,17 @@ export class AlarmEngine {
     const alarm = this.alarms.get(id);
     if (!alarm) throw new MeridianError('UNKNOWN_ALARM', `No alarm ${JSON.stringify(id)} is configured.`);
     return alarm;
+  }
+
+  /**
+   * Look now at the alarms the readings of this turn made dirty (otherwise looked at after the
+   * turn): an answer, an acknowledgement or a shelf after a POST answered is of the alarm as
+   * that reading left it (as GET /safety judges before it answers).
+   */
+  private settle(): void {
+    if (this.soon === undefined) return;
+    clearImmediate(this.soon);
+    this.lookAtDirty();
   }
 
   private lookAtDirty(): void {

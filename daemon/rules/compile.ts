@@ -219,19 +219,25 @@ class Compiler {
   /** A type named as a function's argument: a name (dots and dashes allowed) or a string. */
   private typeName(n: jsep.Expression): string | undefined {
     if (n.type === 'Literal') return typeof n.value === 'string' && this.stringOf(n as jsep.Literal) !== '' ? oneByte(this.stringOf(n as jsep.Literal)) : undefined;
-    const names = chain(n, (l) => this.stringOf(l));
-    return names?.every((s) => typeof s === 'string') ? names.join('.') : undefined;
+    // plain names joined by dots (a quoted name alone is the literal above)
+    const links = chain(n, (l) => this.stringOf(l));
+    return links?.every((l) => l.plain && typeof l.name === 'string') ? links.map((l) => l.name).join('.') : undefined;
   }
 
   private reference(n: jsep.Expression): ExpressionNode {
-    const names = chain(n, (l) => this.stringOf(l));
+    const links = chain(n, (l) => this.stringOf(l));
+    const names = links?.map((l) => l.name);
     const candidates: ReferenceCandidate[] = [];
-    for (let i = 1; names && i < names.length; i++) {
+    // a type is one quoted name, or plain names joined by dots (the longest with a reading is taken): a quoted or
+    // bracketed name after it is a field, never more of the type; the part is written `.data` or `.meta`
+    for (let i = 1; links && names && i < links.length; i++) {
       const part = names[i];
-      const head = names.slice(0, i);
-      if ((part === 'data' || part === 'meta') && head.every((s) => typeof s === 'string')) {
+      if ((part !== 'data' && part !== 'meta') || !links[i]!.plain) continue;
+      const head = links.slice(0, i);
+      if (!(head.length === 1 || head.every((l) => l.plain))) continue;
+      if (head.every((l) => typeof l.name === 'string')) {
         const path = names.slice(i + 1);
-        candidates.push({ type: head.join('.'), part, path, key: valueKey(part, path), flat: flatPattern(part, path) });
+        candidates.push({ type: head.map((l) => l.name).join('.'), part, path, key: valueKey(part, path), flat: flatPattern(part, path) });
       }
     }
     if (candidates.length === 0) {
@@ -266,18 +272,24 @@ class Compiler {
   }
 }
 
+/** One name of a member chain, and whether it was written plain (`.name`: not quoted, not in brackets). */
+interface Link {
+  name: string | number;
+  plain: boolean;
+}
+
 /** A member chain's names, root first (`weather.data.wind[0]` -> weather, data, wind, 0); undefined for anything else. */
-function chain(n: jsep.Expression, text: (l: jsep.Literal) => string): (string | number)[] | undefined {
-  if (n.type === 'Identifier') return [plain((n as jsep.Identifier).name)];
-  if (n.type === 'Literal') return typeof n.value === 'string' ? [oneByte(text(n as jsep.Literal))] : undefined;
+function chain(n: jsep.Expression, text: (l: jsep.Literal) => string): Link[] | undefined {
+  if (n.type === 'Identifier') return [{ name: plain((n as jsep.Identifier).name), plain: true }];
+  if (n.type === 'Literal') return typeof n.value === 'string' ? [{ name: oneByte(text(n as jsep.Literal)), plain: false }] : undefined;
   if (n.type !== 'MemberExpression' || n.optional) return undefined;
   const m = n as jsep.MemberExpression;
   const head = chain(m.object, text);
   if (!head) return undefined;
-  if (!m.computed && m.property.type === 'Identifier') return [...head, plain((m.property as jsep.Identifier).name)];
+  if (!m.computed && m.property.type === 'Identifier') return [...head, { name: plain((m.property as jsep.Identifier).name), plain: true }];
   const value = m.computed && m.property.type === 'Literal' ? (m.property as jsep.Literal).value : undefined;
-  if (typeof value === 'string') return [...head, oneByte(text(m.property as jsep.Literal))];
-  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return [...head, value];
+  if (typeof value === 'string') return [...head, { name: oneByte(text(m.property as jsep.Literal)), plain: false }];
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return [...head, { name: value, plain: false }];
   return undefined;
 }
 

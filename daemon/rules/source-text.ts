@@ -2,16 +2,20 @@
 // are the operator's): the words `and`, `or`, `not` become `&&`, `||`, `!` padded with spaces,
 // and a dash inside a type name (`dome-status.data.open`, `age(dome-status)`) becomes U+0081,
 // a character jsep reads as part of a name (any past U+007F that is not an operator) and no
-// one writes (a C1 control); compile.ts turns it back into a dash. One byte a character in V8,
+// expression holds outside a string (only ASCII is taken there); compile.ts turns it back into a dash. One byte a character in V8,
 // as the text is: every name cut from it is one-byte too (one-byte.ts says why that matters).
 
 /** The stand-in for a dash inside a type name. */
 export const NAME_DASH = '\u0081';
 
-// a word starting a name (not after a dot, a dash or a name character), up to the first `.data`/`.meta`
-const TYPE_BEFORE_PART = /(?<![\w.\u0081-])([A-Za-z_]\w*(?:[.-]\w+)*?)(?=\.(?:data|meta)\b)/g;
+// a word starting a name (not after a dot or a name character: after a dash it starts one, the dash being a minus), up to the first `.data`/`.meta`
+const TYPE_BEFORE_PART = /(?<![\w.\u0081])([A-Za-z_]\w*(?:[.-]\w+)*?)(?=\.(?:data|meta)\b)/g;
 const TYPE_ARGUMENT = /(\b(?:age|stale)\s*\(\s*)([A-Za-z_]\w*(?:[.-]\w+)*)(?=\s*\))/g;
+// the word operators, found once the dashes of type names are stood in for (`not-ready.data.v` is the type not-ready)
 const WORD_OPERATOR = /(?<![\w.$\u0081])(and|or|not)(?![\w.$\u0081])/g;
+// outside strings an expression is ASCII (names are letters, digits, `_`, `-`, `.`; any other name is written in quotes):
+// a look-alike (U+2010, U+2212, a no-break or zero-width space) would otherwise be read as part of a name
+const NOT_ASCII = /[^\t\n\r\x20-\x7e]/;
 const WORD_FOR: Record<string, string> = { and: '&& ', or: '||', not: '!  ' };
 
 /** The longest expression taken (characters), and the deepest nesting of parentheses and brackets. */
@@ -26,13 +30,16 @@ export interface SourceProblem {
 
 /** The text jsep parses, or the first problem found. */
 export function prepareSource(text: string): { source: string } | { problem: SourceProblem } {
-  const taken = text.indexOf(NAME_DASH);
-  if (taken >= 0) return { problem: { index: taken, description: 'the character U+0081 is not part of the language' } };
   // the parser and the evaluator recurse: an expression is kept to a size a person writes
   if (text.length > MAX_EXPRESSION_CHARS) return { problem: { index: MAX_EXPRESSION_CHARS, description: `an expression is at most ${MAX_EXPRESSION_CHARS} characters` } };
   // strings are left alone: their characters are masked while the words are found
   const masked = maskStrings(text);
   if (typeof masked !== 'string') return { problem: masked };
+  const odd = NOT_ASCII.exec(masked);
+  if (odd) {
+    const code = masked.codePointAt(odd.index)!.toString(16).toUpperCase().padStart(4, '0');
+    return { problem: { index: odd.index, description: `the character U+${code} is not part of the language outside a string (a name with it is written in quotes: "dome status".data.x)` } };
+  }
   const deep = tooDeep(masked);
   if (deep !== undefined) return { problem: { index: deep, description: `parentheses are nested more than ${MAX_NESTING} deep` } };
   return { source: rewrite(text, masked) };
@@ -40,12 +47,17 @@ export function prepareSource(text: string): { source: string } | { problem: Sou
 
 function rewrite(text: string, masked: string): string {
   const out = text.split('');
+  const dashed = masked.split('');
   const dashes = (start: number, word: string) => {
-    for (let i = 0; i < word.length; i++) if (word[i] === '-') out[start + i] = NAME_DASH;
+    for (let i = 0; i < word.length; i++) {
+      if (word[i] !== '-') continue;
+      out[start + i] = NAME_DASH;
+      dashed[start + i] = NAME_DASH;
+    }
   };
   for (const m of masked.matchAll(TYPE_BEFORE_PART)) dashes(m.index, m[1]!);
   for (const m of masked.matchAll(TYPE_ARGUMENT)) dashes(m.index + m[1]!.length, m[2]!);
-  for (const m of masked.matchAll(WORD_OPERATOR)) {
+  for (const m of dashed.join('').matchAll(WORD_OPERATOR)) {
     const word = WORD_FOR[m[1]!]!;
     for (let i = 0; i < word.length; i++) out[m.index + i] = word[i]!;
   }
