@@ -2,7 +2,7 @@ import { ConfigError } from '../lib/errors.js';
 import { operatorName } from '../lib/operator-name.js';
 import { lineText } from '../lib/terminal-text.js';
 import { normaliseTs } from '../lib/time.js';
-import { MAX_SHELF_MS, type AlarmAnswer, type AlarmSeverity } from '../lib/wire.js';
+import { ALARM_SEVERITIES, MAX_SHELF_MS, type AlarmAnswer, type AlarmSeverity } from '../lib/wire.js';
 import { connect } from './connect.js';
 import { spanText } from './durations.js';
 import { parseDuration } from '../daemon/rules/duration.js';
@@ -63,14 +63,12 @@ export async function runAck(id: unknown, opts: ParsedOptions, io: CliIo): Promi
   return EXIT.OK;
 }
 
-const SEVERITIES: readonly AlarmSeverity[] = ['warning', 'serious', 'critical'];
-
 /** `--severity` of ack: the severity the operator saw (any case: `alarms` prints it in capitals). */
 function severityOption(opts: ParsedOptions): AlarmSeverity | undefined {
   const text = textOption(opts, 'severity');
   if (text === undefined) return undefined;
-  const severity = SEVERITIES.find((s) => s === text.toLowerCase());
-  if (severity === undefined) throw new ConfigError('--severity', `the severity you saw: ${SEVERITIES.join(', ')}`, text);
+  const severity = ALARM_SEVERITIES.find((s) => s === text.toLowerCase());
+  if (severity === undefined) throw new ConfigError('--severity', `the severity you saw: ${ALARM_SEVERITIES.join(', ')}`, text);
   return severity;
 }
 

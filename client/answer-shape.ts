@@ -1,4 +1,4 @@
-import type { AlarmAnswer, AlarmsAnswer, SafetyAnswer } from '../lib/wire.js';
+import { ALARM_SEVERITIES, ALARM_STATES, type AlarmAnswer, type AlarmsAnswer, type SafetyAnswer } from '../lib/wire.js';
 import { normaliseTs } from '../lib/time.js';
 import { TelemetryAnswerError } from './errors.js';
 
@@ -34,8 +34,6 @@ export function alarmsProblem(value: unknown): string | undefined {
   return undefined;
 }
 
-const SEVERITIES = ['warning', 'serious', 'critical'];
-const STATES = ['normal', 'unack', 'acked', 'rtn_unack', 'shelved'];
 const TEXTS = ['id', 'since', 'message'] as const;
 const TEXTS_OR_NULL = ['raised_at', 'acked_by', 'acked_at', 'shelved_until', 'escalated_at', 'unknown'] as const;
 
@@ -44,8 +42,8 @@ export function alarmProblem(value: unknown): string | undefined {
   if (!isObject(value)) return `it is ${kindOf(value)}, not an object`;
   for (const key of TEXTS) if (typeof value[key] !== 'string') return `${key} is ${kindOf(value[key])}, not a text`;
   for (const key of TEXTS_OR_NULL) if (value[key] !== null && typeof value[key] !== 'string') return `${key} is ${kindOf(value[key])}, not a text or null`;
-  if (!SEVERITIES.includes(value.severity as string)) return `severity is ${kindOf(value.severity)}, not ${SEVERITIES.join(', ')}`;
-  if (!STATES.includes(value.state as string)) return `state is ${kindOf(value.state)}, not ${STATES.join(', ')}`;
+  if (!(ALARM_SEVERITIES as readonly unknown[]).includes(value.severity)) return `severity is ${kindOf(value.severity)}, not ${ALARM_SEVERITIES.join(', ')}`;
+  if (!(ALARM_STATES as readonly unknown[]).includes(value.state)) return `state is ${kindOf(value.state)}, not ${ALARM_STATES.join(', ')}`;
   if (typeof value.active !== 'boolean') return `active is ${kindOf(value.active)}, not true or false`;
   if (!('value' in value)) return 'value is missing';
   return undefined;

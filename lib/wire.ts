@@ -268,8 +268,14 @@ export interface ErrorAnswer {
 /** An alarm's severity, from least to worst. */
 export type AlarmSeverity = 'warning' | 'serious' | 'critical';
 
+/** The severities, from least to worst (their order ranks them): the one list the daemon, the client and the CLI check against. */
+export const ALARM_SEVERITIES: readonly AlarmSeverity[] = ['warning', 'serious', 'critical'];
+
 /** An alarm's state (ISA-18.2 words; docs/alarms.md). */
 export type AlarmState = 'normal' | 'unack' | 'acked' | 'rtn_unack' | 'shelved';
+
+/** Every state an alarm can be in. */
+export const ALARM_STATES: readonly AlarmState[] = ['normal', 'unack', 'acked', 'rtn_unack', 'shelved'];
 
 /** One alarm as GET /alarms and the stream's `alarm` frames show it. */
 export interface AlarmAnswer {

@@ -1,14 +1,12 @@
 import { tablesOf, type ConfigTable } from '../../lib/config-file.js';
 import { ConfigError } from '../../lib/errors.js';
-import type { AlarmSeverity } from '../../lib/wire.js';
+import { ALARM_SEVERITIES, type AlarmSeverity } from '../../lib/wire.js';
 import { MAX_DURATION_MS, parseDuration } from '../rules/duration.js';
 import { compileCondition, type Condition } from './expression.js';
 
 // `[[alarm]]` tables of the config file, checked at start (docs/alarms.md "Rules"): a bad one
 // stops the daemon with the key's path (`the config file: alarm 2: severity`).
 
-/** Severities from least to worst (their rank is their index). */
-export const SEVERITIES: readonly AlarmSeverity[] = ['warning', 'serious', 'critical'];
 
 /** One level of an alarm: a severity and its condition, with hysteresis (`clear`). */
 export interface AlarmLevel {
@@ -83,7 +81,7 @@ function levelOf(t: ConfigTable, where: string): AlarmLevel {
   const unknown = Object.keys(t).find((k) => !LEVEL_KEYS.includes(k));
   if (unknown) throw new ConfigError(`${where}: ${unknown}`, `a known key of an alarm level (${LEVEL_KEYS.join(', ')})`, unknown);
   const severity = t.severity;
-  if (typeof severity !== 'string' || !(SEVERITIES as readonly string[]).includes(severity)) {
+  if (typeof severity !== 'string' || !(ALARM_SEVERITIES as readonly string[]).includes(severity)) {
     throw new ConfigError(`${where}: severity`, '"warning", "serious" or "critical"', severity ?? '(missing)');
   }
   if (typeof t.when !== 'string' || t.when.trim() === '') throw new ConfigError(`${where}: when`, 'an expression (a string)', t.when ?? '(missing)');

@@ -1,5 +1,4 @@
-import { MAX_SHELF_MS, type AlarmSeverity, type AlarmState, type JsonValue } from '../../lib/wire.js';
-import { SEVERITIES } from './config.js';
+import { ALARM_SEVERITIES, MAX_SHELF_MS, type AlarmSeverity, type AlarmState, type JsonValue } from '../../lib/wire.js';
 
 // The alarm state machine, pure: what an alarm becomes when its active severity changes, when
 // it is acknowledged, shelved or unshelved (docs/alarms.md "States"). Each change is returned
@@ -46,7 +45,7 @@ export function clampShelf(r: AlarmRecord, now: number): AlarmRecord | undefined
 
 /** The rank of a severity (warning 0 .. critical 2). */
 export function rank(s: AlarmSeverity): number {
-  return SEVERITIES.indexOf(s);
+  return ALARM_SEVERITIES.indexOf(s);
 }
 
 /** The record of an alarm never seen before. */

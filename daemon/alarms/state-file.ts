@@ -1,10 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { AlarmSeverity, AlarmState, JsonValue } from '../../lib/wire.js';
+import { ALARM_SEVERITIES, ALARM_STATES, type AlarmSeverity, type AlarmState, type JsonValue } from '../../lib/wire.js';
 import { formatTs } from '../../lib/time.js';
 import { objectMember } from '../../lib/json-member.js';
 import { statePaths, writeJsonAtomic } from '../storage/state-files.js';
-import { SEVERITIES } from './config.js';
 import type { AlarmRecord } from './machine.js';
 
 // `.meridian/alarms.json`: every alarm's state and the journal (the number of the last event
@@ -19,7 +18,6 @@ export function alarmStateFile(siteDir: string): string {
   return path.join(statePaths(siteDir).dir, 'alarms.json');
 }
 
-const STATES: readonly AlarmState[] = ['normal', 'unack', 'acked', 'rtn_unack', 'shelved'];
 const TIMES = ['since', 'raised_at', 'acked_at', 'shelved_until', 'escalated_at'] as const;
 
 /** One event about to be recorded: its number (meta `alarm_n` of the event), type, data and time (ms). */
@@ -119,8 +117,8 @@ function journalOf(raw: unknown): AlarmJournalState | undefined {
 function recordOf(raw: unknown): AlarmRecord | undefined {
   if (raw === null || typeof raw !== 'object') return undefined;
   const r = raw as Record<string, unknown>;
-  const isSeverity = (s: unknown): s is AlarmSeverity => typeof s === 'string' && (SEVERITIES as readonly string[]).includes(s);
-  if (!STATES.includes(r.state as AlarmState) || !isSeverity(r.severity) || typeof r.active !== 'boolean') return undefined;
+  const isSeverity = (s: unknown): s is AlarmSeverity => typeof s === 'string' && (ALARM_SEVERITIES as readonly string[]).includes(s);
+  if (!ALARM_STATES.includes(r.state as AlarmState) || !isSeverity(r.severity) || typeof r.active !== 'boolean') return undefined;
   if (!Array.isArray(r.raised) || !r.raised.every(isSeverity)) return undefined;
   const times: Record<string, number | null> = {};
   for (const k of TIMES) {

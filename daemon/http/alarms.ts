@@ -2,9 +2,8 @@ import { MeridianError } from '../../lib/errors.js';
 import { exactJson } from '../../lib/exact-json.js';
 import { scanMembers } from '../../lib/json-text.js';
 import { normaliseTs } from '../../lib/time.js';
-import { TYPE_FORBIDDEN_CHARACTER, type AlarmSeverity } from '../../lib/wire.js';
+import { ALARM_SEVERITIES, TYPE_FORBIDDEN_CHARACTER, type AlarmSeverity } from '../../lib/wire.js';
 import type { AckSeen } from '../alarms/ack-guard.js';
-import { SEVERITIES } from '../alarms/config.js';
 import type { AlarmEngine } from '../alarms/engine.js';
 import { MAX_SHELF_MS } from '../alarms/machine.js';
 import { NO_BODY, parseJson, readBodyText, readJsonBody } from './body.js';
@@ -60,7 +59,7 @@ export function alarmHandlers({ alarms, config }: AppDeps): Record<'list' | 'one
 /** What the acknowledging client saw (`severity`, `since`: each optional), checked by the engine (409 ALARM_CHANGED). */
 function seenOf(body: Record<string, unknown>): AckSeen {
   const { severity, since } = body;
-  if (severity !== undefined && (typeof severity !== 'string' || !(SEVERITIES as readonly string[]).includes(severity))) {
+  if (severity !== undefined && (typeof severity !== 'string' || !(ALARM_SEVERITIES as readonly string[]).includes(severity))) {
     invalid(`severity (the one you saw) must be "warning", "serious" or "critical"; got ${describe(severity)}.`);
   }
   let ts: string | undefined;

@@ -1,4 +1,5 @@
 import type { PathsObject, SchemaObject } from 'openapi3-ts/oas31';
+import { ALARM_SEVERITIES, ALARM_STATES } from '../../../lib/wire.js';
 import { BODY_ERRORS, jsonAnswer, operation } from './responses.js';
 import { TS_PATTERN } from './schemas.js';
 
@@ -15,8 +16,8 @@ export const ALARM_SCHEMA: SchemaObject = {
   required: ['id', 'severity', 'state', 'active', 'since', 'raised_at', 'value', 'message', 'acked_by', 'acked_at', 'shelved_until', 'escalated_at', 'unknown'],
   properties: {
     id: { type: 'string', pattern: '^[a-z0-9][a-z0-9._-]{0,63}$' },
-    severity: { enum: ['warning', 'serious', 'critical'] },
-    state: { enum: ['normal', 'unack', 'acked', 'rtn_unack', 'shelved'] },
+    severity: { enum: [...ALARM_SEVERITIES] },
+    state: { enum: [...ALARM_STATES] },
     active: { type: 'boolean', description: 'Whether its condition holds now.' },
     since: { ...ts, description: 'When it entered its state.' },
     raised_at: tsOrNull,
@@ -49,7 +50,7 @@ export const alarmPaths: PathsObject = {
       requestBody: { required: true, content: { 'application/json': { schema: {
         type: 'object', required: ['by'], properties: {
           by, note: { type: 'string', minLength: 1, maxLength: 1024 },
-          severity: { type: 'string', enum: ['warning', 'serious', 'critical'], description: 'The severity the client saw: another one now answers 409 ALARM_CHANGED and nothing changes.' },
+          severity: { type: 'string', enum: [...ALARM_SEVERITIES], description: 'The severity the client saw: another one now answers 409 ALARM_CHANGED and nothing changes.' },
           since: { type: 'string', format: 'date-time', description: 'The alarm\'s since the client saw: another one now answers 409 ALARM_CHANGED (with `alarm`, as it is now) and nothing changes.' },
         }, additionalProperties: false,
       } } } },
