@@ -61,9 +61,10 @@ export class MeridianError extends Error {
   }
 }
 
-/** A configuration value that is out of range or of the wrong form (CLI exit 2). */
+// what JSON.stringify leaves as it is and a terminal obeys or hides: DEL, the C1 controls, the line separators, the bidi overrides and isolates
 const INVISIBLE = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
+/** A configuration value that is out of range or of the wrong form (CLI exit 2). */
 export class ConfigError extends Error {
   readonly option: string;
 

@@ -36,14 +36,13 @@ export class AlarmJournal {
   private last: number;
   private pending: PendingEvent[];
   private failure: string | undefined;
-  /** The error code of `failure` (ENOSPC: a full disk, where the store's batches are tried as ever). */
-  private failureCode: string | undefined;
   /** Why the pending events could not be recorded at the last try (the error's message; undefined: they were). */
   private unrecorded: string | undefined;
   /** The batches recorded one after another (never two appends at once: the order is the numbers'). */
   private chain: Promise<void> = Promise.resolve();
   /** How many batches are chained and not yet done. */
   private queued = 0;
+  /** The error of `failure` (its errno code tells a full disk). */
   private failureCause: unknown;
 
   /** `saved`: the journal of the state file at start-up. */
@@ -76,6 +75,11 @@ export class AlarmJournal {
   /** The error of the last failed write of the state file (its errno code tells a full disk). */
   get cause(): unknown {
     return this.failureCause;
+  }
+
+  /** The errno code of `failure` (ENOSPC: a full disk, where the store's batches are tried as ever). */
+  private get failureCode(): string | undefined {
+    return (this.failureCause as NodeJS.ErrnoException | undefined)?.code;
   }
 
   /** At start-up: record the pending events the log lacks (`newest`: the highest number in the current view). */
@@ -193,14 +197,12 @@ export class AlarmJournal {
       if (this.failure !== undefined) this.deps.logger.info(`alarm state ${this.deps.file} is written again: the alarm state is durable`);
       this.failure = undefined;
       this.failureCause = undefined;
-      this.failureCode = undefined;
       return true;
     } catch (error) {
       const text = `the alarm state could not be written (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`;
       if (text !== this.failure) this.deps.logger.error(`alarm state ${this.deps.file}: ${text}; the alarms go on in memory and their events are recorded`);
       this.failure = text;
       this.failureCause = error;
-      this.failureCode = (error as NodeJS.ErrnoException).code;
       return false;
     }
   }

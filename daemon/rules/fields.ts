@@ -10,12 +10,12 @@ import { UNKNOWN } from './unknown.js';
 // a key found by its text alone: a name (no escape can spell it another way, no `"` in it)
 const PLAIN_KEY = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-/** Not read in the line (a value spelled with whitespace around it): read through the parsed envelope instead. */
-const NOT_IN_LINE = Symbol('not in the line');
+/** Not told by the data text (a member spelled with whitespace around it, or none): read through the parsed envelope instead. */
+const NOT_IN_TEXT = Symbol('not told by the data text');
 
 /**
- * Whether a reading's data is a flat object, read member by member in its line: its span known
- * (a reading this daemon stamped), an object with no `{`, `[` or `\` inside it. Without an
+ * Whether a reading's data is a flat object, read member by member in its data text: that text
+ * known (a reading this daemon stamped), an object with no `{`, `[` or `\` inside it. Without an
  * escape every `"` opens or closes a string, so every `"name":` in it is a member's key (after
  * a closing quote JSON allows no name character).
  */
@@ -42,7 +42,7 @@ export function fieldValue(reading: Reading, part: 'data' | 'meta', path: readon
   pattern = flatPattern(part, path)): unknown {
   if (flat && pattern !== undefined) {
     const value = flatMember(reading.dataText!, pattern);
-    if (value !== NOT_IN_LINE) return value;
+    if (value !== NOT_IN_TEXT) return value;
   }
   const envelope = reading.envelope;
   let value: unknown = part === 'data' ? envelope.data : envelope.meta;
@@ -57,13 +57,13 @@ export function fieldValue(reading: Reading, part: 'data' | 'meta', path: readon
 
 /**
  * The member whose key `pattern` (flatPattern: `name":`) ends in the flat object text `text`
- * (isFlat), as JSON.parse reads it (the last one when repeated); NOT_IN_LINE when it cannot be
+ * (isFlat), as JSON.parse reads it (the last one when repeated); NOT_IN_TEXT when it cannot be
  * told in the text (not there, or whitespace around it: not the daemon's compact spelling; the
  * parsed envelope tells). One pass of indexOf over the text (which outruns any loop of ours).
  */
 export function flatMember(text: string, pattern: string): unknown {
   let at = keyAt(text, pattern, 1);
-  if (at < 0) return NOT_IN_LINE;
+  if (at < 0) return NOT_IN_TEXT;
   // a later member of the same name is the one JSON.parse keeps
   for (let next = keyAt(text, pattern, at + pattern.length); next >= 0; next = keyAt(text, pattern, next + pattern.length)) at = next;
   const from = at + pattern.length;
@@ -72,7 +72,7 @@ export function flatMember(text: string, pattern: string): unknown {
   if (first === 116) return true;
   if (first === 102) return false;
   if (first === 110) return null;
-  if (first !== 45 && (first < 48 || first > 57)) return NOT_IN_LINE;
+  if (first !== 45 && (first < 48 || first > 57)) return NOT_IN_TEXT;
   let stop = from + 1;
   for (let c = text.charCodeAt(stop); c !== 44 && c !== 125; c = text.charCodeAt(++stop));
   return numberAt(text, from, stop);
